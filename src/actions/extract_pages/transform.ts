@@ -1,0 +1,14 @@
+import type { Transform } from '../../core/action.js';
+import { selectPages } from '../../core/pages.js';
+import { arrangePages } from '../../pdf/arrange.js';
+import { openDocument, saveDocument } from '../../pdf/document.js';
+import type { fields } from './action.js';
+
+const extractPages: Transform<typeof fields, 'document'> = async (values, { action }) => {
+  const doc = await openDocument(values.file, { action });
+  const count = doc.getPageCount();
+  if (values.pages !== undefined) arrangePages(doc, selectPages(values.pages, count, 'pages'));
+  return saveDocument(doc);
+};
+
+export default extractPages;

@@ -1,0 +1,33 @@
+/**
+ * The catalog: every action, in the order listings show them. Adding an
+ * action means adding its folder and one line here; the CLI, the routes, the
+ * OpenAPI document and the library functions follow.
+ */
+import type { AnyAction } from '../core/action.js';
+import extractPages from './extract_pages/action.js';
+import mergeDocuments from './merge_documents/action.js';
+import removePages from './remove_pages/action.js';
+import reorderPages from './reorder_pages/action.js';
+import reversePages from './reverse_pages/action.js';
+import rotatePages from './rotate_pages/action.js';
+
+export const actions = [
+  reorderPages,
+  extractPages,
+  rotatePages,
+  reversePages,
+  removePages,
+  mergeDocuments,
+] as const satisfies readonly AnyAction[];
+
+const byName = new Map<string, AnyAction>();
+for (const action of actions as readonly AnyAction[]) {
+  for (const name of [action.name, action.name.replaceAll('_', '-'), ...(action.aliases ?? [])]) byName.set(name, action);
+}
+
+/** Finds an action by API name, kebab-case name or alias. */
+export function findAction(name: string): AnyAction | undefined {
+  return byName.get(name);
+}
+
+export { extractPages, mergeDocuments, removePages, reorderPages, reversePages, rotatePages };

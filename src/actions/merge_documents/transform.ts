@@ -1,0 +1,14 @@
+import type { Transform } from '../../core/action.js';
+import { openDocument, saveDocument } from '../../pdf/document.js';
+import { mergeInto } from '../../pdf/merge.js';
+import type { fields } from './action.js';
+
+const mergeDocuments: Transform<typeof fields, 'document'> = async (values, { action }) => {
+  const docs = [];
+  for (const [i, bytes] of values.file.entries()) {
+    docs.push(await openDocument(bytes, { action, position: values.file.length > 1 ? i + 1 : undefined }));
+  }
+  return saveDocument(mergeInto(docs));
+};
+
+export default mergeDocuments;

@@ -1,0 +1,19 @@
+import type { Transform } from '../../core/action.js';
+import { ValidationError } from '../../core/errors.js';
+import { selectPages } from '../../core/pages.js';
+import { arrangePages } from '../../pdf/arrange.js';
+import { openDocument, saveDocument } from '../../pdf/document.js';
+import type { fields } from './action.js';
+
+const removePages: Transform<typeof fields, 'document'> = async (values, { action }) => {
+  const doc = await openDocument(values.file, { action });
+  const count = doc.getPageCount();
+  const removed = new Set(selectPages(values.pages, count, 'pages'));
+  if (removed.size === count) {
+    throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
+  }
+  arrangePages(doc, [...Array(count).keys()].filter((i) => !removed.has(i)));
+  return saveDocument(doc);
+};
+
+export default removePages;

@@ -1,0 +1,13 @@
+import type { Transform } from '../../core/action.js';
+import { orderPages } from '../../core/pages.js';
+import { arrangePages } from '../../pdf/arrange.js';
+import { openDocument, saveDocument } from '../../pdf/document.js';
+import type { fields } from './action.js';
+
+const reorderPages: Transform<typeof fields, 'document'> = async (values, { action }) => {
+  const doc = await openDocument(values.file, { action });
+  arrangePages(doc, orderPages(values.page_order, doc.getPageCount(), 'page_order'));
+  return saveDocument(doc);
+};
+
+export default reorderPages;

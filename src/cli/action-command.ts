@@ -1,0 +1,139 @@
+/**
+ * One commander subcommand per action, generated from its declaration:
+ * options from the fields, the main PDF from the arguments or standard input,
+ * the output to -o or standard output.
+ */
+import { Command, Option } from 'commander';
+import { readFile } from 'node:fs/promises';
+import { kebabName, type AnyAction } from '../core/action.js';
+import { ValidationError } from '../core/errors.js';
+import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
+import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
+import { runValidated, validateInput } from '../core/run.js';
+import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
+
+/** The field read from positional arguments: the action's PDF input(s). */
+function positionalField(action: AnyAction): [string, Field] | undefined {
+  return Object.entries(action.fields as Record<string, Field>).find(([, f]) => f.kind === 'file' && f.accepts === 'pdf');
+}
+
+/** `PDFSVC_OWNER_PASSWORD` for `owner_password`: where the CLI also looks for a secret. */
+export function secretEnvName(field: string): string {
+  return `PDFSVC_${field.toUpperCase()}`;
+}
+
+function optionHelp(field: Field): string {
+  const parts = [field.help.replace(/\.$/, ''), describeRules(field)];
+  const fallback = describeDefault(field);
+  if (field.required) parts.push('required');
+  else if (fallback !== undefined) parts.push(`default: ${fallback}`);
+  return parts.filter(Boolean).join('; ');
+}
+
+export function actionCommand(action: AnyAction): Command {
+  const command = new Command(kebabName(action.name))
+    .summary(action.summary)
+    .description(action.description ? `${action.summary}\n\n${action.description}` : action.summary)
+    .aliases([action.name, ...(action.aliases ?? [])]);
+  const input = positionalField(action);
+  if (input) {
+    const [name, field] = input;
+    command.argument(field.kind === 'file' && field.multiple ? '[inputs...]' : '[input]', `${field.help} A path, or - (or nothing) for standard input.`);
+    void name;
+  }
+  for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
+    if (input && name === input[0]) continue;
+    const flag = `--${kebabName(name)}`;
+    if (field.kind === 'file') {
+      command.addOption(new Option(`${flag} <path>`, optionHelp(field)));
+      continue;
+    }
+    const placeholder = field.kind === 'boolean' ? '<true|false>' : field.kind === 'choice' ? `<${field.values.join('|')}>` : '<value>';
+    command.addOption(new Option(`${flag} ${placeholder}`, optionHelp(field)));
+    if (field.kind === 'text' && field.secret) {
+      command.addOption(new Option(`${flag}-file <path>`, `read ${name} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`));
+    }
+  }
+  command.option('-o, --output <path>', action.output === 'documents' ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing)' : 'file to write the PDF to (default: standard output)');
+  if (action.output === 'documents') {
+    command.addOption(new Option('--format <format>', 'packaging on standard output when -o is not given').choices(PACKAGINGS).default('zip'));
+    command.option('--force', 'overwrite existing files in the -o directory');
+  }
+  command.option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error');
+  command.action(async (...args: unknown[]) => {
+    const options = command.opts();
+    const positional = args[0] as string | string[] | undefined;
+    await runFromCli(action, input?.[0], positional, options);
+  });
+  return command;
+}
+
+async function collectRawValues(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>): Promise<RawValues> {
+  const raw: RawValues = {};
+  for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
+    const key = camel(kebabName(name));
+    if (name === inputName && field.kind === 'file') {
+      if (field.multiple) {
+        const paths = (positional as string[] | undefined) ?? [];
+        if (paths.filter((p) => p === '-').length > 1) throw ValidationError.field(name, 'standard input (-) can be given only once');
+        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name)));
+      } else {
+        raw[name] = await readInput(positional as string | undefined, name);
+      }
+      continue;
+    }
+    const value = options[key];
+    if (field.kind === 'file') {
+      if (typeof value === 'string') raw[name] = await readInput(value, name);
+      continue;
+    }
+    if (field.kind === 'text' && field.secret) {
+      raw[name] = await secretValue(name, value as string | undefined, options[`${key}File`] as string | undefined);
+      continue;
+    }
+    if (value !== undefined) raw[name] = value as string;
+  }
+  return raw;
+}
+
+/** A secret from its option, else its file option, else its environment variable. */
+async function secretValue(name: string, direct: string | undefined, file: string | undefined): Promise<string | undefined> {
+  if (direct !== undefined) return direct;
+  if (file !== undefined) {
+    try {
+      return (await readFile(file, 'utf8')).split(/\r?\n/)[0];
+    } catch (err) {
+      throw ValidationError.field(name, `cannot read the ${name} file ${JSON.stringify(file)}: ${describeFsError(err)}`);
+    }
+  }
+  return process.env[secretEnvName(name)];
+}
+
+function camel(kebab: string): string {
+  return kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+async function runFromCli(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>): Promise<void> {
+  const output = options.output as string | undefined;
+  if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
+    throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
+  }
+  const raw = await collectRawValues(action, inputName, positional, options);
+  const values = validateInput(action, raw);
+  const result = await runValidated(action, values);
+  if (result.output === 'document') {
+    if (output === undefined) await writeStdout(result.bytes);
+    else await writeFileAtomically(output, result.bytes);
+    return;
+  }
+  if (output !== undefined) {
+    await writeDocumentsToDirectory(output, result.documents, Boolean(options.force));
+    return;
+  }
+  const packaging = options.format as Packaging;
+  if (process.stdout.isTTY) {
+    throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
+  }
+  const packaged = await packageDocuments(result.documents, packaging);
+  await writeStdout(packaged.body);
+}

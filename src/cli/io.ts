@@ -1,0 +1,96 @@
+/**
+ * Reading inputs and writing outputs for the CLI. Outputs are written to a
+ * temporary file beside the target and renamed into place, so a failed run
+ * never leaves a partial file behind.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ValidationError } from '../core/errors.js';
+
+export async function readStdin(): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads an input path, `-` meaning standard input; errors name the field. */
+export async function readInput(path: string | undefined, field: string): Promise<Uint8Array> {
+  if (path === undefined || path === '-') {
+    if (process.stdin.isTTY) {
+      throw ValidationError.field(field, 'no input: give a file path, or pipe the PDF into standard input');
+    }
+    return readStdin();
+  }
+  try {
+    return await readFile(path);
+  } catch (err) {
+    throw ValidationError.field(field, `cannot read ${JSON.stringify(path)}: ${describeFsError(err)}`);
+  }
+}
+
+export function describeFsError(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    default:
+      return (err as Error)?.message ?? String(err);
+  }
+}
+
+/** Writes bytes to `path` atomically (temporary file, then rename). */
+export async function writeFileAtomically(path: string, bytes: Uint8Array): Promise<void> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
+  try {
+    await writeFile(temporary, bytes, { flag: 'wx' });
+    await rename(temporary, path);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
+}
+
+export async function writeStdout(bytes: Uint8Array): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    process.stdout.write(bytes, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+/**
+ * Writes split outputs into a directory: every file is first written under
+ * a temporary name, and all are renamed only when all were written.
+ */
+export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; bytes: Uint8Array }>, force: boolean): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const targets = documents.map((doc) => join(dir, doc.name));
+  if (!force) {
+    for (const target of targets) {
+      const exists = await stat(target).then(() => true, () => false);
+      if (exists) throw ValidationError.field('output', `${target} already exists; use --force to overwrite it, or choose another directory`);
+    }
+  }
+  const temporaries: string[] = [];
+  try {
+    for (const [i, doc] of documents.entries()) {
+      const temporary = `${targets[i]}.${randomBytes(6).toString('hex')}.partial`;
+      temporaries.push(temporary);
+      const handle = await open(temporary, 'wx');
+      try {
+        await handle.writeFile(doc.bytes);
+      } finally {
+        await handle.close();
+      }
+    }
+    for (const [i, temporary] of temporaries.entries()) await rename(temporary, targets[i]);
+  } catch (err) {
+    await Promise.all(temporaries.map((t) => rm(t, { force: true })));
+    throw err;
+  }
+  return targets;
+}

@@ -1,0 +1,118 @@
+/**
+ * The `pdfsvc` command line. Only the action declarations and commander are
+ * loaded up front; the PDF library, the server and key management are
+ * imported when a command needs them, so `--help` stays fast.
+ */
+import { Command, CommanderError } from 'commander';
+import { actions } from '../actions/index.js';
+import { kebabName, type AnyAction } from '../core/action.js';
+import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { actionCommand } from './action-command.js';
+import { problemFor } from '../core/problem.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_INVALID = 2;
+
+function buildProgram(): Command {
+  const program = new Command('pdfsvc')
+    .description('PDF actions from the command line, as an HTTP service (pdfsvc serve), or as a library.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(add --help for usage)')
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
+  for (const action of actions as readonly AnyAction[]) program.addCommand(actionCommand(action));
+  program
+    .command('actions')
+    .description('List the actions with one line each.')
+    .option('--json', 'print the list as JSON')
+    .action((options: { json?: boolean }) => {
+      const rows = (actions as readonly AnyAction[]).map((a) => ({ name: a.name, command: kebabName(a.name), group: a.group, summary: a.summary }));
+      if (options.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else {
+        const width = Math.max(...rows.map((r) => r.command.length));
+        for (const row of rows) process.stdout.write(`${row.command.padEnd(width)}  ${row.summary}\n`);
+      }
+    });
+  program
+    .command('serve')
+    .description('Serve the actions as the /v1/ HTTP API.')
+    .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
+    .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
+    .option('--region <region>', 'region this server answers for: global, us, us-hipaa, eu, uk, ca, au, jp, in, br', 'global')
+    .option('--keys-file <path>', 'API keys file (default: $PDFSVC_KEYS_FILE, else the user config directory)')
+    .option('--https', 'serve TLS (with --cert/--key, or a self-signed certificate)')
+    .option('--cert <file>', 'TLS certificate (PEM)')
+    .option('--key <file>', 'TLS private key (PEM)')
+    .option('--max-upload-bytes <n>', 'largest request body accepted', String(100 * 1024 * 1024))
+    .option('--workers <n>', 'worker threads for PDF work (default: number of cores)')
+    .option('--request-timeout-ms <n>', 'longest a request may take', '120000')
+    .option('--error-type-base <uri>', 'base URI of problem types (default: <request origin>/v1/errors)')
+    .action(async (options) => {
+      const { serveFromCli } = await import('../server/serve.js');
+      await serveFromCli(options);
+    });
+  const keys = program.command('keys').description('Create, list and revoke API keys for pdfsvc serve.');
+  keys
+    .command('create')
+    .description('Create a key; prints it once, as the only line on standard output.')
+    .requiredOption('--plan <plan>', 'free, starter or business')
+    .option('--name <name>', 'a name to tell the key apart (default: key-<id>)')
+    .option('--keys-file <path>', 'API keys file')
+    .action(async (options) => (await import('../server/keys-cli.js')).createKey(options));
+  keys
+    .command('list')
+    .description('List keys (id, name, plan, created); never the keys themselves.')
+    .option('--keys-file <path>', 'API keys file')
+    .option('--json', 'print as JSON')
+    .action(async (options) => (await import('../server/keys-cli.js')).listKeys(options));
+  keys
+    .command('revoke')
+    .description('Revoke a key by its name or id.')
+    .argument('<name-or-id>')
+    .option('--keys-file <path>', 'API keys file')
+    .action(async (nameOrId: string, options) => (await import('../server/keys-cli.js')).revokeKey(nameOrId, options));
+  program.exitOverride();
+  for (const command of program.commands) exitOverrideDeep(command);
+  return program;
+}
+
+function exitOverrideDeep(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideDeep(sub);
+}
+
+declare const __PDFSVC_VERSION__: string | undefined;
+const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  const wantsJson = argv.includes('--json');
+  try {
+    await program.parseAsync(argv);
+    process.exitCode ??= EXIT_OK;
+  } catch (err) {
+    process.exitCode = report(err, wantsJson);
+  }
+}
+
+/** Prints a failure the way a user can act on it; returns the exit status. */
+function report(err: unknown, json: boolean): number {
+  if (err instanceof CommanderError) {
+    // --help and --version end through here too, with exit code 0.
+    if (err.exitCode === 0) return EXIT_OK;
+    return EXIT_INVALID; // commander has already printed its message
+  }
+  if (json) {
+    process.stderr.write(`${JSON.stringify(problemFor(err, 'about:blank'))}\n`);
+  } else if (err instanceof ValidationError) {
+    for (const [field, messages] of Object.entries(err.errors)) {
+      for (const message of messages) process.stderr.write(`pdfsvc: ${field}: ${message}\n`);
+    }
+  } else if (err instanceof PdfsvcError) {
+    process.stderr.write(`pdfsvc: ${err.message}\n`);
+  } else {
+    const detail = process.env.PDFSVC_DEBUG ? (err as Error)?.stack : (err as Error)?.message;
+    process.stderr.write(`pdfsvc: internal error: ${detail ?? String(err)}\n(set PDFSVC_DEBUG=1 for details; please report this with the input if you can)\n`);
+  }
+  return err instanceof PdfsvcError && err.status < 500 ? EXIT_INVALID : EXIT_FAILURE;
+}

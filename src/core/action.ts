@@ -1,0 +1,71 @@
+/**
+ * An action is declared once, as data: its name, summary, fields and the
+ * transform it runs. The CLI, the HTTP routes, validation and the OpenAPI
+ * document are generated from these declarations.
+ *
+ * The transform lives in its own module and is imported on first use, so that
+ * listing actions or printing help never loads the PDF library.
+ */
+import type { FieldInput, FieldMap, FieldValues } from './fields.js';
+
+/** One output document of a split action. */
+export interface NamedDocument {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export type ActionOutput = 'document' | 'documents';
+
+export interface TransformContext {
+  /** The API name of the action being run (for messages such as "call X first"). */
+  action: string;
+}
+
+export type Transform<M extends FieldMap, O extends ActionOutput> = (
+  values: FieldValues<M>,
+  context: TransformContext,
+) => Promise<O extends 'document' ? Uint8Array : Uint8Array[]>;
+
+export interface ActionDefinition<M extends FieldMap = FieldMap, O extends ActionOutput = ActionOutput> {
+  /** API name, also the route (`POST /v1/<name>`) and a CLI alias. */
+  name: string;
+  /** Short CLI verbs, where unambiguous (`rotate`). */
+  aliases?: readonly string[];
+  /** Which group the action belongs to, for listings and the docs page. */
+  group: 'security' | 'pages' | 'split' | 'watermark';
+  /** One line: what the action does. */
+  summary: string;
+  /** Optional longer explanation (rules that concern several fields). */
+  description?: string;
+  fields: M;
+  /** Rules that concern several fields together; throws ValidationError. */
+  check?: (values: FieldValues<M>) => void;
+  /** One PDF, or several named `00001.pdf`, `00002.pdf`, … (split actions). */
+  output: O;
+  /** Loads the transform module on first use. */
+  transform: () => Promise<{ default: Transform<M, O> }>;
+}
+
+/** Any declared action, whatever its fields (for registries and edges). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAction = ActionDefinition<any, ActionOutput>;
+
+/** Identity with inference: keeps field literal types for the transform's values. */
+export function defineAction<const M extends FieldMap, const O extends ActionOutput>(
+  definition: ActionDefinition<M, O>,
+): ActionDefinition<M, O> {
+  return definition;
+}
+
+export type ActionInput<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldInput<M> : never;
+export type ActionValues<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldValues<M> : never;
+
+/** `rotate_pages` → `rotate-pages` (CLI subcommand). */
+export function kebabName(name: string): string {
+  return name.replaceAll('_', '-');
+}
+
+/** `rotate_pages` → `rotatePages` (library function). */
+export function camelName(name: string): string {
+  return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}

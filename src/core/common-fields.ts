@@ -1,0 +1,15 @@
+/** Fields that several actions share, declared once. */
+import type { FileField, PagesField } from './fields.js';
+
+export const pdfFile = {
+  kind: 'file',
+  accepts: 'pdf',
+  required: true,
+  help: 'The input PDF.',
+} as const satisfies FileField;
+
+export const selectedPages = {
+  kind: 'pages',
+  form: 'set',
+  help: 'The pages to change; omitted means every page.',
+} as const satisfies PagesField;

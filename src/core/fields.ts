@@ -1,0 +1,333 @@
+/**
+ * Field declarations: the one place where an action's inputs, their rules,
+ * defaults and help text live. The CLI options, the HTTP form parsing, the
+ * validation messages and the OpenAPI schema are all derived from these.
+ *
+ * Every parser accepts both the text form (CLI and HTTP send strings) and the
+ * typed form (library callers pass numbers and booleans), so one validation
+ * serves all three surfaces.
+ */
+import { ValidationErrors, ValidationError } from './errors.js';
+import { parsePageSpec, MAX_PAGE_SPEC_LENGTH } from './pages.js';
+
+interface FieldCommon {
+  /** One sentence for --help, the OpenAPI description and the docs page. */
+  help: string;
+  required?: boolean;
+}
+
+export interface FileField extends FieldCommon {
+  kind: 'file';
+  /** What the bytes must be; checked when the file is opened, not here. */
+  accepts: 'pdf' | 'image';
+  /** merge_documents: the part repeated (or numbered `file_1` … `file_N`). */
+  multiple?: { numberedUpTo: number };
+}
+
+export interface TextField extends FieldCommon {
+  kind: 'text';
+  minLength?: number;
+  maxLength?: number;
+  /** Space through tilde only: the PDF standard handlers' portable password alphabet. */
+  printableAscii?: boolean;
+  /** Passwords: never logged, never echoed; the CLI can also read them from a file or the environment. */
+  secret?: boolean;
+  /** Treat an empty value as absent (SERVICE.md: an empty user_password means none). */
+  emptyMeansAbsent?: boolean;
+}
+
+export interface IntegerField extends FieldCommon {
+  kind: 'integer';
+  min?: number;
+  max?: number;
+  oneOf?: readonly number[];
+  default?: number;
+}
+
+export interface NumberField extends FieldCommon {
+  kind: 'number';
+  min: number;
+  max: number;
+  unit?: string;
+  default?: number;
+  /** Text for the default when it is computed per page rather than fixed. */
+  defaultHelp?: string;
+}
+
+export interface BooleanField extends FieldCommon {
+  kind: 'boolean';
+  default: boolean;
+}
+
+export interface ChoiceField<V extends string = string> extends FieldCommon {
+  kind: 'choice';
+  values: readonly V[];
+  default?: V;
+}
+
+export interface ColorField extends FieldCommon {
+  kind: 'color';
+  default: string;
+}
+
+/**
+ * Page syntax. `set`: order and duplicates ignored; `ordered`: a list, kept as
+ * given; `groups`: ordered lists separated by `;`; `single`: one page.
+ * The value stays text (syntax-checked here): resolving needs the page count.
+ */
+export interface PagesField extends FieldCommon {
+  kind: 'pages';
+  form: 'set' | 'ordered' | 'groups' | 'single';
+}
+
+export type Field = FileField | TextField | IntegerField | NumberField | BooleanField | ChoiceField | ColorField | PagesField;
+export type FieldMap = Record<string, Field>;
+
+type ValueOf<F extends Field> = F extends FileField
+  ? F['multiple'] extends object
+    ? Uint8Array[]
+    : Uint8Array
+  : F extends IntegerField | NumberField
+    ? number
+    : F extends BooleanField
+      ? boolean
+      : F extends ChoiceField<infer V>
+        ? V
+        : string;
+
+type HasValue<F extends Field> = F extends { required: true }
+  ? true
+  : F extends { default: unknown }
+    ? true
+    : false;
+
+/** The validated values a transform receives. */
+export type FieldValues<M extends FieldMap> = {
+  -readonly [K in keyof M as HasValue<M[K]> extends true ? K : never]: ValueOf<M[K]>;
+} & {
+  -readonly [K in keyof M as HasValue<M[K]> extends true ? never : K]?: ValueOf<M[K]>;
+};
+
+/** What library callers pass: text or typed values, files as bytes. */
+export type FieldInput<M extends FieldMap> = {
+  [K in keyof M as M[K] extends { required: true } ? K : never]: InputOf<M[K]>;
+} & {
+  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K]>;
+};
+type InputOf<F extends Field> = F extends FileField
+  ? F['multiple'] extends object
+    ? Uint8Array[]
+    : Uint8Array
+  : F extends IntegerField | NumberField
+    ? number | string
+    : F extends BooleanField
+      ? boolean | string
+      : F extends ChoiceField<infer V>
+        ? V
+        : string;
+
+/** A raw value as it arrives: text from a form or argv, bytes for files, typed values from the library. */
+export type RawValue = string | number | boolean | Uint8Array | Uint8Array[] | undefined;
+export type RawValues = Record<string, RawValue>;
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+
+/** Validates one field; returns the typed value, or undefined when absent and optional. */
+function parseField(name: string, field: Field, raw: RawValue, errors: ValidationErrors): unknown {
+  if (typeof raw === 'string' && raw === '' && field.kind !== 'file') {
+    // An HTML form sends unfilled inputs as empty strings: an empty optional
+    // field counts as absent, an empty required one as missing.
+    raw = undefined;
+  }
+  if (raw === undefined) {
+    if ('default' in field && field.default !== undefined) return field.default;
+    if (field.required) errors.add(name, missingMessage(field));
+    return undefined;
+  }
+  switch (field.kind) {
+    case 'file': {
+      const files = Array.isArray(raw) ? raw : [raw];
+      if (!files.every((f) => f instanceof Uint8Array)) {
+        errors.add(name, 'must be a file upload (multipart file part), not a text value');
+        return undefined;
+      }
+      if (!field.multiple && files.length > 1) {
+        errors.add(name, `takes one file; ${files.length} were sent`);
+        return undefined;
+      }
+      return field.multiple ? files : files[0];
+    }
+    case 'text': {
+      if (typeof raw !== 'string') return errors.add(name, 'must be text'), undefined;
+      const chars = [...raw].length;
+      if (field.printableAscii && !/^[\x20-\x7e]*$/.test(raw)) {
+        errors.add(name, 'may contain only printable ASCII characters (space through tilde); no accents, tabs or line breaks');
+      } else if (field.minLength !== undefined && chars < field.minLength) {
+        errors.add(name, `is ${chars} characters long; it must be at least ${field.minLength}`);
+      } else if (field.maxLength !== undefined && chars > field.maxLength) {
+        errors.add(name, `is ${chars} characters long; the maximum is ${field.maxLength}`);
+      } else return raw;
+      return undefined;
+    }
+    case 'integer': {
+      const n = toNumber(raw, INTEGER);
+      if (n === undefined || !Number.isSafeInteger(n)) {
+        errors.add(name, `must be a whole number written in decimal digits; got ${quote(raw)}`);
+      } else if (field.oneOf && !field.oneOf.includes(n)) {
+        errors.add(name, `must be one of ${field.oneOf.join(', ')}; got ${n}`);
+      } else if (field.min !== undefined && n < field.min) {
+        errors.add(name, `must be ${field.min} or greater; got ${n}`);
+      } else if (field.max !== undefined && n > field.max) {
+        errors.add(name, `must be ${field.max} or less; got ${n}`);
+      } else return n;
+      return undefined;
+    }
+    case 'number': {
+      const n = toNumber(raw, DECIMAL);
+      if (n === undefined || !Number.isFinite(n)) {
+        errors.add(name, `must be a number such as 12 or 12.5; got ${quote(raw)}`);
+      } else if (n < field.min || n > field.max) {
+        errors.add(name, `must be from ${field.min} to ${field.max}${field.unit ? ` ${field.unit}` : ''}; got ${n}`);
+      } else return n;
+      return undefined;
+    }
+    case 'boolean': {
+      if (raw === true || raw === 'true') return true;
+      if (raw === false || raw === 'false') return false;
+      errors.add(name, `must be true or false; got ${quote(raw)}`);
+      return undefined;
+    }
+    case 'choice': {
+      if (typeof raw === 'string' && field.values.includes(raw)) return raw;
+      errors.add(name, `must be one of ${field.values.join(', ')}; got ${quote(raw)}`);
+      return undefined;
+    }
+    case 'color': {
+      if (typeof raw === 'string' && /^#[0-9a-fA-F]{6}$/.test(raw)) return raw.toLowerCase();
+      errors.add(name, `must be a colour written #RRGGBB (for example #808080); got ${quote(raw)}`);
+      return undefined;
+    }
+    case 'pages': {
+      if (typeof raw === 'number' && field.form === 'single') raw = String(raw);
+      if (typeof raw !== 'string') return errors.add(name, 'must be page syntax text such as 1..3,5'), undefined;
+      try {
+        checkPageSyntax(raw, field, name);
+        return raw;
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        for (const message of err.errors[name] ?? []) errors.add(name, message);
+        return undefined;
+      }
+    }
+  }
+}
+
+function checkPageSyntax(text: string, field: PagesField, name: string): void {
+  if (field.form !== 'groups') {
+    parsePageSpec(text, name);
+    if (field.form === 'single' && /[,.]/.test(text)) {
+      throw ValidationError.field(name, `must be one page number (such as 3 or -1), not a list or range; got ${quote(text)}`);
+    }
+    return;
+  }
+  if (text.length > MAX_PAGE_SPEC_LENGTH) {
+    throw ValidationError.field(name, `is ${text.length} characters long; the maximum is ${MAX_PAGE_SPEC_LENGTH}`);
+  }
+  text.split(';').forEach((group, i) => {
+    if (group.trim() === '') {
+      throw ValidationError.field(name, `group ${i + 1} is empty; separate non-empty page lists with ';' (for example 1..3;4,6;7..)`);
+    }
+    parsePageSpec(group, name);
+  });
+}
+
+function missingMessage(field: Field): string {
+  switch (field.kind) {
+    case 'file':
+      return field.multiple
+        ? 'is required: send at least one PDF as a file part'
+        : `is required: send the ${field.accepts === 'pdf' ? 'PDF' : 'image'} as a file part`;
+    default:
+      return 'is required';
+  }
+}
+
+function toNumber(raw: RawValue, pattern: RegExp): number | undefined {
+  if (typeof raw === 'number') return raw;
+  if (typeof raw === 'string' && pattern.test(raw.trim())) return Number(raw.trim());
+  return undefined;
+}
+
+function quote(raw: RawValue): string {
+  if (raw instanceof Uint8Array || Array.isArray(raw)) return 'a file';
+  const text = String(raw);
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/**
+ * Validates every field of an action at once, so a caller sees all problems
+ * in one answer. Unknown names are errors too: a typo is never ignored.
+ */
+export function parseFields(fields: FieldMap, raw: RawValues): Record<string, unknown> {
+  const errors = new ValidationErrors();
+  for (const name of Object.keys(raw)) {
+    if (!Object.hasOwn(fields, name) && raw[name] !== undefined) {
+      const known = Object.keys(fields).join(', ');
+      errors.add(name, `unknown field; this action takes ${known}`);
+    }
+  }
+  const values: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(fields)) {
+    const value = parseField(name, field, raw[name], errors);
+    if (value !== undefined) values[name] = value;
+  }
+  errors.throwIfAny();
+  return values;
+}
+
+/** The rules of a field in words: for --help, OpenAPI descriptions and the docs page. */
+export function describeRules(field: Field): string {
+  switch (field.kind) {
+    case 'file':
+      return field.multiple
+        ? `one or more ${field.accepts === 'pdf' ? 'PDF' : 'image'} files (repeat the part, or number them ${'file_1'} to file_${field.multiple.numberedUpTo})`
+        : field.accepts === 'pdf'
+          ? 'a PDF file'
+          : 'a PNG or JPEG image';
+    case 'text': {
+      const parts: string[] = [];
+      if (field.minLength !== undefined && field.maxLength !== undefined) parts.push(`${field.minLength} to ${field.maxLength} characters`);
+      else if (field.maxLength !== undefined) parts.push(`at most ${field.maxLength} characters`);
+      if (field.printableAscii) parts.push('printable ASCII (space through tilde)');
+      return parts.join(', ');
+    }
+    case 'integer':
+      if (field.oneOf) return `one of ${field.oneOf.join(', ')}`;
+      if (field.max !== undefined) return `whole number from ${field.min} to ${field.max}`;
+      return `whole number, ${field.min} or greater`;
+    case 'number':
+      return `number from ${field.min} to ${field.max}${field.unit ? ` ${field.unit}` : ''}`;
+    case 'boolean':
+      return 'true or false';
+    case 'choice':
+      return `one of ${field.values.join(', ')}`;
+    case 'color':
+      return 'colour as #RRGGBB';
+    case 'pages':
+      return {
+        set: 'page selection such as 1..3,5,-1 (order and duplicates ignored); at most 1000 characters',
+        ordered: 'ordered page list such as 3,1,2 or 5..1 (a page listed twice appears twice); at most 1000 characters',
+        groups: "page lists separated by ';', such as 1..3;4,6;7.. (one output document per group); at most 1000 characters",
+        single: 'one page number such as 3 or -1 (negative counts from the end)',
+      }[field.form];
+  }
+}
+
+/** The default of a field in words, or undefined when it has none. */
+export function describeDefault(field: Field): string | undefined {
+  if (field.kind === 'number' && field.defaultHelp) return field.defaultHelp;
+  if ('default' in field && field.default !== undefined) return String(field.default);
+  if (field.kind === 'pages' && field.form === 'set' && !field.required) return 'every page';
+  return undefined;
+}

@@ -1,0 +1,38 @@
+/**
+ * Problem objects (RFC 9457, `application/problem+json`): the shape of every
+ * failure, on HTTP and with `pdfsvc … --json`.
+ */
+import { PdfsvcError, ValidationError } from './errors.js';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+
+/** Titles and the explanation served at /v1/errors/<status>. */
+export const STATUSES: Record<number, { title: string; explanation: string }> = {
+  400: { title: 'One or more validation errors occurred.', explanation: 'A field or the uploaded document is invalid. `errors` maps each offending field to messages that say what to change.' },
+  401: { title: 'The request lacks a valid API key.', explanation: 'Send a key created with `pdfsvc keys create` in the X-API-Key header.' },
+  403: { title: 'The API key\'s plan does not include this region.', explanation: 'Free keys work on the global region; Starter on global, us and eu; Business everywhere. Use an allowed region\'s server or a key with a larger plan.' },
+  404: { title: 'Not found.', explanation: 'No endpoint has this path. Actions are POST /v1/<action>; GET /v1/openapi.json lists them.' },
+  405: { title: 'Method not allowed.', explanation: 'Actions accept POST only (see the Allow header).' },
+  406: { title: 'Not acceptable.', explanation: 'Split actions answer with application/zip (the default), application/json or multipart/mixed; the Accept header allowed none of them.' },
+  413: { title: 'Request body too large.', explanation: 'The request is larger than this server accepts (--max-upload-bytes).' },
+  415: { title: 'Unsupported media type.', explanation: 'Send the request body as multipart/form-data.' },
+  500: { title: 'Internal server error.', explanation: 'The server failed unexpectedly. The request may be retried; if it fails again, please report it.' },
+  503: { title: 'Service unavailable.', explanation: 'The server is busy or shutting down; retry after the number of seconds in Retry-After.' },
+};
+
+export function problem(status: number, typeBase: string, extra: Partial<Problem> = {}): Problem {
+  return { type: `${typeBase}/${status}`, title: STATUSES[status]?.title ?? 'Error.', status, ...extra };
+}
+
+/** Maps any thrown value to a problem; internal faults reveal nothing of themselves. */
+export function problemFor(err: unknown, typeBase: string): Problem {
+  if (err instanceof ValidationError) return problem(400, typeBase, { errors: err.errors });
+  if (err instanceof PdfsvcError) return problem(err.status, typeBase, { detail: err.message });
+  return problem(500, typeBase);
+}

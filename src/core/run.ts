@@ -1,0 +1,35 @@
+/**
+ * Running an action: validate the raw values against the declaration, load
+ * the transform, run it, name split outputs. The same path serves the
+ * library, the CLI and the server's workers.
+ */
+import type { AnyAction, NamedDocument } from './action.js';
+import { parseFields, type RawValues } from './fields.js';
+
+export type ActionResult =
+  | { output: 'document'; bytes: Uint8Array }
+  | { output: 'documents'; documents: NamedDocument[] };
+
+/** Checks every field and the cross-field rules; throws ValidationError. */
+export function validateInput(action: AnyAction, raw: RawValues): Record<string, unknown> {
+  const values = parseFields(action.fields, raw);
+  action.check?.(values as never);
+  return values;
+}
+
+/** Runs an action on values that validateInput has already checked. */
+export async function runValidated(action: AnyAction, values: Record<string, unknown>): Promise<ActionResult> {
+  const { default: transform } = await action.transform();
+  const result = await transform(values as never, { action: action.name });
+  if (action.output === 'document') return { output: 'document', bytes: result as Uint8Array };
+  return { output: 'documents', documents: (result as Uint8Array[]).map((bytes, i) => ({ name: partName(i), bytes })) };
+}
+
+export async function runAction(action: AnyAction, raw: RawValues): Promise<ActionResult> {
+  return runValidated(action, validateInput(action, raw));
+}
+
+/** `00001.pdf`, `00002.pdf`, … (SERVICE.md: split outputs, in order). */
+export function partName(index: number): string {
+  return `${String(index + 1).padStart(5, '0')}.pdf`;
+}

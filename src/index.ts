@@ -1,0 +1,33 @@
+/**
+ * pdfsvc as a library: one function per action, taking the action's fields
+ * (files as bytes) and returning the output PDF, or the named parts of a
+ * split. Invalid input throws ValidationError (`.errors` maps field → messages).
+ *
+ *   import { rotatePages } from 'pdfsvc';
+ *   const out = await rotatePages({ file: bytes, angle: 90, pages: '1..3' });
+ */
+import type { ActionDefinition, ActionInput, NamedDocument } from './core/action.js';
+import { runAction } from './core/run.js';
+import type { RawValues } from './core/fields.js';
+import * as catalog from './actions/index.js';
+
+type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
+
+function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>) => Promise<Output<A>> {
+  return async (input) => {
+    const result = await runAction(action, input as unknown as RawValues);
+    return (result.output === 'document' ? result.bytes : result.documents) as Output<A>;
+  };
+}
+
+export const reorderPages = library(catalog.reorderPages);
+export const extractPages = library(catalog.extractPages);
+export const rotatePages = library(catalog.rotatePages);
+export const reversePages = library(catalog.reversePages);
+export const removePages = library(catalog.removePages);
+export const mergeDocuments = library(catalog.mergeDocuments);
+
+export { actions, findAction } from './actions/index.js';
+export { runAction, validateInput, type ActionResult } from './core/run.js';
+export { PdfsvcError, ValidationError } from './core/errors.js';
+export type { ActionDefinition, NamedDocument } from './core/action.js';

@@ -1,0 +1,150 @@
+/**
+ * Rearranging pages in place: the one operation behind reorder, extract,
+ * remove and reverse. The loaded document is edited rather than copied into
+ * a new one, so that everything attached to surviving pages stays: form
+ * fields, outline entries, named destinations, page labels, metadata,
+ * attachments.
+ */
+import { PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
+import { duplicateWidget, isWidget, pruneFields } from './forms.js';
+import { arrayAt, dictAt, nullifyReferences } from './objects.js';
+import { pruneOutline } from './outline.js';
+import { readPageLabels, writePageLabels } from './page-labels.js';
+import { pageEntries, setPages, type PageEntry } from './page-tree.js';
+
+const ANNOTS = PDFName.of('Annots');
+
+/**
+ * Makes the document's pages `order` (0-based indexes into the current
+ * pages). An index may repeat: the repeat becomes an independent copy of the
+ * page. Pages not listed are removed with everything that pointed to them.
+ */
+export function arrangePages(doc: PDFDocument, order: number[]): void {
+  const entries = pageEntries(doc);
+  const labels = readPageLabels(doc, entries.length);
+  const placed = new Set<number>();
+  const output = order.map((index) => {
+    if (!placed.has(index)) {
+      placed.add(index);
+      return entries[index].ref;
+    }
+    return duplicatePage(doc, entries[index]);
+  });
+  const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
+  setPages(doc, output);
+  if (dropped.size > 0) forgetPages(doc, entries, output, dropped);
+  if (labels) writePageLabels(doc, order.map((index) => labels[index]));
+}
+
+/**
+ * Removes what pointed at dropped pages: their widgets from the field tree,
+ * outline entries, named destinations, links on surviving pages, an opening
+ * action, then any remaining reference (structure tree, article threads).
+ */
+function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>): void {
+  const named = new NamedDestinations(doc);
+  const droppedAnnotations = new Set<PDFRef>();
+  for (const entry of entries) {
+    if (!dropped.has(entry.ref)) continue;
+    for (const annot of arrayAt(entry.dict, 'Annots')?.asArray() ?? []) {
+      if (annot instanceof PDFRef) droppedAnnotations.add(annot);
+    }
+  }
+  pruneFields(doc, droppedAnnotations);
+  pruneOutline(doc, dropped, named);
+  pruneNamedDestinations(doc, dropped, named);
+  // Over the output pages, duplicates included: their links are copies too.
+  for (const ref of output) removeDeadLinks(doc, doc.context.lookup(ref) as PDFDict, dropped, named);
+  const open = doc.catalog.get(PDFName.of('OpenAction'));
+  if (open !== undefined) {
+    const openDict = doc.context.lookup(open);
+    const page = openDict instanceof PDFDict ? targetPage(doc, wrapAction(doc, openDict), named) : destinationPage(doc, open, named);
+    if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
+  }
+  nullifyReferences(doc.context, new Set([...dropped, ...droppedAnnotations]));
+}
+
+/** An /OpenAction is either a destination or an action dictionary; targetPage reads both from /A. */
+function wrapAction(doc: PDFDocument, action: PDFDict): PDFDict {
+  return doc.context.obj({ A: action }) as PDFDict;
+}
+
+function pruneNamedDestinations(doc: PDFDocument, dropped: Set<PDFRef>, named: NamedDestinations): void {
+  const old = dictAt(doc.catalog, 'Dests');
+  if (old) {
+    for (const [key, value] of old.entries()) {
+      const page = destinationPage(doc, value, named);
+      if (page && dropped.has(page)) old.delete(key);
+    }
+  }
+  const names = dictAt(doc.catalog, 'Names');
+  const tree = names && dictAt(names, 'Dests');
+  if (!names || !tree) return;
+  // Rebuilt as a single sorted leaf: simpler than repairing /Limits of a pruned tree.
+  const kept: Array<{ name: string; key: PDFObject; value: PDFObject }> = [];
+  forEachNameTreeEntry(doc, tree, (name, value, key) => {
+    const page = destinationPage(doc, value, named);
+    if (!(page && dropped.has(page))) kept.push({ name, key, value });
+  });
+  kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const leaf = doc.context.obj({}) as PDFDict;
+  leaf.set(PDFName.of('Names'), doc.context.obj(kept.flatMap(({ key, value }) => [key, value])));
+  names.set(PDFName.of('Dests'), doc.context.register(leaf));
+}
+
+/** Links on a surviving page that lead to a removed page lead nowhere: they go. */
+function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, named: NamedDestinations): void {
+  const annots = arrayAt(page, 'Annots');
+  if (!annots) return;
+  const kept = annots.asArray().filter((item) => {
+    const annot = doc.context.lookup(item);
+    if (!(annot instanceof PDFDict) || annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return true;
+    const target = targetPage(doc, annot, named);
+    return !(target && dropped.has(target));
+  });
+  if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
+}
+
+/**
+ * An independent copy of a page: its own dictionary and its own annotations
+ * (links, notes, widgets). Content streams and resources are shared, since
+ * they are never edited in place.
+ */
+function duplicatePage(doc: PDFDocument, entry: PageEntry): PDFRef {
+  const { context } = doc;
+  const copy = entry.dict.clone(context);
+  const copyRef = context.register(copy);
+  const annots = arrayAt(entry.dict, 'Annots');
+  if (annots) {
+    const mapping = new Map<PDFRef, PDFRef>();
+    const replaceOnPage = (from: PDFRef, to: PDFRef) => {
+      const list = arrayAt(entry.dict, 'Annots');
+      const i = list ? list.indexOf(from) : undefined;
+      if (list && i !== undefined && i >= 0) list.set(i, to);
+    };
+    const copies = annots.asArray().map((item) => {
+      const annot = context.lookup(item);
+      if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
+      const annotCopy = isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
+        ? duplicateWidget(doc, item, annot, replaceOnPage)
+        : context.register(annot.clone(context));
+      mapping.set(item, annotCopy);
+      return annotCopy;
+    });
+    for (const ref of mapping.values()) {
+      const annot = context.lookup(ref) as PDFDict;
+      annot.set(PDFName.of('P'), copyRef);
+      // Popups and replies point at annotations of the same page: point them at the copies.
+      for (const key of ['Popup', 'Parent', 'IRT']) {
+        const target = annot.get(PDFName.of(key));
+        const mapped = target instanceof PDFRef ? mapping.get(target) : undefined;
+        if (mapped && !isWidget(annot)) annot.set(PDFName.of(key), mapped);
+      }
+    }
+    copy.set(ANNOTS, context.obj(copies));
+  }
+  // A structure-tree link belongs to the original page only.
+  copy.delete(PDFName.of('StructParents'));
+  return copyRef;
+}

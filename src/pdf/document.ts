@@ -1,0 +1,166 @@
+/**
+ * Opening and saving documents under the rules every action shares
+ * (DECISIONS.md §2): unreadable input, encrypted input and signed input are
+ * refused with a message that says what to do; output drops what it no
+ * longer reaches.
+ */
+import { ValidationError } from '../core/errors.js';
+import { dictAt, arrayAt, dropUnreachable } from './objects.js';
+import { pageEntries } from './page-tree.js';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, restoreIndirectLengths } from './lib.js';
+
+export interface OpenOptions {
+  /** The field the bytes came from, for messages (`file`, or `file` of merge). */
+  field?: string;
+  /** The action being run, for messages. */
+  action: string;
+  /** Which document of several (merge), 1-based, for messages. */
+  position?: number;
+  /** Accept encrypted input (remove_password, remove_restrictions decrypt it themselves). */
+  allowEncrypted?: boolean;
+  /** Accept signed input (remove_signatures, remove_password, remove_restrictions). */
+  allowSigned?: boolean;
+}
+
+const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
+
+/** pdf-lib reports recoverable damage with console.warn; a CLI must not print that. */
+async function quietly<T>(work: () => Promise<T>): Promise<T> {
+  const warn = console.warn;
+  const log = console.log;
+  console.warn = () => {};
+  console.log = () => {};
+  try {
+    return await work();
+  } finally {
+    console.warn = warn;
+    console.log = log;
+  }
+}
+
+export async function loadPdf(bytes: Uint8Array, options: { password?: string } = {}): Promise<PDFDocument> {
+  return quietly(() =>
+    PDFDocument.load(bytes, {
+      ignoreEncryption: true,
+      updateMetadata: false,
+      // No yielding to the event loop: we run in a worker thread or the CLI.
+      parseSpeed: Infinity,
+      throwOnInvalidObject: false,
+      password: options.password,
+    }),
+  );
+}
+
+function describe(options: OpenOptions): string {
+  return options.position ? `document ${options.position}` : 'the document';
+}
+
+/** Loads a PDF for an action, or throws a ValidationError naming the field and what to do. */
+export async function openDocument(bytes: Uint8Array, options: OpenOptions): Promise<PDFDocument> {
+  const field = options.field ?? 'file';
+  const which = options.position ? `document ${options.position} ` : '';
+  if (!hasPdfHeader(bytes)) {
+    throw ValidationError.field(field, `${which}${UNREADABLE} (no %PDF- header in its first 1024 bytes; is it a PDF?)`);
+  }
+  let doc: PDFDocument;
+  try {
+    doc = await loadPdf(bytes);
+  } catch {
+    throw ValidationError.field(field, `${which}${UNREADABLE}`);
+  }
+  const damage = { missingKids: 0 };
+  const pages = doc.catalog instanceof PDFDict ? pageEntries(doc, damage).length : 0;
+  if (pages === 0) {
+    throw ValidationError.field(field, `${which}${UNREADABLE} (no page tree with pages was found)`);
+  }
+  if (damage.missingKids > 0) {
+    // Writing the pages that remain would silently lose the others.
+    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);
+  }
+  if (doc.isEncrypted && !options.allowEncrypted) {
+    const needsPassword = await requiresOpenPassword(bytes);
+    throw ValidationError.field(
+      field,
+      needsPassword
+        ? `${describe(options)} is password-protected: call remove_password with its password first, then ${options.action}`
+        : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
+    );
+  }
+  if (!options.allowSigned) {
+    const signatures = countSignatures(doc);
+    if (signatures > 0) {
+      throw ValidationError.field(
+        field,
+        `${describe(options)} is digitally signed (${signatures} signature${signatures > 1 ? 's' : ''}); any edit would invalidate ${signatures > 1 ? 'them' : 'it'}: call remove_signatures first, then ${options.action}`,
+      );
+    }
+  }
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    if (obj instanceof PDFRawStream) restoreIndirectLengths(obj);
+  }
+  return doc;
+}
+
+/** Readers accept the header anywhere in the first 1024 bytes (junk before it is common). */
+export function hasPdfHeader(bytes: Uint8Array): boolean {
+  const limit = Math.min(bytes.length, 1024) - 5;
+  for (let i = 0; i <= limit; i++) {
+    if (bytes[i] === 0x25 && bytes[i + 1] === 0x50 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46 && bytes[i + 4] === 0x2d) return true;
+  }
+  return false;
+}
+
+async function requiresOpenPassword(bytes: Uint8Array): Promise<boolean> {
+  try {
+    await loadPdf(bytes, { password: '' });
+    return false;
+  } catch (err) {
+    return err instanceof Error && /NEEDS PASSWORD|Password incorrect/i.test(err.message);
+  }
+}
+
+/**
+ * Signature fields that carry a value (a signature or a document time stamp),
+ * anywhere in the field tree. An empty signature field is not a signature.
+ */
+export function countSignatures(doc: PDFDocument): number {
+  const acroForm = dictAt(doc.catalog, 'AcroForm');
+  const fields = acroForm && arrayAt(acroForm, 'Fields');
+  if (!fields) return 0;
+  let count = 0;
+  const seen = new Set<PDFDict>();
+  const visit = (node: PDFDict, inheritedType: PDFName | undefined) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    const type = (node.lookup(PDFName.of('FT')) as PDFName | undefined) ?? inheritedType;
+    if (type === PDFName.of('Sig') && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
+    const kids = arrayAt(node, 'Kids');
+    if (kids) for (const kid of kids.asArray()) {
+      const dict = doc.context.lookup(kid);
+      if (dict instanceof PDFDict) visit(dict, type);
+    }
+  };
+  for (const item of fields.asArray()) {
+    const dict = doc.context.lookup(item);
+    if (dict instanceof PDFDict) visit(dict, undefined);
+  }
+  return count;
+}
+
+export interface SaveOptions {
+  /** Keep every object, reachable or not (default: drop the unreachable ones). */
+  keepUnreachable?: boolean;
+}
+
+/** Serializes a document the way every action writes its output. */
+export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}): Promise<Uint8Array> {
+  if (!options.keepUnreachable) dropUnreachable(doc.context);
+  return doc.save({
+    objectsPerTick: Infinity,
+    // Never regenerate field appearances: the output must look as the input did.
+    updateFieldAppearances: false,
+    addDefaultPage: false,
+  });
+}
+
+export { PDFArray, PDFRef };

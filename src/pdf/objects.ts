@@ -1,0 +1,106 @@
+/**
+ * Object-graph helpers: walking, reference rewriting and dropping what the
+ * output no longer reaches. Written against pdf-lib's object model.
+ */
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
+
+/** The direct children of an object (a stream's children are its dictionary's). */
+export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
+  if (obj instanceof PDFDict) {
+    for (const value of obj.values()) visit(value);
+  } else if (obj instanceof PDFArray) {
+    for (const value of obj.asArray()) visit(value);
+  } else if (obj instanceof PDFStream) {
+    for (const value of obj.dict.values()) visit(value);
+  }
+}
+
+/** Every indirect object reachable from the trailer (Root, Info) and any extra roots. */
+export function reachableRefs(context: PDFContext, extraRoots: PDFObject[] = []): Set<PDFRef> {
+  const seen = new Set<PDFRef>();
+  const stack: PDFObject[] = [];
+  const { Root, Info } = context.trailerInfo;
+  for (const root of [Root, Info, ...extraRoots]) if (root) stack.push(root);
+  while (stack.length > 0) {
+    const obj = stack.pop()!;
+    if (obj instanceof PDFRef) {
+      if (seen.has(obj)) continue;
+      seen.add(obj);
+      const target = context.lookup(obj);
+      if (target) stack.push(target);
+      continue;
+    }
+    forEachChild(obj, (child) => stack.push(child));
+  }
+  return seen;
+}
+
+/**
+ * Deletes every indirect object the output does not reach, so a document
+ * that lost pages also loses their content, fonts and images.
+ */
+export function dropUnreachable(context: PDFContext): void {
+  const keep = reachableRefs(context);
+  for (const [ref] of context.enumerateIndirectObjects()) {
+    if (!keep.has(ref)) context.delete(ref);
+  }
+}
+
+/**
+ * Replaces every reference to one of `targets` by null in all reachable
+ * objects (except the targets themselves), so nothing keeps a removed page
+ * alive: structure-tree /Pg entries, article beads, stray /P entries.
+ */
+export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): void {
+  if (targets.size === 0) return;
+  const seen = new Set<PDFRef>();
+  const stack: PDFObject[] = [];
+  const { Root, Info } = context.trailerInfo;
+  for (const root of [Root, Info]) if (root) stack.push(root);
+  while (stack.length > 0) {
+    const obj = stack.pop()!;
+    if (obj instanceof PDFRef) {
+      if (seen.has(obj) || targets.has(obj)) continue;
+      seen.add(obj);
+      const target = context.lookup(obj);
+      if (target) stack.push(target);
+      continue;
+    }
+    const dict = obj instanceof PDFStream ? obj.dict : obj instanceof PDFDict ? obj : undefined;
+    if (dict) {
+      for (const [key, value] of dict.entries()) {
+        if (value instanceof PDFRef && targets.has(value)) dict.set(key, PDFNull);
+        else stack.push(value);
+      }
+    } else if (obj instanceof PDFArray) {
+      const items = obj.asArray();
+      for (let i = 0; i < items.length; i++) {
+        const value = items[i];
+        if (value instanceof PDFRef && targets.has(value)) obj.set(i, PDFNull);
+        else stack.push(value);
+      }
+    }
+  }
+}
+
+/** Looks a key up, following references, and returns it only if it is a dictionary. */
+export function dictAt(holder: PDFDict, key: string): PDFDict | undefined {
+  const value = holder.lookup(PDFName.of(key));
+  if (value instanceof PDFDict) return value;
+  if (value instanceof PDFStream) return value.dict;
+  return undefined;
+}
+
+export function arrayAt(holder: PDFDict, key: string): PDFArray | undefined {
+  const value = holder.lookup(PDFName.of(key));
+  return value instanceof PDFArray ? value : undefined;
+}
+
+export function resolve(context: PDFContext, obj: PDFObject | undefined): PDFObject | undefined {
+  return obj instanceof PDFRef ? context.lookup(obj) : obj;
+}
+
+/** The reference an object is stored under, when it is directly held as a reference. */
+export function refOf(value: PDFObject | undefined): PDFRef | undefined {
+  return value instanceof PDFRef ? value : undefined;
+}

@@ -1,0 +1,94 @@
+/**
+ * The page tree: listing pages as the reader sees them, and rebuilding the
+ * tree in a new order. Attributes a page inherits from its ancestors
+ * (/Resources, /MediaBox, /CropBox, /Rotate) are written onto the page itself
+ * first, so a page keeps its look wherever it moves.
+ */
+import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from './lib.js';
+
+const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
+const LETTER = [0, 0, 612, 792];
+
+export interface PageEntry {
+  ref: PDFRef;
+  dict: PDFDict;
+}
+
+/**
+ * The leaves of the page tree in document order, with inherited attributes
+ * pushed down onto each leaf. Robust to cycles and to intermediate nodes
+ * missing /Type.
+ */
+export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }): PageEntry[] {
+  const { context } = doc;
+  const rootRef = doc.catalog.get(PDFName.of('Pages'));
+  const entries: PageEntry[] = [];
+  const seen = new Set<PDFDict>();
+  const walk = (ref: PDFRef, node: PDFDict, inherited: Map<string, unknown>) => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    const kids = node.lookup(PDFName.of('Kids'));
+    const type = node.lookup(PDFName.of('Type'));
+    if (kids instanceof PDFArray && type !== PDFName.of('Page')) {
+      const next = new Map(inherited);
+      for (const key of INHERITABLE) {
+        const value = node.get(PDFName.of(key));
+        if (value !== undefined) next.set(key, value);
+      }
+      for (const kid of kids.asArray()) {
+        const kidDict = context.lookup(kid);
+        if (kid instanceof PDFRef && kidDict instanceof PDFDict) walk(kid, kidDict, next);
+        else if (damage) damage.missingKids++;
+      }
+      return;
+    }
+    for (const key of INHERITABLE) {
+      if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key) as never);
+    }
+    if (!node.has(PDFName.of('MediaBox'))) node.set(PDFName.of('MediaBox'), context.obj(LETTER));
+    if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
+    entries.push({ ref, dict: node });
+  };
+  const root = context.lookup(rootRef);
+  if (rootRef instanceof PDFRef && root instanceof PDFDict) walk(rootRef, root, new Map());
+  return entries;
+}
+
+/** Replaces the page tree by one flat node whose kids are `pages`, in order. */
+export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
+  const { context } = doc;
+  const rootRef = doc.catalog.get(PDFName.of('Pages'));
+  let root = context.lookup(rootRef);
+  let ref = rootRef;
+  if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict)) {
+    root = context.obj({ Type: 'Pages' });
+    ref = context.register(root);
+    doc.catalog.set(PDFName.of('Pages'), ref);
+  }
+  const node = root as PDFDict;
+  for (const key of INHERITABLE) node.delete(PDFName.of(key));
+  node.set(PDFName.of('Type'), PDFName.of('Pages'));
+  node.set(PDFName.of('Kids'), context.obj(pages));
+  node.set(PDFName.of('Count'), PDFNumber.of(pages.length));
+  for (const page of pages) {
+    const dict = context.lookup(page);
+    if (dict instanceof PDFDict) dict.set(PDFName.of('Parent'), ref as PDFRef);
+  }
+  // pdf-lib caches its page list; it must see the new tree.
+  (doc as unknown as { pageCache: { invalidate(): void } }).pageCache.invalidate();
+}
+
+/** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
+export function effectiveRotation(page: PDFDict): number {
+  const value = page.lookup(PDFName.of('Rotate'));
+  const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
+  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+}
+
+export function setRotation(page: PDFDict, degrees: number): void {
+  const normal = ((degrees % 360) + 360) % 360;
+  if (normal === 0) page.delete(PDFName.of('Rotate'));
+  else page.set(PDFName.of('Rotate'), PDFNumber.of(normal));
+}
+
+export type { PDFContext };
