@@ -14,7 +14,7 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_INVALID = 2;
 
-function buildProgram(): Command {
+export function buildProgram(): Command {
   const program = new Command('pdfsvc')
     .description('PDF actions from the command line, as an HTTP service (pdfsvc serve), or as a library.')
     .version(VERSION, '-V, --version')

@@ -1,0 +1,147 @@
+/**
+ * The built command line, end to end: what a user types in a shell and what
+ * they get back (files, standard output, exit status, messages).
+ */
+import { execa } from 'execa';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { actions } from '../../src/actions/index.js';
+import { kebabName } from '../../src/core/action.js';
+import type { Field } from '../../src/core/fields.js';
+import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pdfsvc = (args: string[], options: Parameters<typeof execa>[2] = {}) =>
+  execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options });
+
+describe('pdfsvc CLI', () => {
+  it('lists every action with `pdfsvc actions`', async () => {
+    const { stdout, exitCode } = await execa('node', ['bin/pdfsvc.js', 'actions']);
+    expect(exitCode).toBe(0);
+    for (const action of actions) expect(stdout).toContain(kebabName(action.name));
+  });
+
+  it.each(actions.map((a) => [a.name, a] as const))('%s --help lists every field with its rules and default', async (_, action) => {
+    const { stdout, exitCode } = await execa('node', ['bin/pdfsvc.js', kebabName(action.name), '--help']);
+    expect(exitCode).toBe(0);
+    for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
+      if (field.kind === 'file' && field.accepts === 'pdf') continue; // the positional input
+      expect(stdout).toContain(`--${kebabName(name)}`);
+    }
+  });
+
+  it('answers to the API name and the short verb as well as the kebab-case name', async () => {
+    for (const name of ['rotate-pages', 'rotate_pages', 'rotate']) {
+      const { exitCode, stdout } = await pdfsvc([name, '--angle', '90', fixturePath('pages-1.pdf')]);
+      expect(exitCode, name).toBe(0);
+      expect((await pdfinfo(stdout)).pages[0].rotation).toBe(90);
+    }
+  });
+
+  it('reads standard input and writes standard output, for pipelines', async () => {
+    const { exitCode, stdout } = await pdfsvc(['reverse'], { input: fixture('pages-10.pdf') });
+    expect(exitCode).toBe(0);
+    expect(await pageMarkers(stdout)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    const dash = await pdfsvc(['extract', '--pages', '2,4', '-'], { input: fixture('pages-10.pdf') });
+    expect(await pageMarkers(dash.stdout)).toEqual([2, 4]);
+  });
+
+  it('writes -o FILE and leaves nothing behind when a run fails', async () => {
+    const out = join(dir, 'out.pdf');
+    const ok = await pdfsvc(['reorder', '--page-order', '3,1,2', fixturePath('pages-3.pdf'), '-o', out]);
+    expect(ok.exitCode).toBe(0);
+    expect((await qpdfCheck(readFileSync(out))).exitCode).toBe(0);
+    const before = readFileSync(out);
+    const failed = await pdfsvc(['reorder', '--page-order', '3,1,9', fixturePath('pages-3.pdf'), '-o', out]);
+    expect(failed.exitCode).toBe(2);
+    expect(readFileSync(out).equals(before)).toBe(true);
+    const fresh = join(dir, 'never.pdf');
+    const broken = await pdfsvc(['rotate', '--angle', '90', fixturePath('truncated.pdf'), '-o', fresh]);
+    expect(broken.exitCode).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
+  });
+
+  it('exits 2 with `pdfsvc: <field>: <message>` for invalid input', async () => {
+    const { exitCode, stderr } = await pdfsvc(['reorder', '--page-order', '9', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
+    expect(exitCode).toBe(2);
+    expect(stderr).toMatch(/^pdfsvc: page_order: .*9.*\(the document has 3 pages\)/m);
+    const angle = await pdfsvc(['rotate', '--angle', 'ninety', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
+    expect(angle.exitCode).toBe(2);
+    expect(angle.stderr).toMatch(/^pdfsvc: angle: /m);
+    const missing = await pdfsvc(['rotate', '--angle', '90', join(dir, 'nope.pdf')], { encoding: 'utf8' });
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toMatch(/^pdfsvc: file: cannot read .*nope\.pdf.*no such file/m);
+    const unknown = await pdfsvc(['rotate', '--angel', '90', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option '--angel'/);
+  });
+
+  it('prints the problem object on standard error with --json', async () => {
+    const { exitCode, stderr } = await pdfsvc(['reverse', '--json', fixturePath('not-a-pdf.pdf')], { encoding: 'utf8' });
+    expect(exitCode).toBe(2);
+    const problem = JSON.parse(stderr);
+    expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
+    expect(problem.errors.file[0]).toMatch(/could not be parsed/);
+  });
+
+  it('keeps only hashes in the keys file; create, list and revoke', async () => {
+    const keysFile = join(dir, 'keys.json');
+    const created = await execa('node', ['bin/pdfsvc.js', 'keys', 'create', '--plan', 'starter', '--name', 'ci', '--keys-file', keysFile]);
+    const key = created.stdout.trim();
+    expect(key.split('\n')).toHaveLength(1);
+    expect(key).toMatch(/^pdfsvc_[A-Za-z0-9_-]{43}$/);
+    const stored = readFileSync(keysFile, 'utf8');
+    expect(stored).not.toContain(key);
+    expect(JSON.parse(stored).keys[0]).toMatchObject({ name: 'ci', plan: 'starter', hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    const listed = await execa('node', ['bin/pdfsvc.js', 'keys', 'list', '--json', '--keys-file', keysFile]);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'ci', plan: 'starter' })]);
+    expect(listed.stdout).not.toContain(key);
+    await execa('node', ['bin/pdfsvc.js', 'keys', 'revoke', 'ci', '--keys-file', keysFile]);
+    expect(JSON.parse(readFileSync(keysFile, 'utf8')).keys).toEqual([]);
+    const bad = await pdfsvc(['keys', 'create', '--plan', 'gold', '--keys-file', keysFile], { encoding: 'utf8' });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/plan: must be one of free, starter, business/);
+  });
+
+  it('refuses to serve plain HTTP beyond loopback, and unknown regions', async () => {
+    const open = await pdfsvc(['serve', '--host', '0.0.0.0', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+    expect(open.exitCode).toBe(2);
+    expect(open.stderr).toMatch(/not a loopback address.*--https/);
+    const region = await pdfsvc(['serve', '--region', 'mars', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+    expect(region.exitCode).toBe(2);
+    expect(region.stderr).toMatch(/unknown region "mars"/);
+  });
+
+  it('prints the base URL first and an ephemeral key when there are no keys', async () => {
+    const keysFile = join(dir, 'empty-keys.json');
+    writeFileSync(keysFile, JSON.stringify({ version: 1, keys: [] }));
+    const server = execa('node', ['bin/pdfsvc.js', 'serve', '--port', '0', '--keys-file', keysFile], { reject: false });
+    const output = await new Promise<string>((resolve) => {
+      let seen = '';
+      server.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (/X-API-Key: \S+/.test(seen)) resolve(seen);
+      });
+    });
+    const lines = output.split('\n');
+    const base = /https?:\/\/\S+/.exec(lines.find((l) => /https?:\/\//.test(l))!)![0];
+    const key = /X-API-Key: (\S+)/.exec(output)![1];
+    const form = new FormData();
+    form.append('file', new Blob([fixture('pages-3.pdf')]), 'in.pdf');
+    const response = await fetch(`${base}/v1/reverse_pages`, { method: 'POST', body: form, headers: { 'X-API-Key': key } });
+    expect(response.status).toBe(200);
+    server.kill('SIGTERM');
+    const ended = await server;
+    expect(ended.exitCode).toBe(0);
+    // Logs: one JSON line per request, without the key.
+    const logs = String(ended.stderr).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    expect(logs).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/reverse_pages', status: 200 }));
+    expect(String(ended.stderr)).not.toContain(key);
+  });
+});
+

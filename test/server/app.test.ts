@@ -1,0 +1,230 @@
+/**
+ * The HTTP API, run twice like h3's own tests: in process through app.fetch,
+ * and against a real `pdfsvc serve` process listening on loopback.
+ */
+import { execa, type ResultPromise } from 'execa';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actions } from '../../src/actions/index.js';
+import { fixture, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { formRequest, inProcessApp, keys, problemOf } from './harness.js';
+
+interface Target {
+  base: string;
+  key: string;
+  send(request: Request): Promise<Response>;
+}
+
+const inProcess: Target = (() => {
+  const app = inProcessApp('global');
+  return { base: 'http://pdfsvc.test', key: keys.business, send: async (request: Request) => app.fetch(request) };
+})();
+
+const listening: Target & { start(): Promise<void>; stop(): Promise<void> } = (() => {
+  let server: ResultPromise | undefined;
+  let dir: string | undefined;
+  const target = {
+    base: '',
+    key: '',
+    send: (request: Request) => fetch(request),
+    async start() {
+      dir = mkdtempSync(join(tmpdir(), 'pdfsvc-keys-'));
+      const keysFile = join(dir, 'keys.json');
+      const created = await execa('node', ['bin/pdfsvc.js', 'keys', 'create', '--plan', 'business', '--name', 'tests', '--keys-file', keysFile]);
+      target.key = created.stdout.trim();
+      server = execa('node', ['bin/pdfsvc.js', 'serve', '--port', '0', '--keys-file', keysFile, '--workers', '2'], { reject: false });
+      target.base = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        server!.stdout!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const url = /https?:\/\/\S+/.exec(seen)?.[0];
+          if (url) resolve(url);
+        });
+        server!.once('exit', () => reject(new Error(`server exited: ${seen}`)));
+      });
+    },
+    async stop() {
+      server?.kill('SIGTERM');
+      await server;
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return target;
+})();
+
+beforeAll(() => listening.start(), 30_000);
+afterAll(() => listening.stop());
+
+describe.each([
+  ['in process', inProcess],
+  ['listening server', listening],
+])('HTTP API (%s)', (_, target) => {
+  const url = (path: string) => `${target.base}${path}`;
+  const post = (path: string, fields: Parameters<typeof formRequest>[1], headers: Record<string, string> = {}) =>
+    target.send(formRequest(url(path), fields, { 'X-API-Key': target.key, ...headers }));
+
+  it('answers /healthz without a key, with X-Region', async () => {
+    const response = await target.send(new Request(url('/healthz')));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-region')).toBe('global');
+    expect(await response.json()).toMatchObject({ status: 'ok' });
+  });
+
+  it('serves an OpenAPI 3.1 document with every action and its fields', async () => {
+    const response = await target.send(new Request(url('/v1/openapi.json')));
+    const doc = await response.json();
+    expect(doc.openapi).toBe('3.1.0');
+    for (const action of actions) {
+      const operation = doc.paths[`/v1/${action.name}`]?.post;
+      expect(operation, action.name).toBeDefined();
+      const schema = operation.requestBody.content['multipart/form-data'].schema;
+      expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(action.fields).sort());
+    }
+  });
+
+  it('explains each error type at /v1/errors/<status>', async () => {
+    for (const status of [400, 401, 403, 404, 405, 406, 413, 415, 500, 503]) {
+      const response = await target.send(new Request(url(`/v1/errors/${status}`)));
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain(String(status));
+    }
+  });
+
+  it('rotates a PDF: 200, application/pdf, Content-Length, pages rotated', async () => {
+    const response = await post('/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '90'], ['pages', '2..']]);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/pdf');
+    const body = new Uint8Array(await response.arrayBuffer());
+    expect(Number(response.headers.get('content-length'))).toBe(body.byteLength);
+    expect((await qpdfCheck(body)).exitCode).toBe(0);
+    expect((await pdfinfo(body)).pages.map((p) => p.rotation)).toEqual([0, 90, 90]);
+  });
+
+  it('merges repeated file parts in request order, and file_1 … file_10 in numeric order', async () => {
+    const repeated = await post('/v1/merge_documents', [['file', fixture('pages-1.pdf')], ['file', fixture('pages-3.pdf')]]);
+    expect(repeated.status).toBe(200);
+    const numbered = await post('/v1/merge_documents', [['file_2', fixture('pages-1.pdf')], ['file_10', fixture('pages-10.pdf')], ['file_1', fixture('pages-3.pdf')]]);
+    expect(numbered.status).toBe(200);
+    const pages = (await pdfinfo(new Uint8Array(await numbered.arrayBuffer()))).pages;
+    expect(pages.length).toBe(14);
+  });
+
+  it('answers 400 naming every bad field, including unknown ones', async () => {
+    const response = await post('/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '45'], ['pgaes', '1']]);
+    expect(response.status).toBe(400);
+    const problem = await problemOf(response);
+    expect(problem.type).toBe(`${target.base}/v1/errors/400`);
+    expect(problem.title).toMatch(/validation errors/);
+    expect(problem.errors?.angle?.[0]).toMatch(/one of 0, 90, 180, 270/);
+    expect(problem.errors?.pgaes?.[0]).toMatch(/unknown field/);
+  });
+
+  it('answers 400 errors.file for input that is not a PDF, and for an encrypted one', async () => {
+    const broken = await problemOf(await post('/v1/reverse_pages', [['file', fixture('not-a-pdf.pdf')]]));
+    expect(broken.errors?.file?.[0]).toMatch(/could not be parsed; it may be invalid or corrupt/);
+    const encrypted = await problemOf(await post('/v1/reverse_pages', [['file', fixture('encrypted-user.pdf')]]));
+    expect(encrypted.errors?.file?.[0]).toMatch(/remove_password/);
+  });
+
+  it('answers 400 errors.page_order naming the page and the page count', async () => {
+    const problem = await problemOf(await post('/v1/reorder_pages', [['file', fixture('pages-3.pdf')], ['page_order', '3,1,9']]));
+    expect(problem.status).toBe(400);
+    expect(problem.errors?.page_order?.[0]).toMatch(/9.*3 pages/);
+  });
+
+  it('answers 401 for a missing, malformed or unknown key, before anything else about the request', async () => {
+    for (const key of [undefined, 'nope', `pdfsvc_${'A'.repeat(43)}`]) {
+      const headers: Record<string, string> = key ? { 'X-API-Key': key } : {};
+      const response = await target.send(new Request(url('/v1/rotate_pages'), { method: 'POST', body: 'x', headers: { ...headers, 'content-type': 'text/plain' } }));
+      expect(response.status).toBe(401);
+      const problem = await problemOf(response);
+      expect(problem.type.endsWith('/401')).toBe(true);
+      expect(problem.title).toMatch(/lacks a valid API key/);
+    }
+  });
+
+  it('answers 404 for unknown paths and 405 with Allow: POST for other methods', async () => {
+    expect((await target.send(new Request(url('/v1/no_such_action'), { method: 'POST' }))).status).toBe(404);
+    const wrongMethod = await target.send(new Request(url('/v1/rotate_pages')));
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('POST');
+    expect((await problemOf(wrongMethod)).status).toBe(405);
+  });
+
+  it('answers 415 for a body that is not multipart/form-data', async () => {
+    const response = await target.send(new Request(url('/v1/rotate_pages'), { method: 'POST', body: 'angle=90', headers: { 'X-API-Key': target.key, 'content-type': 'application/x-www-form-urlencoded' } }));
+    expect(response.status).toBe(415);
+    expect((await problemOf(response)).status).toBe(415);
+  });
+});
+
+describe('HTTP API, in process only', () => {
+  it.each([
+    ['free', 'global', 200],
+    ['free', 'eu', 403],
+    ['starter', 'eu', 200],
+    ['starter', 'us', 200],
+    ['starter', 'jp', 403],
+    ['business', 'us-hipaa', 200],
+    ['business', 'br', 200],
+  ] as const)('a %s key on the %s region: %i', async (plan, region, status) => {
+    const app = inProcessApp(region);
+    const response = await app.fetch(formRequest('http://pdfsvc.test/v1/reverse_pages', [['file', fixture('pages-3.pdf')]], { 'X-API-Key': keys[plan] }));
+    expect(response.status).toBe(status);
+    expect(response.headers.get('x-region')).toBe(region);
+    if (status === 403) expect((await problemOf(response)).detail).toMatch(new RegExp(plan));
+  });
+
+  it('refuses a body over the limit with 413 when Content-Length announces it', async () => {
+    const app = inProcessApp('global', { maxUploadBytes: 1000 });
+    const response = await app.fetch(formRequest('http://pdfsvc.test/v1/reverse_pages', [['file', fixture('pages-10.pdf')]], { 'X-API-Key': keys.free }));
+    expect(response.status).toBe(413);
+    expect((await problemOf(response)).status).toBe(413);
+  });
+
+  it('refuses a chunked body (no Content-Length) with 413 once it passes the limit', async () => {
+    const app = inProcessApp('global', { maxUploadBytes: 1000 });
+    const chunk = new Uint8Array(600);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 100) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const request = new Request('http://pdfsvc.test/v1/reverse_pages', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'X-API-Key': keys.free, 'content-type': 'multipart/form-data; boundary=x' },
+    } as RequestInit);
+    const response = await app.fetch(request);
+    expect(response.status).toBe(413);
+    // Stopped reading early: far fewer than the 100 chunks were pulled.
+    expect(sent).toBeLessThan(10);
+  });
+
+  it('builds problem types from the request origin, or from --error-type-base when given', async () => {
+    const request = () => new Request('http://pdfsvc.test/v1/nothing', { method: 'POST' });
+    expect((await problemOf(await inProcessApp().fetch(request()))).type).toBe('http://pdfsvc.test/v1/errors/404');
+    const custom = inProcessApp('global', { errorTypeBase: 'https://errors.example/v1/errors' });
+    expect((await problemOf(await custom.fetch(request()))).type).toBe('https://errors.example/v1/errors/404');
+  });
+
+  it('checks the key before the content type, and the method before the key', async () => {
+    const app = inProcessApp();
+    const noKey = await app.fetch(new Request('http://pdfsvc.test/v1/rotate_pages', { method: 'POST', body: 'x', headers: { 'content-type': 'text/plain' } }));
+    expect(noKey.status).toBe(401);
+    const get = await app.fetch(new Request('http://pdfsvc.test/v1/rotate_pages'));
+    expect(get.status).toBe(405);
+  });
+
+  it('refuses a field sent twice', async () => {
+    const response = await inProcessApp().fetch(
+      formRequest('http://pdfsvc.test/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '90'], ['angle', '180']], { 'X-API-Key': keys.free }),
+    );
+    expect((await problemOf(response)).errors?.angle?.[0]).toMatch(/sent 2 times/);
+  });
+});
