@@ -7,6 +7,7 @@
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt, dropUnreachable } from './objects.js';
 import { pageEntries } from './page-tree.js';
+import { writeDocument } from './writer.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, restoreIndirectLengths } from './lib.js';
 
 export interface OpenOptions {
@@ -155,12 +156,10 @@ export interface SaveOptions {
 /** Serializes a document the way every action writes its output. */
 export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}): Promise<Uint8Array> {
   if (!options.keepUnreachable) dropUnreachable(doc.context);
-  return doc.save({
-    objectsPerTick: Infinity,
-    // Never regenerate field appearances: the output must look as the input did.
-    updateFieldAppearances: false,
-    addDefaultPage: false,
-  });
+  // pdf-lib's own save would also regenerate form field appearances (the
+  // output must look as the input did) and copy stream data byte by byte.
+  await doc.flush();
+  return writeDocument(doc.context);
 }
 
 export { PDFArray, PDFRef };
