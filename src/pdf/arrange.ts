@@ -7,7 +7,8 @@
  */
 import { PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
-import { duplicateWidget, isWidget, pruneFields } from './forms.js';
+import { duplicatePage } from './duplicate-page.js';
+import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
 import { readPageLabels, writePageLabels } from './page-labels.js';
@@ -104,47 +105,4 @@ function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, 
     return !(target && dropped.has(target));
   });
   if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
-}
-
-/**
- * An independent copy of a page: its own dictionary and its own annotations
- * (links, notes, widgets). Content streams and resources are shared, since
- * they are never edited in place.
- */
-function duplicatePage(doc: PDFDocument, entry: PageEntry): PDFRef {
-  const { context } = doc;
-  const copy = entry.dict.clone(context);
-  const copyRef = context.register(copy);
-  const annots = arrayAt(entry.dict, 'Annots');
-  if (annots) {
-    const mapping = new Map<PDFRef, PDFRef>();
-    const replaceOnPage = (from: PDFRef, to: PDFRef) => {
-      const list = arrayAt(entry.dict, 'Annots');
-      const i = list ? list.indexOf(from) : undefined;
-      if (list && i !== undefined && i >= 0) list.set(i, to);
-    };
-    const copies = annots.asArray().map((item) => {
-      const annot = context.lookup(item);
-      if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
-      const annotCopy = isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
-        ? duplicateWidget(doc, item, annot, replaceOnPage)
-        : context.register(annot.clone(context));
-      mapping.set(item, annotCopy);
-      return annotCopy;
-    });
-    for (const ref of mapping.values()) {
-      const annot = context.lookup(ref) as PDFDict;
-      annot.set(PDFName.of('P'), copyRef);
-      // Popups and replies point at annotations of the same page: point them at the copies.
-      for (const key of ['Popup', 'Parent', 'IRT']) {
-        const target = annot.get(PDFName.of(key));
-        const mapped = target instanceof PDFRef ? mapping.get(target) : undefined;
-        if (mapped && !isWidget(annot)) annot.set(PDFName.of(key), mapped);
-      }
-    }
-    copy.set(ANNOTS, context.obj(copies));
-  }
-  // A structure-tree link belongs to the original page only.
-  copy.delete(PDFName.of('StructParents'));
-  return copyRef;
 }

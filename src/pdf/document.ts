@@ -69,11 +69,11 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   } catch {
     throw ValidationError.field(field, `${which}${UNREADABLE}`);
   }
-  const damage = { missingKids: 0 };
-  const pages = doc.catalog instanceof PDFDict ? pageEntries(doc, damage).length : 0;
-  if (pages === 0) {
-    throw ValidationError.field(field, `${which}${UNREADABLE} (no page tree with pages was found)`);
+  if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
+    throw ValidationError.field(field, `${which}${UNREADABLE} (it has no document catalog with a page tree)`);
   }
+  const damage = { missingKids: 0 };
+  pageEntries(doc, damage);
   if (damage.missingKids > 0) {
     // Writing the pages that remain would silently lose the others.
     throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);

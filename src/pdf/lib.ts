@@ -54,7 +54,11 @@ function parseDictOrStream(this: ParserInternals, ref?: PDFRef): PDFDict | PDFRa
   const dict = this.parseDict(ref);
   this.skipWhitespaceAndComments();
   if (!this.matchKeyword(STREAM)) return dict;
-  // The keyword `stream` is followed by CRLF or LF (a lone CR is tolerated).
+  // The keyword `stream` is followed by CRLF or LF; like pdf-lib, tolerate a
+  // lone CR, and a space before CRLF (seen in real files).
+  const file0 = this.bytes.bytes;
+  const at = this.bytes.offset();
+  if (file0[at] === 0x20 && file0[at + 1] === CR && file0[at + 2] === LF) this.bytes.moveTo(at + 1);
   if (this.bytes.peek() === CR) this.bytes.next();
   if (this.bytes.peek() === LF) this.bytes.next();
   const start = this.bytes.offset();

@@ -4,6 +4,7 @@
  * (/Resources, /MediaBox, /CropBox, /Rotate) are written onto the page itself
  * first, so a page keeps its look wherever it moves.
  */
+import { duplicatePage } from './duplicate-page.js';
 import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from './lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -24,6 +25,7 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   const entries: PageEntry[] = [];
   const seen = new Set<PDFDict>();
+  const leaves = new Set<PDFDict>();
   const walk = (ref: PDFRef, node: PDFDict, inherited: Map<string, unknown>) => {
     if (seen.has(node)) return;
     seen.add(node);
@@ -35,11 +37,26 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
         const value = node.get(PDFName.of(key));
         if (value !== undefined) next.set(key, value);
       }
-      for (const kid of kids.asArray()) {
+      kids.asArray().forEach((kid, i) => {
+        if (kid instanceof PDFDict) {
+          // A page written directly into /Kids: give it an object of its own, as it needs to be referable.
+          kid = context.register(kid);
+          kids.set(i, kid);
+        }
         const kidDict = context.lookup(kid);
-        if (kid instanceof PDFRef && kidDict instanceof PDFDict) walk(kid, kidDict, next);
-        else if (damage) damage.missingKids++;
-      }
+        if (!(kid instanceof PDFRef) || !(kidDict instanceof PDFDict)) {
+          if (damage) damage.missingKids++;
+          return;
+        }
+        if (leaves.has(kidDict)) {
+          // The same page object listed twice: the second place gets its own copy.
+          const copy = duplicatePage(doc, { ref: kid, dict: kidDict });
+          kids.set(i, copy);
+          entries.push({ ref: copy, dict: context.lookup(copy) as PDFDict });
+          return;
+        }
+        walk(kid, kidDict, next);
+      });
       return;
     }
     for (const key of INHERITABLE) {
@@ -47,6 +64,7 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
     }
     if (!node.has(PDFName.of('MediaBox'))) node.set(PDFName.of('MediaBox'), context.obj(LETTER));
     if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
+    leaves.add(node);
     entries.push({ ref, dict: node });
   };
   const root = context.lookup(rootRef);

@@ -3,11 +3,12 @@ import { ValidationError } from '../../core/errors.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/arrange.js';
 import { openDocument, saveDocument } from '../../pdf/document.js';
+import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
 const removePages: Transform<typeof fields, 'document'> = async (values, { action }) => {
   const doc = await openDocument(values.file, { action });
-  const count = doc.getPageCount();
+  const count = pageEntries(doc).length;
   const removed = new Set(selectPages(values.pages, count, 'pages'));
   if (removed.size === count) {
     throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
