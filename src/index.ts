@@ -20,6 +20,11 @@ function library<A extends ActionDefinition<any, any>>(action: A): (input: Actio
   };
 }
 
+export const addPassword = library(catalog.addPassword);
+export const addRestrictions = library(catalog.addRestrictions);
+export const removePassword = library(catalog.removePassword);
+export const removeRestrictions = library(catalog.removeRestrictions);
+export const removeSignatures = library(catalog.removeSignatures);
 export const reorderPages = library(catalog.reorderPages);
 export const extractPages = library(catalog.extractPages);
 export const rotatePages = library(catalog.rotatePages);

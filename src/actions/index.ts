@@ -4,6 +4,11 @@
  * OpenAPI document and the library functions follow.
  */
 import type { AnyAction } from '../core/action.js';
+import addPassword from './add_password/action.js';
+import addRestrictions from './add_restrictions/action.js';
+import removePassword from './remove_password/action.js';
+import removeRestrictions from './remove_restrictions/action.js';
+import removeSignatures from './remove_signatures/action.js';
 import extractPages from './extract_pages/action.js';
 import mergeDocuments from './merge_documents/action.js';
 import removePages from './remove_pages/action.js';
@@ -12,6 +17,11 @@ import reversePages from './reverse_pages/action.js';
 import rotatePages from './rotate_pages/action.js';
 
 export const actions = [
+  addPassword,
+  addRestrictions,
+  removePassword,
+  removeRestrictions,
+  removeSignatures,
   reorderPages,
   extractPages,
   rotatePages,
@@ -30,4 +40,5 @@ export function findAction(name: string): AnyAction | undefined {
   return byName.get(name);
 }
 
+export { addPassword, addRestrictions, removePassword, removeRestrictions, removeSignatures };
 export { extractPages, mergeDocuments, removePages, reorderPages, reversePages, rotatePages };

@@ -7,8 +7,12 @@
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt, dropUnreachable } from './objects.js';
 import { pageEntries } from './page-tree.js';
-import { writeDocument } from './writer.js';
+import type { PdfPieces } from '../core/pdf-data.js';
+import { writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, restoreIndirectLengths } from './lib.js';
+import { parseDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
+import { authenticate } from './security/standard.js';
+import { encryptContext, type EncryptOptions } from './security/encrypt.js';
 
 export interface OpenOptions {
   /** The field the bytes came from, for messages (`file`, or `file` of merge). */
@@ -21,6 +25,12 @@ export interface OpenOptions {
   allowEncrypted?: boolean;
   /** Accept signed input (remove_signatures, remove_password, remove_restrictions). */
   allowSigned?: boolean;
+  /**
+   * Decrypt encrypted input with this password (owner or user; '' for a
+   * document that opens without one). A password that opens nothing throws
+   * WrongPasswordError, which the action turns into its own message.
+   */
+  password?: string;
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
@@ -65,9 +75,21 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   }
   let doc: PDFDocument;
   try {
-    doc = await loadPdf(bytes);
-  } catch {
+    doc = options.password !== undefined ? await loadDecrypted(bytes, options.password, field, describe(options)) : await loadPdf(bytes);
+  } catch (err) {
+    if (err instanceof ValidationError || err instanceof WrongPasswordError) throw err;
     throw ValidationError.field(field, `${which}${UNREADABLE}`);
+  }
+  // Before the page checks: an encrypted file's pages may sit in object streams that cannot be read without the key.
+  if (doc.isEncrypted && !options.allowEncrypted) {
+    const params = readEncryption(doc.context, field, describe(options));
+    const needsPassword = !params || !authenticate(params, '');
+    throw ValidationError.field(
+      field,
+      needsPassword
+        ? `${describe(options)} is password-protected: call remove_password with its password first, then ${options.action}`
+        : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
+    );
   }
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     throw ValidationError.field(field, `${which}${UNREADABLE} (it has no document catalog with a page tree)`);
@@ -77,15 +99,6 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   if (damage.missingKids > 0) {
     // Writing the pages that remain would silently lose the others.
     throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);
-  }
-  if (doc.isEncrypted && !options.allowEncrypted) {
-    const needsPassword = await requiresOpenPassword(bytes);
-    throw ValidationError.field(
-      field,
-      needsPassword
-        ? `${describe(options)} is password-protected: call remove_password with its password first, then ${options.action}`
-        : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
-    );
   }
   if (!options.allowSigned) {
     const signatures = countSignatures(doc);
@@ -111,13 +124,10 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
   return false;
 }
 
-async function requiresOpenPassword(bytes: Uint8Array): Promise<boolean> {
-  try {
-    await loadPdf(bytes, { password: '' });
-    return false;
-  } catch (err) {
-    return err instanceof Error && /NEEDS PASSWORD|Password incorrect/i.test(err.message);
-  }
+/** One parse with our security handler: decrypted with `password` when the file is encrypted (see security/decrypt.ts). */
+async function loadDecrypted(bytes: Uint8Array, password: string, field: string, which: string): Promise<PDFDocument> {
+  const { context } = await quietly(() => parseDecrypted(bytes, password, field, which));
+  return new (PDFDocument as unknown as new (context: unknown, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument)(context, true, false);
 }
 
 /**
@@ -151,15 +161,23 @@ export function countSignatures(doc: PDFDocument): number {
 export interface SaveOptions {
   /** Keep every object, reachable or not (default: drop the unreachable ones). */
   keepUnreachable?: boolean;
+  /** Encrypt the output (add_password, add_restrictions): every string and stream, see security/encrypt.ts. */
+  encrypt?: EncryptOptions;
 }
 
 /** Serializes a document the way every action writes its output. */
 export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}): Promise<Uint8Array> {
+  return (await saveDocumentPieces(doc, options)).join();
+}
+
+/** The same, without joining the output into one buffer (see PdfPieces). */
+export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   if (!options.keepUnreachable) dropUnreachable(doc.context);
   // pdf-lib's own save would also regenerate form field appearances (the
   // output must look as the input did) and copy stream data byte by byte.
   await doc.flush();
-  return writeDocument(doc.context);
+  if (options.encrypt) encryptContext(doc.context, options.encrypt);
+  return writeDocumentPieces(doc.context);
 }
 
 export { PDFArray, PDFRef };

@@ -1,0 +1,18 @@
+import type { Transform } from '../../core/action.js';
+import { openDocument, saveDocument } from '../../pdf/document.js';
+import { permissionValue } from '../../pdf/security/permissions.js';
+import type { fields } from './action.js';
+
+const addRestrictions: Transform<typeof fields, 'document'> = async (values, { action }) => {
+  const doc = await openDocument(values.file, { action });
+  return saveDocument(doc, {
+    encrypt: {
+      algorithm: values.encryption_algorithm,
+      userPassword: values.user_password ?? '',
+      ownerPassword: values.owner_password,
+      permissions: permissionValue(values),
+    },
+  });
+};
+
+export default addRestrictions;

@@ -1,0 +1,360 @@
+/**
+ * Reading encrypted documents in one pass of pdf-lib's parser.
+ *
+ * pdf-lib decrypts while it parses, through its JavaScript ciphers (about
+ * 10 MB/s for AES), and must parse a file twice to learn its /Encrypt
+ * dictionary first. Here the parser reads every object as it is in the file,
+ * but keeps object streams aside: their contents are encrypted and cannot be
+ * unpacked yet. Once the trailer is known, the password is checked, strings
+ * and streams are decrypted through node:crypto, and only then are the object
+ * streams unpacked, in file order, so that a later revision of an object still
+ * wins over an earlier one.
+ */
+import { ValidationError } from '../../core/errors.js';
+import {
+  PDFArray,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFObject,
+  PDFObjectStreamParser,
+  PDFParser,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  PDFString,
+  PDFXRefStreamParser,
+  restoreIndirectLengths,
+} from '../lib.js';
+import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
+
+/** The password opens neither as user nor as owner password. Never carries the password. */
+export class WrongPasswordError extends Error {
+  constructor() {
+    super('the password does not open the document');
+    this.name = 'WrongPasswordError';
+  }
+}
+
+const TYPE = PDFName.of('Type');
+const ENDOBJ = [...'endobj'].map((c) => c.charCodeAt(0));
+
+interface ParserInternals {
+  bytes: unknown;
+  context: PDFContext;
+  parseIndirectObject(): Promise<PDFRef>;
+  parseIndirectObjectHeader(): PDFRef;
+  skipWhitespaceAndComments(): void;
+  parseObject(ref?: PDFRef): PDFObject;
+  matchKeyword(keyword: number[]): boolean;
+}
+
+interface Deferred {
+  stream: PDFRawStream;
+  ref: PDFRef;
+  /** Position among the file's indirect objects, to keep "last one wins". */
+  seq: number;
+}
+
+/** Parses every object; object streams are returned unparsed, with where each top-level object came. */
+async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; deferred: Deferred[]; lastTopLevel: Map<number, number> }> {
+  const parser = PDFParser.forBytesWithOptions(bytes, Infinity, false, false, false);
+  const internals = parser as unknown as ParserInternals;
+  const deferred: Deferred[] = [];
+  const lastTopLevel = new Map<number, number>();
+  let seq = 0;
+  internals.parseIndirectObject = async function (this: ParserInternals): Promise<PDFRef> {
+    const ref = this.parseIndirectObjectHeader();
+    this.skipWhitespaceAndComments();
+    const object = this.parseObject(ref);
+    this.skipWhitespaceAndComments();
+    this.matchKeyword(ENDOBJ);
+    seq++;
+    const type = object instanceof PDFRawStream ? object.dict.lookup(TYPE) : undefined;
+    if (type === PDFName.of('ObjStm')) {
+      deferred.push({ stream: object as PDFRawStream, ref, seq });
+    } else {
+      if (type === PDFName.of('XRef')) PDFXRefStreamParser.forStream(object as PDFRawStream).parseIntoContext();
+      lastTopLevel.set(ref.objectNumber, seq);
+    }
+    this.context.assign(ref, object);
+    return ref;
+  };
+  const context = await parser.parseDocument();
+  return { context, deferred, lastTopLevel };
+}
+
+/** Unpacks object streams in file order; an object a later top-level revision replaced stays replaced. */
+async function unpackObjectStreams(context: PDFContext, deferred: Deferred[], lastTopLevel: Map<number, number>): Promise<void> {
+  for (const { stream, seq } of deferred) {
+    const keep: Array<[PDFRef, PDFObject]> = [];
+    for (const [number, at] of lastTopLevel) {
+      if (at > seq) {
+        const ref = PDFRef.of(number, 0);
+        const current = context.lookup(ref);
+        if (current) keep.push([ref, current]);
+      }
+    }
+    try {
+      await PDFObjectStreamParser.forStream(stream).parseIntoContext();
+    } catch {
+      // A damaged object stream loses its own objects only, as in pdf-lib.
+    }
+    for (const [ref, object] of keep) context.assign(ref, object);
+  }
+}
+
+const numberAt = (dict: PDFDict, key: string, fallback: number): number => {
+  const value = dict.lookup(PDFName.of(key));
+  return value instanceof PDFNumber ? value.asNumber() : fallback;
+};
+const nameAt = (dict: PDFDict, key: string, fallback: string): string => {
+  const value = dict.lookup(PDFName.of(key));
+  return value instanceof PDFName ? value.decodeText() : fallback;
+};
+const bytesAt = (dict: PDFDict, key: string): Uint8Array | undefined => {
+  const value = dict.lookup(PDFName.of(key));
+  return value instanceof PDFString || value instanceof PDFHexString ? value.asBytes() : undefined;
+};
+
+/** Describes the document's security handler for messages ("/Adobe.PubSec"). */
+export function securityHandlerName(context: PDFContext): string | undefined {
+  const encrypt = context.lookup(context.trailerInfo.Encrypt);
+  if (!(encrypt instanceof PDFDict)) return undefined;
+  return nameAt(encrypt, 'Filter', 'Standard');
+}
+
+/**
+ * The parameters of the document's /Encrypt dictionary, or undefined when it
+ * has none. A handler other than the standard one (certificates: /Adobe.PubSec),
+ * or a revision this code does not know, is a ValidationError on `field`.
+ */
+export function readEncryption(context: PDFContext, field: string, which: string): EncryptionParameters | undefined {
+  const encrypt = context.lookup(context.trailerInfo.Encrypt);
+  if (!(encrypt instanceof PDFDict)) return undefined;
+  const filter = nameAt(encrypt, 'Filter', 'Standard');
+  if (filter !== 'Standard') {
+    throw ValidationError.field(
+      field,
+      `${which} is encrypted with a certificate (security handler /${filter}); only password encryption (the standard security handler) is supported`,
+    );
+  }
+  const V = numberAt(encrypt, 'V', 0);
+  const R = numberAt(encrypt, 'R', 2);
+  const unsupported = (what: string) =>
+    ValidationError.field(field, `${which} uses ${what}, which is not supported; supported are RC4 (40 to 128 bits), AES-128 and AES-256 (revisions 2 to 6)`);
+  if (![1, 2, 4, 5].includes(V) || R < 2 || R > 6) throw unsupported(`an unknown encryption (/V ${V} /R ${R})`);
+  const ids = context.lookup(context.trailerInfo.ID);
+  const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
+  const id0 = first instanceof PDFString || first instanceof PDFHexString ? first.asBytes() : new Uint8Array(0);
+  const O = bytesAt(encrypt, 'O') ?? new Uint8Array(0);
+  const U = bytesAt(encrypt, 'U') ?? new Uint8Array(0);
+  const encryptMetadata = encrypt.lookup(PDFName.of('EncryptMetadata'))?.toString() !== 'false';
+  const filters = new Map<string, CipherMethod>([['Identity', 'None']]);
+  let stmF = 'Identity';
+  let strF = 'Identity';
+  let efF: string;
+  let keyLength: number;
+  if (V >= 4) {
+    const cf = encrypt.lookup(PDFName.of('CF'));
+    if (cf instanceof PDFDict) {
+      for (const [name, value] of cf.entries()) {
+        const filterDict = value instanceof PDFRef ? context.lookup(value) : value;
+        if (!(filterDict instanceof PDFDict) || name.decodeText() === 'Identity') continue;
+        const cfm = nameAt(filterDict, 'CFM', 'None');
+        const method: CipherMethod | undefined = cfm === 'V2' ? 'RC4' : cfm === 'AESV2' ? 'AESV2' : cfm === 'AESV3' ? 'AESV3' : cfm === 'None' ? 'None' : undefined;
+        if (!method) throw unsupported(`the crypt filter method /${cfm}`);
+        filters.set(name.decodeText(), method);
+      }
+    }
+    stmF = nameAt(encrypt, 'StmF', 'Identity');
+    strF = nameAt(encrypt, 'StrF', 'Identity');
+    efF = nameAt(encrypt, 'EFF', stmF);
+    keyLength = V === 5 ? 32 : Math.min(16, Math.max(5, Math.floor(numberAt(encrypt, 'Length', 128) / 8)));
+    for (const name of [stmF, strF, efF]) if (!filters.has(name)) throw unsupported(`the undefined crypt filter /${name}`);
+  } else {
+    filters.set('StdCF', 'RC4');
+    stmF = strF = efF = 'StdCF';
+    keyLength = V === 1 ? 5 : Math.min(16, Math.max(5, Math.floor(numberAt(encrypt, 'Length', 40) / 8)));
+  }
+  return {
+    filter, V, R, keyLength, O, U,
+    OE: bytesAt(encrypt, 'OE'),
+    UE: bytesAt(encrypt, 'UE'),
+    Perms: bytesAt(encrypt, 'Perms'),
+    P: numberAt(encrypt, 'P', -4) | 0,
+    encryptMetadata, filters, stmF, strF, efF, id0,
+  };
+}
+
+/** Literal-string form of raw bytes: backslash, parentheses and CR escaped, everything else as is. */
+export function literalString(bytes: Uint8Array): PDFString {
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i];
+    if (b === 0x5c) text += '\\\\';
+    else if (b === 0x28) text += '\\(';
+    else if (b === 0x29) text += '\\)';
+    else if (b === 0x0d) text += '\\r';
+    else text += String.fromCharCode(b);
+  }
+  return PDFString.of(text);
+}
+
+/** Signature dictionaries keep /Contents unencrypted (ISO 32000-2, 7.6.2; as pdfium and Acrobat do). */
+export function isSignatureDictionary(dict: PDFDict): boolean {
+  const type = dict.get(TYPE);
+  return (type === PDFName.of('Sig') || type === PDFName.of('DocTimeStamp')) && dict.has(PDFName.of('ByteRange'));
+}
+
+/**
+ * Replaces every string inside `root` (a dictionary, array, or stream
+ * dictionary) by `transform(bytes)`, in place.
+ */
+export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array) => Uint8Array): void {
+  const visit = (obj: PDFObject): PDFObject | undefined => {
+    if (obj instanceof PDFString || obj instanceof PDFHexString) return literalString(transform(obj.asBytes()));
+    if (obj instanceof PDFDict) {
+      const skipContents = isSignatureDictionary(obj);
+      for (const [key, value] of obj.entries()) {
+        if (skipContents && key === PDFName.of('Contents')) continue;
+        const replaced = visit(value);
+        if (replaced) obj.set(key, replaced);
+      }
+    } else if (obj instanceof PDFArray) {
+      for (let i = 0; i < obj.size(); i++) {
+        const replaced = visit(obj.get(i));
+        if (replaced) obj.set(i, replaced);
+      }
+    } else if (obj instanceof PDFStream) {
+      visit(obj.dict);
+    }
+    return undefined;
+  };
+  visit(root);
+}
+
+/** Every stream some file specification's /EF names: these use the /EFF crypt filter. */
+function embeddedFileStreams(context: PDFContext): Set<PDFObject> {
+  const found = new Set<PDFObject>();
+  const seen = new Set<PDFObject>();
+  const visit = (obj: PDFObject | undefined) => {
+    if (!obj || seen.has(obj)) return;
+    if (obj instanceof PDFDict) {
+      seen.add(obj);
+      const ef = obj.lookup(PDFName.of('EF'));
+      if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? context.lookup(value) ?? value : value);
+      for (const value of obj.values()) if (value instanceof PDFDict || value instanceof PDFArray) visit(value);
+    } else if (obj instanceof PDFArray) {
+      seen.add(obj);
+      for (const value of obj.asArray()) if (value instanceof PDFDict || value instanceof PDFArray) visit(value);
+    }
+  };
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    if (object instanceof PDFDict) visit(object);
+    else if (object instanceof PDFStream && object.dict.lookup(TYPE) === PDFName.of('EmbeddedFile')) found.add(object);
+  }
+  return found;
+}
+
+/** A stream's own /Crypt filter (first in /Filter), removed from the stream once honoured. */
+function takeCryptFilter(stream: PDFRawStream): string | undefined {
+  const filter = stream.dict.lookup(PDFName.of('Filter'));
+  const filters = filter instanceof PDFArray ? filter.asArray() : filter ? [filter] : [];
+  if (filters[0] !== PDFName.of('Crypt')) return undefined;
+  const parms = stream.dict.lookup(PDFName.of('DecodeParms'));
+  const first = parms instanceof PDFArray ? parms.lookup(0) : parms;
+  const name = first instanceof PDFDict ? first.lookup(PDFName.of('Name')) : undefined;
+  const rest = filters.slice(1);
+  if (rest.length === 0) stream.dict.delete(PDFName.of('Filter'));
+  else stream.dict.set(PDFName.of('Filter'), rest.length === 1 ? rest[0] : stream.dict.context.obj(rest));
+  if (parms instanceof PDFArray) {
+    const restParms = parms.asArray().slice(1);
+    if (restParms.length === 0) stream.dict.delete(PDFName.of('DecodeParms'));
+    else stream.dict.set(PDFName.of('DecodeParms'), restParms.length === 1 ? restParms[0] : stream.dict.context.obj(restParms));
+  } else if (parms) stream.dict.delete(PDFName.of('DecodeParms'));
+  return name instanceof PDFName ? name.decodeText() : 'Identity';
+}
+
+export interface LoadedContext {
+  context: PDFContext;
+  /** The input's encryption, when it had one (it is gone from the context). */
+  encryption?: EncryptionParameters;
+}
+
+/**
+ * Parses a document and, when it is encrypted, decrypts it with `password`
+ * (owner or user). Throws WrongPasswordError when the password opens
+ * nothing, a ValidationError on `field` for an unsupported handler, and
+ * anything else when the file cannot be parsed.
+ */
+export async function parseDecrypted(bytes: Uint8Array, password: string, field: string, which: string): Promise<LoadedContext> {
+  const { context, deferred, lastTopLevel } = await parseRaw(bytes);
+  const params = readEncryption(context, field, which);
+  if (!params) {
+    await unpackObjectStreams(context, deferred, lastTopLevel);
+    return { context };
+  }
+  const fileKey = authenticate(params, password);
+  if (!fileKey) throw new WrongPasswordError();
+
+  const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
+  const strMethod = params.filters.get(params.strF)!;
+  const stmMethod = params.filters.get(params.stmF)!;
+  const keyFor = (ref: PDFRef, method: CipherMethod) => objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
+
+  // Strings of the objects outside object streams (those inside are plain once their stream is decrypted).
+  if (strMethod !== 'None') {
+    for (const [ref, object] of context.enumerateIndirectObjects()) {
+      if (ref === encryptRef || (object instanceof PDFRawStream && object.dict.lookup(TYPE) === PDFName.of('XRef'))) continue;
+      if (!(object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream || object instanceof PDFString || object instanceof PDFHexString)) continue;
+      const key = keyFor(ref, strMethod);
+      if (object instanceof PDFString || object instanceof PDFHexString) {
+        context.assign(ref, literalString(decryptData(strMethod, key, object.asBytes())));
+      } else {
+        transformStrings(object, (data) => decryptData(strMethod, key, data));
+      }
+    }
+  }
+
+  // Object streams: decrypted as streams, then unpacked; their objects are not decrypted again.
+  for (const { stream, ref } of deferred) {
+    restoreIndirectLengths(stream);
+    const own = takeCryptFilter(stream);
+    const method = own !== undefined ? params.filters.get(own) ?? 'None' : stmMethod;
+    setContents(stream, decryptData(method, keyFor(ref, method), contentsOf(stream)));
+  }
+  await unpackObjectStreams(context, deferred, lastTopLevel);
+
+  // Every other stream, under its crypt filter.
+  const embedded = embeddedFileStreams(context);
+  const efMethod = params.filters.get(params.efF)!;
+  const objStms = new Set<PDFObject>(deferred.map((d) => d.stream));
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || objStms.has(object)) continue;
+    const type = object.dict.lookup(TYPE);
+    if (type === PDFName.of('XRef')) continue;
+    restoreIndirectLengths(object);
+    const own = takeCryptFilter(object);
+    let method: CipherMethod;
+    if (own !== undefined) method = params.filters.get(own) ?? 'None';
+    else if (type === PDFName.of('Metadata') && !params.encryptMetadata) method = 'None';
+    else if (embedded.has(object)) method = efMethod;
+    else method = stmMethod;
+    if (method !== 'None') setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
+  }
+
+  if (encryptRef) context.delete(encryptRef);
+  delete context.trailerInfo.Encrypt;
+  return { context, encryption: params };
+}
+
+function contentsOf(stream: PDFRawStream): Uint8Array {
+  return stream.contents;
+}
+
+function setContents(stream: PDFRawStream, contents: Uint8Array): void {
+  (stream as unknown as { contents: Uint8Array }).contents = contents;
+}

@@ -1,0 +1,118 @@
+/**
+ * Encrypting a document before it is written: every string and every stream
+ * of every object, through node:crypto, each with its own random IV.
+ *
+ * pdf-lib's encrypt() is not used: it encrypts streams only (strings stay in
+ * clear text outside object streams) and runs AES in JavaScript. The output
+ * is written by our writer, without object streams, so every object and each
+ * of its strings is encrypted on its own, as the standard requires.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  PDFArray,
+  PDFContext,
+  PDFDict,
+  PDFHeader,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFObject,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  PDFString,
+} from '../lib.js';
+import { literalString, transformStrings } from './decrypt.js';
+import { encryptData, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
+
+export interface EncryptOptions {
+  algorithm: Algorithm;
+  /** Empty: anyone may open the document (restrictions only). */
+  userPassword: string;
+  ownerPassword: string;
+  /** /P, from permissionValue(). */
+  permissions: number;
+}
+
+interface StreamInternals {
+  getContents(): Uint8Array;
+  updateDict?(): void;
+}
+
+const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('hex'));
+
+/** The file identifier: kept when the document has one, else 16 fresh random bytes (twice). */
+function fileId(context: PDFContext): Uint8Array {
+  const ids = context.lookup(context.trailerInfo.ID);
+  const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
+  if ((first instanceof PDFString || first instanceof PDFHexString) && first.asBytes().length > 0) return first.asBytes();
+  const id = randomBytes(16);
+  context.trailerInfo.ID = context.obj([hex(id), hex(id)]);
+  return id;
+}
+
+/** Raises the header to the version the encryption needs (AES-128: 1.6; AES-256: 1.7 with Adobe extension level 8). */
+function raiseVersion(context: PDFContext, algorithm: Algorithm): void {
+  const [major, minor] = context.header.getVersionString().split('.').map(Number);
+  const version = major * 10 + minor;
+  const needed = algorithm === 'AES-128' ? 16 : 17;
+  if (version < needed) context.header = PDFHeader.forVersion(1, needed % 10);
+  if (algorithm === 'AES-256' && version < 20) {
+    const catalog = context.lookup(context.trailerInfo.Root);
+    if (!(catalog instanceof PDFDict)) return;
+    const existing = catalog.lookup(PDFName.of('Extensions'));
+    const extensions = existing instanceof PDFDict ? existing : (context.obj({}) as PDFDict);
+    extensions.set(PDFName.of('ADBE'), context.obj({ BaseVersion: PDFName.of('1.7'), ExtensionLevel: 8 }));
+    catalog.set(PDFName.of('Extensions'), extensions);
+  }
+}
+
+/** Encrypts the context in place and sets its /Encrypt and /ID; write it with writeDocument afterwards. */
+export function encryptContext(context: PDFContext, options: EncryptOptions): void {
+  raiseVersion(context, options.algorithm);
+  const id0 = fileId(context);
+  const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
+  const method = params.filters.get(params.stmF)!;
+  const ivs = new IvSource();
+
+  for (const [ref, object] of context.enumerateIndirectObjects()) {
+    const key = objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
+    const encrypt = (data: Uint8Array) => encryptData(method, key, data, ivs);
+    if (object instanceof PDFString || object instanceof PDFHexString) {
+      context.assign(ref, literalString(encrypt(object.asBytes())));
+    } else if (object instanceof PDFStream) {
+      const type = object.dict.lookup(PDFName.of('Type'));
+      if (type === PDFName.of('XRef') || type === PDFName.of('ObjStm')) {
+        // Unpacked when read; the writer leaves them out.
+        continue;
+      }
+      const stream = object as unknown as StreamInternals;
+      const contents = stream.getContents();
+      stream.updateDict?.();
+      transformStrings(object.dict, encrypt);
+      const encrypted = PDFRawStream.of(object.dict, encrypt(contents));
+      context.assign(ref, encrypted);
+    } else if (object instanceof PDFDict || object instanceof PDFArray) {
+      transformStrings(object, encrypt);
+    }
+  }
+
+  const dict: Record<string, PDFObject> = {
+    Filter: PDFName.of('Standard'),
+    V: PDFNumber.of(params.V),
+    R: PDFNumber.of(params.R),
+    Length: PDFNumber.of(params.keyLength * 8),
+    CF: context.obj({ StdCF: { AuthEvent: 'DocOpen', CFM: method, Length: params.keyLength } }),
+    StmF: PDFName.of('StdCF'),
+    StrF: PDFName.of('StdCF'),
+    O: hex(params.O),
+    U: hex(params.U),
+    P: PDFNumber.of(params.P),
+    EncryptMetadata: context.obj(true),
+  };
+  if (params.OE) dict.OE = hex(params.OE);
+  if (params.UE) dict.UE = hex(params.UE);
+  if (params.Perms) dict.Perms = hex(params.Perms);
+  const encryptRef: PDFRef = context.register(context.obj(dict));
+  context.trailerInfo.Encrypt = encryptRef;
+}

@@ -1,0 +1,313 @@
+/**
+ * The standard security handler (ISO 32000-2, 7.6.4): reading an /Encrypt
+ * dictionary, checking a password against it, deriving the file key, and
+ * making the dictionary of a new encryption. Revisions 2 to 4 (MD5 and RC4,
+ * AES-128) and 5 and 6 (SHA-2, AES-256). All hashing and AES go through
+ * node:crypto; RC4 is ours (see rc4.ts). Secrets are compared with
+ * crypto.timingSafeEqual, and nothing here ever puts a password in a message.
+ */
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { rc4 } from './rc4.js';
+
+/** How strings or streams under one crypt filter are encrypted. */
+export type CipherMethod = 'None' | 'RC4' | 'AESV2' | 'AESV3';
+
+/** What an /Encrypt dictionary says, as plain values. */
+export interface EncryptionParameters {
+  /** /Filter: `Standard`, or another handler (public-key handlers are not supported). */
+  filter: string;
+  V: number;
+  R: number;
+  /** File key length in bytes (5 to 16 for RC4 and AES-128, 32 for AES-256). */
+  keyLength: number;
+  O: Uint8Array;
+  U: Uint8Array;
+  OE?: Uint8Array;
+  UE?: Uint8Array;
+  Perms?: Uint8Array;
+  P: number;
+  encryptMetadata: boolean;
+  /** Method per crypt filter name (`Identity` is always `None`). */
+  filters: Map<string, CipherMethod>;
+  /** Crypt filter names for streams, strings and embedded files. */
+  stmF: string;
+  strF: string;
+  efF: string;
+  /** The first element of the trailer /ID (revisions 2 to 4 hash it into the key). */
+  id0: Uint8Array;
+}
+
+export const PASSWORD_PADDING = Uint8Array.from([
+  0x28, 0xbf, 0x4e, 0x5e, 0x4e, 0x75, 0x8a, 0x41, 0x64, 0x00, 0x4e, 0x56, 0xff, 0xfa, 0x01, 0x08,
+  0x2e, 0x2e, 0x00, 0xb6, 0xd0, 0x68, 0x3e, 0x80, 0x2f, 0x0c, 0xa9, 0xfe, 0x64, 0x53, 0x69, 0x7a,
+]);
+
+const md5 = (...parts: Uint8Array[]): Buffer => {
+  const h = createHash('md5');
+  for (const part of parts) h.update(part);
+  return h.digest();
+};
+
+const sha = (algorithm: 'sha256' | 'sha384' | 'sha512', ...parts: Uint8Array[]): Buffer => {
+  const h = createHash(algorithm);
+  for (const part of parts) h.update(part);
+  return h.digest();
+};
+
+function int32le(value: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(value | 0);
+  return b;
+}
+
+/** Constant-time equality of two byte strings (lengths are not secret). */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Password bytes padded or cut to 32 with the standard padding (algorithm 2, step a). */
+function padPassword(password: Uint8Array): Buffer {
+  const out = Buffer.alloc(32);
+  const n = Math.min(32, password.length);
+  out.set(password.subarray(0, n));
+  out.set(PASSWORD_PADDING.subarray(0, 32 - n), n);
+  return out;
+}
+
+const NON_ASCII_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
+const MAPPED_TO_NOTHING = /[\u00ad\u034f\u1806\u180b-\u180d\u200b-\u200d\u2060\ufe00-\ufe0f\ufeff]/g;
+
+/**
+ * Revisions 5 and 6: the password is SASLprep'd (RFC 4013), as UTF-8, cut to
+ * 127 bytes. This applies its mapping and normalisation steps (spaces,
+ * characters mapped to nothing, NFKC); for printable ASCII it is the identity.
+ */
+export function aesPasswordBytes(password: string): Buffer {
+  const prepared = password.replace(NON_ASCII_SPACE, ' ').replace(MAPPED_TO_NOTHING, '').normalize('NFKC');
+  const bytes = Buffer.from(prepared, 'utf8');
+  return bytes.subarray(0, Math.min(127, bytes.length));
+}
+
+/**
+ * Revisions 2 to 4 take the password in PDFDocEncoding (Latin-1 for what a
+ * keyboard types) and use its first 32 bytes. A password outside Latin-1 is
+ * also tried as UTF-8, which is what some writers stored.
+ */
+export function rc4PasswordCandidates(password: string): Buffer[] {
+  const candidates: Buffer[] = [];
+  if (/^[\u0000-\u00ff]*$/.test(password)) candidates.push(Buffer.from(password, 'latin1'));
+  const utf8 = Buffer.from(password, 'utf8');
+  if (!candidates.some((c) => c.equals(utf8))) candidates.push(utf8);
+  return candidates.map((c) => c.subarray(0, Math.min(32, c.length)));
+}
+
+// ---------------------------------------------------------------------------
+// Revisions 2 to 4
+
+/** Algorithm 2: the file key from a (user) password. */
+function fileKeyR4(params: EncryptionParameters, password: Uint8Array): Buffer {
+  const n = params.R === 2 ? 5 : params.keyLength;
+  const parts = [padPassword(password), params.O.subarray(0, 32), int32le(params.P), params.id0];
+  if (params.R >= 4 && !params.encryptMetadata) parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
+  let digest = md5(...parts);
+  if (params.R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest.subarray(0, n));
+  return digest.subarray(0, n);
+}
+
+function xorKey(key: Uint8Array, i: number): Uint8Array {
+  const out = new Uint8Array(key.length);
+  for (let k = 0; k < key.length; k++) out[k] = key[k] ^ i;
+  return out;
+}
+
+/** Algorithms 4 and 5: the /U value for a file key (R3+: 16 significant bytes). */
+function userValueR4(params: Pick<EncryptionParameters, 'R' | 'id0'>, key: Uint8Array): Uint8Array {
+  if (params.R === 2) return rc4(key, PASSWORD_PADDING);
+  let x = rc4(key, md5(PASSWORD_PADDING, params.id0));
+  for (let i = 1; i <= 19; i++) x = rc4(xorKey(key, i), x);
+  return x;
+}
+
+/** Algorithm 3, steps a to d: the RC4 key that encrypts the padded user password into /O. */
+function ownerKeyR4(R: number, keyLength: number, ownerPassword: Uint8Array): Buffer {
+  const n = R === 2 ? 5 : keyLength;
+  let digest = md5(padPassword(ownerPassword));
+  if (R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest);
+  return digest.subarray(0, n);
+}
+
+/** Algorithm 6: the file key when `password` is the user password, else undefined. */
+function authenticateUserR4(params: EncryptionParameters, password: Uint8Array): Buffer | undefined {
+  const key = fileKeyR4(params, password);
+  const expected = userValueR4(params, key);
+  const significant = params.R === 2 ? 32 : 16;
+  if (params.U.length < significant) return undefined;
+  return sameBytes(expected.subarray(0, significant), params.U.subarray(0, significant)) ? key : undefined;
+}
+
+/** Algorithm 7: the file key when `password` is the owner password, else undefined. */
+function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array): Buffer | undefined {
+  const key = ownerKeyR4(params.R, params.keyLength, password);
+  let user: Uint8Array = params.O.subarray(0, 32);
+  if (params.R === 2) user = rc4(key, user);
+  else for (let i = 19; i >= 0; i--) user = rc4(xorKey(key, i), user);
+  return authenticateUserR4(params, user);
+}
+
+// ---------------------------------------------------------------------------
+// Revisions 5 and 6
+
+function aesNoPadding(mode: 'encrypt' | 'decrypt', algorithm: string, key: Uint8Array, iv: Uint8Array | null, data: Uint8Array): Buffer {
+  const cipher = mode === 'encrypt' ? createCipheriv(algorithm, key, iv) : createDecipheriv(algorithm, key, iv);
+  cipher.setAutoPadding(false);
+  return Buffer.concat([cipher.update(data), cipher.final()]);
+}
+
+/** Algorithm 2.B (revision 6); revision 5 is its first SHA-256 alone. */
+function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint8Array = new Uint8Array(0)): Buffer {
+  let k = sha('sha256', password, salt, userKey);
+  if (R === 5) return k;
+  let e: Buffer = Buffer.alloc(0);
+  for (let round = 0; round < 64 || e[e.length - 1] > round - 32; round++) {
+    const block = Buffer.concat([password, k, userKey]);
+    const k1 = Buffer.alloc(block.length * 64);
+    for (let i = 0; i < 64; i++) block.copy(k1, i * block.length);
+    e = aesNoPadding('encrypt', 'aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32), k1);
+    let sum = 0;
+    for (let i = 0; i < 16; i++) sum += e[i];
+    k = sha((['sha256', 'sha384', 'sha512'] as const)[sum % 3], e);
+  }
+  return k.subarray(0, 32);
+}
+
+/** Algorithm 2.A: the file key when `password` is the owner or the user password. */
+function authenticateR6(params: EncryptionParameters, password: Buffer): Buffer | undefined {
+  const { O, U, OE, UE, R } = params;
+  if (O.length < 48 || U.length < 48) return undefined;
+  const zeroIv = Buffer.alloc(16);
+  const u48 = U.subarray(0, 48);
+  if (OE && OE.length >= 32 && sameBytes(hashR6(R, password, O.subarray(32, 40), u48), O.subarray(0, 32))) {
+    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, O.subarray(40, 48), u48), zeroIv, OE.subarray(0, 32));
+  }
+  if (UE && UE.length >= 32 && sameBytes(hashR6(R, password, U.subarray(32, 40)), U.subarray(0, 32))) {
+    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, U.subarray(40, 48)), zeroIv, UE.subarray(0, 32));
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+
+/**
+ * The file key that `password` (owner or user) opens, or undefined when it
+ * opens nothing. Every candidate encoding is tried; none is short-circuited
+ * on a partial match.
+ */
+export function authenticate(params: EncryptionParameters, password: string): Uint8Array | undefined {
+  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password));
+  for (const candidate of rc4PasswordCandidates(password)) {
+    const key = authenticateUserR4(params, candidate) ?? authenticateOwnerR4(params, candidate);
+    if (key) return key;
+  }
+  return undefined;
+}
+
+/** The key for one object's strings and streams (algorithm 1; revisions 5 and 6 use the file key itself). */
+export function objectKey(fileKey: Uint8Array, method: CipherMethod, objectNumber: number, generation: number): Uint8Array {
+  if (method === 'AESV3') return fileKey;
+  const salt = method === 'AESV2' ? [0x73, 0x41, 0x6c, 0x54] : [];
+  const suffix = Uint8Array.from([
+    objectNumber & 0xff, (objectNumber >> 8) & 0xff, (objectNumber >> 16) & 0xff,
+    generation & 0xff, (generation >> 8) & 0xff,
+    ...salt,
+  ]);
+  return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16));
+}
+
+/** Decrypts one string or stream. Damaged AES data (short, unpadded) is decrypted as far as it goes. */
+export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array): Uint8Array {
+  if (method === 'None') return data;
+  if (method === 'RC4') return rc4(key, data);
+  if (data.length < 32) {
+    // An IV and at least one block; an empty string is written as the IV and one block of padding.
+    if (data.length < 16 + 16) return new Uint8Array(0);
+  }
+  const body = data.subarray(16, 16 + Math.floor((data.length - 16) / 16) * 16);
+  const plain = aesNoPadding('decrypt', method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, data.subarray(0, 16), body);
+  const pad = plain[plain.length - 1];
+  if (pad >= 1 && pad <= 16 && pad <= plain.length) {
+    let valid = true;
+    for (let i = plain.length - pad; i < plain.length; i++) if (plain[i] !== pad) valid = false;
+    if (valid) return plain.subarray(0, plain.length - pad);
+  }
+  return plain;
+}
+
+/** A cheap source of IVs: random bytes drawn from the CSPRNG in blocks. */
+export class IvSource {
+  private pool = Buffer.alloc(0);
+  next(): Buffer {
+    if (this.pool.length < 16) this.pool = randomBytes(16 * 256);
+    const iv = this.pool.subarray(0, 16);
+    this.pool = this.pool.subarray(16);
+    return iv;
+  }
+}
+
+/** Encrypts one string or stream: AES gets a fresh random IV in front of the PKCS#7-padded data. */
+export function encryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, ivs: IvSource): Uint8Array {
+  if (method === 'None') return data;
+  if (method === 'RC4') return rc4(key, data);
+  const iv = ivs.next();
+  const cipher = createCipheriv(method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, iv);
+  return Buffer.concat([iv, cipher.update(data), cipher.final()]);
+}
+
+// ---------------------------------------------------------------------------
+// New encryption
+
+export type Algorithm = 'AES-128' | 'AES-256';
+
+export interface NewEncryption {
+  params: EncryptionParameters;
+  fileKey: Uint8Array;
+}
+
+/**
+ * The parameters and file key of a new encryption: AES-128 is V4/R4 with the
+ * AESV2 crypt filter, AES-256 is V5/R6 with AESV3. Keys, salts and the
+ * padding of /U come from crypto.randomBytes.
+ */
+export function newEncryption(algorithm: Algorithm, userPassword: string, ownerPassword: string, P: number, id0: Uint8Array): NewEncryption {
+  if (algorithm === 'AES-128') {
+    const user = Buffer.from(userPassword, 'latin1').subarray(0, 32);
+    const owner = Buffer.from(ownerPassword, 'latin1').subarray(0, 32);
+    let O: Uint8Array = padPassword(user);
+    const ownerKey = ownerKeyR4(4, 16, owner);
+    for (let i = 0; i <= 19; i++) O = rc4(xorKey(ownerKey, i), O);
+    const params: EncryptionParameters = {
+      filter: 'Standard', V: 4, R: 4, keyLength: 16, O, U: new Uint8Array(32), P, encryptMetadata: true,
+      filters: new Map([['StdCF', 'AESV2']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
+    };
+    const fileKey = fileKeyR4(params, user);
+    params.U = Buffer.concat([userValueR4(params, fileKey), randomBytes(16)]);
+    return { params, fileKey };
+  }
+  const fileKey = randomBytes(32);
+  const user = aesPasswordBytes(userPassword);
+  const owner = aesPasswordBytes(ownerPassword);
+  const zeroIv = Buffer.alloc(16);
+  const userSalts = randomBytes(16);
+  const U = Buffer.concat([hashR6(6, user, userSalts.subarray(0, 8)), userSalts]);
+  const UE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, user, userSalts.subarray(8, 16)), zeroIv, fileKey);
+  const ownerSalts = randomBytes(16);
+  const O = Buffer.concat([hashR6(6, owner, ownerSalts.subarray(0, 8), U), ownerSalts]);
+  const OE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, owner, ownerSalts.subarray(8, 16), U), zeroIv, fileKey);
+  // /Perms: P, then 0xFFFFFFFF, 'T' (metadata encrypted), 'adb', four random bytes; AES-256-ECB.
+  const perms = Buffer.concat([int32le(P), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), randomBytes(4)]);
+  const Perms = aesNoPadding('encrypt', 'aes-256-ecb', fileKey, null, perms);
+  const params: EncryptionParameters = {
+    filter: 'Standard', V: 5, R: 6, keyLength: 32, O, U, OE, UE, Perms, P, encryptMetadata: true,
+    filters: new Map([['StdCF', 'AESV3']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
+  };
+  return { params, fileKey };
+}
