@@ -9,7 +9,8 @@ import { kebabName, type AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
 import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
-import { runValidated, validateInput } from '../core/run.js';
+import { PdfPieces } from '../core/pdf-data.js';
+import { runValidatedPieces, validateInput } from '../core/run.js';
 import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
@@ -120,10 +121,11 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   }
   const raw = await collectRawValues(action, inputName, positional, options);
   const values = validateInput(action, raw);
-  const result = await runValidated(action, values);
+  const result = await runValidatedPieces(action, values);
   if (result.output === 'document') {
-    if (output === undefined) await writeStdout(result.bytes);
-    else await writeFileAtomically(output, result.bytes);
+    const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
+    if (output === undefined) await writeStdout(pieces);
+    else await writeFileAtomically(output, pieces);
     return;
   }
   if (output !== undefined) {
@@ -135,5 +137,5 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
     throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
   }
   const packaged = await packageDocuments(result.documents, packaging);
-  await writeStdout(packaged.body);
+  await writeStdout([packaged.body]);
 }

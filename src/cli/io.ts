@@ -4,7 +4,7 @@
  * never leaves a partial file behind.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 
@@ -44,11 +44,16 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-/** Writes bytes to `path` atomically (temporary file, then rename). */
-export async function writeFileAtomically(path: string, bytes: Uint8Array): Promise<void> {
+/** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
+export async function writeFileAtomically(path: string, pieces: readonly Uint8Array[]): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
   try {
-    await writeFile(temporary, bytes, { flag: 'wx' });
+    const handle = await open(temporary, 'wx');
+    try {
+      await writeAll(handle, pieces);
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
   } catch (err) {
     await rm(temporary, { force: true });
@@ -56,10 +61,41 @@ export async function writeFileAtomically(path: string, bytes: Uint8Array): Prom
   }
 }
 
-export async function writeStdout(bytes: Uint8Array): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    process.stdout.write(bytes, (err) => (err ? reject(err) : resolve()));
-  });
+/** writev takes at most IOV_MAX (1024) buffers at a time. */
+async function writeAll(handle: FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+  for (let i = 0; i < pieces.length; i += 1024) {
+    const batch = pieces.slice(i, i + 1024);
+    let { bytesWritten } = await handle.writev(batch as Uint8Array[]);
+    const total = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
+    // A short write: finish the rest piece by piece.
+    if (bytesWritten < total) {
+      for (const piece of batch) {
+        if (bytesWritten >= piece.byteLength) {
+          bytesWritten -= piece.byteLength;
+          continue;
+        }
+        await handle.write(piece.subarray(bytesWritten));
+        bytesWritten = 0;
+      }
+    }
+  }
+}
+
+let stdoutGuarded = false;
+
+export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> {
+  if (!stdoutGuarded) {
+    stdoutGuarded = true;
+    // A reader that stops early (`| head -c 100`) closes the pipe: end quietly, as shell tools do.
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(1);
+      throw err;
+    });
+  }
+  for (const piece of pieces) {
+    if (!process.stdout.write(piece)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+  }
+  await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }
 
 /**

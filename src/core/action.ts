@@ -7,6 +7,7 @@
  * listing actions or printing help never loads the PDF library.
  */
 import type { FieldInput, FieldMap, FieldValues } from './fields.js';
+import type { PdfData } from './pdf-data.js';
 
 /** One output document of a split action. */
 export interface NamedDocument {
@@ -24,7 +25,7 @@ export interface TransformContext {
 export type Transform<M extends FieldMap, O extends ActionOutput> = (
   values: FieldValues<M>,
   context: TransformContext,
-) => Promise<O extends 'document' ? Uint8Array : Uint8Array[]>;
+) => Promise<O extends 'document' ? PdfData : Uint8Array[]>;
 
 export interface ActionDefinition<M extends FieldMap = FieldMap, O extends ActionOutput = ActionOutput> {
   /** API name, also the route (`POST /v1/<name>`) and a CLI alias. */

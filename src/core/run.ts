@@ -5,6 +5,7 @@
  */
 import type { AnyAction, NamedDocument } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
+import { joinPdf, type PdfData } from './pdf-data.js';
 
 export type ActionResult =
   | { output: 'document'; bytes: Uint8Array }
@@ -19,9 +20,18 @@ export function validateInput(action: AnyAction, raw: RawValues): Record<string,
 
 /** Runs an action on values that validateInput has already checked. */
 export async function runValidated(action: AnyAction, values: Record<string, unknown>): Promise<ActionResult> {
+  const result = await runValidatedPieces(action, values);
+  return result.output === 'document' ? { output: 'document', bytes: joinPdf(result.data) } : result;
+}
+
+/** The same, leaving a single output as the pieces it was written in (the CLI writes them without joining). */
+export async function runValidatedPieces(
+  action: AnyAction,
+  values: Record<string, unknown>,
+): Promise<{ output: 'document'; data: PdfData } | { output: 'documents'; documents: NamedDocument[] }> {
   const { default: transform } = await action.transform();
   const result = await transform(values as never, { action: action.name });
-  if (action.output === 'document') return { output: 'document', bytes: result as Uint8Array };
+  if (action.output === 'document') return { output: 'document', data: result as PdfData };
   return { output: 'documents', documents: (result as Uint8Array[]).map((bytes, i) => ({ name: partName(i), bytes })) };
 }
 

@@ -6,6 +6,7 @@
  * bytes already in memory, joined once at the end, under a classic
  * cross-reference table.
  */
+import { PdfPieces } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
 
 const encoder = new TextEncoder();
@@ -27,6 +28,11 @@ interface StreamInternals {
 }
 
 export function writeDocument(context: PDFContext): Uint8Array {
+  return writeDocumentPieces(context).join();
+}
+
+/** The document as pieces: stream data stays as views of the bytes already in memory. */
+export function writeDocumentPieces(context: PDFContext): PdfPieces {
   const chunks: Uint8Array[] = [];
   let offset = 0;
   const push = (bytes: Uint8Array) => {
@@ -63,7 +69,7 @@ export function writeDocument(context: PDFContext): Uint8Array {
   push(encoder.encode('trailer\n'));
   push(serialize(trailerDict(context, size)));
   push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
-  return Buffer.concat(chunks, offset);
+  return new PdfPieces(chunks, offset);
 }
 
 /**

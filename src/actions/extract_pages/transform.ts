@@ -1,7 +1,7 @@
 import type { Transform } from '../../core/action.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/arrange.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
@@ -9,7 +9,7 @@ const extractPages: Transform<typeof fields, 'document'> = async (values, { acti
   const doc = await openDocument(values.file, { action });
   const count = pageEntries(doc).length;
   if (values.pages !== undefined) arrangePages(doc, selectPages(values.pages, count, 'pages'));
-  return saveDocument(doc);
+  return saveDocumentPieces(doc);
 };
 
 export default extractPages;

@@ -1,5 +1,5 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { mergeInto } from '../../pdf/merge.js';
 import type { fields } from './action.js';
 
@@ -8,7 +8,7 @@ const mergeDocuments: Transform<typeof fields, 'document'> = async (values, { ac
   for (const [i, bytes] of values.file.entries()) {
     docs.push(await openDocument(bytes, { action, position: values.file.length > 1 ? i + 1 : undefined }));
   }
-  return saveDocument(mergeInto(docs));
+  return saveDocumentPieces(mergeInto(docs));
 };
 
 export default mergeDocuments;

@@ -2,7 +2,7 @@ import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/arrange.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
@@ -14,7 +14,7 @@ const removePages: Transform<typeof fields, 'document'> = async (values, { actio
     throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
   }
   arrangePages(doc, [...Array(count).keys()].filter((i) => !removed.has(i)));
-  return saveDocument(doc);
+  return saveDocumentPieces(doc);
 };
 
 export default removePages;

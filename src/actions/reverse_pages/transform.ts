@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { arrangePages } from '../../pdf/arrange.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
@@ -8,7 +8,7 @@ const reversePages: Transform<typeof fields, 'document'> = async (values, { acti
   const doc = await openDocument(values.file, { action });
   const count = pageEntries(doc).length;
   arrangePages(doc, Array.from({ length: count }, (_, i) => count - 1 - i));
-  return saveDocument(doc);
+  return saveDocumentPieces(doc);
 };
 
 export default reversePages;

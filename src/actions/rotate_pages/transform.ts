@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { selectPages } from '../../core/pages.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { effectiveRotation, pageEntries, setRotation } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
@@ -12,7 +12,7 @@ const rotatePages: Transform<typeof fields, 'document'> = async (values, { actio
     const page = pages[index].dict;
     setRotation(page, effectiveRotation(page) + values.angle);
   }
-  return saveDocument(doc);
+  return saveDocumentPieces(doc);
 };
 
 export default rotatePages;
