@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SIGNED_OUTPUTS, buildSignedFixtures } from './fixtures-signing.mjs';
 // @cantoo/pdf-lib is imported lazily (see the bottom of this file), so the
 // up-to-date check stays fast.
 let PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFString, StandardFonts, degrees, rgb;
@@ -49,6 +50,7 @@ const OUTPUTS = [
   'header-only.pdf',
   'merge-a.pdf',
   'merge-b.pdf',
+  ...SIGNED_OUTPUTS,
 ];
 
 // ---------------------------------------------------------------------------
@@ -679,10 +681,13 @@ async function buildAll() {
 
   await buildMerge('merge-a.pdf', 'A', 2, LETTER);
   await buildMerge('merge-b.pdf', 'B', 3, A4);
+
+  // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).
+  await buildSignedFixtures({ lib: await import('@cantoo/pdf-lib'), newDoc, addMarkedPages, addAnnot, finishForm, writeOut, LETTER, signerKeyCache: join(OUT, 'test-signer-key.pem') });
 }
 
 function upToDate() {
-  const scriptTime = statSync(SCRIPT).mtimeMs;
+  const scriptTime = Math.max(statSync(SCRIPT).mtimeMs, statSync(join(dirname(SCRIPT), 'fixtures-signing.mjs')).mtimeMs);
   return OUTPUTS.every((name) => {
     const file = join(OUT, name);
     return existsSync(file) && statSync(file).mtimeMs >= scriptTime;

@@ -1,11 +1,11 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { ALL_PERMISSIONS } from '../../pdf/security/permissions.js';
 import type { fields } from './action.js';
 
 const addPassword: Transform<typeof fields, 'document'> = async (values, { action }) => {
   const doc = await openDocument(values.file, { action });
-  return saveDocument(doc, {
+  return saveDocumentPieces(doc, {
     encrypt: {
       algorithm: values.encryption_algorithm,
       userPassword: values.password,

@@ -1,13 +1,13 @@
 import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { WrongPasswordError } from '../../pdf/security/decrypt.js';
 import type { fields } from './action.js';
 
 const removePassword: Transform<typeof fields, 'document'> = async (values, { action }) => {
   try {
     const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
-    return await saveDocument(doc);
+    return await saveDocumentPieces(doc);
   } catch (err) {
     if (err instanceof WrongPasswordError) {
       if (values.password === undefined) throw ValidationError.field('password', 'is required: the document needs a password to open');

@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { WrongPasswordError } from '../../pdf/security/decrypt.js';
 import type { fields } from './action.js';
 
@@ -8,7 +8,7 @@ const removeRestrictions: Transform<typeof fields, 'document'> = async (values, 
   try {
     // Restrictions alone leave the user password empty: the empty password opens the file.
     const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: '' });
-    return await saveDocument(doc);
+    return await saveDocumentPieces(doc);
   } catch (err) {
     if (err instanceof WrongPasswordError) {
       throw ValidationError.field('file', 'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field');

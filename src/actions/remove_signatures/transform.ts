@@ -1,5 +1,5 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument, saveDocument } from '../../pdf/document.js';
+import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/lib.js';
 import { arrayAt, dictAt } from '../../pdf/objects.js';
 import { pageEntries } from '../../pdf/page-tree.js';
@@ -112,7 +112,7 @@ export function removeSignatures(doc: PDFDocument): number {
 const removeSignaturesTransform: Transform<typeof fields, 'document'> = async (values, { action }) => {
   const doc = await openDocument(values.file, { action, allowSigned: true });
   removeSignatures(doc);
-  return saveDocument(doc);
+  return saveDocumentPieces(doc);
 };
 
 export default removeSignaturesTransform;

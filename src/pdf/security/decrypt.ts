@@ -138,7 +138,7 @@ export function readEncryption(context: PDFContext, field: string, which: string
   if (filter !== 'Standard') {
     throw ValidationError.field(
       field,
-      `${which} is encrypted with a certificate (security handler /${filter}); only password encryption (the standard security handler) is supported`,
+      `${which} is encrypted with a certificate (security handler /${filter}), which is not supported: only password encryption (the standard security handler) is`,
     );
   }
   const V = numberAt(encrypt, 'V', 0);
