@@ -1,0 +1,288 @@
+/**
+ * merge_documents through the real action, judged by independent readers
+ * (qpdf, poppler) on the output bytes.
+ */
+import { execa } from 'execa';
+import { beforeAll, describe, it, expect } from 'vitest';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef } from '@cantoo/pdf-lib';
+import { runAction } from '../../src/core/run.js';
+import { ValidationError } from '../../src/core/errors.js';
+import mergeDocuments from '../../src/actions/merge_documents/action.js';
+import { fixture, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../helpers/pdf-tools.js';
+
+async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
+  const result = await runAction(mergeDocuments, { file: files });
+  if (result.output !== 'document') throw new Error('merge_documents must return one document');
+  return result.bytes;
+}
+
+async function expectClean(bytes: Uint8Array): Promise<void> {
+  const { exitCode, output } = await qpdfCheck(bytes);
+  expect(exitCode, output).toBe(0);
+}
+
+/** The page markers the fixtures draw (`MERGE A PAGE 1`, `PDFSVC PAGE 3`), in output order. */
+async function markers(bytes: Uint8Array): Promise<string[]> {
+  const text = (await execa('pdftotext', [tempFile(bytes), '-'])).stdout;
+  return [...text.matchAll(/^\f?((?:MERGE [AB]|PDFSVC) PAGE \d+)\b/gm)].map((m) => m[1]);
+}
+
+/** Titles and 1-based target pages of an outline, as a nested plain structure. */
+function outlineTree(items: QpdfOutline[]): Array<{ title: string; page: number | null; kids: unknown[] }> {
+  return items.map((item) => ({ title: item.title, page: item.destpageposfrom1, kids: outlineTree(item.kids) }));
+}
+
+/** The label a reader shows on each page, from qpdf's /PageLabels ranges (styles D, r, R, and prefixes). */
+function pageLabels(json: QpdfJson): string[] {
+  const ranges = json.pagelabels;
+  return json.pages.map((_, page) => {
+    const range = [...ranges].reverse().find((r) => r.index <= page);
+    if (!range) return String(page + 1);
+    const value = Number(range.label['/St'] ?? 1) + page - range.index;
+    const prefix = String(range.label['/P'] ?? '').replace(/^u:/, '');
+    const style = range.label['/S'];
+    const text = style === '/D' ? String(value) : style === '/r' ? roman(value) : style === '/R' ? roman(value).toUpperCase() : '';
+    return prefix + text;
+  });
+}
+
+function roman(n: number): string {
+  const table: Array<[number, string]> = [[10, 'x'], [9, 'ix'], [5, 'v'], [4, 'iv'], [1, 'i']];
+  let out = '';
+  for (const [value, digits] of table) while (n >= value) (out += digits), (n -= value);
+  return out;
+}
+
+type QpdfDict = Record<string, unknown>;
+
+/** A dictionary of the qpdf --json=2 dump, following a reference (`"12 0 R"`). */
+function resolve(json: QpdfJson, value: unknown): QpdfDict {
+  if (typeof value === 'string' && / R$/.test(value)) {
+    const entry = json.qpdf[1][`obj:${value}`];
+    return (entry?.value ?? entry?.stream?.dict ?? {}) as QpdfDict;
+  }
+  return value as QpdfDict;
+}
+
+function catalog(json: QpdfJson): QpdfDict {
+  return resolve(json, (json.qpdf[1]['trailer']?.value as QpdfDict)['/Root']);
+}
+
+/** Every link annotation with a destination inside the document: [from page, to page], 1-based. */
+function internalLinks(json: QpdfJson): Array<[number, number]> {
+  const pageObjects = json.pages.map((page) => page.object);
+  const links: Array<[number, number]> = [];
+  json.pages.forEach((page, i) => {
+    const annots = (resolve(json, page.object)['/Annots'] ?? []) as unknown[];
+    for (const annot of annots) {
+      const dict = resolve(json, annot);
+      if (dict['/Subtype'] !== '/Link') continue;
+      const action = dict['/A'] ? resolve(json, dict['/A']) : undefined;
+      const dest = dict['/Dest'] ?? action?.['/D'];
+      if (Array.isArray(dest)) links.push([i + 1, pageObjects.indexOf(dest[0] as string) + 1]);
+    }
+  });
+  return links;
+}
+
+/** `pdfinfo -dests`: name → 1-based page. */
+async function namedDestinations(bytes: Uint8Array): Promise<Record<string, number>> {
+  const { stdout } = await execa('pdfinfo', ['-dests', tempFile(bytes)]);
+  const dests: Record<string, number> = {};
+  for (const m of stdout.matchAll(/^\s*(\d+)\s+\[.*\]\s+"(.*)"$/gm)) dests[m[2]] = Number(m[1]);
+  return dests;
+}
+
+async function attachment(bytes: Uint8Array, name: string): Promise<string> {
+  return (await execa('qpdf', [`--show-attachment=${name}`, tempFile(bytes)])).stdout;
+}
+
+describe('merge_documents', () => {
+  it('puts every page of every input in request order, each keeping its size', async () => {
+    const bytes = await merge(fixture('merge-a.pdf'), fixture('merge-b.pdf'));
+    await expectClean(bytes);
+    expect(await markers(bytes)).toEqual([
+      'MERGE A PAGE 1', 'MERGE A PAGE 2', 'MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3',
+    ]);
+    const info = await pdfinfo(bytes);
+    expect(Number(info.fields.Pages)).toBe(5);
+    expect(info.pages.map((p) => `${p.width}x${p.height}`)).toEqual(['612x792', '612x792', '595.28x841.89', '595.28x841.89', '595.28x841.89']);
+    // Info is the first document's.
+    expect(info.fields.Title).toBe('PDFSVC Merge A');
+  });
+
+  it('follows the request order, not the order of the fixtures', async () => {
+    const bytes = await merge(fixture('merge-b.pdf'), fixture('merge-a.pdf'));
+    await expectClean(bytes);
+    expect(await markers(bytes)).toEqual([
+      'MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3', 'MERGE A PAGE 1', 'MERGE A PAGE 2',
+    ]);
+  });
+
+  it('gives the outline one top-level entry per input, holding that input\'s own entries', async () => {
+    const json = await qpdfJson(await merge(fixture('merge-a.pdf'), fixture('merge-b.pdf')));
+    expect(outlineTree(json.outlines)).toEqual([
+      { title: 'PDFSVC Merge A', page: 1, kids: [{ title: 'A start', page: 1, kids: [] }] },
+      { title: 'PDFSVC Merge B', page: 3, kids: [{ title: 'B start', page: 3, kids: [] }] },
+    ]);
+  });
+
+  it('names an input without a title "Document N" and gives an input without an outline its entry too', async () => {
+    const untitled = await PDFDocument.load(fixture('pages-3.pdf'), { updateMetadata: false });
+    const info = untitled.context.lookup(untitled.context.trailerInfo.Info);
+    if (info instanceof PDFDict) info.delete(PDFName.of('Title'));
+    const bytes = await merge(fixture('merge-a.pdf'), await untitled.save({ useObjectStreams: false }));
+    await expectClean(bytes);
+    const json = await qpdfJson(bytes);
+    expect(outlineTree(json.outlines)).toEqual([
+      { title: 'PDFSVC Merge A', page: 1, kids: [{ title: 'A start', page: 1, kids: [] }] },
+      { title: 'Document 2', page: 3, kids: [] },
+    ]);
+  });
+
+  it('renames a colliding top-level field so both values survive', async () => {
+    const bytes = await merge(fixture('merge-a.pdf'), fixture('merge-b.pdf'));
+    const { acroform } = await qpdfJson(bytes);
+    const fields = acroform.fields.map((f) => ({ name: f.fullname, value: f.value, page: f.pageposfrom1 }));
+    expect(fields).toEqual([
+      { name: 'shared', value: 'u:from A', page: 1 },
+      { name: 'shared_2', value: 'u:from B', page: 3 },
+    ]);
+  });
+
+  it('keeps every field of several forms, with the form of a first input that has none', async () => {
+    const bytes = await merge(fixture('pages-3.pdf'), fixture('form.pdf'), fixture('merge-a.pdf'), fixture('merge-b.pdf'), fixture('merge-a.pdf'));
+    await expectClean(bytes);
+    const { acroform } = await qpdfJson(bytes);
+    expect(acroform.hasacroform).toBe(true);
+    expect(acroform.fields.map((f) => [f.fullname, f.value, f.pageposfrom1])).toEqual([
+      ['name', 'u:Ada Lovelace', 4],
+      ['email', 'u:ada@example.com', 4],
+      ['agree', '/Yes', 5],
+      ['address.street', 'u:1 Main St', 6],
+      ['address.city', 'u:London', 6],
+      ['shared', 'u:from A', 7],
+      ['shared_2', 'u:from B', 9],
+      ['shared_3', 'u:from A', 12],
+    ]);
+  });
+
+  describe('the same document merged with itself (outline.pdf twice)', () => {
+    let bytes: Uint8Array;
+    let json: QpdfJson;
+    beforeAll(async () => {
+      bytes = await merge(fixture('outline.pdf'), fixture('outline.pdf'));
+      json = await qpdfJson(bytes);
+    });
+
+    it('passes qpdf --check and has both copies in order', async () => {
+      await expectClean(bytes);
+      expect(await markers(bytes)).toEqual([1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6].map((n) => `PDFSVC PAGE ${n}`));
+    });
+
+    it('gives each copy its own outline pointing into that copy', () => {
+      const chapters = (offset: number) => [
+        { title: 'Chapter 1', page: 1 + offset, kids: [{ title: 'Section 1.1', page: 2 + offset, kids: [] }, { title: 'Section 1.2', page: 3 + offset, kids: [] }] },
+        { title: 'Chapter 2', page: 4 + offset, kids: [{ title: 'Section 2.1', page: 5 + offset, kids: [] }] },
+        { title: 'Appendix', page: 6 + offset, kids: [] },
+      ];
+      expect(outlineTree(json.outlines)).toEqual([
+        { title: 'PDFSVC Outline Fixture', page: 1, kids: chapters(0) },
+        { title: 'PDFSVC Outline Fixture', page: 7, kids: chapters(6) },
+      ]);
+    });
+
+    it('keeps each copy\'s page labels', () => {
+      expect(pageLabels(json)).toEqual(['i', 'ii', '1', '2', '3', '4', 'i', 'ii', '1', '2', '3', '4']);
+    });
+
+    it('keeps links, including a named one, pointing into their own copy', () => {
+      // Page 1 links to page 5; page 3 links to the named destination `appendix` (page 6).
+      expect(internalLinks(json)).toEqual([[1, 5], [3, 6], [7, 11], [9, 12]]);
+    });
+
+    it('keeps the named destinations once, the first copy\'s winning', async () => {
+      expect(await namedDestinations(bytes)).toEqual({ sec11: 2, chap2: 4, appendix: 6 });
+    });
+
+    it('keeps both attachments, renaming the second', async () => {
+      expect(Object.keys(json.attachments).sort()).toEqual(['notes (2).txt', 'notes.txt']);
+      expect(await attachment(bytes, 'notes.txt')).toContain('pdfsvc attachment');
+      expect(await attachment(bytes, 'notes (2).txt')).toContain('pdfsvc attachment');
+    });
+
+    it('keeps the first document\'s Info and XMP metadata', async () => {
+      const info = await pdfinfo(bytes);
+      expect(info.fields.Title).toBe('PDFSVC Outline Fixture');
+      expect(info.fields.Author).toBe('pdfsvc fixtures');
+      const { stdout } = await execa('pdfinfo', ['-meta', tempFile(bytes)]);
+      expect(stdout).toContain('<rdf:li xml:lang="x-default">PDFSVC Outline Fixture</rdf:li>');
+    });
+  });
+
+  it('numbers the pages of inputs without labels from 1 when another input has labels', async () => {
+    const bytes = await merge(fixture('pages-3.pdf'), fixture('outline.pdf'), fixture('merge-a.pdf'));
+    await expectClean(bytes);
+    expect(pageLabels(await qpdfJson(bytes))).toEqual(['1', '2', '3', 'i', 'ii', '1', '2', '3', '4', '1', '2']);
+  });
+
+  it('keeps page attributes inherited from the page tree', async () => {
+    const bytes = await merge(fixture('pages-3.pdf'), fixture('rotated.pdf'));
+    await expectClean(bytes);
+    expect((await pdfinfo(bytes)).pages.map((p) => p.rotation)).toEqual([0, 0, 0, 0, 90, 180, 270, 90]);
+  });
+
+  it('returns a valid document for a single input', async () => {
+    const bytes = await merge(fixture('outline.pdf'));
+    await expectClean(bytes);
+    expect(await markers(bytes)).toEqual([1, 2, 3, 4, 5, 6].map((n) => `PDFSVC PAGE ${n}`));
+    const json = await qpdfJson(bytes);
+    expect(json.outlines.map((o) => o.title)).toEqual(['Chapter 1', 'Chapter 2', 'Appendix']);
+  });
+
+  it('refuses an unreadable part, saying which document it is', async () => {
+    const error = await merge(fixture('merge-a.pdf'), fixture('not-a-pdf.pdf')).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(ValidationError);
+    const messages = (error as ValidationError).errors.file;
+    expect(messages).toHaveLength(1);
+    expect(messages![0]).toMatch(/^document 2 could not be parsed/);
+  });
+
+  it('combines optional content and keeps only the first structure tree', async () => {
+    const bytes = await merge(await layeredTagged('one', 'listed-off'), await layeredTagged('two', 'base-off'), await layeredTagged('three', 'on'));
+    await expectClean(bytes);
+    const json = await qpdfJson(bytes);
+    const root = catalog(json);
+    const properties = resolve(json, root['/OCProperties']);
+    const names = (properties['/OCGs'] as string[]).map((ref) => resolve(json, ref)['/Name']);
+    expect(names).toEqual(['u:one', 'u:two', 'u:three']);
+    const config = resolve(json, properties['/D']);
+    const off = (config['/OFF'] as string[]).map((ref) => resolve(json, ref)['/Name']);
+    expect(off.sort()).toEqual(['u:one', 'u:two']);
+    expect((config['/Order'] as string[]).map((ref) => resolve(json, ref)['/Name'])).toEqual(['u:one', 'u:two', 'u:three']);
+    // The first input's structure tree stays; the moved pages no longer claim entries in it.
+    const tree = resolve(json, root['/StructTreeRoot']);
+    expect(resolve(json, (tree['/K'] as string))['/Pg']).toBe(json.pages[0].object);
+    expect(json.pages.map((page) => resolve(json, page.object)['/StructParents'])).toEqual([0, undefined, undefined]);
+  });
+});
+
+/**
+ * A one-page tagged document with one layer. `listed-off`: hidden through
+ * the /OFF list; `base-off`: hidden through /BaseState OFF; `on`: visible.
+ */
+async function layeredTagged(layer: string, state: 'listed-off' | 'base-off' | 'on'): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const page = doc.addPage([300, 300]);
+  const { context } = doc;
+  const group: PDFRef = context.register(context.obj({ Type: 'OCG', Name: PDFHexString.fromText(layer) }));
+  const config = state === 'listed-off' ? { OFF: [group], Order: [group] } : state === 'base-off' ? { BaseState: 'OFF', Order: [group] } : { Order: [group] };
+  doc.catalog.set(PDFName.of('OCProperties'), context.obj({ OCGs: [group], D: config }));
+  const treeRef = context.nextRef();
+  const element = context.register(context.obj({ Type: 'StructElem', S: 'P', P: treeRef, Pg: page.ref, K: 0 }));
+  context.assign(treeRef, context.obj({ Type: 'StructTreeRoot', K: element, ParentTree: { Nums: [0, [element]] } }));
+  doc.catalog.set(PDFName.of('StructTreeRoot'), treeRef);
+  doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
+  page.node.set(PDFName.of('StructParents'), context.obj(0));
+  return doc.save({ useObjectStreams: false });
+}
