@@ -1,0 +1,490 @@
+// pdfsvc against qpdf: the same job on the same file in the same run, whole
+// process (spawn → exit), medians and the ratio of medians. See bench/README.md.
+//
+//   npm run bench                        # 5 runs, every job on every document
+//   npm run bench -- --quick             # 1 run, the 10-page document only
+//   npm run bench -- --runs 9 --jobs rotate,merge --docs doc-500p
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url));
+const DIST_DIR = fileURLToPath(new URL('../dist/', import.meta.url));
+const DIST_CLI = `${DIST_DIR}cli.js`;
+// The CLI runs from a copy of bin/ and dist/ taken at the start, so a rebuild
+// by someone else during the run (it deletes dist/ first) cannot break it.
+const SNAPSHOT = `${OUT_DIR}snapshot/`;
+const CLI = `${SNAPSHOT}bin/pdfsvc.js`;
+const WRAPPER = fileURLToPath(new URL('./rss-wrapper.mjs', import.meta.url));
+const WORK = `${OUT_DIR}tmp/`;
+const NODE = process.execPath;
+const MB = 1024 * 1024;
+const RUN_TIMEOUT_MS = 10 * 60 * 1000;
+
+// --------------------------------------------------------------------- jobs
+//
+// One entry per job. Page jobs run on every document; `pdfsvc(doc, out)` and
+// `qpdf(doc, out)` give each tool's arguments, `expect(doc)` what the output
+// must be: page count, which source page comes first and last (every page
+// prints "pdfsvc-bench page N of M"), and optionally page 1's rotation.
+// Start-up jobs have no document and compare with `baseline` instead of qpdf.
+//
+// When pdfsvc answers a job with exit status 2 and "not implemented" (or does
+// not know the command), the row says n/a with pdfsvc's reason.
+
+const half = (doc) => Math.floor(doc.pages / 2);
+
+export const JOBS = [
+  {
+    name: 'rotate',
+    pdfsvc: (d, out) => ['rotate', '--angle', '90', d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--rotate=+90', out],
+    expect: (d) => ({ pages: d.pages, first: 1, last: d.pages, rotation: 90 }),
+  },
+  {
+    name: 'extract',
+    pdfsvc: (d, out) => ['extract', '--pages', `1..${half(d)}`, d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--pages', '.', `1-${half(d)}`, '--', out],
+    expect: (d) => ({ pages: half(d), first: 1, last: half(d) }),
+  },
+  {
+    name: 'reverse',
+    pdfsvc: (d, out) => ['reverse', d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--pages', '.', 'z-1', '--', out],
+    expect: (d) => ({ pages: d.pages, first: d.pages, last: 1 }),
+  },
+  {
+    name: 'reorder',
+    pdfsvc: (d, out) => ['reorder', '--page-order', `${half(d) + 1}..${d.pages},1..${half(d)}`, d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--pages', '.', `${half(d) + 1}-z,1-${half(d)}`, '--', out],
+    expect: (d) => ({ pages: d.pages, first: half(d) + 1, last: half(d) }),
+  },
+  {
+    name: 'remove',
+    pdfsvc: (d, out) => ['remove', '--pages', '1', d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--pages', '.', '2-z', '--', out],
+    expect: (d) => ({ pages: d.pages - 1, first: 2, last: d.pages }),
+  },
+  {
+    name: 'merge',
+    inputs: 2, // the document with itself: the input is twice its size
+    pdfsvc: (d, out) => ['merge', d.path, d.path, '-o', out],
+    qpdf: (d, out) => ['--empty', '--pages', d.path, d.path, '--', out],
+    expect: (d) => ({ pages: 2 * d.pages, first: 1, last: d.pages }),
+  },
+  {
+    name: '--help',
+    startup: true,
+    pdfsvc: () => ['--help'],
+    baseline: { label: "node -e ''", command: NODE, args: ['-e', ''] },
+  },
+  {
+    name: 'rotate --help',
+    startup: true,
+    pdfsvc: () => ['rotate', '--help'],
+    baseline: { label: "node -e ''", command: NODE, args: ['-e', ''] },
+  },
+];
+
+/** Targets from the issue; `null` where a row has none. */
+const TARGETS = {
+  pageRatio: 2, // page actions: within 2x qpdf's time on the 500-page document
+  pageRatioDocument: 'doc-500p',
+  rssPerInput: 3, // peak memory within 3x the input's size (judged on the 500-page document)
+  startupRatio: 2, // --help within 2x of node start-up
+};
+
+const NOT_AVAILABLE = /not implemented|unknown command|not available|not supported/i;
+
+// ------------------------------------------------------------------ options
+
+function parseOptions(argv) {
+  const options = { runs: 5, quick: false, jobs: null, docs: null, build: false, rss: 'auto' };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const inline = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (inline === undefined) fail(`${arg} needs a value`);
+      return inline;
+    };
+    if (arg === '--quick') options.quick = true;
+    else if (arg === '--build') options.build = true;
+    else if (arg.startsWith('--runs')) options.runs = Number(value());
+    else if (arg.startsWith('--jobs')) options.jobs = value().split(',');
+    else if (arg.startsWith('--docs')) options.docs = value().split(',');
+    else if (arg.startsWith('--rss')) options.rss = value();
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write(readFileSync(new URL('./README.md', import.meta.url), 'utf8'));
+      process.exit(0);
+    } else fail(`unknown option ${arg} (see bench/README.md)`);
+  }
+  if (!Number.isInteger(options.runs) || options.runs < 1) fail('--runs needs a whole number of at least 1');
+  if (!['auto', 'time', 'wrapper', 'none'].includes(options.rss)) fail('--rss is one of auto, time, wrapper, none');
+  if (options.quick) {
+    options.runs = 1;
+    options.docs ??= ['doc-10p'];
+  }
+  const jobNames = JOBS.map((j) => j.name);
+  for (const j of options.jobs ?? []) if (!jobNames.includes(j)) fail(`unknown job ${j}; jobs: ${jobNames.join(', ')}`);
+  const docNames = DOCUMENTS.map((d) => d.name);
+  for (const d of options.docs ?? []) if (!docNames.includes(d)) fail(`unknown document ${d}; documents: ${docNames.join(', ')}`);
+  return options;
+}
+
+function fail(message) {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+const log = (line) => process.stderr.write(`${line}\n`);
+
+// ------------------------------------------------------------ running things
+
+/** Runs a command to completion; seconds are wall time from spawn to exit. */
+function run(command, args) {
+  const started = process.hrtime.bigint();
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 16 * MB,
+    timeout: RUN_TIMEOUT_MS,
+  });
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  return {
+    seconds,
+    status: result.status,
+    signal: result.signal,
+    error: result.error,
+    stderr: result.stderr ? result.stderr.toString() : '',
+  };
+}
+
+function capture(command, args) {
+  const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * MB });
+  return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '', error: result.error };
+}
+
+/** How peak memory is measured: /usr/bin/time -v, the in-process wrapper, or not at all. */
+function memoryMethod(choice) {
+  if (choice === 'none') return 'none';
+  if (choice === 'wrapper') return 'wrapper';
+  const probe = `${WORK}time-probe.txt`;
+  const ok = existsSync('/usr/bin/time') &&
+    spawnSync('/usr/bin/time', ['-v', '-o', probe, 'true']).status === 0 &&
+    /Maximum resident set size/.test(safeRead(probe));
+  rmSync(probe, { force: true });
+  if (ok) return 'time';
+  if (choice === 'time') log('bench: /usr/bin/time -v is not available; measuring pdfsvc through bench/rss-wrapper.mjs');
+  return 'wrapper';
+}
+
+function safeRead(path) {
+  try { return readFileSync(path, 'utf8'); } catch { return ''; }
+}
+
+/**
+ * Runs once while measuring peak RSS (bytes, or null). `node` says whether the
+ * command is a Node script (for the wrapper, which only works for those).
+ */
+function runMeasured(method, command, args, { node }) {
+  const report = `${WORK}rss-${process.pid}.txt`;
+  rmSync(report, { force: true });
+  let result;
+  if (method === 'time') {
+    result = run('/usr/bin/time', ['-v', '-o', report, command, ...args]);
+    const match = /Maximum resident set size \(kbytes\): (\d+)/.exec(safeRead(report));
+    result.rss = match ? Number(match[1]) * 1024 : null;
+  } else if (method === 'wrapper' && node) {
+    result = run(NODE, [WRAPPER, report, ...args]);
+    const bytes = Number(safeRead(report));
+    result.rss = bytes > 0 ? bytes : null;
+  } else {
+    result = run(command, args);
+    result.rss = null;
+  }
+  rmSync(report, { force: true });
+  return result;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function firstLine(text) {
+  return (text.split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 160);
+}
+
+function failure(result) {
+  if (result.error) return result.error.message;
+  if (result.signal) return `killed by ${result.signal}`;
+  return `exit ${result.status}: ${firstLine(result.stderr)}`;
+}
+
+// --------------------------------------------------------------- verifying
+
+const havePoppler = capture('pdftotext', ['-v']).status === 0 && capture('pdfinfo', ['-v']).status === 0;
+
+function markerOf(path, page) {
+  const text = capture('pdftotext', ['-f', String(page), '-l', String(page), path, '-']).stdout;
+  const match = /pdfsvc-bench page (\d+) of/.exec(text);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * Checks an output against the job's expectation. `full` adds qpdf --check
+ * (about a second on the 500-page document, so not on every run).
+ * Returns null when the output is right, else what is wrong.
+ */
+function verify(path, expected, { full }) {
+  if (!existsSync(path)) return 'no output file';
+  if (full) {
+    const check = capture('qpdf', ['--check', path]);
+    if (check.status !== 0 && check.status !== 3) return `qpdf --check exit ${check.status}: ${firstLine(check.stdout + check.stderr)}`;
+  }
+  const npages = capture('qpdf', ['--show-npages', path]);
+  if (npages.status !== 0 && npages.status !== 3) return `qpdf --show-npages failed: ${firstLine(npages.stderr)}`;
+  const pages = Number(npages.stdout.trim());
+  if (pages !== expected.pages) return `${pages} pages, expected ${expected.pages}`;
+  if (havePoppler) {
+    const first = markerOf(path, 1);
+    if (first !== expected.first) return `page 1 is source page ${first}, expected ${expected.first}`;
+    const last = markerOf(path, pages);
+    if (last !== expected.last) return `page ${pages} is source page ${last}, expected ${expected.last}`;
+    if (expected.rotation !== undefined) {
+      const info = capture('pdfinfo', ['-f', '1', '-l', '1', path]).stdout;
+      const rot = /Page\s+1 rot:\s+(-?\d+)/.exec(info);
+      if (!rot || Number(rot[1]) !== expected.rotation) return `page 1 rotation ${rot ? rot[1] : '?'}, expected ${expected.rotation}`;
+    }
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ a job
+
+/**
+ * Times one job. Both tools: a warm-up run (also measures peak memory and is
+ * fully verified), then `runs` timed runs alternating which tool goes first.
+ */
+function benchJob(job, doc, options, method) {
+  const row = {
+    job: job.name,
+    document: doc ? doc.name : null,
+    pages: doc ? doc.pages : null,
+    megabytes: doc ? doc.bytes / MB : null,
+    inputBytes: doc ? doc.bytes * (job.inputs ?? 1) : null,
+    baseline: job.startup ? job.baseline.label : 'qpdf',
+    status: 'ok',
+    reason: null,
+    pdfsvc: { runs: [], median: null, rss: null },
+    other: { runs: [], median: null, rss: null },
+    ratio: null,
+    rssPerInput: null,
+  };
+  const tag = `${job.name.replace(/[^a-z0-9]+/gi, '-')}-${doc ? doc.name : 'startup'}`;
+  const outPdfsvc = `${WORK}${tag}-pdfsvc.pdf`;
+  const outOther = `${WORK}${tag}-qpdf.pdf`;
+  const expected = doc ? job.expect(doc) : null;
+
+  const pdfsvcArgs = [CLI, ...job.pdfsvc(doc, outPdfsvc)];
+  const other = job.startup
+    ? { command: job.baseline.command, args: job.baseline.args, node: false }
+    : { command: 'qpdf', args: job.qpdf(doc, outOther), node: false };
+  const okStatus = (tool, status) => status === 0 || (tool === 'qpdf' && status === 3); // 3: qpdf warnings
+
+  const cleanUp = () => { rmSync(outPdfsvc, { force: true }); rmSync(outOther, { force: true }); };
+  const give = (status, reason) => { row.status = status; row.reason = reason; cleanUp(); return row; };
+
+  // Warm-up, measured.
+  const warm = runMeasured(method, NODE, pdfsvcArgs, { node: true });
+  if (warm.status === 2 && NOT_AVAILABLE.test(warm.stderr)) return give('n/a', firstLine(warm.stderr));
+  if (!okStatus('pdfsvc', warm.status)) return give('failed', `pdfsvc ${failure(warm)}`);
+  row.pdfsvc.rss = warm.rss;
+  if (expected) {
+    const wrong = verify(outPdfsvc, expected, { full: true });
+    if (wrong) return give('wrong', `pdfsvc output: ${wrong}`);
+  }
+  const warmOther = runMeasured(method === 'time' ? 'time' : 'none', other.command, other.args, { node: false });
+  if (!okStatus(row.baseline, warmOther.status)) return give('failed', `${row.baseline} ${failure(warmOther)}`);
+  row.other.rss = warmOther.rss;
+  if (expected) {
+    const wrong = verify(outOther, expected, { full: true });
+    if (wrong) return give('failed', `qpdf output: ${wrong} (check the job's qpdf arguments)`);
+  }
+
+  // Timed runs: ABBA order so drift in machine load falls on both tools alike.
+  for (let i = 0; i < options.runs; i++) {
+    const order = i % 2 === 0 ? ['pdfsvc', 'other'] : ['other', 'pdfsvc'];
+    for (const tool of order) {
+      const result = tool === 'pdfsvc' ? run(NODE, pdfsvcArgs) : run(other.command, other.args);
+      if (!okStatus(tool === 'pdfsvc' ? 'pdfsvc' : row.baseline, result.status)) {
+        return give('failed', `${tool === 'pdfsvc' ? 'pdfsvc' : row.baseline} (run ${i + 1}) ${failure(result)}`);
+      }
+      row[tool].runs.push(result.seconds);
+      if (expected) {
+        const last = i === options.runs - 1;
+        const wrong = verify(tool === 'pdfsvc' ? outPdfsvc : outOther, expected, { full: last });
+        if (wrong) return give(tool === 'pdfsvc' ? 'wrong' : 'failed', `${tool === 'pdfsvc' ? 'pdfsvc' : 'qpdf'} output (run ${i + 1}): ${wrong}`);
+      }
+    }
+  }
+  row.pdfsvc.median = median(row.pdfsvc.runs);
+  row.other.median = median(row.other.runs);
+  row.ratio = row.pdfsvc.median / row.other.median;
+  if (row.pdfsvc.rss && row.inputBytes) row.rssPerInput = row.pdfsvc.rss / row.inputBytes;
+  cleanUp();
+  return row;
+}
+
+/**
+ * Copies bin/ and dist/ under bench/out/snapshot/. Packages kept external by
+ * the build (commander, …) still resolve: node looks in the node_modules
+ * folders above, up to the package's. Retries while a rebuild is under way.
+ */
+function snapshotCli() {
+  for (let attempt = 1; ; attempt++) {
+    rmSync(SNAPSHOT, { recursive: true, force: true });
+    try {
+      cpSync(BIN_DIR, `${SNAPSHOT}bin/`, { recursive: true, preserveTimestamps: true });
+      cpSync(DIST_DIR, `${SNAPSHOT}dist/`, { recursive: true, preserveTimestamps: true });
+      if (existsSync(`${SNAPSHOT}dist/cli.js`) && capture(NODE, [CLI, '--help']).status === 0) return;
+    } catch { /* dist/ changed while copying */ }
+    if (attempt === 5) fail('could not copy a working dist/ (is someone rebuilding it? try again, or --build)');
+    spawnSync('sleep', ['1']);
+  }
+}
+
+/** Which targets a row is judged on, and whether it meets them. */
+function judge(row) {
+  const verdicts = [];
+  if (row.status !== 'ok') return verdicts;
+  if (row.document === null) {
+    verdicts.push({ what: `time ≤${TARGETS.startupRatio}x`, ok: row.ratio <= TARGETS.startupRatio });
+  } else if (row.document === TARGETS.pageRatioDocument) {
+    verdicts.push({ what: `time ≤${TARGETS.pageRatio}x`, ok: row.ratio <= TARGETS.pageRatio });
+    if (row.rssPerInput !== null) verdicts.push({ what: `RSS ≤${TARGETS.rssPerInput}x`, ok: row.rssPerInput <= TARGETS.rssPerInput });
+  }
+  return verdicts;
+}
+
+// ------------------------------------------------------------------ report
+
+function machine(options, method) {
+  const cpus = os.cpus();
+  const qpdfVersion = firstLine(capture('qpdf', ['--version']).stdout);
+  const git = capture('git', ['rev-parse', '--short', 'HEAD']);
+  const dirty = capture('git', ['status', '--porcelain', '--', 'src']).stdout.trim() !== '';
+  return {
+    date: new Date().toISOString(),
+    host: os.hostname(),
+    cores: cpus.length,
+    cpu: cpus[0]?.model?.trim() ?? 'unknown',
+    memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    qpdf: qpdfVersion,
+    commit: git.status === 0 ? `${git.stdout.trim()}${dirty ? ' (src/ has uncommitted changes)' : ''}` : 'unknown',
+    distBuilt: existsSync(`${SNAPSHOT}dist/cli.js`) ? statSync(`${SNAPSHOT}dist/cli.js`).mtime.toISOString() : null,
+    loadAverageAtStart: os.loadavg().map((l) => +l.toFixed(2)),
+    runs: options.runs,
+    memoryMethod: { time: '/usr/bin/time -v', wrapper: 'process.resourceUsage().maxRSS (bench/rss-wrapper.mjs)', none: 'not measured' }[method],
+  };
+}
+
+const fmt = (n, digits) => (n === null || n === undefined ? 'n/a' : n.toFixed(digits));
+
+function markdown(rows, info) {
+  const lines = [];
+  lines.push(`# pdfsvc benchmark, ${info.date.slice(0, 10)}`);
+  lines.push('');
+  lines.push(`- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`);
+  lines.push(`- Node ${info.node}; ${info.qpdf}; pdfsvc at ${info.commit}, dist/ built ${info.distBuilt ?? 'never'}`);
+  lines.push(`- ${info.runs} timed run${info.runs === 1 ? '' : 's'} per tool after a warm-up, alternating; whole-process wall time (spawn → exit); medians. Peak RSS: ${info.memoryMethod}, warm-up run.`);
+  lines.push(`- Date: ${info.date}; took ${info.seconds.toFixed(0)} s`);
+  lines.push('');
+  lines.push('| job | document | pages | MB | pdfsvc median s | qpdf median s | ratio | peak RSS MB | RSS/input | targets |');
+  lines.push('|---|---|--:|--:|--:|--:|--:|--:|--:|---|');
+  for (const row of rows) {
+    const doc = row.document ?? '—';
+    const pages = row.pages ?? '—';
+    const mb = row.megabytes === null ? '—' : row.megabytes.toFixed(1);
+    const rss = row.pdfsvc.rss ? (row.pdfsvc.rss / MB).toFixed(0) : 'n/a';
+    if (row.status !== 'ok') {
+      const what = row.status === 'n/a' ? 'n/a' : row.status === 'wrong' ? '**WRONG OUTPUT**' : '**FAILED**';
+      lines.push(`| ${row.job} | ${doc} | ${pages} | ${mb} | ${what} | | | | | ${row.reason.replace(/\|/g, '\\|')} |`);
+      continue;
+    }
+    const otherMedian = row.baseline === 'qpdf' ? fmt(row.other.median, 3) : `${fmt(row.other.median, 3)} (${row.baseline})`;
+    const rssPerInput = row.rssPerInput === null ? '—' : `${row.rssPerInput.toFixed(2)}x`;
+    const verdicts = judge(row).map((v) => `${v.what} ${v.ok ? '✓' : '✗'}`).join(', ');
+    lines.push(`| ${row.job} | ${doc} | ${pages} | ${mb} | ${fmt(row.pdfsvc.median, 3)} | ${otherMedian} | ${row.ratio.toFixed(2)}x | ${rss} | ${rssPerInput} | ${verdicts} |`);
+  }
+  lines.push('');
+  lines.push('MB: the document (MiB). Merge is the document with itself, so its input, for RSS/input, is twice that. ' +
+    `Start-up rows compare with \`node -e ''\` instead of qpdf. Targets: page actions within ${TARGETS.pageRatio}x qpdf's time ` +
+    `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up.`);
+  return lines.join('\n') + '\n';
+}
+
+// -------------------------------------------------------------------- main
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  mkdirSync(WORK, { recursive: true });
+
+  if (!capture('qpdf', ['--version']).stdout) fail('qpdf is not installed (apt-get install -y qpdf poppler-utils)');
+  if (!havePoppler) log('bench: poppler-utils not found: outputs are checked by page count only, not page order or rotation');
+  if (options.build || !existsSync(DIST_CLI)) {
+    log('bench: building dist/ (node scripts/build.mjs --no-types)');
+    const built = spawnSync(NODE, ['scripts/build.mjs', '--no-types'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) fail('the build failed');
+  }
+  snapshotCli();
+
+  const docs = await ensureDocuments({ names: options.docs ?? undefined, log: (l) => log(`bench: ${l}`) });
+  const method = memoryMethod(options.rss);
+  const info = machine(options, method);
+  const jobs = JOBS.filter((j) => !options.jobs || options.jobs.includes(j.name));
+
+  const rows = [];
+  const report = (row) => {
+    rows.push(row);
+    const where = row.document ?? 'start-up';
+    if (row.status === 'ok') {
+      log(`  ${row.job} ${where}: pdfsvc ${fmt(row.pdfsvc.median, 3)} s, ${row.baseline} ${fmt(row.other.median, 3)} s, ${row.ratio.toFixed(2)}x` +
+        (row.pdfsvc.rss ? `, RSS ${(row.pdfsvc.rss / MB).toFixed(0)} MB` : ''));
+    } else {
+      log(`  ${row.job} ${where}: ${row.status}: ${row.reason}`);
+    }
+  };
+  for (const job of jobs.filter((j) => j.startup)) report(benchJob(job, null, options, method));
+  for (const doc of docs) {
+    log(`bench: ${doc.name} (${doc.pages} pages, ${(doc.bytes / MB).toFixed(1)} MB)`);
+    for (const job of jobs.filter((j) => !j.startup)) report(benchJob(job, doc, options, method));
+  }
+  // Page rows first, start-up rows last, as the table reads best.
+  rows.sort((a, b) => (a.document === null) - (b.document === null));
+
+  info.loadAverageAtEnd = os.loadavg().map((l) => +l.toFixed(2));
+  info.seconds = (performance.now() - started) / 1000;
+  const md = markdown(rows, info);
+  process.stdout.write(md);
+  writeFileSync(`${OUT_DIR}results.md`, md);
+  const json = {
+    machine: info,
+    targets: TARGETS,
+    rows: rows.map((r) => ({ ...r, verdicts: judge(r) })),
+  };
+  writeFileSync(`${OUT_DIR}results.json`, JSON.stringify(json, null, 2) + '\n');
+  rmSync(WORK, { recursive: true, force: true });
+  rmSync(SNAPSHOT, { recursive: true, force: true });
+  log(`bench: wrote bench/out/results.md and bench/out/results.json`);
+  if (rows.some((r) => r.status === 'wrong' || r.status === 'failed')) process.exitCode = 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
