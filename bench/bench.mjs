@@ -37,6 +37,18 @@ const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 
 const half = (doc) => Math.floor(doc.pages / 2);
 
+const BENCH_PASSWORD = 'bench-password';
+
+/** The document encrypted by qpdf with AES-128 or AES-256, made once (the input of the decrypt jobs). */
+function encryptedCopy(doc, bits) {
+  const path = `${OUT_DIR}${doc.name}-aes${bits}.pdf`;
+  if (!existsSync(path) || statSync(path).mtimeMs < statSync(doc.path).mtimeMs) {
+    const made = spawnSync('qpdf', ['--encrypt', BENCH_PASSWORD, BENCH_PASSWORD, String(bits), ...(bits === 128 ? ['--use-aes=y'] : []), '--', doc.path, path]);
+    if (made.status !== 0 && made.status !== 3) throw new Error(`qpdf --encrypt failed: ${made.stderr}`);
+  }
+  return path;
+}
+
 export const JOBS = [
   {
     name: 'rotate',
@@ -75,6 +87,20 @@ export const JOBS = [
     qpdf: (d, out) => ['--empty', '--pages', d.path, d.path, '--', out],
     expect: (d) => ({ pages: 2 * d.pages, first: 1, last: d.pages }),
   },
+  // Security: encryption of each document, and decryption of the document as
+  // qpdf encrypted it (made once beside the documents, see encryptedCopy).
+  ...[128, 256].map((bits) => ({
+    name: `encrypt aes-${bits}`,
+    pdfsvc: (d, out) => ['add-password', '--password', BENCH_PASSWORD, '--encryption-algorithm', `AES-${bits}`, d.path, '-o', out],
+    qpdf: (d, out) => ['--encrypt', BENCH_PASSWORD, BENCH_PASSWORD, String(bits), ...(bits === 128 ? ['--use-aes=y'] : []), '--', d.path, out],
+    expect: (d) => ({ pages: d.pages, first: 1, last: d.pages, password: BENCH_PASSWORD }),
+  })),
+  ...[128, 256].map((bits) => ({
+    name: `decrypt aes-${bits}`,
+    pdfsvc: (d, out) => ['remove-password', '--password', BENCH_PASSWORD, encryptedCopy(d, bits), '-o', out],
+    qpdf: (d, out) => ['--decrypt', `--password=${BENCH_PASSWORD}`, encryptedCopy(d, bits), out],
+    expect: (d) => ({ pages: d.pages, first: 1, last: d.pages }),
+  })),
   {
     name: '--help',
     startup: true,
@@ -229,8 +255,9 @@ function failure(result) {
 
 const havePoppler = capture('pdftotext', ['-v']).status === 0 && capture('pdfinfo', ['-v']).status === 0;
 
-function markerOf(path, page) {
-  const text = capture('pdftotext', ['-f', String(page), '-l', String(page), path, '-']).stdout;
+function markerOf(path, page, password) {
+  const upw = password === undefined ? [] : ['-upw', password];
+  const text = capture('pdftotext', ['-f', String(page), '-l', String(page), ...upw, path, '-']).stdout;
   const match = /pdfsvc-bench page (\d+) of/.exec(text);
   return match ? Number(match[1]) : null;
 }
@@ -242,18 +269,20 @@ function markerOf(path, page) {
  */
 function verify(path, expected, { full }) {
   if (!existsSync(path)) return 'no output file';
+  // Encrypted outputs (the encrypt jobs) are read with their password.
+  const pw = expected.password === undefined ? [] : [`--password=${expected.password}`];
   if (full) {
-    const check = capture('qpdf', ['--check', path]);
+    const check = capture('qpdf', ['--check', ...pw, path]);
     if (check.status !== 0 && check.status !== 3) return `qpdf --check exit ${check.status}: ${firstLine(check.stdout + check.stderr)}`;
   }
-  const npages = capture('qpdf', ['--show-npages', path]);
+  const npages = capture('qpdf', ['--show-npages', ...pw, path]);
   if (npages.status !== 0 && npages.status !== 3) return `qpdf --show-npages failed: ${firstLine(npages.stderr)}`;
   const pages = Number(npages.stdout.trim());
   if (pages !== expected.pages) return `${pages} pages, expected ${expected.pages}`;
   if (havePoppler) {
-    const first = markerOf(path, 1);
+    const first = markerOf(path, 1, expected.password);
     if (first !== expected.first) return `page 1 is source page ${first}, expected ${expected.first}`;
-    const last = markerOf(path, pages);
+    const last = markerOf(path, pages, expected.password);
     if (last !== expected.last) return `page ${pages} is source page ${last}, expected ${expected.last}`;
     if (expected.rotation !== undefined) {
       const info = capture('pdfinfo', ['-f', '1', '-l', '1', path]).stdout;
