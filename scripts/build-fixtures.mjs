@@ -50,6 +50,7 @@ const OUTPUTS = [
   'header-only.pdf',
   'merge-a.pdf',
   'merge-b.pdf',
+  'watermark-pages.pdf',
   ...SIGNED_OUTPUTS,
 ];
 
@@ -681,9 +682,46 @@ async function buildAll() {
 
   await buildMerge('merge-a.pdf', 'A', 2, LETTER);
   await buildMerge('merge-b.pdf', 'B', 3, A4);
+  await buildWatermarkPages();
 
   // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).
   await buildSignedFixtures({ lib: await import('@cantoo/pdf-lib'), newDoc, addMarkedPages, addAnnot, finishForm, writeOut, LETTER, signerKeyCache: join(OUT, 'test-signer-key.pem') });
+}
+
+/**
+ * Pages that trip watermark placement: content that leaves the graphics state
+ * changed (an unbalanced `cm`, colour and line width, no q/Q), an opaque
+ * rectangle (for layer over/under), and one /Resources dictionary shared by
+ * every page (copy-on-write when only some pages are watermarked).
+ */
+async function buildWatermarkPages() {
+  const ctx = await newDoc('watermark-pages.pdf', { title: 'PDFSVC Watermark Pages' });
+  const { doc } = ctx;
+  const { context } = doc;
+  const resources = context.register(context.obj({ Font: { F1: ctx.font.ref, F2: ctx.small.ref } }));
+  const marker = (n, note, x = 72, y = 702) =>
+    `BT 0 0 0 rg /F1 36 Tf ${x} ${y} Td (PDFSVC PAGE ${n}) Tj /F2 12 Tf 0 -22 Td (${note}) Tj ET`;
+  const pages = [
+    // 1: an unbalanced cm (scale and shift), colour and line width, never restored.
+    '0 0.6 0 rg 3 w 1.5 0 0 0.5 20 300 cm ' + marker(1, 'watermark-pages.pdf: unbalanced 1.5 0 0 0.5 20 300 cm', 20, 700),
+    // 2: an opaque blue rectangle over the middle of the page.
+    marker(2, 'watermark-pages.pdf: opaque rectangle 60 150 492 492') + ' 0 0 1 rg 60 150 492 492 re f',
+    // 3: plain.
+    marker(3, 'watermark-pages.pdf: plain, shares /Resources with every page'),
+    // 4: everything at once: MediaBox off the origin, a smaller CropBox, /Rotate 270, an unbalanced cm.
+    '0.5 0 0 0.5 0 0 cm ' + marker(4, 'MediaBox [50 -100 662 692] CropBox [80 -60 632 652] /Rotate 270, unbalanced cm', 180, 1200),
+  ];
+  pages.forEach((content, i) => {
+    const page = doc.addPage(LETTER);
+    page.node.set(PDFName.of('Resources'), resources);
+    page.node.set(PDFName.of('Contents'), context.register(context.stream(content)));
+    if (i === 3) {
+      page.node.set(PDFName.of('MediaBox'), context.obj([50, -100, 662, 692]));
+      page.node.set(PDFName.of('CropBox'), context.obj([80, -60, 632, 652]));
+      page.setRotation(degrees(270));
+    }
+  });
+  await save('watermark-pages.pdf', doc);
 }
 
 function upToDate() {

@@ -31,6 +31,8 @@ export const rotatePages = library(catalog.rotatePages);
 export const reversePages = library(catalog.reversePages);
 export const removePages = library(catalog.removePages);
 export const mergeDocuments = library(catalog.mergeDocuments);
+export const addTextWatermark = library(catalog.addTextWatermark);
+export const addImageWatermark = library(catalog.addImageWatermark);
 
 export { actions, findAction } from './actions/index.js';
 export { runAction, validateInput, type ActionResult } from './core/run.js';

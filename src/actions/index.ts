@@ -15,6 +15,8 @@ import removePages from './remove_pages/action.js';
 import reorderPages from './reorder_pages/action.js';
 import reversePages from './reverse_pages/action.js';
 import rotatePages from './rotate_pages/action.js';
+import addTextWatermark from './add_text_watermark/action.js';
+import addImageWatermark from './add_image_watermark/action.js';
 
 export const actions = [
   addPassword,
@@ -28,6 +30,8 @@ export const actions = [
   reversePages,
   removePages,
   mergeDocuments,
+  addTextWatermark,
+  addImageWatermark,
 ] as const satisfies readonly AnyAction[];
 
 const byName = new Map<string, AnyAction>();
@@ -42,3 +46,4 @@ export function findAction(name: string): AnyAction | undefined {
 
 export { addPassword, addRestrictions, removePassword, removeRestrictions, removeSignatures };
 export { extractPages, mergeDocuments, removePages, reorderPages, reversePages, rotatePages };
+export { addTextWatermark, addImageWatermark };

@@ -25,6 +25,8 @@ function serialize(object: PDFObject): Uint8Array {
 interface StreamInternals {
   updateDict?(): void;
   getContents(): Uint8Array;
+  /** Streams whose data is held in several pieces (encrypted: the IV, then the ciphertext) give them here. */
+  getContentPieces?(): readonly Uint8Array[];
 }
 
 export function writeDocument(context: PDFContext): Uint8Array {
@@ -55,7 +57,8 @@ export function writeDocumentPieces(context: PDFContext): PdfPieces {
       stream.updateDict?.();
       push(serialize(object.dict));
       push(STREAM_START);
-      push(stream.getContents());
+      if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
+      else push(stream.getContents());
       push(STREAM_END);
     } else {
       push(serialize(object));

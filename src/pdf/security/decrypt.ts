@@ -88,14 +88,16 @@ async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; defer
 
 /** Unpacks object streams in file order; an object a later top-level revision replaced stays replaced. */
 async function unpackObjectStreams(context: PDFContext, deferred: Deferred[], lastTopLevel: Map<number, number>): Promise<void> {
+  if (deferred.length === 0) return;
+  // Top-level objects that come after the first object stream, latest last: only they can be overridden wrongly.
+  const firstSeq = deferred[0].seq;
+  const later = [...lastTopLevel].filter(([, at]) => at > firstSeq).sort((a, b) => a[1] - b[1]);
   for (const { stream, seq } of deferred) {
     const keep: Array<[PDFRef, PDFObject]> = [];
-    for (const [number, at] of lastTopLevel) {
-      if (at > seq) {
-        const ref = PDFRef.of(number, 0);
-        const current = context.lookup(ref);
-        if (current) keep.push([ref, current]);
-      }
+    for (let i = later.length - 1; i >= 0 && later[i][1] > seq; i--) {
+      const ref = PDFRef.of(later[i][0], 0);
+      const current = context.lookup(ref);
+      if (current) keep.push([ref, current]);
     }
     try {
       await PDFObjectStreamParser.forStream(stream).parseIntoContext();
@@ -310,11 +312,12 @@ export async function parseDecrypted(bytes: Uint8Array, password: string, field:
     for (const [ref, object] of context.enumerateIndirectObjects()) {
       if (ref === encryptRef || (object instanceof PDFRawStream && object.dict.lookup(TYPE) === PDFName.of('XRef'))) continue;
       if (!(object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream || object instanceof PDFString || object instanceof PDFHexString)) continue;
-      const key = keyFor(ref, strMethod);
+      let key: Uint8Array | undefined;
+      const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
       if (object instanceof PDFString || object instanceof PDFHexString) {
-        context.assign(ref, literalString(decryptData(strMethod, key, object.asBytes())));
+        context.assign(ref, literalString(decrypt(object.asBytes())));
       } else {
-        transformStrings(object, (data) => decryptData(strMethod, key, data));
+        transformStrings(object, decrypt);
       }
     }
   }

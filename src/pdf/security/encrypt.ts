@@ -23,7 +23,24 @@ import {
   PDFString,
 } from '../lib.js';
 import { literalString, transformStrings } from './decrypt.js';
-import { encryptData, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
+import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
+
+/**
+ * A stream whose data is the cipher's pieces. Our writer writes them one
+ * after the other (getContentPieces), so a 60 MB document is not copied
+ * once more just to put a 16-byte IV in front of its streams.
+ */
+function piecewiseStream(dict: PDFDict, pieces: Uint8Array[]): PDFRawStream {
+  const size = pieces.reduce((sum, piece) => sum + piece.length, 0);
+  let joined: Uint8Array | undefined;
+  const stream = PDFRawStream.of(dict, new Uint8Array(0));
+  Object.assign(stream, {
+    getContents: () => (joined ??= pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, size)),
+    getContentsSize: () => size,
+    getContentPieces: () => pieces,
+  });
+  return stream;
+}
 
 export interface EncryptOptions {
   algorithm: Algorithm;
@@ -90,8 +107,7 @@ export function encryptContext(context: PDFContext, options: EncryptOptions): vo
       const contents = stream.getContents();
       stream.updateDict?.();
       transformStrings(object.dict, encrypt);
-      const encrypted = PDFRawStream.of(object.dict, encrypt(contents));
-      context.assign(ref, encrypted);
+      context.assign(ref, piecewiseStream(object.dict, encryptPieces(method, key, contents, ivs)));
     } else if (object instanceof PDFDict || object instanceof PDFArray) {
       transformStrings(object, encrypt);
     }

@@ -160,7 +160,10 @@ function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array)
 function aesNoPadding(mode: 'encrypt' | 'decrypt', algorithm: string, key: Uint8Array, iv: Uint8Array | null, data: Uint8Array): Buffer {
   const cipher = mode === 'encrypt' ? createCipheriv(algorithm, key, iv) : createDecipheriv(algorithm, key, iv);
   cipher.setAutoPadding(false);
-  return Buffer.concat([cipher.update(data), cipher.final()]);
+  const out = cipher.update(data);
+  // Whole blocks in, nothing held back: final() is empty, and joining would copy the whole stream.
+  const rest = cipher.final();
+  return rest.length === 0 ? out : Buffer.concat([out, rest]);
 }
 
 /** Algorithm 2.B (revision 6); revision 5 is its first SHA-256 alone. */
@@ -227,10 +230,8 @@ export function objectKey(fileKey: Uint8Array, method: CipherMethod, objectNumbe
 export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array): Uint8Array {
   if (method === 'None') return data;
   if (method === 'RC4') return rc4(key, data);
-  if (data.length < 32) {
-    // An IV and at least one block; an empty string is written as the IV and one block of padding.
-    if (data.length < 16 + 16) return new Uint8Array(0);
-  }
+  // An IV and at least one block (an empty string is written as the IV and one block of padding).
+  if (data.length < 32) return new Uint8Array(0);
   const body = data.subarray(16, 16 + Math.floor((data.length - 16) / 16) * 16);
   const plain = aesNoPadding('decrypt', method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, data.subarray(0, 16), body);
   const pad = plain[plain.length - 1];
@@ -255,11 +256,17 @@ export class IvSource {
 
 /** Encrypts one string or stream: AES gets a fresh random IV in front of the PKCS#7-padded data. */
 export function encryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, ivs: IvSource): Uint8Array {
-  if (method === 'None') return data;
-  if (method === 'RC4') return rc4(key, data);
+  const pieces = encryptPieces(method, key, data, ivs);
+  return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+}
+
+/** The same, as the pieces the cipher gives (IV, ciphertext, last block): large streams are written without joining them. */
+export function encryptPieces(method: CipherMethod, key: Uint8Array, data: Uint8Array, ivs: IvSource): Uint8Array[] {
+  if (method === 'None') return [data];
+  if (method === 'RC4') return [rc4(key, data)];
   const iv = ivs.next();
   const cipher = createCipheriv(method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, iv);
-  return Buffer.concat([iv, cipher.update(data), cipher.final()]);
+  return [iv, cipher.update(data), cipher.final()];
 }
 
 // ---------------------------------------------------------------------------
