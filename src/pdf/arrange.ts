@@ -8,6 +8,7 @@
 import { PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { duplicatePage } from './duplicate-page.js';
+import { peekObject } from './fork.js';
 import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
@@ -20,9 +21,10 @@ const ANNOTS = PDFName.of('Annots');
  * Makes the document's pages `order` (0-based indexes into the current
  * pages). An index may repeat: the repeat becomes an independent copy of the
  * page. Pages not listed are removed with everything that pointed to them.
+ * `entries` may be given when the caller already has them (a split arranges
+ * many forks of one document, fork.ts).
  */
-export function arrangePages(doc: PDFDocument, order: number[]): void {
-  const entries = pageEntries(doc);
+export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc)): void {
   const labels = readPageLabels(doc, entries.length);
   const placed = new Set<number>();
   const output = order.map((index) => {
@@ -48,7 +50,9 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
   const droppedAnnotations = new Set<PDFRef>();
   for (const entry of entries) {
     if (!dropped.has(entry.ref)) continue;
-    for (const annot of arrayAt(entry.dict, 'Annots')?.asArray() ?? []) {
+    // Read only: a fork need not copy the pages it drops.
+    const page = peekObject(doc.context, entry.ref);
+    for (const annot of arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []) {
       if (annot instanceof PDFRef) droppedAnnotations.add(annot);
     }
   }

@@ -3,6 +3,7 @@
  * output no longer reaches. Written against pdf-lib's object model.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { isFork, peekObject } from './fork.js';
 
 /** The direct children of an object (a stream's children are its dictionary's). */
 export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
@@ -26,7 +27,8 @@ export function reachableRefs(context: PDFContext, extraRoots: PDFObject[] = [])
     if (obj instanceof PDFRef) {
       if (seen.has(obj)) continue;
       seen.add(obj);
-      const target = context.lookup(obj);
+      // Reading only: a fork (fork.ts) need not copy what it merely walks.
+      const target = peekObject(context, obj);
       if (target) stack.push(target);
       continue;
     }
@@ -50,9 +52,12 @@ export function dropUnreachable(context: PDFContext): void {
  * Replaces every reference to one of `targets` by null in all reachable
  * objects (except the targets themselves), so nothing keeps a removed page
  * alive: structure-tree /Pg entries, article beads, stray /P entries.
+ * Objects are read without being taken for editing (peekObject) unless they
+ * hold such a reference, so that a fork copies only those.
  */
 export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): void {
   if (targets.size === 0) return;
+  const forked = isFork(context);
   const seen = new Set<PDFRef>();
   const stack: PDFObject[] = [];
   const { Root, Info } = context.trailerInfo;
@@ -62,7 +67,8 @@ export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): vo
     if (obj instanceof PDFRef) {
       if (seen.has(obj) || targets.has(obj)) continue;
       seen.add(obj);
-      const target = context.lookup(obj);
+      const read = peekObject(context, obj);
+      const target = forked && read && holdsReference(read, targets) ? context.lookup(obj) : read;
       if (target) stack.push(target);
       continue;
     }
@@ -81,6 +87,19 @@ export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): vo
       }
     }
   }
+}
+
+/** True when `obj`, or a dictionary or array written inside it, holds a reference to one of `targets`. */
+function holdsReference(obj: PDFObject, targets: Set<PDFRef>): boolean {
+  if (obj instanceof PDFRef) return targets.has(obj);
+  if (obj instanceof PDFDict || obj instanceof PDFArray || obj instanceof PDFStream) {
+    let found = false;
+    forEachChild(obj, (child) => {
+      if (!found && holdsReference(child, targets)) found = true;
+    });
+    return found;
+  }
+  return false;
 }
 
 /** Looks a key up, following references, and returns it only if it is a dictionary. */

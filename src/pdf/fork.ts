@@ -1,0 +1,126 @@
+/**
+ * Forks of a loaded document: independent working copies that cost nothing
+ * until they are used. A split makes one output per part from a document it
+ * parsed once; each part is a fork that the page operations (arrangePages and
+ * the pruning behind it) edit as if it were the document, while the loaded
+ * document stays untouched for the next part.
+ *
+ * A fork shares the loaded document's object table. The first time an object
+ * is looked up through the fork (context.lookup, or PDFDict.lookup on one of
+ * the fork's objects), it is copied into the fork: the object and its direct
+ * children (dictionaries and arrays written inside it), with the fork as
+ * their context, so that editing it, or anything reached from it, never
+ * touches the original. Stream data is never copied: a stream's copy shares
+ * its bytes, which nothing edits in place. Objects the fork only reads while
+ * writing (`peekObject`) are not copied at all.
+ */
+import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+
+/** The object table of a fork: its own copies over the shared originals. */
+class ForkedObjects extends Map<PDFRef, PDFObject> {
+  private readonly removed = new Set<PDFRef>();
+
+  constructor(
+    private readonly base: Map<PDFRef, PDFObject>,
+    private readonly context: PDFContext,
+  ) {
+    super();
+  }
+
+  /** The fork's own copy, made on first access (what pdf-lib's lookup calls). */
+  override get(ref: PDFRef): PDFObject | undefined {
+    const own = super.get(ref);
+    if (own !== undefined || this.removed.has(ref)) return own;
+    const original = this.base.get(ref);
+    if (original === undefined) return undefined;
+    const copy = copyInto(original, this.context);
+    super.set(ref, copy);
+    return copy;
+  }
+
+  /** The object as the fork sees it, without copying it: for reading only. */
+  peek(ref: PDFRef): PDFObject | undefined {
+    const own = super.get(ref);
+    if (own !== undefined || this.removed.has(ref)) return own;
+    return this.base.get(ref);
+  }
+
+  override has(ref: PDFRef): boolean {
+    return super.has(ref) || (!this.removed.has(ref) && this.base.has(ref));
+  }
+
+  override set(ref: PDFRef, object: PDFObject): this {
+    this.removed.delete(ref);
+    return super.set(ref, object);
+  }
+
+  override delete(ref: PDFRef): boolean {
+    const had = this.has(ref);
+    this.removed.add(ref);
+    super.delete(ref);
+    return had;
+  }
+}
+
+/**
+ * A working copy of `doc` (see the module comment). The fork answers what
+ * the page operations use of a PDFDocument: `context`, `catalog`, and the
+ * page cache they invalidate; it is not meant for pdf-lib's high-level API.
+ */
+export function forkDocument(doc: PDFDocument): PDFDocument {
+  const base = doc.context;
+  const context = PDFContext.create();
+  context.header = base.header;
+  context.trailerInfo = { ...base.trailerInfo };
+  context.largestObjectNumber = base.largestObjectNumber;
+  const shared = (base as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
+  (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = new ForkedObjects(shared, context);
+  const fork = Object.create(PDFDocument.prototype) as PDFDocument;
+  const catalog = context.lookup(base.trailerInfo.Root);
+  Object.assign(fork, {
+    context,
+    catalog,
+    isEncrypted: false,
+    // setPages invalidates pdf-lib's page list; a fork keeps none.
+    pageCache: { invalidate() {}, access() { throw new Error('a forked document has no pdf-lib page list'); } },
+  });
+  return fork;
+}
+
+/** Reads an object without making the fork copy it (a plain context just looks it up). */
+export function peekObject(context: PDFContext, ref: PDFRef): PDFObject | undefined {
+  const objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
+  return objects instanceof ForkedObjects ? objects.peek(ref) : context.lookup(ref);
+}
+
+/** True when `context` is a fork's. */
+export function isFork(context: PDFContext): boolean {
+  return (context as unknown as { indirectObjects: unknown }).indirectObjects instanceof ForkedObjects;
+}
+
+type DictClass = { fromMapWithContext(map: Map<PDFName, PDFObject>, context: PDFContext): PDFDict };
+
+/** A copy of an object and of the dictionaries and arrays written inside it, owned by `context`. */
+function copyInto(object: PDFObject, context: PDFContext): PDFObject {
+  if (object instanceof PDFDict) {
+    const map = new Map<PDFName, PDFObject>();
+    for (const [key, value] of object.entries()) map.set(key, copyInto(value, context));
+    // Keep the class (PDFCatalog, PDFPageLeaf, …): it serializes the same, and pdf-lib checks it in places.
+    const kind = object.constructor as unknown as DictClass;
+    return (typeof kind.fromMapWithContext === 'function' ? kind : PDFDict).fromMapWithContext(map, context);
+  }
+  if (object instanceof PDFArray) {
+    const copy = PDFArray.withContext(context);
+    for (const value of object.asArray()) copy.push(copyInto(value, context));
+    return copy;
+  }
+  if (object instanceof PDFStream) {
+    const dict = copyInto(object.dict, context) as PDFDict;
+    if (object instanceof PDFRawStream) {
+      return PDFRawStream.of(dict, object.getContents(), (object as unknown as { transform?: never }).transform);
+    }
+    return PDFRawStream.of(dict, object.getContents());
+  }
+  // Names, numbers, strings, booleans, null and references are never edited in place.
+  return object;
+}

@@ -1,0 +1,128 @@
+/**
+ * Splitting a document into parts, each its own PDF, from one parse of the
+ * input. Every part is built on a fork of the loaded document (fork.ts) by
+ * the same page arrangement that extract_pages uses (arrange.ts), so a part
+ * keeps exactly what an extraction of its pages keeps: annotations and
+ * links (a link to a page outside the part goes), the form fields of its
+ * pages, the outline cut down to its pages, the named destinations it still
+ * uses, page labels, Info and XMP metadata. Then only the objects the part
+ * reaches are written.
+ *
+ * Three things of the whole document are not copied into the parts, because
+ * they belong to no page and would make every part carry the whole
+ * document's share (DECISIONS.md lists what a part keeps; these are not on
+ * it): document-level attachments (/EmbeddedFiles), the logical structure
+ * tree (/StructTreeRoot, tagging) and XFA form data.
+ */
+import { ValidationError } from '../core/errors.js';
+import { arrangePages } from './arrange.js';
+import { forkDocument, peekObject } from './fork.js';
+import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { dictAt, reachableRefs } from './objects.js';
+import { pageEntries, type PageEntry } from './page-tree.js';
+import type { PdfPieces } from '../core/pdf-data.js';
+import { writeDocumentPieces } from './writer.js';
+
+/** The document's page count; a document without pages cannot be split. */
+export function pagesToSplit(doc: PDFDocument, field = 'file'): number {
+  const count = pageEntries(doc).length;
+  if (count === 0) throw ValidationError.field(field, 'the document has no pages, so there is nothing to split');
+  return count;
+}
+
+/**
+ * One PDF per part; each part lists its pages (0-based) in output order.
+ * Parts come as pieces whose stream data are views of the input's bytes, so
+ * that all parts together cost little more memory than the input itself.
+ */
+export function splitDocument(doc: PDFDocument, parts: number[][]): PdfPieces[] {
+  prepareForSplit(doc);
+  return parts.map((pages) => writePart(doc, pages));
+}
+
+/** The pages of the loaded document, found once for all of its parts. */
+const pagesOf = new WeakMap<PDFDocument, PDFRef[]>();
+
+/**
+ * Readies a loaded document for being split: every stream's /Length is made
+ * a direct, exact number (the writer would do it on each part otherwise, and
+ * an indirect /Length object would then be written without being used).
+ */
+export function prepareForSplit(doc: PDFDocument): void {
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (object instanceof PDFStream) (object as unknown as { updateDict(): void }).updateDict();
+  }
+  pagesOf.set(doc, pageEntries(doc).map((entry) => entry.ref));
+}
+
+/** The part made of the pages `order` (0-based, in output order; a page may repeat). */
+export function writePart(doc: PDFDocument, order: number[]): PdfPieces {
+  return buildPart(doc, order).pdf;
+}
+
+/** The same, with the references of the objects written (for split_by_size's reasoning about sizes). */
+export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; written: Set<PDFRef> } {
+  const part = forkDocument(doc);
+  dropDocumentLevelData(part);
+  // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
+  const { context } = part;
+  let pages = pagesOf.get(doc);
+  if (!pages) {
+    pages = pageEntries(doc).map((entry) => entry.ref);
+    pagesOf.set(doc, pages);
+  }
+  const entries: PageEntry[] = pages.map((ref) => ({
+    ref,
+    get dict() {
+      return context.lookup(ref) as PDFDict;
+    },
+  }));
+  arrangePages(part, order, entries);
+  forgetStructureKeys(part);
+  return writeReachable(part.context);
+}
+
+/** Removes from a part what belongs to the whole document and to no page (see the module comment). */
+function dropDocumentLevelData(part: PDFDocument): void {
+  const { catalog } = part;
+  catalog.delete(PDFName.of('StructTreeRoot'));
+  // /Marked true promises a structure tree that the part no longer has.
+  catalog.delete(PDFName.of('MarkInfo'));
+  const names = dictAt(catalog, 'Names');
+  if (names) {
+    names.delete(PDFName.of('EmbeddedFiles'));
+    if (names.keys().length === 0) catalog.delete(PDFName.of('Names'));
+  }
+  const acroForm = dictAt(catalog, 'AcroForm');
+  if (acroForm?.has(PDFName.of('XFA'))) {
+    // An XFA-aware reader would show the whole document's form instead of the part's fields.
+    acroForm.delete(PDFName.of('XFA'));
+    catalog.delete(PDFName.of('NeedsRendering'));
+  }
+}
+
+/** Pages' keys into the structure tree's parent tree point nowhere once the tree is gone. */
+function forgetStructureKeys(part: PDFDocument): void {
+  const root = part.catalog.lookup(PDFName.of('Pages'));
+  const kids = root instanceof PDFDict ? root.lookup(PDFName.of('Kids')) : undefined;
+  if (!(kids instanceof PDFArray)) return;
+  for (const kid of kids.asArray()) {
+    const page = part.context.lookup(kid);
+    if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
+  }
+}
+
+/** Writes the objects a (forked) document reaches from its trailer, and nothing else. */
+function writeReachable(context: PDFContext): { pdf: PdfPieces; written: Set<PDFRef> } {
+  const output = PDFContext.create();
+  output.header = context.header;
+  output.trailerInfo = { ...context.trailerInfo };
+  const written = new Set<PDFRef>();
+  for (const ref of reachableRefs(context)) {
+    const object: PDFObject | undefined = peekObject(context, ref);
+    if (object === undefined) continue;
+    output.assign(ref, object);
+    written.add(ref);
+  }
+  return { pdf: writeDocumentPieces(output), written };
+}
