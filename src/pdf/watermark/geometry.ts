@@ -1,0 +1,177 @@
+/**
+ * Where a watermark goes: the page as the reader sees it.
+ *
+ * "Reader space" is the visible area (CropBox ∩ MediaBox) turned by the page's
+ * /Rotate, upright, with its origin at the bottom-left corner of what the
+ * reader sees and units of default user space. One matrix maps it into the
+ * page's default user space, so every placement rule (position, margin,
+ * rotation, fitting) is written once, in reader space, and holds on rotated
+ * pages and on boxes that do not start at the origin alike.
+ */
+import { PDFArray, PDFDict, PDFName, PDFNumber } from '../lib.js';
+import { effectiveRotation } from '../page-tree.js';
+
+/** A PDF transformation matrix [a b c d e f]: x' = a·x + c·y + e, y' = b·x + d·y + f. */
+export type Matrix = readonly [number, number, number, number, number, number];
+
+export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
+
+/** `outer × inner`: apply `inner` first, then `outer` (PDF's `inner outer` concatenation). */
+export function compose(outer: Matrix, inner: Matrix): Matrix {
+  const [a, b, c, d, e, f] = inner;
+  const [A, B, C, D, E, F] = outer;
+  return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F];
+}
+
+export function translate(x: number, y: number): Matrix {
+  return [1, 0, 0, 1, x, y];
+}
+
+export function scale(s: number): Matrix {
+  return [s, 0, 0, s, 0, 0];
+}
+
+/** Counter-clockwise by `degrees`, as the reader sees it. */
+export function rotate(degrees: number): Matrix {
+  const r = (degrees * Math.PI) / 180;
+  // Snap exact quarter turns so that 90° gives 0, not 6e-17.
+  const cos = Math.abs(Math.cos(r)) < 1e-12 ? 0 : Math.cos(r);
+  const sin = Math.abs(Math.sin(r)) < 1e-12 ? 0 : Math.sin(r);
+  return [cos, sin, -sin, cos, 0, 0];
+}
+
+export function apply(m: Matrix, x: number, y: number): [number, number] {
+  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
+}
+
+/** A rectangle as [x0, y0, x1, y1] with x0 ≤ x1 and y0 ≤ y1. */
+export type Box = readonly [number, number, number, number];
+
+export interface ReaderView {
+  /** Width and height of the visible area as the reader sees it (after /Rotate). */
+  width: number;
+  height: number;
+  /** Maps reader space into the page's default user space. */
+  toUser: Matrix;
+  /** The visible area in default user space, and the page's rotation. */
+  box: Box;
+  rotation: number;
+}
+
+function boxOf(page: PDFDict, key: 'MediaBox' | 'CropBox'): Box | undefined {
+  const value = page.lookup(PDFName.of(key));
+  if (!(value instanceof PDFArray) || value.size() !== 4) return undefined;
+  const n = value.asArray().map((item) => {
+    const v = page.context.lookup(item);
+    return v instanceof PDFNumber ? v.asNumber() : NaN;
+  });
+  if (n.some((v) => !Number.isFinite(v))) return undefined;
+  // Readers accept any two opposite corners.
+  return [Math.min(n[0], n[2]), Math.min(n[1], n[3]), Math.max(n[0], n[2]), Math.max(n[1], n[3])];
+}
+
+/** CropBox ∩ MediaBox (what a reader shows); the MediaBox when they do not meet. */
+export function visibleBox(page: PDFDict): Box {
+  const media = boxOf(page, 'MediaBox') ?? [0, 0, 612, 792];
+  const crop = boxOf(page, 'CropBox');
+  if (!crop) return media;
+  const box: Box = [Math.max(media[0], crop[0]), Math.max(media[1], crop[1]), Math.min(media[2], crop[2]), Math.min(media[3], crop[3])];
+  return box[2] - box[0] > 0 && box[3] - box[1] > 0 ? box : media;
+}
+
+/**
+ * Reader space of a page. /Rotate turns the page clockwise for display, so
+ * the reader's bottom-left corner is the visible box's bottom-left (0°),
+ * bottom-right (90°), top-right (180°) or top-left (270°).
+ */
+export function readerView(page: PDFDict): ReaderView {
+  const box = visibleBox(page);
+  const rotation = effectiveRotation(page);
+  const [x0, y0, x1, y1] = box;
+  const w = x1 - x0;
+  const h = y1 - y0;
+  switch (rotation) {
+    case 90:
+      return { width: h, height: w, toUser: [0, 1, -1, 0, x1, y0], box, rotation };
+    case 180:
+      return { width: w, height: h, toUser: [-1, 0, 0, -1, x1, y1], box, rotation };
+    case 270:
+      return { width: h, height: w, toUser: [0, -1, 1, 0, x0, y1], box, rotation };
+    default:
+      return { width: w, height: h, toUser: [1, 0, 0, 1, x0, y0], box, rotation };
+  }
+}
+
+export const POSITIONS = ['center', 'top-left', 'top', 'top-right', 'left', 'right', 'bottom-left', 'bottom', 'bottom-right'] as const;
+export type Position = (typeof POSITIONS)[number];
+
+/** The default rotation: along the visible page's diagonal, bottom-left to top-right. */
+export function diagonalDegrees(view: { width: number; height: number }): number {
+  return (Math.atan2(view.height, view.width) * 180) / Math.PI;
+}
+
+/** The margin actually used: never so large that less than half of the shorter side is left. */
+export function usableMargin(view: { width: number; height: number }, margin: number): number {
+  return Math.min(margin, Math.min(view.width, view.height) / 4);
+}
+
+/** Bounding box of points after a transformation. */
+export function boundsOf(points: ReadonlyArray<readonly [number, number]>, m: Matrix): Box {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const [px, py] of points) {
+    const [x, y] = apply(m, px, py);
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  }
+  return [x0, y0, x1, y1];
+}
+
+/**
+ * The matrix that puts content at `position` on a page: `shape` maps the
+ * content's own space into reader space up to a translation (its rotation and
+ * scale); `points` outline the content's ink in its own space. The content's
+ * bounding box is then moved to the anchor, `margin` from the visible edges
+ * it is anchored to, and kept inside the visible area whenever it fits there
+ * (a box wider than the area minus both margins is centred on that axis).
+ */
+export function placement(
+  view: ReaderView,
+  shape: Matrix,
+  points: ReadonlyArray<readonly [number, number]>,
+  position: Position,
+  margin: number,
+): Matrix {
+  const [bx0, by0, bx1, by1] = boundsOf(points, shape);
+  const bw = bx1 - bx0;
+  const bh = by1 - by0;
+  const m = usableMargin(view, margin);
+  const axis = (size: number, extent: number, where: 'low' | 'mid' | 'high'): number => {
+    // Where the box's low edge goes on this axis.
+    if (where === 'mid' || extent >= size - 2 * m) {
+      if (extent > size - 2 * m && where !== 'mid' && extent <= size) {
+        // Fits the page but not inside both margins: as close to the anchored edge as the page allows.
+        return where === 'low' ? Math.min(m, size - extent) : Math.max(size - m - extent, 0);
+      }
+      return (size - extent) / 2;
+    }
+    return where === 'low' ? m : size - m - extent;
+  };
+  const horizontal = position.endsWith('left') ? 'low' : position.endsWith('right') ? 'high' : 'mid';
+  const vertical = position.startsWith('top') ? 'high' : position.startsWith('bottom') ? 'low' : 'mid';
+  const x = axis(view.width, bw, horizontal);
+  const y = axis(view.height, bh, vertical);
+  return compose(view.toUser, compose(translate(x - bx0, y - by0), shape));
+}
+
+/** A matrix as PDF operands: short, no exponents. */
+export function formatMatrix(m: Matrix): string {
+  return m.map(formatNumber).join(' ');
+}
+
+export function formatNumber(n: number): string {
+  if (Math.abs(n) < 1e-9) return '0';
+  const text = n.toFixed(5).replace(/0+$/, '').replace(/\.$/, '');
+  return text === '-0' ? '0' : text;
+}

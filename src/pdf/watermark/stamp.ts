@@ -1,0 +1,129 @@
+/**
+ * Putting one Form XObject on many pages. The watermark is drawn once, into
+ * a form shared by every page; each page gets only a `cm` that places the
+ * form (see geometry.ts) and a `Do`. So the output grows by about one
+ * watermark, not one per page.
+ *
+ * The page's own content is wrapped in `q … Q` (two small streams added to
+ * /Contents, the page's streams untouched), so that a graphics state it leaves
+ * changed (an unbalanced `cm`, a colour, a clip) cannot reach the watermark,
+ * and the watermark's state never reaches the page content.
+ */
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../lib.js';
+import type { PageEntry } from '../page-tree.js';
+import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';
+
+export type Layer = 'over' | 'under';
+
+const RESOURCES = PDFName.of('Resources');
+const CONTENTS = PDFName.of('Contents');
+const XOBJECT = PDFName.of('XObject');
+
+export interface StampOptions {
+  /** The form to draw. */
+  form: PDFRef;
+  /** The matrix that maps the form's space into the page's default user space; null: leave the page alone. */
+  matrixFor(view: ReaderView): Matrix | null;
+  layer: Layer;
+}
+
+/**
+ * Draws `form` on each selected page. `all` is every page of the document:
+ * a /Resources dictionary shared with pages that are not selected is copied
+ * before it is changed (copy on write); one shared by selected pages only is
+ * changed once, in place.
+ */
+export function stampPages(context: PDFContext, all: PageEntry[], selected: Iterable<number>, options: StampOptions): void {
+  const users = new Map<unknown, number>();
+  for (const { dict } of all) {
+    const key = resourceKey(dict);
+    users.set(key, (users.get(key) ?? 0) + 1);
+  }
+  const chosen = [...selected].map((i) => all[i]);
+  const chosenUsers = new Map<unknown, number>();
+  for (const { dict } of chosen) {
+    const key = resourceKey(dict);
+    chosenUsers.set(key, (chosenUsers.get(key) ?? 0) + 1);
+  }
+  // One edited (or copied) resource dictionary per original, with the name the form got in it.
+  const edited = new Map<unknown, { value: PDFDict | PDFRef; name: string }>();
+  const streams = new Map<string, PDFRef>();
+  const streamFor = (text: string): PDFRef => {
+    let ref = streams.get(text);
+    if (!ref) {
+      ref = context.register(context.stream(text));
+      streams.set(text, ref);
+    }
+    return ref;
+  };
+
+  for (const { dict: page } of chosen) {
+    const matrix = options.matrixFor(readerView(page));
+    if (!matrix) continue;
+    const key = resourceKey(page);
+    let target = edited.get(key);
+    if (!target) {
+      target = withForm(context, page, options.form, users.get(key) !== chosenUsers.get(key));
+      edited.set(key, target);
+    }
+    page.set(RESOURCES, target.value);
+
+    const draw = `q ${formatMatrix(matrix)} cm /${target.name} Do Q\n`;
+    const original = contentRefs(context, page);
+    const contents =
+      options.layer === 'under'
+        ? [streamFor(draw), ...original]
+        : original.length === 0
+          ? [streamFor(draw)]
+          : [streamFor('q\n'), ...original, streamFor(`\nQ\n${draw}`)];
+    page.set(CONTENTS, context.obj(contents));
+  }
+}
+
+/** What identifies a page's resource dictionary: its reference, else the dictionary object itself. */
+function resourceKey(page: PDFDict): unknown {
+  const value = page.get(RESOURCES);
+  return value instanceof PDFRef ? value : value ?? page;
+}
+
+/**
+ * The page's resources with the form added under a name not used yet.
+ * `copy`: the dictionary is shared with pages that keep it as it is.
+ */
+function withForm(context: PDFContext, page: PDFDict, form: PDFRef, copy: boolean): { value: PDFDict | PDFRef; name: string } {
+  const raw = page.get(RESOURCES);
+  const found = raw instanceof PDFRef ? context.lookup(raw) : raw;
+  const original = found instanceof PDFDict ? found : context.obj({});
+  const resources = copy || !(found instanceof PDFDict) ? shallowCopy(context, original) : original;
+  // The /XObject subdictionary may be shared with other resource dictionaries (or be
+  // an indirect object); a fresh copy is cheap (it holds references).
+  const existing = resources.lookup(XOBJECT);
+  const xobjects = existing instanceof PDFDict ? shallowCopy(context, existing) : context.obj({});
+  let name = 'PdfsvcWatermark';
+  for (let i = 1; xobjects.has(PDFName.of(name)); i++) name = `PdfsvcWatermark${i}`;
+  xobjects.set(PDFName.of(name), form);
+  resources.set(XOBJECT, xobjects);
+  if (resources === original) return { value: raw instanceof PDFRef ? raw : resources, name };
+  return { value: raw instanceof PDFRef ? context.register(resources) : resources, name };
+}
+
+function shallowCopy(context: PDFContext, dict: PDFDict): PDFDict {
+  const copy = context.obj({}) as PDFDict;
+  for (const [key, value] of dict.entries()) copy.set(key, value);
+  return copy;
+}
+
+/** The page's content streams, as references, in order. */
+function contentRefs(context: PDFContext, page: PDFDict): PDFRef[] {
+  const value = page.get(CONTENTS);
+  const resolved = value instanceof PDFRef ? context.lookup(value) : value;
+  if (resolved instanceof PDFStream && value instanceof PDFRef) return [value];
+  if (resolved instanceof PDFStream) return [context.register(resolved)];
+  if (resolved instanceof PDFArray) {
+    return resolved.asArray().flatMap((item) => {
+      if (item instanceof PDFRef) return context.lookup(item) instanceof PDFStream ? [item] : [];
+      return item instanceof PDFStream ? [context.register(item)] : [];
+    });
+  }
+  return [];
+}
