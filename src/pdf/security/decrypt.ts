@@ -25,7 +25,6 @@ import {
   PDFRef,
   PDFStream,
   PDFString,
-  PDFXRefStreamParser,
   restoreIndirectLengths,
 } from '../lib.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
@@ -38,7 +37,19 @@ export class WrongPasswordError extends Error {
   }
 }
 
+// PDFName.of decodes its argument on every call: the hot paths use these.
 const TYPE = PDFName.of('Type');
+const OBJSTM = PDFName.of('ObjStm');
+const XREF = PDFName.of('XRef');
+const SIG = PDFName.of('Sig');
+const DOC_TIME_STAMP = PDFName.of('DocTimeStamp');
+const BYTE_RANGE = PDFName.of('ByteRange');
+const CONTENTS = PDFName.of('Contents');
+const METADATA = PDFName.of('Metadata');
+const EMBEDDED_FILE = PDFName.of('EmbeddedFile');
+const EF = PDFName.of('EF');
+const FILTER = PDFName.of('Filter');
+const CRYPT = PDFName.of('Crypt');
 const ENDOBJ = [...'endobj'].map((c) => c.charCodeAt(0));
 
 interface ParserInternals {
@@ -73,10 +84,10 @@ async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; defer
     this.matchKeyword(ENDOBJ);
     seq++;
     const type = object instanceof PDFRawStream ? object.dict.lookup(TYPE) : undefined;
-    if (type === PDFName.of('ObjStm')) {
+    if (type === OBJSTM) {
       deferred.push({ stream: object as PDFRawStream, ref, seq });
     } else {
-      if (type === PDFName.of('XRef')) PDFXRefStreamParser.forStream(object as PDFRawStream).parseIntoContext();
+      if (type === XREF) readXRefStreamTrailer(this.context, (object as PDFRawStream).dict);
       lastTopLevel.set(ref.objectNumber, seq);
     }
     this.context.assign(ref, object);
@@ -84,6 +95,23 @@ async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; defer
   };
   const context = await parser.parseDocument();
   return { context, deferred, lastTopLevel };
+}
+
+/**
+ * What a cross-reference stream adds to the trailer. Its entries are not
+ * needed (the parser reads every object where it stands), so they are not
+ * decoded, unlike pdf-lib's PDFXRefStreamParser does.
+ */
+function readXRefStreamTrailer(context: PDFContext, dict: PDFDict): void {
+  const previous = context.trailerInfo;
+  const size = dict.lookup(PDFName.of('Size'));
+  context.trailerInfo = {
+    Size: size instanceof PDFNumber ? size : previous.Size,
+    Root: dict.get(PDFName.of('Root')) ?? previous.Root,
+    Encrypt: dict.get(PDFName.of('Encrypt')) ?? previous.Encrypt,
+    Info: dict.get(PDFName.of('Info')) ?? previous.Info,
+    ID: dict.get(PDFName.of('ID')) ?? previous.ID,
+  };
 }
 
 /** Unpacks object streams in file order; an object a later top-level revision replaced stays replaced. */
@@ -208,7 +236,7 @@ export function literalString(bytes: Uint8Array): PDFString {
 /** Signature dictionaries keep /Contents unencrypted (ISO 32000-2, 7.6.2; as pdfium and Acrobat do). */
 export function isSignatureDictionary(dict: PDFDict): boolean {
   const type = dict.get(TYPE);
-  return (type === PDFName.of('Sig') || type === PDFName.of('DocTimeStamp')) && dict.has(PDFName.of('ByteRange'));
+  return (type === SIG || type === DOC_TIME_STAMP) && dict.has(BYTE_RANGE);
 }
 
 /**
@@ -221,7 +249,7 @@ export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array)
     if (obj instanceof PDFDict) {
       const skipContents = isSignatureDictionary(obj);
       for (const [key, value] of obj.entries()) {
-        if (skipContents && key === PDFName.of('Contents')) continue;
+        if (skipContents && key === CONTENTS) continue;
         const replaced = visit(value);
         if (replaced) obj.set(key, replaced);
       }
@@ -246,7 +274,7 @@ function embeddedFileStreams(context: PDFContext): Set<PDFObject> {
     if (!obj || seen.has(obj)) return;
     if (obj instanceof PDFDict) {
       seen.add(obj);
-      const ef = obj.lookup(PDFName.of('EF'));
+      const ef = obj.lookup(EF);
       if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? context.lookup(value) ?? value : value);
       for (const value of obj.values()) if (value instanceof PDFDict || value instanceof PDFArray) visit(value);
     } else if (obj instanceof PDFArray) {
@@ -256,16 +284,16 @@ function embeddedFileStreams(context: PDFContext): Set<PDFObject> {
   };
   for (const [, object] of context.enumerateIndirectObjects()) {
     if (object instanceof PDFDict) visit(object);
-    else if (object instanceof PDFStream && object.dict.lookup(TYPE) === PDFName.of('EmbeddedFile')) found.add(object);
+    else if (object instanceof PDFStream && object.dict.lookup(TYPE) === EMBEDDED_FILE) found.add(object);
   }
   return found;
 }
 
 /** A stream's own /Crypt filter (first in /Filter), removed from the stream once honoured. */
 function takeCryptFilter(stream: PDFRawStream): string | undefined {
-  const filter = stream.dict.lookup(PDFName.of('Filter'));
+  const filter = stream.dict.lookup(FILTER);
   const filters = filter instanceof PDFArray ? filter.asArray() : filter ? [filter] : [];
-  if (filters[0] !== PDFName.of('Crypt')) return undefined;
+  if (filters[0] !== CRYPT) return undefined;
   const parms = stream.dict.lookup(PDFName.of('DecodeParms'));
   const first = parms instanceof PDFArray ? parms.lookup(0) : parms;
   const name = first instanceof PDFDict ? first.lookup(PDFName.of('Name')) : undefined;
@@ -310,7 +338,7 @@ export async function parseDecrypted(bytes: Uint8Array, password: string, field:
   // Strings of the objects outside object streams (those inside are plain once their stream is decrypted).
   if (strMethod !== 'None') {
     for (const [ref, object] of context.enumerateIndirectObjects()) {
-      if (ref === encryptRef || (object instanceof PDFRawStream && object.dict.lookup(TYPE) === PDFName.of('XRef'))) continue;
+      if (ref === encryptRef || (object instanceof PDFRawStream && object.dict.lookup(TYPE) === XREF)) continue;
       if (!(object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream || object instanceof PDFString || object instanceof PDFHexString)) continue;
       let key: Uint8Array | undefined;
       const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
@@ -338,12 +366,12 @@ export async function parseDecrypted(bytes: Uint8Array, password: string, field:
   for (const [ref, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream) || objStms.has(object)) continue;
     const type = object.dict.lookup(TYPE);
-    if (type === PDFName.of('XRef')) continue;
+    if (type === XREF) continue;
     restoreIndirectLengths(object);
     const own = takeCryptFilter(object);
     let method: CipherMethod;
     if (own !== undefined) method = params.filters.get(own) ?? 'None';
-    else if (type === PDFName.of('Metadata') && !params.encryptMetadata) method = 'None';
+    else if (type === METADATA && !params.encryptMetadata) method = 'None';
     else if (embedded.has(object)) method = efMethod;
     else method = stmMethod;
     if (method !== 'None') setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));

@@ -56,6 +56,10 @@ interface StreamInternals {
   updateDict?(): void;
 }
 
+const TYPE = PDFName.of('Type');
+const XREF = PDFName.of('XRef');
+const OBJSTM = PDFName.of('ObjStm');
+
 const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('hex'));
 
 /** The file identifier: kept when the document has one, else 16 fresh random bytes (twice). */
@@ -98,8 +102,8 @@ export function encryptContext(context: PDFContext, options: EncryptOptions): vo
     if (object instanceof PDFString || object instanceof PDFHexString) {
       context.assign(ref, literalString(encrypt(object.asBytes())));
     } else if (object instanceof PDFStream) {
-      const type = object.dict.lookup(PDFName.of('Type'));
-      if (type === PDFName.of('XRef') || type === PDFName.of('ObjStm')) {
+      const type = object.dict.lookup(TYPE);
+      if (type === XREF || type === OBJSTM) {
         // Unpacked when read; the writer leaves them out.
         continue;
       }

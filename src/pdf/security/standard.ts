@@ -245,11 +245,16 @@ export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Ar
 
 /** A cheap source of IVs: random bytes drawn from the CSPRNG in blocks. */
 export class IvSource {
-  private pool = Buffer.alloc(0);
-  next(): Buffer {
-    if (this.pool.length < 16) this.pool = randomBytes(16 * 256);
-    const iv = this.pool.subarray(0, 16);
-    this.pool = this.pool.subarray(16);
+  private pool = new Uint8Array(0);
+  private at = 0;
+  next(): Uint8Array {
+    if (this.at + 16 > this.pool.length) {
+      const fresh = randomBytes(16 * 1024);
+      this.pool = new Uint8Array(fresh.buffer, fresh.byteOffset, fresh.length);
+      this.at = 0;
+    }
+    const iv = this.pool.subarray(this.at, this.at + 16);
+    this.at += 16;
     return iv;
   }
 }
