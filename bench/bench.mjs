@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFil
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
+import { IMAGE_ARGS, TEXT_ARGS, watermarkImage, watermarkStamp } from './watermark-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url));
@@ -101,6 +102,19 @@ export const JOBS = [
     qpdf: (d, out) => ['--decrypt', `--password=${BENCH_PASSWORD}`, encryptedCopy(d, bits), out],
     expect: (d) => ({ pages: d.pages, first: 1, last: d.pages }),
   })),
+  // Watermarks on every page, against qpdf laying a prepared one-page stamp over every page.
+  {
+    name: 'text watermark',
+    pdfsvc: (d, out) => [...TEXT_ARGS, d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--overlay', watermarkStamp('text', CLI), '--', out],
+    expect: (d) => ({ pages: d.pages, first: 1, last: d.pages }),
+  },
+  {
+    name: 'image watermark',
+    pdfsvc: (d, out) => [...IMAGE_ARGS, watermarkImage(), d.path, '-o', out],
+    qpdf: (d, out) => [d.path, '--overlay', watermarkStamp('image', CLI), '--', out],
+    expect: (d) => ({ pages: d.pages, first: 1, last: d.pages }),
+  },
   {
     name: '--help',
     startup: true,

@@ -4,7 +4,8 @@
  * selected page with its own matrix (see geometry.ts and stamp.ts).
  */
 import { selectPages } from '../../core/pages.js';
-import { openDocument, saveDocument } from '../document.js';
+import { openDocument, saveDocumentPieces } from '../document.js';
+import type { PdfPieces } from '../../core/pdf-data.js';
 import { PDFRef } from '../lib.js';
 import { pageEntries } from '../page-tree.js';
 import { boundsOf, compose, diagonalDegrees, placement, rotate, scale, usableMargin, type Matrix, type Position, type ReaderView } from './geometry.js';
@@ -42,7 +43,7 @@ export interface ImageWatermark extends Common {
 /** Share of the visible page's shorter side the longest line spans at the fitted size. */
 export const FITTED_SHARE = 0.6;
 
-export async function addTextWatermark(options: TextWatermark): Promise<Uint8Array> {
+export async function addTextWatermark(options: TextWatermark): Promise<PdfPieces> {
   const text = await prepareText(options.lines);
   const form = textForm(text, rgbOf(options.color));
   const doc = await openDocument(options.file, { action: options.action });
@@ -67,12 +68,13 @@ export async function addTextWatermark(options: TextWatermark): Promise<Uint8Arr
     return placement(view, shape, form.points, options.position, options.margin);
   };
   stampPages(doc.context, pages, selected, { form: formRef, layer: options.layer, matrixFor });
-  return saveDocument(doc);
+  // Pieces: the CLI writes them out without joining 60 MB into one buffer.
+  return saveDocumentPieces(doc);
 }
 
 const UNIT_SQUARE: Array<[number, number]> = [[0, 0], [1, 0], [0, 1], [1, 1]];
 
-export async function addImageWatermark(options: ImageWatermark): Promise<Uint8Array> {
+export async function addImageWatermark(options: ImageWatermark): Promise<PdfPieces> {
   const image = await prepareImage(options.image);
   const doc = await openDocument(options.file, { action: options.action });
   const pages = pageEntries(doc);
@@ -96,7 +98,8 @@ export async function addImageWatermark(options: ImageWatermark): Promise<Uint8A
     return placement(view, [width, 0, 0, height, 0, 0], UNIT_SQUARE, options.position, options.margin);
   };
   stampPages(doc.context, pages, selected, { form: formRef, layer: options.layer, matrixFor });
-  return saveDocument(doc);
+  // Pieces: the CLI writes them out without joining 60 MB into one buffer.
+  return saveDocumentPieces(doc);
 }
 
 function rgbOf(color: string): [number, number, number] {
