@@ -50,6 +50,7 @@ const OUTPUTS = [
   'header-only.pdf',
   'merge-a.pdf',
   'merge-b.pdf',
+  'sized.pdf',
   'watermark-pages.pdf',
   ...SIGNED_OUTPUTS,
 ];
@@ -603,6 +604,65 @@ function assertNoStringsOutsideObjectStreams(doc, fileName) {
   }
 }
 
+/**
+ * Pages of clearly different sizes, for split_by_size. Page n (1-12) draws its
+ * own uncompressed noise image /ImN, 64 x (8 + 6n) RGB pixels (1 536 + 1 152n
+ * bytes), except page 7, whose image is 64 x 400 (76 800 bytes); every page
+ * also draws one shared 64 x 48 image /Logo (9 216 bytes). Every image
+ * dictionary carries /PdfsvcImage n (0 for the logo), so a test can list the
+ * images a part holds. A small structure tree (/StructTreeRoot, /MarkInfo,
+ * /StructParents on the pages) and a document-level attachment are there to
+ * check what split parts leave out.
+ */
+async function buildSized() {
+  const ctx = await newDoc('sized.pdf', { title: 'PDFSVC Sized Pages' });
+  const { doc } = ctx;
+  const { context } = doc;
+  let state = 0x5eed1234;
+  const noise = (length) => {
+    const out = Buffer.alloc(length);
+    for (let i = 0; i < length; i++) {
+      state ^= state << 13; state >>>= 0;
+      state ^= state >>> 17;
+      state ^= state << 5; state >>>= 0;
+      out[i] = state & 0xff;
+    }
+    return out;
+  };
+  const image = (width, height, id) =>
+    context.register(
+      context.stream(noise(width * height * 3), {
+        Type: 'XObject', Subtype: 'Image', Width: width, Height: height, ColorSpace: 'DeviceRGB', BitsPerComponent: 8, PdfsvcImage: id,
+      }),
+    );
+  const heights = Array.from({ length: 12 }, (_, i) => (i + 1 === 7 ? 400 : 8 + 6 * (i + 1)));
+  const logo = image(64, 48, 0);
+  const pages = addMarkedPages(ctx, 12, () => LETTER, undefined, (n) => [
+    `sized.pdf, page ${n} of 12: its own image of ${64 * heights[n - 1] * 3} bytes, and the shared logo`,
+  ]);
+  pages.forEach((page, i) => {
+    const n = i + 1;
+    page.node.setXObject(PDFName.of(`Im${n}`), image(64, heights[i], n));
+    page.node.setXObject(PDFName.of('Logo'), logo);
+    const ops = `q 128 0 0 ${Math.min(2 * heights[i], 500)} 72 100 cm /Im${n} Do Q q 64 0 0 48 400 100 cm /Logo Do Q`;
+    page.node.addContentStream(context.register(context.stream(ops)));
+    page.node.set(PDFName.of('StructParents'), PDFNumber.of(i));
+  });
+  // A structure tree: one paragraph element per page.
+  const rootRef = context.nextRef();
+  const elements = pages.map((page) => context.register(context.obj({ Type: 'StructElem', S: 'P', P: rootRef, Pg: page.ref, K: 0 })));
+  const parentTree = context.register(context.obj({ Nums: elements.flatMap((element, i) => [i, [element]]) }));
+  context.assign(rootRef, context.obj({ Type: 'StructTreeRoot', K: elements, ParentTree: parentTree, ParentTreeNextKey: 12 }));
+  doc.catalog.set(PDFName.of('StructTreeRoot'), rootRef);
+  doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
+  // A document-level attachment.
+  const data = Buffer.from('pdfsvc sized attachment', 'utf8');
+  const file = context.register(context.stream(data, { Type: 'EmbeddedFile', Subtype: 'text/plain', Params: { Size: data.length } }));
+  const spec = context.register(context.obj({ Type: 'Filespec', F: pdfStr('sized-notes.txt'), UF: PDFHexString.fromText('sized-notes.txt'), EF: { F: file, UF: file } }));
+  doc.catalog.set(PDFName.of('Names'), context.register(context.obj({ EmbeddedFiles: context.register(context.obj({ Names: [pdfStr('sized-notes.txt'), spec] })) })));
+  await save('sized.pdf', doc);
+}
+
 async function buildMerge(fileName, letter, pageCount, size) {
   const ctx = await newDoc(fileName, { title: `PDFSVC Merge ${letter}` });
   const { doc } = ctx;
@@ -682,6 +742,7 @@ async function buildAll() {
 
   await buildMerge('merge-a.pdf', 'A', 2, LETTER);
   await buildMerge('merge-b.pdf', 'B', 3, A4);
+  await buildSized();
   await buildWatermarkPages();
 
   // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).

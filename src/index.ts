@@ -31,6 +31,10 @@ export const rotatePages = library(catalog.rotatePages);
 export const reversePages = library(catalog.reversePages);
 export const removePages = library(catalog.removePages);
 export const mergeDocuments = library(catalog.mergeDocuments);
+export const splitBySize = library(catalog.splitBySize);
+export const splitByPageCount = library(catalog.splitByPageCount);
+export const splitAtPage = library(catalog.splitAtPage);
+export const splitByGroups = library(catalog.splitByGroups);
 export const addTextWatermark = library(catalog.addTextWatermark);
 export const addImageWatermark = library(catalog.addImageWatermark);
 

@@ -15,6 +15,10 @@ import removePages from './remove_pages/action.js';
 import reorderPages from './reorder_pages/action.js';
 import reversePages from './reverse_pages/action.js';
 import rotatePages from './rotate_pages/action.js';
+import splitAtPage from './split_at_page/action.js';
+import splitByGroups from './split_by_groups/action.js';
+import splitByPageCount from './split_by_page_count/action.js';
+import splitBySize from './split_by_size/action.js';
 import addTextWatermark from './add_text_watermark/action.js';
 import addImageWatermark from './add_image_watermark/action.js';
 
@@ -30,6 +34,10 @@ export const actions = [
   reversePages,
   removePages,
   mergeDocuments,
+  splitBySize,
+  splitByPageCount,
+  splitAtPage,
+  splitByGroups,
   addTextWatermark,
   addImageWatermark,
 ] as const satisfies readonly AnyAction[];
@@ -46,4 +54,5 @@ export function findAction(name: string): AnyAction | undefined {
 
 export { addPassword, addRestrictions, removePassword, removeRestrictions, removeSignatures };
 export { extractPages, mergeDocuments, removePages, reorderPages, reversePages, rotatePages };
+export { splitAtPage, splitByGroups, splitByPageCount, splitBySize };
 export { addTextWatermark, addImageWatermark };

@@ -9,7 +9,7 @@ import { kebabName, type AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
 import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
-import { PdfPieces } from '../core/pdf-data.js';
+import { joinPdf, PdfPieces } from '../core/pdf-data.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
 import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
 
@@ -136,6 +136,6 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   if (process.stdout.isTTY) {
     throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
   }
-  const packaged = await packageDocuments(result.documents, packaging);
+  const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
   await writeStdout([packaged.body]);
 }

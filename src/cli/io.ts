@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
+import { PdfPieces, type PdfData } from '../core/pdf-data.js';
 
 export async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -102,7 +103,7 @@ export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> 
  * Writes split outputs into a directory: every file is first written under
  * a temporary name, and all are renamed only when all were written.
  */
-export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; bytes: Uint8Array }>, force: boolean): Promise<string[]> {
+export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; data: PdfData }>, force: boolean): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const targets = documents.map((doc) => join(dir, doc.name));
   if (!force) {
@@ -118,7 +119,7 @@ export async function writeDocumentsToDirectory(dir: string, documents: Array<{ 
       temporaries.push(temporary);
       const handle = await open(temporary, 'wx');
       try {
-        await handle.writeFile(doc.bytes);
+        await writeAll(handle, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data]);
       } finally {
         await handle.close();
       }

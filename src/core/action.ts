@@ -25,7 +25,7 @@ export interface TransformContext {
 export type Transform<M extends FieldMap, O extends ActionOutput> = (
   values: FieldValues<M>,
   context: TransformContext,
-) => Promise<O extends 'document' ? PdfData : Uint8Array[]>;
+) => Promise<O extends 'document' ? PdfData : PdfData[]>;
 
 export interface ActionDefinition<M extends FieldMap = FieldMap, O extends ActionOutput = ActionOutput> {
   /** API name, also the route (`POST /v1/<name>`) and a CLI alias. */

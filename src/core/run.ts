@@ -21,18 +21,20 @@ export function validateInput(action: AnyAction, raw: RawValues): Record<string,
 /** Runs an action on values that validateInput has already checked. */
 export async function runValidated(action: AnyAction, values: Record<string, unknown>): Promise<ActionResult> {
   const result = await runValidatedPieces(action, values);
-  return result.output === 'document' ? { output: 'document', bytes: joinPdf(result.data) } : result;
+  return result.output === 'document'
+    ? { output: 'document', bytes: joinPdf(result.data) }
+    : { output: 'documents', documents: result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })) };
 }
 
-/** The same, leaving a single output as the pieces it was written in (the CLI writes them without joining). */
+/** The same, leaving outputs as the pieces they were written in (the CLI writes them without joining). */
 export async function runValidatedPieces(
   action: AnyAction,
   values: Record<string, unknown>,
-): Promise<{ output: 'document'; data: PdfData } | { output: 'documents'; documents: NamedDocument[] }> {
+): Promise<{ output: 'document'; data: PdfData } | { output: 'documents'; documents: Array<{ name: string; data: PdfData }> }> {
   const { default: transform } = await action.transform();
   const result = await transform(values as never, { action: action.name });
   if (action.output === 'document') return { output: 'document', data: result as PdfData };
-  return { output: 'documents', documents: (result as Uint8Array[]).map((bytes, i) => ({ name: partName(i), bytes })) };
+  return { output: 'documents', documents: (result as PdfData[]).map((data, i) => ({ name: partName(i), data })) };
 }
 
 export async function runAction(action: AnyAction, raw: RawValues): Promise<ActionResult> {

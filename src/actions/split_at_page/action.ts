@@ -1,0 +1,24 @@
+import { defineAction } from '../../core/action.js';
+import type { FieldMap } from '../../core/fields.js';
+import { pdfFile } from '../../core/common-fields.js';
+
+export const fields = {
+  file: pdfFile,
+  page: {
+    kind: 'pages',
+    form: 'single',
+    required: true,
+    help: 'The first page of the second part (2 to the last page; negative counts from the end).',
+  },
+} as const satisfies FieldMap;
+
+export default defineAction({
+  name: 'split_at_page',
+  group: 'split',
+  summary: 'Split into two parts, the second starting at the given page.',
+  description:
+    'Two parts: pages 1 to page-1, and page to the last page. page must resolve to 2 … the last page (-1 is the last page). Same packaging as the other split actions (Accept).',
+  fields,
+  output: 'documents',
+  transform: () => import('./transform.js'),
+});

@@ -1,0 +1,24 @@
+import { defineAction } from '../../core/action.js';
+import type { FieldMap } from '../../core/fields.js';
+import { pdfFile } from '../../core/common-fields.js';
+
+export const fields = {
+  file: pdfFile,
+  groups: {
+    kind: 'pages',
+    form: 'groups',
+    required: true,
+    help: "One output PDF per group, in the order given; groups are separated by ';', each an ordered page list (1..3;4,6;7..).",
+  },
+} as const satisfies FieldMap;
+
+export default defineAction({
+  name: 'split_by_groups',
+  group: 'split',
+  summary: 'Split into explicit groups of pages, one output PDF per group.',
+  description:
+    "Groups are separated by ';'; each group is an ordered page list with the page_order syntax (pages in the listed order, a page listed twice appears twice, ranges may run backwards). A page may appear in several groups. Same packaging as the other split actions (Accept).",
+  fields,
+  output: 'documents',
+  transform: () => import('./transform.js'),
+});

@@ -1,0 +1,25 @@
+import type { Transform } from '../../core/action.js';
+import { ValidationError } from '../../core/errors.js';
+import { orderPages } from '../../core/pages.js';
+import { openDocument } from '../../pdf/document.js';
+import { pagesToSplit, splitDocument } from '../../pdf/split.js';
+import type { fields } from './action.js';
+
+const splitByGroups: Transform<typeof fields, 'documents'> = async (values, { action }) => {
+  const doc = await openDocument(values.file, { action });
+  const count = pagesToSplit(doc);
+  const groups = values.groups.split(';');
+  const parts = groups.map((group, i) => {
+    try {
+      return orderPages(group, count, 'groups');
+    } catch (err) {
+      if (!(err instanceof ValidationError) || groups.length === 1) throw err;
+      // Say which group, as the same page can be fine in one and wrong in another.
+      const messages = (err.errors.groups ?? []).map((m) => `group ${i + 1} (${JSON.stringify(group.trim())}): ${m}`);
+      throw new ValidationError({ groups: messages });
+    }
+  });
+  return splitDocument(doc, parts);
+};
+
+export default splitByGroups;

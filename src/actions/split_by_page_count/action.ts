@@ -1,0 +1,25 @@
+import { defineAction } from '../../core/action.js';
+import type { FieldMap } from '../../core/fields.js';
+import { pdfFile } from '../../core/common-fields.js';
+
+export const fields = {
+  file: pdfFile,
+  page_count: {
+    kind: 'integer',
+    required: true,
+    // SERVICE.md: 1 or greater. No upper bound: a count past the last page gives one part, the whole document.
+    min: 1,
+    help: 'Pages per output PDF; the last part holds the pages that remain.',
+  },
+} as const satisfies FieldMap;
+
+export default defineAction({
+  name: 'split_by_page_count',
+  group: 'split',
+  summary: 'Split into consecutive parts of a fixed number of pages.',
+  description:
+    'Parts of page_count pages each, in order; the last part holds the remaining pages and may be smaller. The parts are named 00001.pdf, 00002.pdf, … and come as a ZIP archive, a JSON envelope or multipart/mixed (Accept).',
+  fields,
+  output: 'documents',
+  transform: () => import('./transform.js'),
+});

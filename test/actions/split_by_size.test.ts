@@ -1,0 +1,150 @@
+/**
+ * split_by_size (SERVICE.md, issue 4): every part's written size is at most
+ * maximum_bytes, except a part of one page that alone is larger; parts are
+ * packed (adding the next page would pass the limit); a part carries only
+ * the objects its own pages use, shared ones once.
+ *
+ * The rules are checked as stated, for limits from one byte to past the whole
+ * file. "Packed" is checked by writing each part together with the next
+ * page, through split_by_groups, which writes a run of pages exactly as
+ * split_by_size does.
+ */
+import { execa } from 'execa';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import splitByGroups from '../../src/actions/split_by_groups/action.js';
+import splitBySize from '../../src/actions/split_by_size/action.js';
+import type { NamedDocument } from '../../src/core/action.js';
+import { openDocument } from '../../src/pdf/document.js';
+import { splitBySize as splitBySizeLayer } from '../../src/pdf/split-by-size.js';
+import { fixture, fixturePath, pageMarkers, qpdfJson } from '../helpers/pdf-tools.js';
+import { catalogKeys, checkedMarkers, formFields, imagesHeld, outlineLines, partNames, refusal, split, unpack } from '../helpers/split-tools.js';
+import { formRequest, inProcessApp, keys } from '../server/harness.js';
+
+/**
+ * Checks the three rules on the parts of `file` split at `limit`; returns
+ * each part's pages (from the markers, 1-based). Every part also passes
+ * `qpdf --check`.
+ */
+async function checkRules(file: string, limit: number): Promise<number[][]> {
+  const parts = await split(splitBySize, file, { maximum_bytes: limit });
+  expect(parts.map((p) => p.name)).toEqual(partNames(parts.length));
+  const pages = await checkedMarkers(parts);
+  const all = pages.flat();
+  expect(all, 'consecutive, every page once, in order').toEqual(Array.from({ length: all.length }, (_, i) => i + 1));
+  for (const [i, part] of parts.entries()) {
+    if (pages[i].length > 1) expect(part.bytes.byteLength, `part ${i + 1} (${pages[i].length} pages) within ${limit}`).toBeLessThanOrEqual(limit);
+  }
+  if (parts.length > 1) {
+    // Each part with the next part's first page: must pass the limit.
+    const groups = pages.slice(0, -1).map((run, i) => `${run[0]}..${pages[i + 1][0]}`).join(';');
+    const grown = await split(splitByGroups, file, { groups });
+    grown.forEach((candidate: NamedDocument, i) => {
+      expect(candidate.bytes.byteLength, `part ${i + 1} plus page ${pages[i + 1][0]} passes ${limit}`).toBeGreaterThan(limit);
+    });
+  }
+  return pages;
+}
+
+describe('split_by_size', () => {
+  const sizedBytes = fixture('sized.pdf').byteLength;
+
+  it.each([1, 1000, 14_000, 20_000, 25_000, 30_000, 45_000, 60_000, 90_000, 100_000, 150_000, sizedBytes - 3_000, sizedBytes, 10 * sizedBytes])(
+    'sized.pdf at %i bytes: parts within the limit, packed, in order',
+    async (limit) => {
+      await checkRules('sized.pdf', limit);
+    },
+  );
+
+  it('a page larger than the limit on its own is a part of its own; the others are packed around it', async () => {
+    // Page 7 holds a 77 KB image; every other page is under 26 KB.
+    const pages = await checkRules('sized.pdf', 45_000);
+    expect(pages).toContainEqual([7]);
+    expect((await checkRules('sized.pdf', 1)).length).toBe(12);
+    expect(await checkRules('sized.pdf', 10 * sizedBytes)).toEqual([Array.from({ length: 12 }, (_, i) => i + 1)]);
+  });
+
+  it('a part carries only its own pages\' images, and the shared logo once', async () => {
+    const parts = await split(splitBySize, 'sized.pdf', { maximum_bytes: 60_000 });
+    const pages = await checkedMarkers(parts);
+    const images = await Promise.all(parts.map((p) => imagesHeld(p.bytes)));
+    images.forEach((held, i) => expect(held).toEqual([0, ...pages[i]]));
+    for (const part of parts) {
+      const { catalog, structParents } = await catalogKeys(part.bytes);
+      expect(catalog).not.toContain('/StructTreeRoot');
+      expect(catalog).not.toContain('/Names');
+      expect(structParents).toBe(false);
+    }
+  });
+
+  it.each([
+    ['outline.pdf', [1, 4_500, 6_000, 7_500, 100_000]],
+    ['form.pdf', [1, 3_500, 6_000, 7_000, 100_000]],
+    ['pages-10.pdf', [1, 2_000, 5_000, 9_000, 20_000]],
+    ['rotated.pdf', [2_500, 4_000]],
+  ] as const)('%s: the rules hold at every limit', async (file, limits) => {
+    for (const limit of limits) await checkRules(file, limit);
+  });
+
+  it('parts keep outline, fields and metadata as the other splits do', async () => {
+    const outline = await split(splitBySize, 'outline.pdf', { maximum_bytes: 6_000 });
+    const pages = await checkedMarkers(outline);
+    expect(pages[0]).toEqual([1, 2, 3]);
+    expect(outlineLines((await qpdfJson(outline[0].bytes)).outlines)).toEqual(['Chapter 1→1', '  Section 1.1→2', '  Section 1.2→3']);
+    const form = await split(splitBySize, 'form.pdf', { maximum_bytes: 6_000 });
+    expect(await checkedMarkers(form)).toEqual([[1, 2], [3]]);
+    expect(await formFields(form[1].bytes)).toEqual(['address.street=1 Main St@1', 'address.city=London@1']);
+  });
+
+  it('saves each part about once, never a growing candidate after every page', async () => {
+    for (const limit of [1, 14_000, 20_000, 30_000, 45_000, 60_000, 100_000, 150_000, sizedBytes]) {
+      let saves = 0;
+      const parts = splitBySizeLayer(await openDocument(fixture('sized.pdf'), { action: 'split_by_size' }), limit, { onSave: () => saves++ });
+      expect(saves, `limit ${limit}: ${parts.length} parts`).toBeLessThanOrEqual(parts.length + 2);
+    }
+  });
+
+  it.each([
+    [{ maximum_bytes: 0 }, /must be 1 or greater; got 0/],
+    [{ maximum_bytes: -100 }, /must be 1 or greater/],
+    [{ maximum_bytes: '1.5' }, /whole number/],
+    [{ maximum_bytes: '5MB' }, /whole number/],
+    [{}, /required/],
+  ])('refuses %j with errors.maximum_bytes', async (values, message) => {
+    const errors = await refusal(splitBySize, 'pages-10.pdf', values);
+    expect(Object.keys(errors)).toEqual(['maximum_bytes']);
+    expect(errors.maximum_bytes.join(' ')).toMatch(message);
+  });
+
+  it('answers over HTTP with a ZIP whose entries are the parts as written', async () => {
+    const response = await inProcessApp().fetch(
+      formRequest('http://pdfsvc.test/v1/split_by_size', [['file', fixture('sized.pdf')], ['maximum_bytes', '100000']], { 'X-API-Key': keys.business }),
+    );
+    expect(response.status).toBe(200);
+    const { documents } = unpack(new Uint8Array(await response.arrayBuffer()), response.headers.get('content-type')!);
+    const direct = await split(splitBySize, 'sized.pdf', { maximum_bytes: 100_000 });
+    expect(documents.map((d) => [d.name, d.bytes.byteLength])).toEqual(direct.map((d) => [d.name, d.bytes.byteLength]));
+  });
+
+  describe('pdfsvc split-by-size', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-split-size-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('writes parts no larger than --maximum-bytes into -o DIR', async () => {
+      const out = join(dir, 'parts');
+      const run = await execa('node', ['bin/pdfsvc.js', 'split-by-size', '--maximum-bytes', '50000', fixturePath('sized.pdf'), '-o', out], { reject: false });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const names = readdirSync(out).sort();
+      expect(names).toEqual(partNames(names.length));
+      const markers: number[][] = [];
+      for (const name of names) {
+        const bytes = readFileSync(join(out, name));
+        markers.push(await pageMarkers(bytes));
+        if (markers.at(-1)!.length > 1) expect(statSync(join(out, name)).size).toBeLessThanOrEqual(50_000);
+      }
+      expect(markers.flat()).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    });
+  });
+});
