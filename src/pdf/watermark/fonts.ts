@@ -38,8 +38,8 @@ export interface Face {
   /** File name inside the package (`noto-sans-greek-700-normal.woff`). */
   file: string;
   ranges: Array<[number, number]>;
-  bytes: Uint8Array;
-  font: FontkitFont;
+  readonly bytes: Uint8Array;
+  readonly font: FontkitFont;
 }
 
 let fontkitModule: Promise<Fontkit> | undefined;
@@ -61,8 +61,19 @@ export function notoFaces(): Promise<Face[]> {
       const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1];
       const range = /unicode-range:\s*([^;]+);/.exec(block)?.[1];
       if (!file || !range) continue;
-      const bytes = readFileSync(join(dir, 'files', file));
-      faces.push({ file, ranges: parseUnicodeRange(range), bytes, font: fontkit.create(bytes) });
+      // Read and parsed on first use: most text needs one or two of the files.
+      let bytes: Uint8Array | undefined;
+      let font: FontkitFont | undefined;
+      faces.push({
+        file,
+        ranges: parseUnicodeRange(range),
+        get bytes() {
+          return (bytes ??= readFileSync(join(dir, 'files', file)));
+        },
+        get font() {
+          return (font ??= fontkit.create(this.bytes));
+        },
+      });
     }
     if (faces.length === 0) throw new Error(`${FONT_PACKAGE}: no font files found in ${WEIGHT}.css`);
     return faces;
