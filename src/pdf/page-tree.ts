@@ -105,8 +105,19 @@ export function effectiveRotation(page: PDFDict): number {
 
 export function setRotation(page: PDFDict, degrees: number): void {
   const normal = ((degrees % 360) + 360) % 360;
-  if (normal === 0) page.delete(PDFName.of('Rotate'));
+  // Without its own /Rotate a page inherits one from an ancestor /Pages node,
+  // so an upright page under a rotated node needs an explicit 0.
+  if (normal === 0 && !inheritsRotation(page)) page.delete(PDFName.of('Rotate'));
   else page.set(PDFName.of('Rotate'), PDFNumber.of(normal));
+}
+
+function inheritsRotation(page: PDFDict): boolean {
+  const seen = new Set<PDFDict>();
+  for (let node = page.lookup(PDFName.of('Parent')); node instanceof PDFDict && !seen.has(node); node = node.lookup(PDFName.of('Parent'))) {
+    seen.add(node);
+    if (node.has(PDFName.of('Rotate'))) return true;
+  }
+  return false;
 }
 
 export type { PDFContext };
