@@ -751,9 +751,10 @@ async function buildAll() {
 
 /**
  * Pages that trip watermark placement: content that leaves the graphics state
- * changed (an unbalanced `cm`, colour and line width, no q/Q), an opaque
- * rectangle (for layer over/under), and one /Resources dictionary shared by
- * every page (copy-on-write when only some pages are watermarked).
+ * changed (an unbalanced `cm`, colour and line width, no q/Q; a `q` never
+ * closed; a `Q` too many), an opaque rectangle (for layer over/under), and one
+ * /Resources dictionary shared by every page (copy-on-write when only some
+ * pages are watermarked).
  */
 async function buildWatermarkPages() {
   const ctx = await newDoc('watermark-pages.pdf', { title: 'PDFSVC Watermark Pages' });
@@ -771,6 +772,10 @@ async function buildWatermarkPages() {
     marker(3, 'watermark-pages.pdf: plain, shares /Resources with every page'),
     // 4: everything at once: MediaBox off the origin, a smaller CropBox, /Rotate 270, an unbalanced cm.
     '0.5 0 0 0.5 0 0 cm ' + marker(4, 'MediaBox [50 -100 662 692] CropBox [80 -60 632 652] /Rotate 270, unbalanced cm', 180, 1200),
+    // 5: a q never closed, saving a flipped state (a single Q after the content would restore it).
+    '1 0 0 -1 0 792 cm q 1 0 0 -1 0 792 cm ' + marker(5, 'watermark-pages.pdf: 1 0 0 -1 0 792 cm q (never closed)'),
+    // 6: one Q too many at the start, then an unbalanced cm.
+    'Q 0.5 0 0 0.5 0 0 cm ' + marker(6, 'watermark-pages.pdf: Q too many, then 0.5 0 0 0.5 0 0 cm', 144, 1404),
   ];
   pages.forEach((content, i) => {
     const page = doc.addPage(LETTER);

@@ -106,6 +106,14 @@ describe('add_text_watermark leaves everything else alone', () => {
       const before = await pageTexts(input);
       const after = await pageTexts(out);
       const collapse = (s: string) => s.replace(/\s+/g, ' ').trim();
+      if (file === 'watermark-pages.pdf') {
+        // Page 6 starts with a Q that has nothing to restore: poppler gives up on the
+        // original page and draws nothing; inside the watermark's q … Q it draws.
+        expect(before[5].trim()).toBe('');
+        expect(after[5]).toContain('PDFSVC PAGE 6');
+        before.splice(5, 1);
+        after.splice(5, 1);
+      }
       expect(after.map((t) => collapse(t.replace('WMSTAMP', ''))), file).toEqual(before.map(collapse));
       for (const t of after) expect(t).toContain('WMSTAMP');
       const [a, b] = [await qpdfJson(input), await qpdfJson(out)];

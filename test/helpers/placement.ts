@@ -21,6 +21,8 @@ export const PAGE_KINDS = [
   { file: 'boxes.pdf', page: 3, kind: 'MediaBox [-300 -400 312 392]' },
   { file: 'watermark-pages.pdf', page: 1, kind: 'unbalanced cm' },
   { file: 'watermark-pages.pdf', page: 4, kind: 'all at once (boxes off origin, CropBox, /Rotate 270, unbalanced cm)' },
+  { file: 'watermark-pages.pdf', page: 5, kind: 'a q never closed, after a flipping cm' },
+  { file: 'watermark-pages.pdf', page: 6, kind: 'a Q too many, then an unbalanced cm' },
 ] as const;
 
 export const POSITIONS = ['center', 'top-left', 'top', 'top-right', 'left', 'right', 'bottom-left', 'bottom', 'bottom-right'] as const;

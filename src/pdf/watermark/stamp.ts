@@ -7,10 +7,12 @@
  * The page's own content is wrapped in `q … Q` (two small streams added to
  * /Contents, the page's streams untouched), so that a graphics state it leaves
  * changed (an unbalanced `cm`, a colour, a clip) cannot reach the watermark,
- * and the watermark's state never reaches the page content.
+ * and the watermark's state never reaches the page content. Content whose own
+ * `q`/`Q` do not balance gets as many as it takes (see balance.ts).
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../lib.js';
 import type { PageEntry } from '../page-tree.js';
+import { contentDepth, type Depth } from './balance.js';
 import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';
 
 export type Layer = 'over' | 'under';
@@ -57,6 +59,13 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     return ref;
   };
 
+  const depths = new Map<PDFRef, Depth>();
+  // `q` … page … `Q`, with one more `q` for each `Q` the page has too many, and a `Q` for each `q` it leaves open.
+  const wrapped = (original: PDFRef[]) => (draw: string) => {
+    const { min, end } = contentDepth(context, original, depths);
+    const saves = 1 - min;
+    return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${'Q\n'.repeat(saves + end)}${draw}`)];
+  };
   for (const { dict: page } of chosen) {
     const matrix = options.matrixFor(readerView(page));
     if (!matrix) continue;
@@ -75,7 +84,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
         ? [streamFor(draw), ...original]
         : original.length === 0
           ? [streamFor(draw)]
-          : [streamFor('q\n'), ...original, streamFor(`\nQ\n${draw}`)];
+          : wrapped(original)(draw);
     page.set(CONTENTS, context.obj(contents));
   }
 }

@@ -1,0 +1,111 @@
+/**
+ * How a page's content leaves the graphics state stack. Content that saves
+ * the state more often than it restores it (`q` without `Q`, common in the
+ * wild, often after a `cm`) would make the single `Q` that closes our wrap
+ * restore the page's state instead of ours, and the watermark would be drawn
+ * through the page's transformation; content with an extra `Q` would pop our
+ * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
+ * it takes.
+ */
+import { constants as zlib, inflateSync } from 'node:zlib';
+import { decodePDFRawStream, PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
+
+/** `min`: the lowest depth reached relative to the start; `end`: the depth at the end. */
+export interface Depth {
+  min: number;
+  end: number;
+}
+
+const BALANCED: Depth = { min: 0, end: 0 };
+
+/** Byte classes: 0 regular, 1 white space, 2 delimiter. */
+const CLASS = new Uint8Array(256);
+for (const c of [0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00]) CLASS[c] = 1;
+for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
+
+/** Counts `q` and `Q` operators, skipping strings, comments, names and inline image data. */
+export function graphicsDepth(bytes: Uint8Array): Depth {
+  const n = bytes.length;
+  let depth = 0;
+  let min = 0;
+  let i = 0;
+  while (i < n) {
+    const c = bytes[i];
+    const kind = CLASS[c];
+    if (kind === 1) {
+      i++;
+    } else if (c === 0x25) {
+      while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
+    } else if (c === 0x28) {
+      let nesting = 1;
+      i++;
+      while (i < n && nesting > 0) {
+        const d = bytes[i++];
+        if (d === 0x5c) i++;
+        else if (d === 0x28) nesting++;
+        else if (d === 0x29) nesting--;
+      }
+    } else if (c === 0x3c) {
+      if (bytes[i + 1] === 0x3c) i += 2;
+      else {
+        while (i < n && bytes[i] !== 0x3e) i++;
+        i++;
+      }
+    } else if (c === 0x2f) {
+      i++;
+      while (i < n && CLASS[bytes[i]] === 0) i++;
+    } else if (kind === 2) {
+      i++;
+    } else {
+      const start = i;
+      while (i < n && CLASS[bytes[i]] === 0) i++;
+      const length = i - start;
+      if (length === 1 && c === 0x71) depth++;
+      else if (length === 1 && c === 0x51) {
+        depth--;
+        if (depth < min) min = depth;
+      } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
+        // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
+        i++;
+        while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
+        i += 2;
+      }
+    }
+  }
+  return { min, end: depth };
+}
+
+/** The depth of several streams drawn one after another (a page's /Contents array). */
+export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDFRef, Depth>): Depth {
+  let min = 0;
+  let end = 0;
+  for (const ref of refs) {
+    let depth = cache.get(ref);
+    if (!depth) {
+      depth = streamDepth(context.lookup(ref));
+      cache.set(ref, depth);
+    }
+    min = Math.min(min, end + depth.min);
+    end += depth.end;
+  }
+  return { min, end };
+}
+
+function streamDepth(stream: unknown): Depth {
+  try {
+    if (stream instanceof PDFRawStream) {
+      // Plain Flate (nearly every content stream) through node's zlib: a third of pdf-lib's time.
+      const filter = stream.dict.lookup(PDFName.of('Filter'));
+      const flate = filter === PDFName.of('FlateDecode') || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of('FlateDecode'));
+      if (flate && !stream.dict.has(PDFName.of('DecodeParms'))) {
+        return graphicsDepth(inflateSync(stream.contents, { finishFlush: zlib.Z_SYNC_FLUSH }));
+      }
+      if (filter === undefined) return graphicsDepth(stream.contents);
+      return graphicsDepth(decodePDFRawStream(stream).decode());
+    }
+    if (stream instanceof PDFStream) return graphicsDepth(stream.getContents());
+  } catch {
+    // A filter pdf-lib cannot decode, or damaged data: readers will not draw it either.
+  }
+  return BALANCED;
+}
