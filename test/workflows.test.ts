@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, fixturePath, pageMarkers, pdfinfo } from './helpers/pdf-tools.js';
 import { opensWith, showEncryption, signatureNames } from './helpers/security.js';
 import { formRequest, inProcessApp, keys, problemOf, type Part } from './server/harness.js';
+import type { RequestLogEntry } from '../src/server/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-workflows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -133,6 +134,20 @@ describe('workflow 2: remove_password → rotate_pages → add_password', () => 
     expect(cli.exitCode).toBe(2);
     expect(Buffer.from(cli.stderr).toString()).toMatch(/^pdfsvc: password: may contain only printable ASCII/);
     expect(Buffer.from(cli.stderr).toString()).not.toContain('ab©');
+  });
+});
+
+describe('the server log', () => {
+  it('holds no password, right or wrong', async () => {
+    const lines: RequestLogEntry[] = [];
+    const logged = inProcessApp('global', { log: (entry) => lines.push(entry) });
+    const send = (action: string, fields: Array<[string, Part]>) => logged.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.business }));
+    expect((await send('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'secret-user']])).status).toBe(200);
+    expect((await send('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'Wr0ng-Guess']])).status).toBe(400);
+    expect((await send('add_restrictions', [['file', fixture('pages-1.pdf')], ['owner_password', 'owner-pw'], ['user_password', 'reader-pw']])).status).toBe(200);
+    expect(lines).toHaveLength(3);
+    const text = JSON.stringify(lines);
+    for (const secret of ['secret-user', 'Wr0ng-Guess', 'owner-pw', 'reader-pw', keys.business]) expect(text).not.toContain(secret);
   });
 });
 

@@ -31,6 +31,12 @@ export interface OpenOptions {
    * WrongPasswordError, which the action turns into its own message.
    */
   password?: string;
+  /**
+   * Read with the security handler's one-pass reader even without a password
+   * (add_password, add_restrictions): it skips decoding cross-reference
+   * stream entries and reads names faster. Encrypted input stays encrypted.
+   */
+  onePass?: boolean;
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
@@ -75,7 +81,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   }
   let doc: PDFDocument;
   try {
-    doc = options.password !== undefined ? await loadDecrypted(bytes, options.password, field, describe(options)) : await loadPdf(bytes);
+    doc = options.password !== undefined || options.onePass ? await loadDecrypted(bytes, options.password, field, describe(options)) : await loadPdf(bytes);
   } catch (err) {
     if (err instanceof ValidationError || err instanceof WrongPasswordError) throw err;
     throw ValidationError.field(field, `${which}${UNREADABLE}`);
@@ -125,7 +131,7 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
 }
 
 /** One parse with our security handler: decrypted with `password` when the file is encrypted (see security/decrypt.ts). */
-async function loadDecrypted(bytes: Uint8Array, password: string, field: string, which: string): Promise<PDFDocument> {
+async function loadDecrypted(bytes: Uint8Array, password: string | undefined, field: string, which: string): Promise<PDFDocument> {
   const { context } = await quietly(() => parseDecrypted(bytes, password, field, which));
   return new (PDFDocument as unknown as new (context: unknown, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument)(context, true, false);
 }

@@ -356,18 +356,19 @@ export interface LoadedContext {
 
 /**
  * Parses a document and, when it is encrypted, decrypts it with `password`
- * (owner or user). Throws WrongPasswordError when the password opens
+ * (owner or user; undefined: leave it encrypted). Throws WrongPasswordError when the password opens
  * nothing, a ValidationError on `field` for an unsupported handler, and
  * anything else when the file cannot be parsed.
  */
-export async function parseDecrypted(bytes: Uint8Array, password: string, field: string, which: string): Promise<LoadedContext> {
+export async function parseDecrypted(bytes: Uint8Array, password: string | undefined, field: string, which: string): Promise<LoadedContext> {
   const { context, deferred, lastTopLevel } = await parseRaw(bytes);
-  const params = readEncryption(context, field, which);
+  const params = password === undefined ? undefined : readEncryption(context, field, which);
   if (!params) {
+    // Not encrypted, or no password to decrypt with: an encrypted document's object streams then stay unreadable.
     await unpackObjectStreams(context, deferred, lastTopLevel);
     return { context };
   }
-  const fileKey = authenticate(params, password);
+  const fileKey = authenticate(params, password ?? '');
   if (!fileKey) throw new WrongPasswordError();
 
   const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
