@@ -20,10 +20,11 @@ export const STATUSES: Record<number, { title: string; explanation: string }> = 
   404: { title: 'Not found.', explanation: 'No endpoint has this path. Actions are POST /v1/<action>; GET /v1/openapi.json lists them.' },
   405: { title: 'Method not allowed.', explanation: 'Actions accept POST only (see the Allow header).' },
   406: { title: 'Not acceptable.', explanation: 'Split actions answer with application/zip (the default), application/json or multipart/mixed; the Accept header allowed none of them.' },
+  408: { title: 'Request timeout.', explanation: 'The request body did not arrive within the time this server allows a request (--request-timeout-ms). Send it again over a faster connection.' },
   413: { title: 'Request body too large.', explanation: 'The request is larger than this server accepts (--max-upload-bytes).' },
   415: { title: 'Unsupported media type.', explanation: 'Send the request body as multipart/form-data.' },
   500: { title: 'Internal server error.', explanation: 'The server failed unexpectedly. The request may be retried; if it fails again, please report it.' },
-  503: { title: 'Service unavailable.', explanation: 'The server is busy or shutting down; retry after the number of seconds in Retry-After.' },
+  503: { title: 'Service unavailable.', explanation: 'The server is busy (every worker busy and the queue full), or the request took longer than it allows (--request-timeout-ms) and its work was stopped; retry after the number of seconds in Retry-After.' },
 };
 
 export function problem(status: number, typeBase: string, extra: Partial<Problem> = {}): Problem {

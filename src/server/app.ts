@@ -3,28 +3,40 @@
  * checks in the order DECISIONS.md §4 gives (path, method, key, region,
  * Accept, content type, size, fields, document), every failure a problem
  * object. Runs in process for tests, behind listhen in `pdfsvc serve`.
+ *
+ * The main thread only looks at headers and moves bytes: the body is streamed
+ * into one buffer (refused with 413 as soon as it passes the limit), handed to
+ * the work runner (a worker thread in `pdfsvc serve`), and the answer streamed
+ * out. Each action request has a deadline (`requestTimeoutMs`): past it, the
+ * upload is cut off with 408, or the work is cancelled (its worker freed)
+ * and the client gets 503 with Retry-After.
  */
-import { H3 } from 'h3';
+import { H3, HTTPResponse } from 'h3';
+import type { IncomingMessage } from 'node:http';
 import type { AnyAction } from '../core/action.js';
-import { ValidationError } from '../core/errors.js';
-import type { Field, RawValues } from '../core/fields.js';
-import { packageDocuments, type Packaging } from '../core/packaging.js';
+import { PdfsvcError } from '../core/errors.js';
+import type { Packaging } from '../core/packaging.js';
 import { problem, problemFor, STATUSES, type Problem } from '../core/problem.js';
-import { validateInput, type ActionResult } from '../core/run.js';
+import { docsPage } from './docs.js';
 import { PLAN_REGIONS, type KeyStore, type Region, type StoredKey } from './keys.js';
 import { negotiatePackaging } from './negotiate.js';
 import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
+import { Busy, WorkerFault } from './pool.js';
+import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
-/** Runs a validated action somewhere (in process, or in a worker thread). */
-export type ActionRunner = (action: AnyAction, values: Record<string, unknown>) => Promise<ActionResult>;
+/** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
+export type WorkRunner = (task: WorkTask, signal: AbortSignal) => Promise<WorkResult>;
 
 export interface AppOptions {
   actions: readonly AnyAction[];
   region: Region;
   keys: KeyStore;
-  run: ActionRunner;
+  /** Where the work runs; default: in process (tests). `pdfsvc serve` passes its worker pool. */
+  run?: WorkRunner;
   maxUploadBytes: number;
+  /** Longest an action request may take, upload included; default 120 s. */
+  requestTimeoutMs?: number;
   /** Base of problem `type` URIs; default `<request origin>/v1/errors`. */
   errorTypeBase?: string;
   version: string;
@@ -38,13 +50,30 @@ export interface RequestLogEntry {
   path: string;
   status: number;
   duration_ms: number;
+  /** Body bytes the server read (0 when it refused the request before reading). */
   bytes_in: number;
   bytes_out: number;
   region: Region;
-  key?: string;
+  /** The key's id and name from the keys file; never the key. */
+  key_id?: string;
+  key_name?: string;
+  /** 500 only: the kind of fault and where it happened (no message: it could quote the document). */
+  fault?: string;
 }
 
-class RequestTooLarge extends Error {}
+/** What the app keeps about a request while it runs (for the log line). */
+interface RequestNotes {
+  key?: StoredKey;
+  bytesIn?: number;
+  fault?: string;
+}
+
+export type App = H3 & {
+  /** Action requests being handled right now (read by /healthz and by shutdown). */
+  readonly inFlight: number;
+};
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /** An HTTP failure on its way to becoming a problem response. */
 class HttpProblem extends Error {
@@ -57,23 +86,40 @@ class HttpProblem extends Error {
   }
 }
 
-export function createApp(options: AppOptions): H3 {
+const notes = new WeakMap<Request, RequestNotes>();
+const notesOf = (request: Request): RequestNotes => {
+  let found = notes.get(request);
+  if (!found) notes.set(request, (found = {}));
+  return found;
+};
+
+export function createApp(options: AppOptions): App {
+  const run: WorkRunner = options.run ?? ((task) => runWork(task));
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  let inFlight = 0;
   const app = new H3({
     silent: true,
     onError: (error, event) => {
       const cause = error.cause ?? error;
-      return problemResponse(toProblem(cause, typeBase(event.req as Request)), cause instanceof HttpProblem ? cause.headers : {});
+      const request = event.req as Request;
+      if (cause instanceof WorkerFault) notesOf(request).fault = cause.fault;
+      else if (!(cause instanceof HttpProblem) && !(cause instanceof PdfsvcError)) notesOf(request).fault = faultSummary(cause);
+      const headers = cause instanceof HttpProblem ? cause.headers : cause instanceof Busy ? { 'Retry-After': String(cause.retryAfter) } : {};
+      return problemResponse(toProblem(cause, typeBase(request)), headers);
     },
   });
   const typeBase = (request: Request) => options.errorTypeBase ?? `${new URL(request.url).origin}/v1/errors`;
   const openapi = openApiDocument(options.actions, options.version);
+  const docs = docsPage(openapi);
 
-  app.get('/healthz', () => Response.json({ status: 'ok', region: options.region, version: options.version }));
-  app.get('/v1/openapi.json', () => Response.json(openapi));
+  const openapiText = JSON.stringify(openapi);
+  app.get('/healthz', () => textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight }), { 'content-type': 'application/json' }));
+  app.get('/v1/openapi.json', () => textResponse(openapiText, { 'content-type': 'application/json' }));
+  app.get('/docs', () => textResponse(docs.html, docs.headers));
   app.get('/v1/errors/:status', (event) => {
     const status = Number(event.context.params?.status);
     if (!STATUSES[status]) throw new HttpProblem(404);
-    return new Response(errorPage(status), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+    return textResponse(errorPage(status), { 'content-type': 'text/html; charset=utf-8' });
   });
 
   for (const action of options.actions) {
@@ -81,18 +127,40 @@ export function createApp(options: AppOptions): H3 {
       const request = event.req as Request;
       if (request.method !== 'POST') throw new HttpProblem(405, `${action.name} accepts POST only`, { Allow: 'POST' });
       const key = authenticate(request, options);
-      (event.context as { key?: StoredKey }).key = key;
+      notesOf(request).key = key;
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
       const contentType = request.headers.get('content-type') ?? '';
       if (!/^multipart\/form-data\s*;/i.test(contentType)) {
         throw new HttpProblem(415, `send the fields as multipart/form-data (got ${contentType ? JSON.stringify(contentType.split(';')[0]) : 'no Content-Type'})`);
       }
-      const body = await readBodyWithLimit(request, options.maxUploadBytes);
-      (event.context as { bytesIn?: number }).bytesIn = body.byteLength;
-      const raw = await formValues(action, contentType, body);
-      const values = validateInput(action, raw);
-      const result = await options.run(action, values);
-      return respond(result, packaging);
+      inFlight++;
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      // The work stops when the deadline passes or the client goes away.
+      const signal = AbortSignal.any([deadline.signal, request.signal]);
+      let phase: 'upload' | 'work' = 'upload';
+      try {
+        const body = await readBodyWithLimit(request, options.maxUploadBytes, signal, (n) => (notesOf(request).bytesIn = n));
+        phase = 'work';
+        const result = await run({ action: action.name, contentType, body, packaging }, signal);
+        // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
+        return new HTTPResponse(result.body, {
+          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
+        });
+      } catch (err) {
+        if (!deadline.signal.aborted) {
+          // Nobody will read this answer; 499 (nginx's "client closed request") only reaches the log.
+          if (request.signal.aborted) throw new HttpProblem(499, 'the client closed the connection before the answer was ready');
+          throw err;
+        }
+        if (phase === 'upload') {
+          throw new HttpProblem(408, `the request body did not arrive within ${timeoutMs} ms`, { Connection: 'close' });
+        }
+        throw new HttpProblem(503, `the request took longer than this server allows (${timeoutMs} ms) and was stopped; retry later, or send a smaller document`, { 'Retry-After': '5' });
+      } finally {
+        clearTimeout(timer);
+        inFlight--;
+      }
     });
   }
 
@@ -101,36 +169,32 @@ export function createApp(options: AppOptions): H3 {
     throw new HttpProblem(404, `no endpoint ${path}; actions are POST /v1/<action> (see GET /v1/openapi.json)`);
   });
 
-  if (options.log) {
-    const log = options.log;
-    const fetch = app.fetch.bind(app);
-    const logged = async (request: Request) => {
-      const started = performance.now();
-      const response = await fetch(request);
-      const context = (request as unknown as { context?: { key?: StoredKey; bytesIn?: number } }).context;
+  const fetch = app.fetch.bind(app);
+  const log = options.log;
+  const handle = async (request: Request): Promise<Response> => {
+    const started = performance.now();
+    const response = await fetch(request);
+    response.headers.set('X-Region', options.region);
+    if (log) {
+      const noted = notes.get(request);
       log({
         time: new Date().toISOString(),
         method: request.method,
         path: new URL(request.url).pathname,
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        bytes_in: context?.bytesIn ?? Number(request.headers.get('content-length') ?? 0),
+        bytes_in: noted?.bytesIn ?? 0,
         bytes_out: Number(response.headers.get('content-length') ?? 0),
         region: options.region,
-        key: context?.key?.name,
+        ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name } : {}),
+        ...(noted?.fault ? { fault: noted.fault } : {}),
       });
-      return response;
-    };
-    (app as unknown as { fetch: typeof logged }).fetch = logged;
-  }
-
-  const fetchWithRegion = app.fetch.bind(app);
-  (app as unknown as { fetch: (request: Request) => Promise<Response> }).fetch = async (request: Request) => {
-    const response = await fetchWithRegion(request);
-    response.headers.set('X-Region', options.region);
+    }
     return response;
   };
-  return app;
+  Object.defineProperty(app, 'fetch', { value: handle, configurable: true, writable: true });
+  Object.defineProperty(app, 'inFlight', { get: () => inFlight });
+  return app as App;
 }
 
 function authenticate(request: Request, options: AppOptions): StoredKey {
@@ -149,100 +213,91 @@ function negotiateOrThrow(request: Request): Packaging {
 }
 
 /**
- * Reads the body, refusing it with 413 as soon as it passes the limit: before
- * reading anything when Content-Length announces too much, else while
- * streaming (chunked uploads).
+ * Reads the body into one buffer of its own (so that it can be transferred to
+ * a worker thread without a copy), refusing it with 413 as soon as it passes
+ * the limit: before reading anything when Content-Length announces too much,
+ * else while streaming (chunked uploads). Stops when the signal aborts.
  */
-async function readBodyWithLimit(request: Request, limit: number): Promise<Uint8Array> {
-  const announced = request.headers.get('content-length');
+async function readBodyWithLimit(request: Request, limit: number, signal: AbortSignal, progress: (bytes: number) => void): Promise<Uint8Array> {
   const tooLarge = () => new HttpProblem(413, `the request body is larger than this server accepts (${limit} bytes)`, { Connection: 'close' });
-  if (announced !== null && Number(announced) > limit) throw tooLarge();
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const announcedText = request.headers.get('content-length');
+  const announced = announcedText !== null && /^\d+$/.test(announcedText) ? Number(announcedText) : undefined;
+  if (announced !== undefined && announced > limit) throw tooLarge();
+  // Announced: one buffer of that size, filled as chunks arrive (no large copy
+  // on the event loop). Chunked: a buffer that doubles as needed.
+  let buffer = new Uint8Array(announced ?? Math.min(limit, 64 * 1024));
   let total = 0;
+  const take = (chunk: Uint8Array) => {
+    if (total + chunk.byteLength > limit) throw tooLarge();
+    if (total + chunk.byteLength > buffer.byteLength) {
+      const grown = new Uint8Array(Math.min(limit, Math.max(buffer.byteLength * 2, total + chunk.byteLength)));
+      grown.set(buffer.subarray(0, total));
+      buffer = grown;
+    }
+    buffer.set(chunk, total);
+    total += chunk.byteLength;
+    progress(total);
+  };
+  const node = (request as unknown as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+  if (node) await readNodeStream(node, take, signal);
+  else if (request.body) await readWebStream(request.body, take, signal);
+  return buffer.subarray(0, total);
+}
+
+/** `pdfsvc serve`: straight from Node's request stream (no web-stream wrapper per chunk). */
+function readNodeStream(stream: IncomingMessage, take: (chunk: Uint8Array) => void, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const cleanup = () => {
+      stream.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      signal.removeEventListener('abort', onAbort);
+    };
+    const fail = (err: unknown) => {
+      cleanup();
+      stream.pause();
+      reject(err);
+    };
+    const onData = (chunk: Uint8Array) => {
+      try {
+        take(chunk);
+      } catch (err) {
+        fail(err);
+      }
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve();
+    };
+    const onError = (err: Error) => fail(err);
+    const onClose = () => {
+      if (!stream.complete) fail(new Error('the client closed the connection during the upload'));
+    };
+    const onAbort = () => fail(signal.reason ?? new Error('aborted'));
+    if (signal.aborted) return onAbort();
+    if (stream.readableEnded) return resolve();
+    stream.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** In process (tests): the web stream of a Request. */
+async function readWebStream(body: ReadableStream<Uint8Array>, take: (chunk: Uint8Array) => void, signal: AbortSignal): Promise<void> {
+  const reader = body.getReader();
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(signal.reason ?? new Error('aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => {});
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = await Promise.race([reader.read(), aborted]);
       if (done) break;
-      total += value.byteLength;
-      if (total > limit) throw new RequestTooLarge();
-      chunks.push(value);
+      take(value);
     }
   } catch (err) {
     await reader.cancel().catch(() => {});
-    if (err instanceof RequestTooLarge) throw tooLarge();
     throw err;
   }
-  return Buffer.concat(chunks, total);
-}
-
-/**
- * Turns the multipart form into raw field values: files as bytes, others as
- * text. A field sent twice is an error (except the repeated `file` of merge),
- * and `file_1` … `file_N` are read in numeric order.
- */
-async function formValues(action: AnyAction, contentType: string, body: Uint8Array): Promise<RawValues> {
-  let form: FormData;
-  try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    throw new ValidationError({ body: ['the multipart/form-data body could not be read; check the boundary and the part headers'] });
-  }
-  const fields = action.fields as Record<string, Field>;
-  const grouped = new Map<string, Array<string | Uint8Array>>();
-  for (const [name, value] of form.entries()) {
-    const item = typeof value === 'string' ? value : new Uint8Array(await value.arrayBuffer());
-    grouped.set(name, [...(grouped.get(name) ?? []), item]);
-  }
-  const raw: RawValues = {};
-  const errors: Record<string, string[]> = {};
-  const numbered = new Map<string, Array<[number, Uint8Array]>>();
-  for (const [name, items] of grouped) {
-    const field = fields[name];
-    const numberedMatch = /^(.+)_(\d+)$/.exec(name);
-    const base = numberedMatch && fields[numberedMatch[1]];
-    if (!field && base && base.kind === 'file' && base.multiple) {
-      const n = Number(numberedMatch![2]);
-      if (n < 1 || n > base.multiple.numberedUpTo || items.length > 1 || !(items[0] instanceof Uint8Array)) {
-        errors[name] = [`numbered fields run from ${numberedMatch![1]}_1 to ${numberedMatch![1]}_${base.multiple.numberedUpTo}, one file each; for more documents repeat the ${numberedMatch![1]} part`];
-        continue;
-      }
-      numbered.set(numberedMatch![1], [...(numbered.get(numberedMatch![1]) ?? []), [n, items[0]]]);
-      continue;
-    }
-    if (field?.kind === 'file' && field.multiple) {
-      raw[name] = items as Uint8Array[];
-      if (items.some((i) => typeof i === 'string')) errors[name] = ['must be a file part (with a filename), not a text value'];
-      continue;
-    }
-    if (items.length > 1 && field) {
-      errors[name] = [`was sent ${items.length} times; send it once`];
-      continue;
-    }
-    raw[name] = items[0] as string | Uint8Array;
-  }
-  for (const [name, parts] of numbered) {
-    if (raw[name] !== undefined) {
-      errors[name] = [`send the documents either as repeated ${name} parts or as ${name}_1 … ${name}_N, not both`];
-      continue;
-    }
-    raw[name] = parts.sort((a, b) => a[0] - b[0]).map(([, bytes]) => bytes);
-  }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return raw;
-}
-
-async function respond(result: ActionResult, packaging: Packaging | undefined): Promise<Response> {
-  if (result.output === 'document') {
-    return new Response(result.bytes, {
-      headers: { 'content-type': 'application/pdf', 'content-length': String(result.bytes.byteLength) },
-    });
-  }
-  const packaged = await packageDocuments(result.documents, packaging ?? 'zip');
-  return new Response(packaged.body, {
-    headers: { 'content-type': packaged.contentType, 'content-length': String(packaged.body.byteLength) },
-  });
 }
 
 function toProblem(err: unknown, typeBase: string): Problem {
@@ -251,9 +306,12 @@ function toProblem(err: unknown, typeBase: string): Problem {
 }
 
 function problemResponse(body: Problem, headers: Record<string, string> = {}): Response {
-  const text = JSON.stringify(body);
-  return new Response(text, {
-    status: body.status,
-    headers: { 'content-type': 'application/problem+json', 'content-length': String(Buffer.byteLength(text)), ...headers },
-  });
+  return textResponse(JSON.stringify(body), { 'content-type': 'application/problem+json', ...headers }, body.status);
 }
+
+/** A text response with its Content-Length (which the log reads as bytes out). */
+function textResponse(text: string, headers: Record<string, string>, status = 200): Response {
+  const bytes = Buffer.from(text);
+  return new Response(bytes, { status, headers: { ...headers, 'content-length': String(bytes.byteLength) } });
+}
+

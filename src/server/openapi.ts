@@ -31,7 +31,11 @@ function schemaFor(field: Field): Record<string, unknown> {
 }
 
 function problemResponse(status: number) {
-  return { description: STATUSES[status].title, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  return {
+    description: STATUSES[status].title,
+    ...(status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 1 } } } } : {}),
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
 }
 
 export function openApiDocument(actions: readonly AnyAction[], version: string): Record<string, unknown> {
@@ -53,7 +57,7 @@ export function openApiDocument(actions: readonly AnyAction[], version: string):
             },
           };
     const responses: Record<string, unknown> = { 200: success };
-    for (const status of [400, 401, 403, ...(action.output === 'documents' ? [406] : []), 413, 415, 500, 503]) responses[status] = problemResponse(status);
+    for (const status of [400, 401, 403, ...(action.output === 'documents' ? [406] : []), 408, 413, 415, 500, 503]) responses[status] = problemResponse(status);
     paths[`/v1/${action.name}`] = {
       post: {
         operationId: action.name,

@@ -1,48 +1,91 @@
 /**
- * The worker pool (piscina): PDF work runs on worker threads so the event
- * loop stays free for /healthz and other requests. A full queue answers 503.
+ * The worker pool (piscina): request work runs on worker threads so the event
+ * loop stays free for /healthz and for streaming bodies in and out.
+ *
+ * - The queue is bounded: when every worker is busy and `maxQueue` tasks wait,
+ *   a new task is refused at once with `Busy` (503, Retry-After).
+ * - A task can be cancelled with an AbortSignal (request timeout, client gone).
+ *   A queued task is just dropped. A running one is stopped by terminating its
+ *   thread: the transforms are synchronous CPU work (pdf-lib parsing and
+ *   writing) that cannot check a flag, so termination is the only way to get
+ *   the CPU back; piscina then starts a fresh thread in its place (about
+ *   0.1 s), which also throws away whatever the half-done task had allocated.
  */
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
-import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
-import type { ActionRunner } from './app.js';
-import type { WorkerReply, WorkerTask } from './worker.js';
+import type { WorkResult, WorkTask } from './work.js';
+import type { WorkerReply } from './worker.js';
 
 export class Busy extends PdfsvcError {
-  constructor() {
+  /** Seconds a client should wait before retrying (the Retry-After header). */
+  readonly retryAfter: number;
+  constructor(retryAfter = 1) {
     super(503, 'all workers are busy and the queue is full; retry shortly');
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** An internal fault reported by a worker; its message is for the log only. */
+export class WorkerFault extends Error {
+  constructor(readonly fault: string) {
+    super('internal error');
   }
 }
 
 export interface Pool {
-  run: ActionRunner;
+  run(task: WorkTask, signal?: AbortSignal): Promise<WorkResult>;
+  /** Waits for running tasks, then stops the threads. */
   close(): Promise<void>;
+  readonly threads: number;
+  readonly maxQueue: number;
+  /** Tasks waiting for a worker. */
+  readonly queued: number;
 }
 
-export function createPool(options: { workers?: number; maxQueue?: number }): Pool {
+export interface PoolOptions {
+  /** Worker threads; default: the number of cores. */
+  workers?: number;
+  /** Tasks that may wait for a worker before new ones are refused; default 16 per worker, at least 64. */
+  maxQueue?: number;
+  /** The worker module; default ./worker.js beside this one (tests give their own). */
+  filename?: string;
+}
+
+export function createPool(options: PoolOptions = {}): Pool {
   const threads = options.workers ?? availableParallelism();
+  const maxQueue = options.maxQueue ?? Math.max(64, threads * 16);
   const piscina = new Piscina({
-    filename: new URL('./worker.js', import.meta.url).href,
+    filename: options.filename ?? new URL('./worker.js', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
-    maxQueue: options.maxQueue ?? threads * 16,
-    idleTimeout: 60_000,
+    // The bound is enforced below: piscina counts a thread that is still
+    // starting as spare capacity, and would queue one task too many.
+    maxQueue: Infinity,
+    // Threads stay up: starting one costs module loading and a cold JIT.
+    idleTimeout: Number.MAX_SAFE_INTEGER,
   });
+  let admitted = 0;
   return {
-    async run(action: AnyAction, values: Record<string, unknown>) {
+    threads,
+    maxQueue,
+    get queued() {
+      return Math.max(0, admitted - threads);
+    },
+    async run(task, signal) {
+      if (admitted >= threads + maxQueue) throw new Busy();
+      admitted++;
       let reply: WorkerReply;
       try {
-        reply = await piscina.run({ action: action.name, values } satisfies WorkerTask);
-      } catch (err) {
-        if (err instanceof Error && /queue is at limit/i.test(err.message)) throw new Busy();
-        throw err;
+        reply = (await piscina.run(task, { transferList: [task.body.buffer as ArrayBuffer], signal })) as WorkerReply;
+      } finally {
+        admitted--;
       }
-      if (reply.ok) return reply.result;
+      if (reply.ok) return { contentType: reply.contentType, body: reply.body };
       if (reply.errors) throw new ValidationError(reply.errors);
       if (reply.status < 500) throw new PdfsvcError(reply.status, reply.message);
-      throw new Error(reply.message);
+      throw new WorkerFault(reply.fault ?? 'unknown');
     },
-    close: () => piscina.destroy(),
+    close: () => piscina.close(),
   };
 }

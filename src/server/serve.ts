@@ -1,11 +1,20 @@
 /**
  * `pdfsvc serve`: the h3 app behind listhen, with keys from the keys file
- * (or one ephemeral development key), a worker pool and structured logs.
+ * (or one ephemeral development key), a worker pool, limits against slow
+ * clients, structured logs and a clean shutdown.
+ *
+ * Shutdown (SIGTERM, SIGINT): stop accepting connections, let every request
+ * already received finish (its answer says `Connection: close`), close idle
+ * keep-alive connections, stop the workers, exit 0. listhen's own close()
+ * (http-shutdown) is not used: on HTTPS it destroys the raw TCP socket under
+ * a TLS connection whose request is still running, losing that request.
  */
 import { listen } from 'listhen';
-import { isIP } from 'node:net';
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { toNodeHandler } from 'h3';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { isIP, type Socket } from 'node:net';
+import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
@@ -23,12 +32,27 @@ export interface ServeOptions {
   key?: string;
   maxUploadBytes: string;
   workers?: string;
+  maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
 }
 
 declare const __PDFSVC_VERSION__: string | undefined;
 const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
+
+/** Slow-client limits that are not options (README, "Running the server in production"). */
+export const LIMITS = {
+  /** Longest wait for a request's headers (also bounded by the request timeout). */
+  headersTimeoutMs: 10_000,
+  /** Longest a TLS handshake may take. */
+  handshakeTimeoutMs: 10_000,
+  /** Idle keep-alive connections close after this; above the 60 s that nginx and most load balancers keep theirs. */
+  keepAliveTimeoutMs: 65_000,
+  /** Open connections at most; more are closed at once. */
+  maxConnections: 1000,
+  /** How often Node checks the header and request deadlines (its default, 30 s, lets a slow client stay 30 s too long). */
+  checkIntervalMs: 1000,
+};
 
 function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
   if (text === undefined) return undefined;
@@ -45,6 +69,15 @@ function isLoopback(host: string): boolean {
   return false;
 }
 
+/** One JSON line on standard error: the log. */
+function logLine(entry: Record<string, unknown>): void {
+  process.stderr.write(`${JSON.stringify(entry)}\n`);
+}
+
+function logEvent(event: string, fields: Record<string, unknown> = {}): void {
+  logLine({ time: new Date().toISOString(), event, ...fields });
+}
+
 export async function serveFromCli(options: ServeOptions): Promise<void> {
   if (!REGIONS.includes(options.region as Region)) {
     throw ValidationError.field('region', `unknown region ${JSON.stringify(options.region)}; use one of ${REGIONS.join(', ')}`);
@@ -53,12 +86,15 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const port = positiveInteger('port', options.port, true)!;
   const maxUploadBytes = positiveInteger('max-upload-bytes', options.maxUploadBytes)!;
   const workers = positiveInteger('workers', options.workers);
+  const maxQueue = positiveInteger('max-queue', options.maxQueue, true);
+  const requestTimeoutMs = positiveInteger('request-timeout-ms', options.requestTimeoutMs)!;
   if (!options.https && !isLoopback(options.host)) {
     throw ValidationError.field(
       'host',
       `${options.host} is not a loopback address; plain HTTP would expose API keys and documents on the network. Use --https (with --cert/--key, or a self-signed certificate), or bind 127.0.0.1`,
     );
   }
+  if ((options.cert || options.key) && !options.https) throw ValidationError.field(options.cert ? 'cert' : 'key', '--cert and --key need --https');
   if (Boolean(options.cert) !== Boolean(options.key)) throw ValidationError.field(options.cert ? 'key' : 'cert', '--cert and --key go together');
 
   const keysPath = options.keysFile ?? defaultKeysFile();
@@ -70,50 +106,159 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     ephemeral = newKey();
     stored.push({ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(ephemeral), created: new Date().toISOString() });
   }
-  const pool = createPool({ workers });
+  const tls = options.https
+    ? options.cert
+      ? { cert: await readPem(options.cert, 'cert'), key: await readPem(options.key!, 'key') }
+      : // listhen makes a self-signed certificate (node-forge); its default lives one day, too short for a server.
+        { validityDays: 365, domains: [...new Set(['localhost', '127.0.0.1', '::1', options.host])] }
+    : false;
+
+  const pool = createPool({ workers, maxQueue });
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
     keys: new KeyStore(stored),
-    run: pool.run,
+    run: (task, signal) => pool.run(task, signal),
     maxUploadBytes,
+    requestTimeoutMs,
     errorTypeBase: options.errorTypeBase,
     version: VERSION,
-    log: (entry) => process.stderr.write(`${JSON.stringify(entry)}\n`),
+    log: (entry) => logLine(entry as unknown as Record<string, unknown>),
   });
-  const https = options.https
-    ? options.cert
-      ? { cert: await readFile(options.cert, 'utf8'), key: await readFile(options.key!, 'utf8') }
-      : true
-    : false;
-  const listener = await listen(toNodeHandler(app) as never, {
+  const handler = toNodeHandler(app);
+
+  // Requests received and not yet answered: shutdown waits for these.
+  const active = new Set<ServerResponse>();
+  let stopping = false;
+  let onIdle: (() => void) | undefined;
+  const node = (req: IncomingMessage, res: ServerResponse) => {
+    active.add(res);
+    if (stopping) res.shouldKeepAlive = false;
+    res.once('close', () => {
+      active.delete(res);
+      if (active.size === 0) onIdle?.();
+    });
+    return handler(req, res);
+  };
+
+  const listener = await listen(node as never, {
     hostname: options.host,
     port,
-    https,
+    https: tls,
     showURL: false,
     autoClose: false,
     qr: false,
     public: false,
     isTest: true,
   } as never);
-  const address = listener.server.address();
+  const server = listener.server as Server;
+  const sockets = new Set<Socket>();
+  harden(server, requestTimeoutMs, sockets);
+
+  const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const scheme = options.https ? 'https' : 'http';
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
-  process.stdout.write(`pdfsvc listening on ${scheme}://${host}:${actualPort} (region ${region})\n`);
+  const url = `${scheme}://${host}:${actualPort}`;
+  process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
+  const certificate = (listener as { https?: { cert?: string } | false }).https;
+  if (options.https && certificate && certificate.cert) {
+    const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
+    process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
+  }
   if (ephemeral) {
     process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
     process.stdout.write(`X-API-Key: ${ephemeral}\n`);
   }
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
+  logEvent('listening', { url, region, workers: pool.threads, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
+
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logEvent('stop_forced', { signal, in_flight: active.size });
+      process.exit(1);
+    }
     stopping = true;
-    process.stderr.write('pdfsvc: stopping: finishing requests in flight\n');
-    await listener.close();
+    logEvent('stopping', { signal, in_flight: active.size });
+    // Every request has a deadline (the request timeout), so in-flight work
+    // ends by then; this cap only guards against a bug keeping the process up.
+    setTimeout(() => {
+      logEvent('stop_timeout', { in_flight: active.size });
+      process.exit(1);
+    }, requestTimeoutMs + 15_000).unref();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const res of active) {
+      // Answers still to come close their connection, so clients do not
+      // send more requests down it.
+      res.shouldKeepAlive = false;
+    }
+    server.closeIdleConnections();
+    if (active.size > 0) await new Promise<void>((resolve) => (onIdle = resolve));
+    // Every answer is written; connections end as their last bytes leave.
+    // Whatever is left after a moment (an idle keep-alive connection that
+    // raced the close, a TLS handshake never finished) is cut.
+    server.closeIdleConnections();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    for (const socket of sockets) socket.destroy();
     await pool.close();
+    logEvent('stopped', { signal });
     process.exit(0);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw ValidationError.field(option, `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/**
+ * Limits against slow or idle clients, set on the server listhen made:
+ * headers within 10 s, the whole request (upload included) within the
+ * request timeout (the app answers 408/503 itself; Node's own check, a second
+ * later, is the backstop), TLS handshakes within 10 s, a socket with no
+ * traffic at all for longer than the request timeout is closed (a client
+ * that stops reading its answer), and at most 1000 connections.
+ */
+function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>): void {
+  server.headersTimeout = Math.min(LIMITS.headersTimeoutMs, requestTimeoutMs);
+  server.requestTimeout = requestTimeoutMs + 1000;
+  server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
+  server.timeout = requestTimeoutMs + 5000;
+  server.maxConnections = LIMITS.maxConnections;
+  // listhen creates the server and starts listening in one call, so Node's
+  // deadline checker was armed with the default interval; arm it again.
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = LIMITS.checkIntervalMs;
+  const checker = symbolNamed(server, 'http.server.connectionsCheckingInterval');
+  const setup = server.listeners('listening').find((f) => f.name === 'setupConnectionsTracking');
+  if (checker && setup) {
+    clearInterval((server as unknown as Record<symbol, NodeJS.Timeout>)[checker]);
+    (setup as () => void).call(server);
+  }
+  const handshake = symbolNamed(server, 'handshake-timeout');
+  if (handshake) (server as unknown as Record<symbol, number>)[handshake] = LIMITS.handshakeTimeoutMs;
+
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  // Malformed requests and header timeouts never reach the app: log them too
+  // (Node's own handling, which this replaces, answers the same way).
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const pending = (socket as Socket & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
+    if (socket.writable && (!pending || !pending._headerSent)) {
+      const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+      socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    }
+    if (err.code !== 'ECONNRESET') logEvent('client_error', { status, code: err.code ?? 'unknown' });
+    socket.destroy();
+  });
+}
+
+function symbolNamed(target: object, description: string): symbol | undefined {
+  return Object.getOwnPropertySymbols(target).find((s) => s.description === description);
 }

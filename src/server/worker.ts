@@ -1,29 +1,47 @@
 /**
- * Worker-thread entry: runs one validated action off the server's event loop.
- * Results and errors cross the thread boundary as plain data.
+ * Worker-thread entry (piscina): runs one request's work off the server's
+ * event loop. The request body arrives transferred, the response body goes
+ * back transferred (no copy of a 60 MB document on the main thread), and
+ * errors cross the thread boundary as plain data.
  */
-import { findAction } from '../actions/index.js';
+import { Piscina } from 'piscina';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
-import { runValidated, type ActionResult } from '../core/run.js';
-
-export interface WorkerTask {
-  action: string;
-  values: Record<string, unknown>;
-}
+import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 export type WorkerReply =
-  | { ok: true; result: ActionResult }
-  | { ok: false; status: number; message: string; errors?: Record<string, string[]> };
+  | ({ ok: true } & WorkResult)
+  | { ok: false; status: number; message: string; errors?: Record<string, string[]>; fault?: string };
 
-export default async function runTask(task: WorkerTask): Promise<WorkerReply> {
-  const action = findAction(task.action);
-  if (!action) return { ok: false, status: 500, message: `unknown action ${task.action}` };
+/** A body this thread owns outright, so its memory can move to the main thread. */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes;
+  return new Uint8Array(bytes); // a slice of a shared pool (small Buffers): copy it
+}
+
+export default async function runTask(task: WorkTask): Promise<unknown> {
   try {
-    return { ok: true, result: await runValidated(action, task.values) };
+    const result = await runWork(task);
+    const body = ownBuffer(result.body);
+    const reply: WorkerReply = { ok: true, contentType: result.contentType, body };
+    return movable(reply, body.buffer as ArrayBuffer);
   } catch (err) {
-    if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors };
-    if (err instanceof PdfsvcError) return { ok: false, status: err.status, message: err.message };
-    // Internal faults stay inside: the server answers 500 without details.
-    return { ok: false, status: 500, message: 'internal error' };
+    if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors } satisfies WorkerReply;
+    if (err instanceof PdfsvcError) return { ok: false, status: err.status, message: err.message } satisfies WorkerReply;
+    // Internal faults stay inside: the server answers 500 without details and
+    // logs only the kind of fault and where it happened (never its message,
+    // which could quote the document).
+    return { ok: false, status: 500, message: 'internal error', fault: faultSummary(err) } satisfies WorkerReply;
   }
+}
+
+/** piscina's protocol for "send this object, transferring that buffer". */
+function movable(value: WorkerReply, transfer: ArrayBuffer): unknown {
+  return Piscina.move({
+    get [Piscina.transferableSymbol]() {
+      return transfer;
+    },
+    get [Piscina.valueSymbol]() {
+      return value;
+    },
+  } as never);
 }

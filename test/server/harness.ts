@@ -5,13 +5,15 @@
  */
 import { actions } from '../../src/actions/index.js';
 import type { AnyAction } from '../../src/core/action.js';
-import { runValidated } from '../../src/core/run.js';
-import { createApp } from '../../src/server/app.js';
+import { createApp, type AppOptions } from '../../src/server/app.js';
 import { KeyStore, hashKey, newKey, type Plan, type Region } from '../../src/server/keys.js';
 
 export const keys: Record<Plan, string> = { free: newKey(), starter: newKey(), business: newKey() };
 
-export function inProcessApp(region: Region = 'global', options: { maxUploadBytes?: number; errorTypeBase?: string } = {}) {
+export function inProcessApp(
+  region: Region = 'global',
+  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'requestTimeoutMs' | 'log'>> = {},
+) {
   const store = new KeyStore(
     (Object.keys(keys) as Plan[]).map((plan) => ({ id: `k_${plan}`, name: `${plan}-key`, plan, hash: hashKey(keys[plan]), created: '2026-01-01T00:00:00Z' })),
   );
@@ -19,9 +21,11 @@ export function inProcessApp(region: Region = 'global', options: { maxUploadByte
     actions: actions as readonly AnyAction[],
     region,
     keys: store,
-    run: runValidated,
     maxUploadBytes: options.maxUploadBytes ?? 100 * 1024 * 1024,
     errorTypeBase: options.errorTypeBase,
+    run: options.run,
+    requestTimeoutMs: options.requestTimeoutMs,
+    log: options.log,
     version: 'test',
   });
 }

@@ -1,0 +1,100 @@
+/**
+ * The worker pool behind the app, with a stand-in worker whose task can be
+ * stuck in synchronous work: request deadlines answer with a problem object
+ * and free the worker (the stuck thread is terminated), a full queue answers
+ * 503 with Retry-After at once, a client that goes away stops its work, and
+ * the log line of each request says what happened without the key.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPool, type Pool } from '../../src/server/pool.js';
+import type { RequestLogEntry } from '../../src/server/app.js';
+import { inProcessApp, keys, problemOf } from './harness.js';
+
+const SPIN_WORKER = new URL('./spin-worker.mjs', import.meta.url).href;
+
+let pool: Pool | undefined;
+afterEach(async () => {
+  await pool?.close();
+  pool = undefined;
+});
+
+function request(content: string, init: RequestInit = {}): Request {
+  const form = new FormData();
+  form.append('file', new Blob([content], { type: 'application/pdf' }), 'in.pdf');
+  return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body: form, headers: { 'X-API-Key': keys.business }, ...init });
+}
+
+describe('worker pool and request deadlines', () => {
+  it('answers 503 with Retry-After when a request passes its deadline, and frees the worker stuck in synchronous work', async () => {
+    pool = createPool({ workers: 1, filename: SPIN_WORKER });
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 300 });
+    const started = performance.now();
+    const stuck = await app.fetch(request('SPIN'));
+    expect(stuck.status).toBe(503);
+    expect(Number(stuck.headers.get('retry-after'))).toBeGreaterThan(0);
+    const problem = await problemOf(stuck);
+    expect(problem.detail).toMatch(/longer than this server allows \(300 ms\)/);
+    expect(performance.now() - started).toBeLessThan(3000);
+    // The only worker was busy for another 30 s; it answers now because its thread was replaced.
+    const next = performance.now();
+    const ok = await app.fetch(request('%PDF quick'));
+    expect(ok.status).toBe(200);
+    expect(performance.now() - next).toBeLessThan(5000);
+  });
+
+  it('answers 503 with Retry-After at once when every worker is busy and the queue is full', async () => {
+    pool = createPool({ workers: 1, maxQueue: 1, filename: SPIN_WORKER });
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 1500 });
+    const running = app.fetch(request('SPIN'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const queued = app.fetch(request('SPIN'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const refused = await app.fetch(request('%PDF quick'));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await problemOf(refused)).detail).toMatch(/queue is full/);
+    // Both waiting requests end at their deadline, not after 30 s of spinning.
+    expect((await running).status).toBe(503);
+    expect((await queued).status).toBe(503);
+  });
+
+  it('stops the work of a client that goes away, and logs it as 499', async () => {
+    pool = createPool({ workers: 1, filename: SPIN_WORKER });
+    const log: RequestLogEntry[] = [];
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 20_000, log: (entry) => log.push(entry) });
+    const controller = new AbortController();
+    const gone = app.fetch(request('SPIN', { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 200);
+    expect((await gone).status).toBe(499);
+    const next = performance.now();
+    expect((await app.fetch(request('%PDF quick'))).status).toBe(200);
+    expect(performance.now() - next).toBeLessThan(5000);
+    expect(log.map((entry) => entry.status)).toEqual([499, 200]);
+  });
+});
+
+describe('request log (in process)', () => {
+  it('writes one entry per request with the key id and name, never the key', async () => {
+    const log: RequestLogEntry[] = [];
+    const app = inProcessApp('eu', { log: (entry) => log.push(entry) });
+    await app.fetch(new Request('http://pdfsvc.test/healthz'));
+    await app.fetch(request('not a pdf'));
+    await app.fetch(new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', headers: { 'X-API-Key': `pdfsvc_${'A'.repeat(43)}` } }));
+    expect(log).toHaveLength(3);
+    expect(log[0]).toMatchObject({ method: 'GET', path: '/healthz', status: 200, region: 'eu', bytes_in: 0 });
+    expect(log[0].bytes_out).toBeGreaterThan(0);
+    expect(log[1]).toMatchObject({ method: 'POST', path: '/v1/reverse_pages', status: 400, key_id: 'k_business', key_name: 'business-key' });
+    expect(log[1].bytes_in).toBeGreaterThan(100);
+    expect(log[2]).toMatchObject({ status: 401 });
+    expect(log[2].key_id).toBeUndefined();
+    for (const entry of log) {
+      expect(new Date(entry.time).getTime()).not.toBeNaN();
+      expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
+    }
+    const text = JSON.stringify(log);
+    for (const key of Object.values(keys)) expect(text).not.toContain(key);
+    expect(text).not.toContain('not a pdf');
+  });
+});
