@@ -1,0 +1,206 @@
+/**
+ * Real `pdfsvc serve` processes for tests: started on a free loopback port
+ * with a keys file of their own, read back through their stdout (base URL)
+ * and stderr (JSON log lines), and always stopped (afterAll kills any a test
+ * left running). Also a plain HTTP(S) client over node:http, for what fetch
+ * cannot do: exact bytes, no body, self-signed certificates, keep-alive
+ * agents under control.
+ */
+import { execa, type ResultPromise } from 'execa';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const CLI = join(ROOT, 'bin/pdfsvc.js');
+
+const running = new Set<ResultPromise>();
+const scratch: string[] = [];
+afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.allSettled([...running]);
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+export function tempDir(prefix = 'pdfsvc-server-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratch.push(dir);
+  return dir;
+}
+
+/** A keys file with one Business key; returns its path and the key. */
+export async function keysFile(dir = tempDir()): Promise<{ path: string; key: string }> {
+  const path = join(dir, 'keys.json');
+  const created = await execa('node', [CLI, 'keys', 'create', '--plan', 'business', '--name', 'tests', '--keys-file', path]);
+  return { path, key: created.stdout.trim() };
+}
+
+export interface Served {
+  base: string;
+  key: string;
+  child: ResultPromise;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** The JSON lines on stderr so far. */
+  log(): Array<Record<string, unknown>>;
+  /** Sends the signal and waits for the exit; returns the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | undefined>;
+  exited: Promise<number | undefined>;
+}
+
+export interface ServeOptions {
+  /** Extra `serve` arguments. */
+  args?: string[];
+  /** A keys file (default: a new one with one Business key). */
+  keys?: { path: string; key: string };
+  env?: Record<string, string>;
+  cwd?: string;
+  /** A command the server runs under (`strace -f …`, `setpriv …`). */
+  wrapper?: string[];
+  startTimeoutMs?: number;
+}
+
+export async function serve(options: ServeOptions = {}): Promise<Served> {
+  const keys = options.keys ?? (await keysFile());
+  const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', '--port', '0', '--keys-file', keys.path, ...(options.args ?? [])];
+  const child = execa(command[0], command.slice(1), {
+    reject: false,
+    cwd: options.cwd ?? ROOT,
+    env: options.env,
+    extendEnv: options.env ? false : true,
+    stdin: 'ignore',
+  });
+  running.add(child);
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exited = child.then((result) => {
+    running.delete(child);
+    return result.exitCode;
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time: ${out}\n${err}`)), options.startTimeoutMs ?? 30_000);
+    const check = () => {
+      const url = /https?:\/\/\S+/.exec(out)?.[0];
+      if (url) {
+        clearTimeout(timer);
+        resolve(url);
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${out}\n${err}`));
+    });
+  });
+  return {
+    base,
+    key: keys.key,
+    child,
+    pid: child.pid!,
+    stdout: () => out,
+    stderr: () => err,
+    log: () =>
+      err
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    exited,
+  };
+}
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface SendOptions {
+  method?: string;
+  headers?: Record<string, string | number>;
+  body?: Uint8Array;
+  agent?: http.Agent | https.Agent | false;
+  timeoutMs?: number;
+}
+
+/** One request with node:http(s); a self-signed certificate is accepted (tests check it separately). */
+export function send(url: string, options: SendOptions = {}): Promise<Reply> {
+  const target = new URL(url);
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request(
+      target,
+      {
+        method: options.method ?? (options.body ? 'POST' : 'GET'),
+        headers: { ...(options.body ? { 'content-length': options.body.byteLength } : {}), ...options.headers },
+        agent: options.agent,
+        rejectUnauthorized: false,
+        timeout: options.timeoutMs ?? 60_000,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer from ${url} in time`)));
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+export type FormPart = string | Uint8Array | Uint8Array[];
+
+/** A multipart/form-data body as bytes (arrays become repeated parts), with its Content-Type. */
+export function multipart(fields: Record<string, FormPart | undefined>): { body: Buffer; contentType: string } {
+  const boundary = `----pdfsvc-test-${randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  const part = (name: string, value: string | Uint8Array) => {
+    if (typeof value === 'string') {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    } else {
+      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n'));
+    }
+  };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) part(name, item);
+    else part(name, value);
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** POSTs an action with a multipart body. */
+export function postAction(served: { base: string; key: string }, action: string, fields: Record<string, FormPart | undefined>, options: SendOptions = {}): Promise<Reply> {
+  const { body, contentType } = multipart(fields);
+  return send(`${served.base}/v1/${action}`, {
+    ...options,
+    body,
+    headers: { 'content-type': contentType, 'x-api-key': served.key, ...options.headers },
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls until the check passes (returns truthy) or the time is up. */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
