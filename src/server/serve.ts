@@ -52,6 +52,8 @@ export const LIMITS = {
   maxConnections: 1000,
   /** How often Node checks the header and request deadlines (its default, 30 s, lets a slow client stay 30 s too long). */
   checkIntervalMs: 1000,
+  /** After answering before the upload ended (413, 408), how long the rest of it is read and discarded before the connection closes. */
+  lingerMs: 2000,
 };
 
 function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
@@ -134,6 +136,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const node = (req: IncomingMessage, res: ServerResponse) => {
     active.add(res);
     if (stopping) res.shouldKeepAlive = false;
+    lingerOnEarlyAnswer(req);
     res.once('close', () => {
       active.delete(res);
       if (active.size === 0) onIdle?.();
@@ -205,6 +208,32 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * An answer sent before the upload ended (413, 408) closes the connection.
+ * Closing a socket with unread upload bytes makes the kernel reset it, and a
+ * reset can reach the client before it has read the answer, which it then
+ * never sees. So, as nginx does, the half-closed connection reads and discards
+ * what still arrives for a moment (nothing is buffered), then closes.
+ */
+const currentRequest = new WeakMap<Socket, IncomingMessage>();
+
+function lingerOnEarlyAnswer(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  // Keep-alive: later requests on the socket replace the first.
+  const installed = currentRequest.has(socket);
+  currentRequest.set(socket, req);
+  const close = socket.destroySoon;
+  if (installed || typeof close !== 'function') return;
+  socket.destroySoon = function (this: Socket) {
+    if (currentRequest.get(this)?.complete !== false) return close.call(this);
+    this.end();
+    this.on('data', () => {}).resume();
+    const timer = setTimeout(() => this.destroy(), LIMITS.lingerMs);
+    timer.unref();
+    this.once('end', () => this.destroy()).once('close', () => clearTimeout(timer));
+  };
 }
 
 async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
