@@ -152,7 +152,7 @@ table{border-collapse:collapse;width:100%}th,td{border:1px solid var(--line);pad
 .try{background:var(--panel);border-radius:4px;padding:.5rem 1rem;margin-top:1rem}.try summary{cursor:pointer;font-weight:600}
 .control{display:grid;grid-template-columns:14rem 1fr;gap:.5rem;align-items:center;margin:.4rem 0}.req{color:#b3261e;font-size:.8em}
 .auth{margin-top:.75rem}.auth input{width:28rem;max-width:100%}input,select,button{font:inherit}button{margin-top:.5rem;padding:.3rem 1rem}
-.ok{color:#1a7f37}.fail{color:#b3261e}`;
+.ok{color:#1a7f37}.fail{color:#b3261e}.field-error{grid-column:2;margin:0;color:#b3261e;font-size:.9em}`;
 
 const SCRIPT = `
 (() => {
@@ -179,6 +179,8 @@ const SCRIPT = `
       status.textContent = 'Sending…';
       status.removeAttribute('data-status');
       body.textContent = '';
+      for (const old of form.querySelectorAll('.field-error')) old.remove();
+      for (const old of form.querySelectorAll('[aria-invalid]')) old.removeAttribute('aria-invalid');
       download.hidden = true;
       if (download.href) URL.revokeObjectURL(download.href);
       try {
@@ -189,10 +191,25 @@ const SCRIPT = `
         const ms = Math.round(performance.now() - started);
         status.dataset.status = String(response.status);
         status.classList.add(response.ok ? 'ok' : 'fail');
-        status.textContent = response.status + ' ' + (response.statusText || '') + ' · ' + type.split(';')[0] + ' · ' + blob.size + ' bytes · ' + ms + ' ms';
+        status.textContent = [response.status + (response.statusText ? ' ' + response.statusText : ''), type.split(';')[0], blob.size + ' bytes', ms + ' ms'].filter(Boolean).join(' · ');
         if (/json/.test(type)) {
           const text = await blob.text();
-          try { body.textContent = JSON.stringify(JSON.parse(text), null, 2).slice(0, 20000); } catch { body.textContent = text.slice(0, 20000); }
+          let parsed;
+          try { parsed = JSON.parse(text); } catch {}
+          body.textContent = (parsed === undefined ? text : JSON.stringify(parsed, null, 2)).slice(0, 20000);
+          // A problem's field errors, also shown under the controls they are about.
+          const errors = !response.ok && parsed && typeof parsed.errors === 'object' ? parsed.errors : {};
+          for (const [name, messages] of Object.entries(errors || {})) {
+            const element = form.elements.namedItem(name);
+            const control = element && (element.closest ? element : element[0]);
+            if (!control || !control.closest) continue;
+            control.setAttribute('aria-invalid', 'true');
+            const note = document.createElement('p');
+            note.className = 'field-error';
+            note.dataset.field = name;
+            note.textContent = [].concat(messages).join(' ');
+            control.closest('.control').append(note);
+          }
         }
         if (response.ok) {
           const extension = /zip/.test(type) ? 'zip' : /json/.test(type) ? 'json' : /multipart/.test(type) ? 'multipart' : 'pdf';
@@ -235,7 +252,7 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
     .join('');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(doc.info.title)} API reference</title><style>${STYLE}</style></head>
+<title>${escape(doc.info.title)} API reference</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>
 <header><h1>${escape(doc.info.title)} API reference <small>${escape(doc.info.version)}</small></h1>
 <p>${prose(doc.info.description)} <span id="action-count">${operations.length}</span> actions. Generated from <a href="v1/openapi.json">the OpenAPI document</a>.</p>
