@@ -5,11 +5,14 @@
 // Type declarations for library users come from tsc.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Built beside dist/ and swapped in at the end, so that a server or test
+// running from dist/ meanwhile sees the old build or the new one, never none.
+const next = `dist.next-${process.pid}`;
+rmSync(new URL(`../${next}`, import.meta.url), { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
@@ -18,7 +21,7 @@ await build({
     cli: 'src/cli/main.ts',
     worker: 'src/server/worker.ts',
   },
-  outdir: 'dist',
+  outdir: next,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -37,6 +40,15 @@ await build({
     js: "import { createRequire as __pdfsvcCreateRequire } from 'node:module'; const require = __pdfsvcCreateRequire(import.meta.url);",
   },
 });
+
+const old = `dist.old-${process.pid}`;
+try {
+  renameSync(new URL('../dist', import.meta.url), new URL(`../${old}`, import.meta.url));
+} catch (err) {
+  if (err.code !== 'ENOENT') throw err;
+}
+renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.meta.url));
+rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
 
 if (!process.argv.includes('--no-types')) {
   execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json', '--emitDeclarationOnly'], {
