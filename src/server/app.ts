@@ -22,7 +22,7 @@ import { PLAN_REGIONS, type KeyStore, type Region, type StoredKey } from './keys
 import { negotiatePackaging } from './negotiate.js';
 import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
-import { Busy, WorkerFault } from './pool.js';
+import { Busy, WorkerFault, type PoolStatus } from './pool.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
@@ -34,6 +34,8 @@ export interface AppOptions {
   keys: KeyStore;
   /** Where the work runs; default: in process (tests). `pdfsvc serve` passes its worker pool. */
   run?: WorkRunner;
+  /** The worker pool's state, reported by /healthz (for load balancers and autoscalers). */
+  poolStatus?: () => PoolStatus;
   maxUploadBytes: number;
   /** Longest an action request may take, upload included; default 120 s. */
   requestTimeoutMs?: number;
@@ -113,7 +115,11 @@ export function createApp(options: AppOptions): App {
   const docs = docsPage(openapi);
 
   const openapiText = JSON.stringify(openapi);
-  app.get('/healthz', () => textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight }), { 'content-type': 'application/json' }));
+  app.get('/healthz', () =>
+    textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight, ...(options.poolStatus ? { workers: options.poolStatus() } : {}) }), {
+      'content-type': 'application/json',
+    }),
+  );
   app.get('/v1/openapi.json', () => textResponse(openapiText, { 'content-type': 'application/json' }));
   app.get('/docs', () => textResponse(docs.html, docs.headers));
   app.get('/v1/errors/:status', (event) => {

@@ -33,14 +33,22 @@ export class WorkerFault extends Error {
   }
 }
 
+export interface PoolStatus {
+  threads: number;
+  /** Threads working on a task. */
+  busy: number;
+  /** Tasks waiting for a thread. */
+  queued: number;
+  max_queue: number;
+}
+
 export interface Pool {
   run(task: WorkTask, signal?: AbortSignal): Promise<WorkResult>;
   /** Waits for running tasks, then stops the threads. */
   close(): Promise<void>;
   readonly threads: number;
   readonly maxQueue: number;
-  /** Tasks waiting for a worker. */
-  readonly queued: number;
+  status(): PoolStatus;
 }
 
 export interface PoolOptions {
@@ -69,8 +77,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   return {
     threads,
     maxQueue,
-    get queued() {
-      return Math.max(0, admitted - threads);
+    status() {
+      return { threads, busy: Math.min(admitted, threads), queued: Math.max(0, admitted - threads), max_queue: maxQueue };
     },
     async run(task, signal) {
       if (admitted >= threads + maxQueue) throw new Busy();
