@@ -121,6 +121,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     region,
     keys: new KeyStore(stored),
     run: (task, signal) => pool.run(task, signal),
+    poolStatus: () => pool.status(),
     maxUploadBytes,
     requestTimeoutMs,
     errorTypeBase: options.errorTypeBase,
@@ -181,6 +182,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Logged once the listening socket is closed: whoever reads "stopping"
+    // and connects gets a refusal, not a connection reset.
     logEvent('stopping', { signal, in_flight: active.size });
     // Every request has a deadline (the request timeout), so in-flight work
     // ends by then; this cap only guards against a bug keeping the process up.
@@ -188,7 +192,6 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
       logEvent('stop_timeout', { in_flight: active.size });
       process.exit(1);
     }, requestTimeoutMs + 15_000).unref();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     for (const res of active) {
       // Answers still to come close their connection, so clients do not
       // send more requests down it.
