@@ -1,0 +1,280 @@
+/**
+ * `pdfsvc serve` as a real process on loopback: start-up refusals, TLS (self-
+ * signed and given), limits against large and slow clients on a real socket,
+ * /healthz staying fast while the worker pool is busy, the JSON request log,
+ * and a clean shutdown that loses no accepted request.
+ */
+import { execa } from 'execa';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, pageCount } from '../helpers/pdf-tools.js';
+import { bigDocument } from './big-document.js';
+import { CLI, keysFile, postAction, send, serve, sleep, tempDir, waitFor, type Served } from './spawn.js';
+
+const LOADER = new URL('./post-load.mjs', import.meta.url).pathname;
+const json = (body: Buffer) => JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+const hostPort = (base: string) => {
+  const url = new URL(base);
+  return { host: url.hostname, port: Number(url.port) };
+};
+
+describe('start-up refusals (exit status 2, the option named)', () => {
+  it.each([
+    [['--host', '0.0.0.0'], /host: 0\.0\.0\.0 is not a loopback address; plain HTTP would expose API keys.*--https/],
+    [['--region', 'mars'], /region/],
+    [['--cert', 'cert.pem'], /cert: --cert and --key need --https/],
+    [['--https', '--cert', 'cert.pem'], /--cert and --key go together/],
+    [['--max-upload-bytes', 'lots'], /max-upload-bytes: must be a whole number/],
+  ])('serve %j', async (args, message) => {
+    const { path } = await keysFile();
+    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', path, ...args], { reject: false, timeout: 20_000 });
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stdout).not.toMatch(/listening/);
+  });
+});
+
+describe('TLS', () => {
+  const peerCertificate = (base: string) =>
+    new Promise<tls.PeerCertificate>((resolve, reject) => {
+      const socket = tls.connect({ ...hostPort(base), rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerCertificate());
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+
+  it('--https without a certificate serves TLS with a self-signed one, and prints its fingerprint', async () => {
+    const served = await serve({ args: ['--https'] });
+    try {
+      expect(served.base).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const health = await send(`${served.base}/healthz`);
+      expect(health.status).toBe(200);
+      const peer = await peerCertificate(served.base);
+      expect(peer.subject.CN).toBe(peer.issuer.CN);
+      expect(peer.subjectaltname).toMatch(/IP Address:127\.0\.0\.1/);
+      expect(served.stdout()).toContain(`SHA-256 fingerprint: ${peer.fingerprint256}`);
+      // Plain HTTP to the TLS port gets no answer.
+      await expect(send(`${served.base.replace('https:', 'http:')}/healthz`, { timeoutMs: 5000 })).rejects.toThrow();
+      const rotated = await postAction(served, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' });
+      expect(rotated.status).toBe(200);
+      expect(await pageCount(rotated.body)).toBe(3);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('--https --cert --key serves the given certificate, which a client that trusts it verifies', async () => {
+    const dir = tempDir();
+    const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
+    await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-test', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    const served = await serve({ args: ['--https', '--cert', cert, '--key', key] });
+    try {
+      const expected = new X509Certificate(readFileSync(cert)).fingerprint256;
+      expect((await peerCertificate(served.base)).fingerprint256).toBe(expected);
+      const status = await new Promise<number>((resolve, reject) => {
+        https.get(`${served.base}/healthz`, { ca: readFileSync(cert), rejectUnauthorized: true, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        }).on('error', reject);
+      });
+      expect(status).toBe(200);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a missing certificate file is a start-up error naming --cert', async () => {
+    const { path } = await keysFile();
+    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', path, '--https', '--cert', '/nonexistent/cert.pem', '--key', '/nonexistent/key.pem'], { reject: false, timeout: 20_000 });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/cert: cannot read \/nonexistent\/cert\.pem: ENOENT/);
+  });
+});
+
+describe('limits on a real socket', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve({ args: ['--max-upload-bytes', '200000', '--request-timeout-ms', '1500'] });
+  });
+  afterAll(() => served.stop());
+
+  /** Raw bytes out, everything the server says until it closes (or the time is up). */
+  const raw = (chunks: string[], waitMs: number) =>
+    new Promise<{ text: string; closedAfterMs: number | undefined }>((resolve, reject) => {
+      const started = performance.now();
+      const socket = net.connect(hostPort(served.base));
+      let text = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve({ text, closedAfterMs: undefined });
+      }, waitMs);
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve({ text, closedAfterMs: performance.now() - started });
+      });
+      socket.on('error', reject);
+      socket.write(chunks.join(''));
+    });
+
+  const head = (length: number | 'chunked') =>
+    [
+      'POST /v1/rotate_pages HTTP/1.1',
+      'Host: 127.0.0.1',
+      `X-API-Key: ${served.key}`,
+      'Content-Type: multipart/form-data; boundary=xyz',
+      length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`,
+      '',
+      '',
+    ].join('\r\n');
+
+  it('answers 413 to an announced oversize body at once, without waiting for it', async () => {
+    const { text, closedAfterMs } = await raw([head(50_000_000)], 5000);
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text).toMatch(/content-type: application\/problem\+json/i);
+    expect(text).toMatch(/larger than this server accepts \(200000 bytes\)/);
+    expect(closedAfterMs).toBeLessThan(2000);
+  });
+
+  it('answers 413 to a chunked body once it passes the limit, long before the client is done sending', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    let sent = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${served.base}/v1/rotate_pages`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'x-api-key': served.key, 'content-type': 'multipart/form-data; boundary=xyz', 'transfer-encoding': 'chunked' },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      // Writing on after the answer fails once the server closes; the answer is what counts.
+      request.on('error', (err) => (sent > 0 ? undefined : reject(err)));
+      const pump = () => {
+        // Up to 20 MB, unless the answer comes first.
+        if (sent >= 20_000_000 || request.destroyed) return;
+        sent += chunk.byteLength;
+        request.write(chunk, () => setImmediate(pump));
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    expect(sent).toBeLessThan(20_000_000);
+  });
+
+  it('closes a connection whose headers never finish', async () => {
+    const { closedAfterMs } = await raw(['POST /v1/rotate_pages HTTP/1.1\r\nHost: 127.0.0.1\r\n'], 8000);
+    expect(closedAfterMs).toBeDefined();
+    expect(closedAfterMs!).toBeLessThan(6000);
+  });
+
+  it('answers 408 with a problem object to a body that stops arriving, and closes', async () => {
+    const { text, closedAfterMs } = await raw([head(100_000), '--xyz\r\nContent-Disposition: form-data; name="angle"\r\n\r\n90\r\n'], 8000);
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toMatch(/did not arrive within 1500 ms/);
+    expect(closedAfterMs).toBeDefined();
+  });
+
+  it('still serves normal requests', async () => {
+    const reply = await postAction(served, 'reverse_pages', { file: fixture('pages-3.pdf') });
+    expect(reply.status).toBe(200);
+    expect(await pageCount(reply.body)).toBe(3);
+  });
+});
+
+describe('work off the event loop', () => {
+  it('answers /healthz within 50 ms at the 99th percentile while every worker is busy with large documents', async () => {
+    const big = await bigDocument(300, 100_000); // ~30 MB
+    const bigPath = join(tempDir(), 'big.pdf');
+    writeFileSync(bigPath, big);
+    const served = await serve({ args: ['--workers', '2'] });
+    try {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      await send(`${served.base}/healthz`, { agent });
+      let busy = true;
+      const load = execa('node', [LOADER, `${served.base}/v1/rotate_pages`, served.key, bigPath, '6', 'angle=90']).finally(() => (busy = false));
+      // Sample from when both workers are at work (the uploads have arrived)
+      // until the last answer is out.
+      const busyWorkers = async () => (json((await send(`${served.base}/healthz`, { agent })).body) as { workers: { busy: number } }).workers.busy;
+      await waitFor(async () => (await busyWorkers()) === 2, 30_000, 'both workers busy');
+      const latencies: number[] = [];
+      while (busy) {
+        const started = performance.now();
+        const reply = await send(`${served.base}/healthz`, { agent });
+        latencies.push(performance.now() - started);
+        expect(reply.status).toBe(200);
+        await sleep(10);
+      }
+      const replies = JSON.parse((await load).stdout) as Array<{ status: number; bytes: number }>;
+      agent.destroy();
+      expect(replies.map((r) => r.status)).toEqual(Array(6).fill(200));
+      expect(replies.every((r) => r.bytes > big.byteLength * 0.9)).toBe(true);
+      latencies.sort((a, b) => a - b);
+      const p99 = latencies[Math.min(latencies.length - 1, Math.ceil(latencies.length * 0.99) - 1)];
+      expect(latencies.length, 'health checks sampled while busy').toBeGreaterThanOrEqual(20);
+      console.info(`/healthz while both workers were busy: ${latencies.length} checks, p50 ${latencies[Math.floor(latencies.length / 2)].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`);
+      expect(p99, `p99 of ${latencies.length} health checks (ms); all: ${latencies.map((l) => l.toFixed(1)).join(' ')}`).toBeLessThan(50);
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
+describe('the request log (standard error, one JSON line per request)', () => {
+  it('has time, method, path, status, duration, bytes, region and the key id and name, never the key', async () => {
+    const served = await serve({ args: ['--region', 'eu'] });
+    try {
+      const input = fixture('pages-3.pdf');
+      expect((await postAction(served, 'rotate_pages', { file: input, angle: '90' })).status).toBe(200);
+      expect((await postAction({ ...served, key: `${served.key}x` }, 'rotate_pages', { file: input, angle: '90' })).status).toBe(401);
+      expect((await send(`${served.base}/healthz`)).status).toBe(200);
+      const lines = await waitFor(() => {
+        const found = served.log().filter((line) => 'status' in line);
+        return found.length >= 3 && found;
+      });
+      const [ok, unauthorized, health] = lines;
+      expect(ok).toMatchObject({ method: 'POST', path: '/v1/rotate_pages', status: 200, region: 'eu', key_id: expect.stringMatching(/^k_/), key_name: 'tests' });
+      expect(typeof ok.time === 'string' && !Number.isNaN(Date.parse(ok.time))).toBe(true);
+      expect(ok.duration_ms).toBeGreaterThan(0);
+      expect(ok.bytes_in).toBeGreaterThan(input.byteLength);
+      expect(ok.bytes_out).toBeGreaterThan(1000);
+      expect(unauthorized).toMatchObject({ status: 401, path: '/v1/rotate_pages' });
+      expect(unauthorized.key_id).toBeUndefined();
+      expect(health).toMatchObject({ method: 'GET', path: '/healthz', status: 200 });
+      expect(served.stderr()).not.toContain(served.key);
+      expect(served.stdout()).not.toContain(served.key);
+      // The document's text never reaches the log.
+      expect(served.stderr()).not.toMatch(/PDFSVC PAGE/);
+    } finally {
+      await served.stop();
+    }
+  });
+});
+
+describe('clean shutdown', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s: stops accepting, finishes every accepted request, exits 0', async (signal) => {
+    const big = await bigDocument(100, 100_000); // ~10 MB: each request takes a while on one worker
+    const served = await serve({ args: ['--workers', '1'] });
+    const inFlight = Array.from({ length: 3 }, () => postAction(served, 'rotate_pages', { file: big, angle: '180' }, { agent: false, timeoutMs: 120_000 }));
+    await waitFor(async () => (json((await send(`${served.base}/healthz`, { agent: false })).body).in_flight as number) === 3, 30_000, 'three requests in flight');
+    const exited = served.stop(signal);
+    await waitFor(() => served.log().some((line) => line.event === 'stopping'), 10_000, 'the stopping event');
+    // A new connection is refused at once while the accepted ones go on.
+    await expect(send(`${served.base}/healthz`, { agent: false, timeoutMs: 5000 })).rejects.toThrow(/ECONNREFUSED/);
+    const replies = await Promise.all(inFlight);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+    for (const reply of replies) expect(await pageCount(reply.body)).toBe(100);
+    expect(await exited).toBe(0);
+    const events = served.log().flatMap((line) => (line.event ? [line.event] : []));
+    expect(events).toEqual(['listening', 'stopping', 'stopped']);
+    expect(served.log().filter((line) => line.path === '/v1/rotate_pages').map((line) => line.status)).toEqual([200, 200, 200]);
+  });
+});
