@@ -1,0 +1,186 @@
+/**
+ * Scale-out: deploy/nginx.conf itself, with its ports, paths and certificate
+ * swapped for a temporary directory's, in front of two real `pdfsvc serve`
+ * processes sharing one keys file. 200 requests through nginx all succeed,
+ * and both processes take a share of them (least_conn, no sticky sessions).
+ *
+ * Needs nginx (/usr/sbin/nginx): skipped without it, except in CI, where its
+ * absence is a failure (.ci/run installs it).
+ */
+import { execa, type ResultPromise } from 'execa';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, pageCount, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { keysFile, postAction, ROOT, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
+
+const NGINX = '/usr/sbin/nginx';
+const HAVE_NGINX = existsSync(NGINX);
+const SKIP = !HAVE_NGINX && !process.env.CI;
+if (SKIP) console.warn(`scale-out.test.ts: skipped: ${NGINX} is not installed (apt-get install nginx); in CI (CI set) this is a failure`);
+
+const REQUESTS = 200;
+const CONCURRENCY = 8;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Replaces every match of `pattern` (global), which must match exactly `count` times. */
+function rewrite(text: string, pattern: RegExp, count: number, what: string, replace: (match: string, index: number, ...groups: string[]) => string): string {
+  const found = text.match(pattern)?.length ?? 0;
+  if (found !== count) throw new Error(`deploy/nginx.conf changed shape: expected ${count} ${what}, found ${found} (this test rewrites them)`);
+  let index = 0;
+  // The callback's last two arguments are the offset and the whole text; the capture groups come before.
+  return text.replace(pattern, (match: string, ...rest: unknown[]) => replace(match, index++, ...(rest.slice(0, -2) as string[])));
+}
+
+/** deploy/nginx.conf made runnable in `dir`: listening on 127.0.0.1:`port`, balancing over `upstreams`. */
+function testConfig(dir: string, port: number, upstreams: number[], cert: string, key: string): string {
+  let conf = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8');
+  conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
+  conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
+  conf = rewrite(conf, /^(\s*)error_log\s+\/\S+((?:\s+\w+)?);$/gm, 1, 'error_log', (_m, _i, indent, level) => `${indent}error_log ${dir}/error.log${level ?? ''};`);
+  conf = rewrite(conf, /^(\s*)access_log\s+\/\S+;$/gm, 1, 'access_log with a path', (_m, _i, indent) => `${indent}access_log ${dir}/access.log;`);
+  conf = rewrite(conf, /^(\s*)server\s+127\.0\.0\.1:\d+((?:\s+[^;\s]+)*);$/gm, upstreams.length, 'upstream servers', (_m, i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`);
+  conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_m, _i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
+  conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_m, _i, indent) => `${indent}ssl_certificate ${cert};`);
+  conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_m, _i, indent) => `${indent}ssl_certificate_key ${key};`);
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `    ${name}_temp_path ${dir}/${name}_temp;`).join('\n');
+  conf = rewrite(conf, /^http \{$/gm, 1, '`http {`', () => `http {\n${temp}`);
+  // In the foreground, as a child of this test; as root, workers stay root
+  // (the default, nobody, could not enter the private temporary directory).
+  const head = ['daemon off;', 'master_process on;', ...(process.getuid?.() === 0 ? ['user root;'] : [])].join('\n');
+  return `${head}\n${conf}`;
+}
+
+describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two pdfsvc processes${SKIP ? ` (skipped: no ${NGINX})` : ''}`, () => {
+  let servers: Served[] = [];
+  let nginx: ResultPromise | undefined;
+  let nginxExit: Promise<{ exitCode?: number; stderr: unknown }> | undefined;
+  let dir: string;
+  let base: string;
+  let key: string;
+  const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+  beforeAll(async () => {
+    if (!HAVE_NGINX) throw new Error(`${NGINX} is not installed; CI must install nginx (apt-get install nginx) for this test`);
+    dir = tempDir('pdfsvc-scale-out-');
+    const keys = await keysFile(dir);
+    key = keys.key;
+    // One worker thread each: two processes on a small machine.
+    servers = await Promise.all([0, 1].map(() => serve({ keys, args: ['--workers', '1'] })));
+    const [cert, tlsKey] = [join(dir, 'nginx-cert.pem'), join(dir, 'nginx-key.pem')];
+    await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', tlsKey, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-scale-out-test']);
+    const port = await freePort();
+    const conf = join(dir, 'nginx.conf');
+    writeFileSync(conf, testConfig(dir, port, servers.map((s) => Number(new URL(s.base).port)), cert, tlsKey));
+    const child = execa(NGINX, ['-p', `${dir}/`, '-c', conf], { reject: false, stdin: 'ignore' });
+    nginx = child;
+    let exited = false;
+    nginxExit = child.then((result) => {
+      exited = true;
+      return result;
+    });
+    base = `https://127.0.0.1:${port}`;
+    const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
+    await waitFor(
+      async () => {
+        if (exited) {
+          const result = await nginxExit!;
+          throw new Error(`nginx exited (${result.exitCode}) at start-up:\n${String(result.stderr)}\n${errorLog()}`);
+        }
+        const health = await send(`${base}/healthz`, { agent: false, timeoutMs: 2000 }).catch(() => undefined);
+        return health?.status === 200;
+      },
+      10_000,
+      `nginx on ${base} to answer /healthz`,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; nginx's error.log:\n${errorLog()}`);
+    });
+  });
+
+  afterAll(async () => {
+    agent.destroy();
+    if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
+      nginx.kill('SIGTERM');
+      const timer = setTimeout(() => nginx!.kill('SIGKILL'), 5000);
+      await nginxExit;
+      clearTimeout(timer);
+    }
+    await Promise.all(servers.map((s) => s.stop()));
+  });
+
+  const actionLines = (served: Served) => served.log().filter((line) => line.path === '/v1/rotate_pages');
+
+  it(`${REQUESTS} rotations through nginx, ${CONCURRENCY} at a time, all answered, by both processes`, { timeout: 30_000 }, async () => {
+    const input = fixture('pages-3.pdf');
+    const replies: Reply[] = new Array(REQUESTS);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < REQUESTS) {
+          const i = next++;
+          replies[i] = await postAction({ base, key }, 'rotate_pages', { file: input, angle: '90' }, { agent });
+        }
+      }),
+    );
+
+    const statuses = new Map<number, number>();
+    for (const reply of replies) statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+    expect(Object.fromEntries(statuses), replies.find((r) => r.status !== 200)?.body.toString('utf8')).toEqual({ 200: REQUESTS });
+    for (const reply of replies) {
+      expect(reply.headers['content-type']).toBe('application/pdf');
+      expect(reply.headers['x-region']).toBe('global');
+      expect(Number(reply.headers['content-length'])).toBe(reply.body.byteLength);
+      expect(reply.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    }
+
+    // Independent readers (qpdf, poppler) on every distinct output when the
+    // outputs repeat, else on an evenly spread sample.
+    const distinct = [...new Map(replies.map((r) => [createHash('sha256').update(r.body).digest('hex'), r.body])).values()];
+    const sample = distinct.length <= 8 ? distinct : Array.from({ length: 8 }, (_, i) => distinct[Math.floor((i * distinct.length) / 8)]);
+    for (const body of sample) {
+      expect((await qpdfCheck(body)).exitCode).toBe(0);
+      expect(await pageCount(body)).toBe(3);
+      expect((await pdfinfo(body)).pages.map((p) => p.rotation)).toEqual([90, 90, 90]);
+    }
+
+    // Each process's JSON request log: both served some, together all of them,
+    // each with the shared key (X-API-Key went through nginx).
+    const counts = (await waitFor(
+      () => {
+        const lines = servers.map(actionLines);
+        return lines.reduce((sum, l) => sum + l.length, 0) >= REQUESTS ? lines : undefined;
+      },
+      5000,
+      'every request in the servers’ logs',
+    ))!;
+    const served = counts.map((lines) => lines.length);
+    expect(served.reduce((a, b) => a + b, 0)).toBe(REQUESTS);
+    // least_conn with equal servers: neither gets (almost) nothing.
+    for (const n of served) expect(n, `requests per process: ${served.join(', ')}`).toBeGreaterThanOrEqual(REQUESTS / 10);
+    for (const line of counts.flat()) {
+      expect(line).toMatchObject({ method: 'POST', status: 200, region: 'global', key_name: 'tests' });
+    }
+  });
+
+  it('refusals pass through unchanged: an empty key is 401 problem+json with X-Region, from a process', async () => {
+    const reply = await postAction({ base, key: '' }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent: false, headers: { 'x-api-key': '' } });
+    expect(reply.status).toBe(401);
+    expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(reply.headers['x-region']).toBe('global');
+    // nginx forwards the client's Host, so the problem type names nginx's address, not a process's.
+    expect(new URL(String(JSON.parse(reply.body.toString('utf8')).type)).host).toBe(new URL(base).host);
+  });
+});
