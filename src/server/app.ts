@@ -139,6 +139,12 @@ export function createApp(options: AppOptions): App {
       if (!/^multipart\/form-data\s*;/i.test(contentType)) {
         throw new HttpProblem(415, `send the fields as multipart/form-data (got ${contentType ? JSON.stringify(contentType.split(';')[0]) : 'no Content-Type'})`);
       }
+      // A full queue refuses before the upload is read: a body that could only
+      // be refused after it arrived would cost the client its upload and the
+      // server its memory. (Uploads under way are not counted; the pool checks
+      // again when the body is in.)
+      const pool = options.poolStatus?.();
+      if (pool && pool.queued >= pool.max_queue) throw new Busy();
       inFlight++;
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(), timeoutMs);

@@ -60,6 +60,32 @@ describe('worker pool and request deadlines', () => {
     expect((await queued).status).toBe(503);
   });
 
+  it('refuses with 503 before reading the upload when the queue is already full', async () => {
+    pool = createPool({ workers: 1, maxQueue: 1, filename: SPIN_WORKER });
+    const log: RequestLogEntry[] = [];
+    const app = inProcessApp('global', { run: pool.run, poolStatus: pool.status, requestTimeoutMs: 1500, log: (entry) => log.push(entry) });
+    const running = app.fetch(request('SPIN'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const queued = app.fetch(request('SPIN'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(pool.status()).toMatchObject({ threads: 1, busy: 1, queued: 1, max_queue: 1 });
+    // A body that never ends: only a refusal from the headers can answer it.
+    const endless = new ReadableStream<Uint8Array>({ pull: (controller) => new Promise((resolve) => setTimeout(() => resolve(controller.enqueue(new Uint8Array(1024))), 50)) });
+    const refused = await app.fetch(
+      new Request('http://pdfsvc.test/v1/reverse_pages', {
+        method: 'POST',
+        body: endless,
+        duplex: 'half',
+        headers: { 'X-API-Key': keys.business, 'Content-Type': 'multipart/form-data; boundary=x' },
+      } as RequestInit),
+    );
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    await running;
+    await queued;
+    expect(log.find((entry) => entry.status === 503 && entry.bytes_in === 0)).toBeDefined();
+  });
+
   it('stops the work of a client that goes away, and logs it as 499', async () => {
     pool = createPool({ workers: 1, filename: SPIN_WORKER });
     const log: RequestLogEntry[] = [];
