@@ -4,8 +4,9 @@
 //   npm run bench                        # 5 runs, every job on every document
 //   npm run bench -- --quick             # 1 run, the 10-page document only
 //   npm run bench -- --runs 9 --jobs rotate,merge --docs doc-500p
+//   npm run bench -- --jobs "split 10 pages,split by size 5 MB" --docs doc-500p
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
@@ -33,6 +34,13 @@ const RUN_TIMEOUT_MS = 10 * 60 * 1000;
 // prints "pdfsvc-bench page N of M"), and optionally page 1's rotation.
 // Start-up jobs have no document and compare with `baseline` instead of qpdf.
 //
+// Split jobs (`output: 'directory'`) write a directory of parts: each run gets
+// a fresh empty directory (made before the clock starts, removed before the
+// next run), and `expect(doc)` describes the parts (see verifyDirectory);
+// `expectBaseline(doc)` when qpdf's output differs from pdfsvc's. A job with
+// `relativeTo` is judged on its pdfsvc time against that job's pdfsvc time on
+// the same document instead of against qpdf.
+//
 // When pdfsvc answers a job with exit status 2 and "not implemented" (or does
 // not know the command), the row says n/a with pdfsvc's reason.
 
@@ -49,6 +57,23 @@ function encryptedCopy(doc, bits) {
   }
   return path;
 }
+
+// The split jobs: 10-page parts, and parts of at most 5,000,000 bytes (5 MB,
+// not MiB) for split_by_size. qpdf has no split by size; its nearest job,
+// --split-pages=10, is the baseline of both rows.
+const SPLIT_PAGES = 10;
+const SPLIT_BYTES = 5_000_000;
+
+/** The source pages of each part of a split into `per`-page parts: [{ from, to }]. */
+function pageRanges(doc, per) {
+  const ranges = [];
+  for (let from = 1; from <= doc.pages; from += per) ranges.push({ from, to: Math.min(from + per - 1, doc.pages) });
+  return ranges;
+}
+
+/** qpdf --split-pages=10 into `dir`: parts named part-<first>-<last>.pdf (zero-padded page numbers). */
+const qpdfSplitPages = (d, dir) => [d.path, `--split-pages=${SPLIT_PAGES}`, `${dir}part-%d.pdf`];
+const qpdfSplitExpect = (d) => ({ directory: true, names: 'qpdf', pages: d.pages, ranges: pageRanges(d, SPLIT_PAGES) });
 
 export const JOBS = [
   {
@@ -115,6 +140,24 @@ export const JOBS = [
     qpdf: (d, out) => [d.path, '--overlay', watermarkStamp('image', CLI), '--', out],
     expect: (d) => ({ pages: d.pages, first: 1, last: d.pages }),
   },
+  // Splits: a directory of parts (00001.pdf, 00002.pdf, … from pdfsvc).
+  {
+    name: `split ${SPLIT_PAGES} pages`,
+    output: 'directory',
+    pdfsvc: (d, dir) => ['split-by-page-count', '--page-count', String(SPLIT_PAGES), d.path, '-o', dir],
+    qpdf: qpdfSplitPages,
+    expect: (d) => ({ directory: true, names: 'pdfsvc', pages: d.pages, ranges: pageRanges(d, SPLIT_PAGES) }),
+    expectBaseline: qpdfSplitExpect,
+  },
+  {
+    name: 'split by size 5 MB',
+    output: 'directory',
+    relativeTo: `split ${SPLIT_PAGES} pages`, // target: pdfsvc time within 3x of that job's pdfsvc time
+    pdfsvc: (d, dir) => ['split-by-size', '--maximum-bytes', String(SPLIT_BYTES), d.path, '-o', dir],
+    qpdf: qpdfSplitPages,
+    expect: (d) => ({ directory: true, names: 'pdfsvc', pages: d.pages, maxBytes: SPLIT_BYTES }),
+    expectBaseline: qpdfSplitExpect,
+  },
   {
     name: '--help',
     startup: true,
@@ -135,6 +178,7 @@ const TARGETS = {
   pageRatioDocument: 'doc-500p',
   rssPerInput: 3, // peak memory within 3x the input's size (judged on the 500-page document)
   startupRatio: 2, // --help within 2x of node start-up
+  relativeRatio: 3, // split_by_size: pdfsvc time within 3x of pdfsvc's page-count split on the same document
 };
 
 const NOT_AVAILABLE = /not implemented|unknown command|not available|not supported/i;
@@ -167,11 +211,21 @@ function parseOptions(argv) {
     options.runs = 1;
     options.docs ??= ['doc-10p'];
   }
-  const jobNames = JOBS.map((j) => j.name);
-  for (const j of options.jobs ?? []) if (!jobNames.includes(j)) fail(`unknown job ${j}; jobs: ${jobNames.join(', ')}`);
+  // A job is named as in JOBS ("split by size 5 MB", quoted) or with dashes for spaces ("split-by-size-5-MB").
+  if (options.jobs) {
+    options.jobs = options.jobs.map((name) => {
+      const job = JOBS.find((j) => j.name === name.trim() || jobSlug(j.name) === jobSlug(name));
+      if (!job) fail(`unknown job ${name}; jobs: ${JOBS.map((j) => `"${j.name}"`).join(', ')}`);
+      return job.name;
+    });
+  }
   const docNames = DOCUMENTS.map((d) => d.name);
   for (const d of options.docs ?? []) if (!docNames.includes(d)) fail(`unknown document ${d}; documents: ${docNames.join(', ')}`);
   return options;
+}
+
+function jobSlug(name) {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
 }
 
 function fail(message) {
@@ -307,6 +361,91 @@ function verify(path, expected, { full }) {
   return null;
 }
 
+/** pdfsvc's name for the part at index i: 00001.pdf, 00002.pdf, … */
+const partName = (i) => `${String(i + 1).padStart(5, '0')}.pdf`;
+/** qpdf --split-pages names parts after their first and last page (zero-padded). */
+const QPDF_PART = /^part-(\d+)-(\d+)\.pdf$/;
+/**
+ * split_by_size fills parts greedily, and the bench documents' pages are far
+ * below 5 MB, so every part but the last should be well filled: at least this
+ * share of the limit (unless the next part is a single, possibly large, page),
+ * and never so small that it and the next part would fit together.
+ */
+const MIN_FILL = 0.5;
+
+/**
+ * Checks a directory of parts (a split job's output). `expected`: `pages`, the
+ * document's page count; `names`, 'pdfsvc' (00001.pdf, … in order) or 'qpdf'
+ * (part-<first>-<last>.pdf, naming the pages each part holds); `ranges`, the
+ * source pages each part must hold (page-count split), or `maxBytes`, the size
+ * limit (split by size). Every part's page count (qpdf --show-npages) and the
+ * sum; source page 1 first and source page N last (pdftotext markers). `full`
+ * adds qpdf --check of the first and last part and the marker of every part's
+ * first page. Returns null when the parts are right, else what is wrong.
+ */
+function verifyDirectory(dir, expected, { full }) {
+  if (!existsSync(dir)) return 'no output directory';
+  const files = readdirSync(dir).sort();
+  if (files.length === 0) return 'no parts in the output directory';
+  if (expected.ranges && files.length !== expected.ranges.length) return `${files.length} parts, expected ${expected.ranges.length}`;
+  const parts = [];
+  let next = 1;
+  for (const name of files) {
+    const path = `${dir}${name}`;
+    const npages = capture('qpdf', ['--show-npages', path]);
+    if (npages.status !== 0 && npages.status !== 3) return `${name}: qpdf --show-npages failed: ${firstLine(npages.stderr)}`;
+    const pages = Number(npages.stdout.trim());
+    if (!(pages >= 1)) return `${name}: ${npages.stdout.trim() || '?'} pages`;
+    parts.push({ name, path, pages, from: next, to: next + pages - 1, bytes: statSync(path).size });
+    next += pages;
+  }
+  const total = next - 1;
+  if (total !== expected.pages) return `the ${parts.length} parts hold ${total} pages, expected ${expected.pages}`;
+  for (const [i, part] of parts.entries()) {
+    if (expected.names === 'pdfsvc' && part.name !== partName(i)) return `part ${i + 1} is named ${part.name}, expected ${partName(i)}`;
+    if (expected.names === 'qpdf') {
+      const m = QPDF_PART.exec(part.name);
+      if (!m || Number(m[1]) !== part.from || Number(m[2]) !== part.to) return `part ${i + 1} is named ${part.name} but holds pages ${part.from}-${part.to}`;
+    }
+    if (expected.ranges) {
+      const want = expected.ranges[i].to - expected.ranges[i].from + 1;
+      if (part.pages !== want) return `${part.name} has ${part.pages} pages, expected ${want}`;
+    }
+    if (expected.maxBytes !== undefined) {
+      if (part.bytes > expected.maxBytes && part.pages > 1) return `${part.name} is ${part.bytes} bytes (${part.pages} pages), over the limit of ${expected.maxBytes}`;
+      const following = parts[i + 1];
+      if (following && part.bytes + following.bytes <= expected.maxBytes) {
+        return `${part.name} and ${following.name} together are ${part.bytes + following.bytes} bytes, within the limit of ${expected.maxBytes}: the first should have taken more pages`;
+      }
+      if (following && following.pages > 1 && part.bytes < MIN_FILL * expected.maxBytes) {
+        return `${part.name} is only ${part.bytes} bytes (${part.pages} pages) of ${expected.maxBytes}, and is not the last part`;
+      }
+    }
+  }
+  const first = parts[0];
+  const last = parts[parts.length - 1];
+  if (full) {
+    for (const part of new Set([first, last])) {
+      const check = capture('qpdf', ['--check', part.path]);
+      if (check.status !== 0 && check.status !== 3) return `${part.name}: qpdf --check exit ${check.status}: ${firstLine(check.stdout + check.stderr)}`;
+    }
+  }
+  if (havePoppler) {
+    for (const part of full ? parts : [first]) {
+      const marker = markerOf(part.path, 1);
+      if (marker !== part.from) return `${part.name} starts with source page ${marker}, expected ${part.from}`;
+    }
+    const marker = markerOf(last.path, last.pages);
+    if (marker !== expected.pages) return `${last.name} ends with source page ${marker}, expected ${expected.pages}`;
+  }
+  return null;
+}
+
+/** Checks a single output file or a directory of parts, as the expectation says. */
+function verifyOutput(path, expected, options) {
+  return expected.directory ? verifyDirectory(path, expected, options) : verify(path, expected, options);
+}
+
 // ------------------------------------------------------------------ a job
 
 /**
@@ -329,9 +468,18 @@ function benchJob(job, doc, options, method) {
     rssPerInput: null,
   };
   const tag = `${job.name.replace(/[^a-z0-9]+/gi, '-')}-${doc ? doc.name : 'startup'}`;
-  const outPdfsvc = `${WORK}${tag}-pdfsvc.pdf`;
-  const outOther = `${WORK}${tag}-qpdf.pdf`;
+  // Split jobs write into a directory (path with a trailing slash), made afresh before every run.
+  const directory = job.output === 'directory';
+  const outPdfsvc = directory ? `${WORK}${tag}-pdfsvc/` : `${WORK}${tag}-pdfsvc.pdf`;
+  const outOther = directory ? `${WORK}${tag}-qpdf/` : `${WORK}${tag}-qpdf.pdf`;
   const expected = doc ? job.expect(doc) : null;
+  const expectedOther = doc ? (job.expectBaseline ?? job.expect)(doc) : null;
+  const fresh = (out) => {
+    if (!directory) return;
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+  };
+  if (directory) row.parts = { pdfsvc: null, qpdf: null };
 
   const pdfsvcArgs = [CLI, ...job.pdfsvc(doc, outPdfsvc)];
   const other = job.startup
@@ -339,30 +487,35 @@ function benchJob(job, doc, options, method) {
     : { command: 'qpdf', args: job.qpdf(doc, outOther), node: false };
   const okStatus = (tool, status) => status === 0 || (tool === 'qpdf' && status === 3); // 3: qpdf warnings
 
-  const cleanUp = () => { rmSync(outPdfsvc, { force: true }); rmSync(outOther, { force: true }); };
+  const cleanUp = () => { rmSync(outPdfsvc, { recursive: true, force: true }); rmSync(outOther, { recursive: true, force: true }); };
   const give = (status, reason) => { row.status = status; row.reason = reason; cleanUp(); return row; };
 
   // Warm-up, measured.
+  fresh(outPdfsvc);
   const warm = runMeasured(method, NODE, pdfsvcArgs, { node: true });
   if (warm.status === 2 && NOT_AVAILABLE.test(warm.stderr)) return give('n/a', firstLine(warm.stderr));
   if (!okStatus('pdfsvc', warm.status)) return give('failed', `pdfsvc ${failure(warm)}`);
   row.pdfsvc.rss = warm.rss;
   if (expected) {
-    const wrong = verify(outPdfsvc, expected, { full: true });
+    const wrong = verifyOutput(outPdfsvc, expected, { full: true });
     if (wrong) return give('wrong', `pdfsvc output: ${wrong}`);
+    if (directory) row.parts.pdfsvc = readdirSync(outPdfsvc).length;
   }
+  fresh(outOther);
   const warmOther = runMeasured(method === 'time' ? 'time' : 'none', other.command, other.args, { node: false });
   if (!okStatus(row.baseline, warmOther.status)) return give('failed', `${row.baseline} ${failure(warmOther)}`);
   row.other.rss = warmOther.rss;
-  if (expected) {
-    const wrong = verify(outOther, expected, { full: true });
+  if (expectedOther) {
+    const wrong = verifyOutput(outOther, expectedOther, { full: true });
     if (wrong) return give('failed', `qpdf output: ${wrong} (check the job's qpdf arguments)`);
+    if (directory) row.parts.qpdf = readdirSync(outOther).length;
   }
 
   // Timed runs: ABBA order so drift in machine load falls on both tools alike.
   for (let i = 0; i < options.runs; i++) {
     const order = i % 2 === 0 ? ['pdfsvc', 'other'] : ['other', 'pdfsvc'];
     for (const tool of order) {
+      fresh(tool === 'pdfsvc' ? outPdfsvc : outOther);
       const result = tool === 'pdfsvc' ? run(NODE, pdfsvcArgs) : run(other.command, other.args);
       if (!okStatus(tool === 'pdfsvc' ? 'pdfsvc' : row.baseline, result.status)) {
         return give('failed', `${tool === 'pdfsvc' ? 'pdfsvc' : row.baseline} (run ${i + 1}) ${failure(result)}`);
@@ -370,7 +523,9 @@ function benchJob(job, doc, options, method) {
       row[tool].runs.push(result.seconds);
       if (expected) {
         const last = i === options.runs - 1;
-        const wrong = verify(tool === 'pdfsvc' ? outPdfsvc : outOther, expected, { full: last });
+        const wrong = tool === 'pdfsvc'
+          ? verifyOutput(outPdfsvc, expected, { full: last })
+          : verifyOutput(outOther, expectedOther, { full: last });
         if (wrong) return give(tool === 'pdfsvc' ? 'wrong' : 'failed', `${tool === 'pdfsvc' ? 'pdfsvc' : 'qpdf'} output (run ${i + 1}): ${wrong}`);
       }
     }
@@ -401,18 +556,44 @@ function snapshotCli() {
   }
 }
 
-/** Which targets a row is judged on, and whether it meets them. */
+/**
+ * For a job with `relativeTo` (split by size): its pdfsvc median over that
+ * job's pdfsvc median on the same document, or why there is none.
+ */
+function relate(row, rows) {
+  const job = JOBS.find((j) => j.name === row.job);
+  if (!job?.relativeTo || row.status !== 'ok') return;
+  const other = rows.find((r) => r.job === job.relativeTo && r.document === row.document);
+  row.relative = {
+    to: job.relativeTo,
+    ratio: other?.status === 'ok' ? row.pdfsvc.median / other.pdfsvc.median : null,
+    missing: !other ? 'not run (add it to --jobs)' : other.status !== 'ok' ? other.status : null,
+  };
+}
+
+/**
+ * Which targets a row is judged on, and whether it meets them (`ok: null`:
+ * shown for information, not judged on this document).
+ */
 function judge(row) {
   const verdicts = [];
   if (row.status !== 'ok') return verdicts;
+  const judged = row.document === TARGETS.pageRatioDocument;
   if (row.document === null) {
     verdicts.push({ what: `time ≤${TARGETS.startupRatio}x`, ok: row.ratio <= TARGETS.startupRatio });
-  } else if (row.document === TARGETS.pageRatioDocument) {
+  } else if (row.relative) {
+    const { to, ratio, missing } = row.relative;
+    if (ratio === null) verdicts.push({ what: `time ≤${TARGETS.relativeRatio}x ${to}: n/a, ${to} ${missing}`, ok: null });
+    else if (judged) verdicts.push({ what: `time ${ratio.toFixed(2)}x ${to} ≤${TARGETS.relativeRatio}x`, ok: ratio <= TARGETS.relativeRatio });
+    else verdicts.push({ what: `time ${ratio.toFixed(2)}x ${to}`, ok: null });
+  } else if (judged) {
     verdicts.push({ what: `time ≤${TARGETS.pageRatio}x`, ok: row.ratio <= TARGETS.pageRatio });
-    if (row.rssPerInput !== null) verdicts.push({ what: `RSS ≤${TARGETS.rssPerInput}x`, ok: row.rssPerInput <= TARGETS.rssPerInput });
   }
+  if (judged && row.rssPerInput !== null) verdicts.push({ what: `RSS ≤${TARGETS.rssPerInput}x`, ok: row.rssPerInput <= TARGETS.rssPerInput });
   return verdicts;
 }
+
+const verdictText = (v) => `${v.what}${v.ok === null ? '' : v.ok ? ' ✓' : ' ✗'}`;
 
 // ------------------------------------------------------------------ report
 
@@ -463,13 +644,16 @@ function markdown(rows, info) {
     }
     const otherMedian = row.baseline === 'qpdf' ? fmt(row.other.median, 3) : `${fmt(row.other.median, 3)} (${row.baseline})`;
     const rssPerInput = row.rssPerInput === null ? '—' : `${row.rssPerInput.toFixed(2)}x`;
-    const verdicts = judge(row).map((v) => `${v.what} ${v.ok ? '✓' : '✗'}`).join(', ');
+    const verdicts = judge(row).map(verdictText).join(', ');
     lines.push(`| ${row.job} | ${doc} | ${pages} | ${mb} | ${fmt(row.pdfsvc.median, 3)} | ${otherMedian} | ${row.ratio.toFixed(2)}x | ${rss} | ${rssPerInput} | ${verdicts} |`);
   }
   lines.push('');
   lines.push('MB: the document (MiB). Merge is the document with itself, so its input, for RSS/input, is twice that. ' +
     `Start-up rows compare with \`node -e ''\` instead of qpdf. Targets: page actions within ${TARGETS.pageRatio}x qpdf's time ` +
-    `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up.`);
+    `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up. ` +
+    `Splits write a directory of parts; the qpdf column of both split rows is \`qpdf --split-pages=${SPLIT_PAGES}\` ` +
+    `(qpdf cannot split by size), and split by size (parts of at most ${SPLIT_BYTES.toLocaleString('en')} bytes) is judged ` +
+    `on its pdfsvc time within ${TARGETS.relativeRatio}x of pdfsvc's \`split ${SPLIT_PAGES} pages\` on the same document.`);
   return lines.join('\n') + '\n';
 }
 
@@ -499,8 +683,11 @@ async function main() {
     rows.push(row);
     const where = row.document ?? 'start-up';
     if (row.status === 'ok') {
+      relate(row, rows);
       log(`  ${row.job} ${where}: pdfsvc ${fmt(row.pdfsvc.median, 3)} s, ${row.baseline} ${fmt(row.other.median, 3)} s, ${row.ratio.toFixed(2)}x` +
-        (row.pdfsvc.rss ? `, RSS ${(row.pdfsvc.rss / MB).toFixed(0)} MB` : ''));
+        (row.pdfsvc.rss ? `, RSS ${(row.pdfsvc.rss / MB).toFixed(0)} MB` : '') +
+        (row.parts ? `, parts: pdfsvc ${row.parts.pdfsvc}, qpdf ${row.parts.qpdf}` : '') +
+        (row.relative?.ratio ? `, ${row.relative.ratio.toFixed(2)}x ${row.relative.to}` : ''));
     } else {
       log(`  ${row.job} ${where}: ${row.status}: ${row.reason}`);
     }

@@ -39,7 +39,7 @@ if (!job.startup && !doc) {
   process.exit(2);
 }
 const dir = `${OUT_DIR}profiles/`;
-rmSync(dir, { recursive: true, force: true });
+rmSync(dir, { recursive: true, force: true }, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const out = `${dir}output.pdf`;
 
@@ -127,6 +127,6 @@ console.log('| ms | share | function |');
 console.log('|--:|--:|---|');
 for (const [key, ms] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, options.top)) console.log(row(ms, key));
 
-rmSync(out, { force: true });
+rmSync(out, { recursive: true, force: true });
 if (options.keep) console.log(`\nprofile kept: ${dir}${file}`);
 else rmSync(dir, { recursive: true, force: true });
