@@ -12,7 +12,7 @@ import { peekObject } from './fork.js';
 import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
-import { readPageLabels, writePageLabels } from './page-labels.js';
+import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages, type PageEntry } from './page-tree.js';
 
 const ANNOTS = PDFName.of('Annots');
@@ -24,8 +24,8 @@ const ANNOTS = PDFName.of('Annots');
  * `entries` may be given when the caller already has them (a split arranges
  * many forks of one document, fork.ts).
  */
-export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc)): void {
-  const labels = readPageLabels(doc, entries.length);
+export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc), known?: PageFacts): void {
+  const labels = known ? known.labels : readPageLabels(doc, entries.length);
   const placed = new Set<number>();
   const output = order.map((index) => {
     if (!placed.has(index)) {
@@ -36,7 +36,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
   });
   const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
   setPages(doc, output);
-  if (dropped.size > 0) forgetPages(doc, entries, output, dropped);
+  if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known);
   if (labels) writePageLabels(doc, order.map((index) => labels[index]));
 }
 
@@ -45,17 +45,11 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
  * outline entries, named destinations, links on surviving pages, an opening
  * action, then any remaining reference (structure tree, article threads).
  */
-function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>): void {
+function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>, known?: PageFacts): void {
   const named = new NamedDestinations(doc);
   const droppedAnnotations = new Set<PDFRef>();
-  for (const entry of entries) {
-    if (!dropped.has(entry.ref)) continue;
-    // Read only: a fork need not copy the pages it drops.
-    const page = peekObject(doc.context, entry.ref);
-    for (const annot of arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []) {
-      if (annot instanceof PDFRef) droppedAnnotations.add(annot);
-    }
-  }
+  const annotationsOf = known?.annotations ?? pageAnnotations(doc, entries.filter((entry) => dropped.has(entry.ref)));
+  for (const ref of dropped) for (const annot of annotationsOf.get(ref) ?? []) droppedAnnotations.add(annot);
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);
   pruneNamedDestinations(doc, dropped, named);
@@ -68,6 +62,32 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
     if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
   }
   nullifyReferences(doc.context, new Set([...dropped, ...droppedAnnotations]));
+}
+
+/**
+ * What arrangePages reads of every page before it changes anything. A split
+ * arranges one fork per part of the same document: it reads these once
+ * (readPageFacts) instead of once per part.
+ */
+export interface PageFacts {
+  labels: PageLabel[] | undefined;
+  /** Each page's annotations (by reference). */
+  annotations: Map<PDFRef, PDFRef[]>;
+}
+
+export function readPageFacts(doc: PDFDocument, entries: PageEntry[] = pageEntries(doc)): PageFacts {
+  return { labels: readPageLabels(doc, entries.length), annotations: pageAnnotations(doc, entries) };
+}
+
+function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PDFRef[]> {
+  const annotations = new Map<PDFRef, PDFRef[]>();
+  for (const entry of entries) {
+    // Read only: a fork need not copy the pages it drops.
+    const page = peekObject(doc.context, entry.ref);
+    const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
+    if (refs.length > 0) annotations.set(entry.ref, refs);
+  }
+  return annotations;
 }
 
 /** An /OpenAction is either a destination or an action dictionary; targetPage reads both from /A. */

@@ -15,7 +15,7 @@
  * tree (/StructTreeRoot, tagging) and XFA form data.
  */
 import { ValidationError } from '../core/errors.js';
-import { arrangePages } from './arrange.js';
+import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument, peekObject } from './fork.js';
 import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { dictAt, reachableRefs } from './objects.js';
@@ -40,8 +40,18 @@ export function splitDocument(doc: PDFDocument, parts: number[][]): PdfPieces[] 
   return parts.map((pages) => writePart(doc, pages));
 }
 
-/** The pages of the loaded document, found once for all of its parts. */
-const pagesOf = new WeakMap<PDFDocument, PDFRef[]>();
+/** The pages of the loaded document and what is read of them, found once for all of its parts. */
+const pagesOf = new WeakMap<PDFDocument, { refs: PDFRef[]; facts: PageFacts }>();
+
+function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
+  let known = pagesOf.get(doc);
+  if (!known) {
+    const entries = pageEntries(doc);
+    known = { refs: entries.map((entry) => entry.ref), facts: readPageFacts(doc, entries) };
+    pagesOf.set(doc, known);
+  }
+  return known;
+}
 
 /**
  * Readies a loaded document for being split: every stream's /Length is made
@@ -52,7 +62,7 @@ export function prepareForSplit(doc: PDFDocument): void {
   for (const [, object] of doc.context.enumerateIndirectObjects()) {
     if (object instanceof PDFStream) (object as unknown as { updateDict(): void }).updateDict();
   }
-  pagesOf.set(doc, pageEntries(doc).map((entry) => entry.ref));
+  pagesAndFacts(doc);
 }
 
 /** The part made of the pages `order` (0-based, in output order; a page may repeat). */
@@ -66,18 +76,14 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   dropDocumentLevelData(part);
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
   const { context } = part;
-  let pages = pagesOf.get(doc);
-  if (!pages) {
-    pages = pageEntries(doc).map((entry) => entry.ref);
-    pagesOf.set(doc, pages);
-  }
-  const entries: PageEntry[] = pages.map((ref) => ({
+  const { refs, facts } = pagesAndFacts(doc);
+  const entries: PageEntry[] = refs.map((ref) => ({
     ref,
     get dict() {
       return context.lookup(ref) as PDFDict;
     },
   }));
-  arrangePages(part, order, entries);
+  arrangePages(part, order, entries, facts);
   forgetStructureKeys(part);
   return writeReachable(part.context);
 }
