@@ -8,7 +8,7 @@ import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt, dropUnreachable } from './objects.js';
 import { pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
-import { writeDocumentPieces } from './writer.js';
+import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, restoreIndirectLengths } from './lib.js';
 import { parseDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -178,12 +178,14 @@ export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}):
 
 /** The same, without joining the output into one buffer (see PdfPieces). */
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
+  // As qpdf does by default: object streams in, object streams out.
+  const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   if (!options.keepUnreachable) dropUnreachable(doc.context);
   // pdf-lib's own save would also regenerate form field appearances (the
   // output must look as the input did) and copy stream data byte by byte.
   await doc.flush();
   if (options.encrypt) encryptContext(doc.context, options.encrypt);
-  return writeDocumentPieces(doc.context);
+  return writeDocumentPieces(doc.context, { objectStreams });
 }
 
 export { PDFArray, PDFRef };

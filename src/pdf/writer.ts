@@ -6,6 +6,7 @@
  * bytes already in memory, joined once at the end, under a classic
  * cross-reference table.
  */
+import { deflateSync } from 'node:zlib';
 import { PdfPieces } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
 
@@ -29,12 +30,33 @@ interface StreamInternals {
   getContentPieces?(): readonly Uint8Array[];
 }
 
-export function writeDocument(context: PDFContext): Uint8Array {
-  return writeDocumentPieces(context).join();
+export interface WriteOptions {
+  /**
+   * Put the objects that are not streams into compressed object streams,
+   * under a cross-reference stream (PDF 1.5), as qpdf does for an input that
+   * had them. A document of many small objects (a tagged PDF's structure
+   * tree) would otherwise come out several times its input's size.
+   */
+  objectStreams?: boolean;
+}
+
+export function writeDocument(context: PDFContext, options: WriteOptions = {}): Uint8Array {
+  return writeDocumentPieces(context, options).join();
+}
+
+/** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
+export function hasObjectStreams(context: PDFContext): boolean {
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    if (object instanceof PDFStream && object.dict.get(PDFName.of('Type')) === PDFName.of('ObjStm')) return true;
+  }
+  return false;
 }
 
 /** The document as pieces: stream data stays as views of the bytes already in memory. */
-export function writeDocumentPieces(context: PDFContext): PdfPieces {
+export function writeDocumentPieces(context: PDFContext, options: WriteOptions = {}): PdfPieces {
+  // Encrypted output keeps the classic layout: strings inside an object stream
+  // would have to be left to the stream's encryption instead of their own.
+  if (options.objectStreams && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context);
   const chunks: Uint8Array[] = [];
   let offset = 0;
   const push = (bytes: Uint8Array) => {
@@ -116,4 +138,112 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
   if (ID) trailer.set(PDFName.of('ID'), ID as PDFObject);
   if (Encrypt) trailer.set(PDFName.of('Encrypt'), Encrypt as PDFObject);
   return trailer;
+}
+
+/** Objects per object stream: small enough that a reader unpacking one for one object does little extra work. */
+const OBJECTS_PER_STREAM = 100;
+const SPACE = encoder.encode(' ');
+
+/** The same document with its non-stream objects in object streams and a cross-reference stream. */
+function writeWithObjectStreams(context: PDFContext): PdfPieces {
+  const chunks: Uint8Array[] = [];
+  let offset = 0;
+  const push = (bytes: Uint8Array) => {
+    chunks.push(bytes);
+    offset += bytes.byteLength;
+  };
+  const version = context.header.getVersionString();
+  push(encoder.encode(`%PDF-${Number(version) >= 1.5 ? version : '1.5'}\n`));
+  push(BINARY_MARKER);
+
+  const objects = context
+    .enumerateIndirectObjects()
+    .filter(([, object]) => !isStructural(object))
+    .sort(([a], [b]) => a.objectNumber - b.objectNumber);
+  // Type 1 entries: [offset, generation]; type 2: [object stream, index].
+  const entries = new Map<number, [1 | 2, number, number]>();
+  let next = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
+  const writeStream = (number: number, dict: Uint8Array, data: readonly Uint8Array[]) => {
+    entries.set(number, [1, offset, 0]);
+    push(encoder.encode(`${number} 0 obj\n`));
+    push(dict);
+    push(STREAM_START);
+    for (const piece of data) push(piece);
+    push(STREAM_END);
+    push(OBJECT_END);
+  };
+
+  const packed: Array<[PDFRef, PDFObject]> = [];
+  for (const [ref, object] of objects) {
+    // Streams cannot be inside object streams, nor objects of a generation other than 0.
+    if (!(object instanceof PDFStream) && ref.generationNumber === 0) {
+      packed.push([ref, object]);
+      continue;
+    }
+    entries.set(ref.objectNumber, [1, offset, ref.generationNumber]);
+    push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
+    if (object instanceof PDFStream) {
+      const stream = object as unknown as StreamInternals;
+      stream.updateDict?.();
+      push(serialize(object.dict));
+      push(STREAM_START);
+      if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
+      else push(stream.getContents());
+      push(STREAM_END);
+    } else {
+      push(serialize(object));
+    }
+    push(OBJECT_END);
+  }
+
+  for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
+    const group = packed.slice(start, start + OBJECTS_PER_STREAM);
+    const number = next++;
+    const bodies: Uint8Array[] = [];
+    const header: string[] = [];
+    let within = 0;
+    group.forEach(([ref, object], index) => {
+      header.push(`${ref.objectNumber} ${within}`);
+      const body = serialize(object);
+      bodies.push(body, SPACE);
+      within += body.byteLength + 1;
+      entries.set(ref.objectNumber, [2, number, index]);
+    });
+    const head = encoder.encode(`${header.join(' ')}\n`);
+    const data = deflateSync(Buffer.concat([head, ...bodies]));
+    const dict = `<< /Type /ObjStm /N ${group.length} /First ${head.byteLength} /Filter /FlateDecode /Length ${data.byteLength} >>`;
+    writeStream(number, encoder.encode(dict), [data]);
+  }
+
+  // The cross-reference stream lists itself too.
+  const xrefNumber = next++;
+  const xrefOffset = offset;
+  entries.set(xrefNumber, [1, xrefOffset, 0]);
+  const size = next;
+  let widest = 0;
+  for (const [, second] of entries.values()) widest = Math.max(widest, second);
+  const w = [1, Math.max(1, Math.ceil(Math.log2(widest + 1) / 8)), 2];
+  const rows = new Uint8Array(size * (w[0] + w[1] + w[2]));
+  let at = 0;
+  const put = (value: number, width: number) => {
+    for (let i = width - 1; i >= 0; i--) rows[at + i] = Math.floor(value / 256 ** (width - 1 - i)) & 0xff;
+    at += width;
+  };
+  for (let n = 0; n < size; n++) {
+    const entry = entries.get(n);
+    // Free entries: object 0 heads the free list with generation 65535.
+    const [type, second, third] = entry ?? [0, 0, n === 0 ? 65535 : 0];
+    put(type, w[0]);
+    put(second, w[1]);
+    put(third, w[2]);
+  }
+  const data = deflateSync(rows);
+  const trailer = trailerDict(context, size);
+  trailer.set(PDFName.of('Type'), PDFName.of('XRef'));
+  trailer.set(PDFName.of('W'), context.obj(w));
+  trailer.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+  trailer.set(PDFName.of('Length'), PDFNumber.of(data.byteLength));
+  writeStream(xrefNumber, serialize(trailer), [data]);
+  push(encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`));
+  return new PdfPieces(chunks, offset);
 }
