@@ -73,19 +73,7 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
   const offsets = new Map<number, { offset: number; generation: number }>();
   for (const [ref, object] of objects) {
     offsets.set(ref.objectNumber, { offset, generation: ref.generationNumber });
-    push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
-    if (object instanceof PDFStream) {
-      const stream = object as unknown as StreamInternals;
-      stream.updateDict?.();
-      push(serialize(object.dict));
-      push(STREAM_START);
-      if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
-      else push(stream.getContents());
-      push(STREAM_END);
-    } else {
-      push(serialize(object));
-    }
-    push(OBJECT_END);
+    writeObject(push, ref, object);
   }
 
   const size = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
@@ -95,6 +83,23 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
   push(serialize(trailerDict(context, size)));
   push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
   return new PdfPieces(chunks, offset);
+}
+
+/** One indirect object; a stream's data goes out as the pieces already in memory. */
+function writeObject(push: (bytes: Uint8Array) => void, ref: PDFRef, object: PDFObject): void {
+  push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
+  if (object instanceof PDFStream) {
+    const stream = object as unknown as StreamInternals;
+    stream.updateDict?.();
+    push(serialize(object.dict));
+    push(STREAM_START);
+    if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
+    else push(stream.getContents());
+    push(STREAM_END);
+  } else {
+    push(serialize(object));
+  }
+  push(OBJECT_END);
 }
 
 /**
@@ -181,19 +186,7 @@ function writeWithObjectStreams(context: PDFContext): PdfPieces {
       continue;
     }
     entries.set(ref.objectNumber, [1, offset, ref.generationNumber]);
-    push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
-    if (object instanceof PDFStream) {
-      const stream = object as unknown as StreamInternals;
-      stream.updateDict?.();
-      push(serialize(object.dict));
-      push(STREAM_START);
-      if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
-      else push(stream.getContents());
-      push(STREAM_END);
-    } else {
-      push(serialize(object));
-    }
-    push(OBJECT_END);
+    writeObject(push, ref, object);
   }
 
   for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
