@@ -2,9 +2,14 @@
  * Reading inputs and writing outputs for the CLI. Outputs are written to a
  * temporary file beside the target and renamed into place, so a failed run
  * never leaves a partial file behind.
+ *
+ * Files are read and written with synchronous calls: the CLI has nothing else
+ * to do meanwhile, and each asynchronous call is a round trip through libuv's
+ * thread pool. Writing a 60 MB output with fs/promises writev took 40-100 ms
+ * here, with writevSync 17-21 ms.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
@@ -24,7 +29,7 @@ export async function readInput(path: string | undefined, field: string): Promis
     return readStdin();
   }
   try {
-    return await readFile(path);
+    return readFileSync(path);
   } catch (err) {
     throw ValidationError.field(field, `cannot read ${JSON.stringify(path)}: ${describeFsError(err)}`);
   }
@@ -49,24 +54,29 @@ export function describeFsError(err: unknown): string {
 export async function writeFileAtomically(path: string, pieces: readonly Uint8Array[]): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
   try {
-    const handle = await open(temporary, 'wx');
-    try {
-      await writeAll(handle, pieces);
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    writeNewFile(temporary, pieces);
+    renameSync(temporary, path);
   } catch (err) {
-    await rm(temporary, { force: true });
+    rmSync(temporary, { force: true });
     throw err;
   }
 }
 
+/** Creates `path` (it must not exist) with the pieces as its content. */
+function writeNewFile(path: string, pieces: readonly Uint8Array[]): void {
+  const fd = openSync(path, 'wx');
+  try {
+    writeAll(fd, pieces);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** writev takes at most IOV_MAX (1024) buffers at a time. */
-async function writeAll(handle: FileHandle, pieces: readonly Uint8Array[]): Promise<void> {
+function writeAll(fd: number, pieces: readonly Uint8Array[]): void {
   for (let i = 0; i < pieces.length; i += 1024) {
     const batch = pieces.slice(i, i + 1024);
-    let { bytesWritten } = await handle.writev(batch as Uint8Array[]);
+    let bytesWritten = writevSync(fd, batch as Uint8Array[]);
     const total = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
     // A short write: finish the rest piece by piece.
     if (bytesWritten < total) {
@@ -75,7 +85,8 @@ async function writeAll(handle: FileHandle, pieces: readonly Uint8Array[]): Prom
           bytesWritten -= piece.byteLength;
           continue;
         }
-        await handle.write(piece.subarray(bytesWritten));
+        let done = bytesWritten;
+        while (done < piece.byteLength) done += writeSync(fd, piece, done);
         bytesWritten = 0;
       }
     }
@@ -104,32 +115,22 @@ export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> 
  * a temporary name, and all are renamed only when all were written.
  */
 export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; data: PdfData }>, force: boolean): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   const targets = documents.map((doc) => join(dir, doc.name));
   if (!force) {
-    const existing = await Promise.all(targets.map((target) => stat(target).then(() => target, () => undefined)));
-    const first = existing.find((target) => target !== undefined);
-    if (first) throw ValidationError.field('output', `${first} already exists; use --force to overwrite it, or choose another directory`);
+    const existing = targets.find((target) => existsSync(target));
+    if (existing) throw ValidationError.field('output', `${existing} already exists; use --force to overwrite it, or choose another directory`);
   }
-  const temporaries = targets.map((target) => `${target}.${randomBytes(6).toString('hex')}.partial`);
-  // All files at once: each write is a round trip through libuv's thread
-  // pool, and fifty of them one after another left the process mostly idle.
-  const written = await Promise.allSettled(
-    documents.map(async (doc, i) => {
-      const handle = await open(temporaries[i], 'wx');
-      try {
-        await writeAll(handle, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data]);
-      } finally {
-        await handle.close();
-      }
-    }),
-  );
-  const failed = written.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  const temporaries: string[] = [];
   try {
-    if (failed) throw failed.reason;
-    await Promise.all(temporaries.map((temporary, i) => rename(temporary, targets[i])));
+    for (const [i, doc] of documents.entries()) {
+      const temporary = `${targets[i]}.${randomBytes(6).toString('hex')}.partial`;
+      temporaries.push(temporary);
+      writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data]);
+    }
+    for (const [i, temporary] of temporaries.entries()) renameSync(temporary, targets[i]);
   } catch (err) {
-    await Promise.all(temporaries.map((t) => rm(t, { force: true })));
+    for (const temporary of temporaries) rmSync(temporary, { force: true });
     throw err;
   }
   return targets;
