@@ -127,3 +127,33 @@ export { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream 
   return this.stream(deflateSync(contents), { ...dict, Filter: 'FlateDecode' } as never);
 };
 
+/** PDF whitespace and delimiters: where a name token ends. */
+const NAME_END = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) NAME_END[c] = 1;
+const namesByToken = new Map<string, PDFName>();
+
+/**
+ * pdf-lib's parseName runs two regular-expression replacements per name (its
+ * own decoding of #xx escapes, then PDFName.of's); names repeat endlessly, so
+ * this reads the token straight from the bytes and looks the name up by it.
+ * A tenth of the parse of a 500-page document was names.
+ */
+function parseName(this: { bytes: { bytes: Uint8Array; idx: number; length: number } }): PDFName {
+  const stream = this.bytes;
+  const bytes = stream.bytes;
+  const start = ++stream.idx; // past the '/'
+  let end = start;
+  while (end < stream.length && !NAME_END[bytes[end]]) end++;
+  stream.idx = end;
+  let token = '';
+  for (let i = start; i < end; i++) token += String.fromCharCode(bytes[i]);
+  let name = namesByToken.get(token);
+  if (!name) {
+    name = PDFName.of(token.includes('#') ? token.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : token);
+    if (namesByToken.size < 100_000) namesByToken.set(token, name);
+  }
+  return name;
+}
+
+(PDFObjectParser.prototype as unknown as { parseName: typeof parseName }).parseName = parseName;
+

@@ -60,7 +60,6 @@ interface ByteStreamInternals {
 
 interface ParserInternals {
   bytes: ByteStreamInternals;
-  parseName(): PDFName;
   context: PDFContext;
   parseIndirectObject(): Promise<PDFRef>;
   parseIndirectObjectHeader(): PDFRef;
@@ -76,43 +75,10 @@ interface Deferred {
   seq: number;
 }
 
-/** PDF whitespace and delimiters: where a name token ends. */
-const NAME_END = new Uint8Array(256);
-for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) NAME_END[c] = 1;
-const namesByToken = new Map<string, PDFName>();
-
-/**
- * pdf-lib's parseName runs two regular-expression replacements per name (its
- * own decoding of #xx escapes, then PDFName.of's); names repeat endlessly, so
- * this reads the token straight from the bytes and looks the name up by it.
- */
-function parseNameFast(this: ParserInternals): PDFName {
-  const stream = this.bytes;
-  const bytes = stream.bytes;
-  const start = ++stream.idx; // past the '/'
-  let end = start;
-  while (end < stream.length && !NAME_END[bytes[end]]) end++;
-  stream.idx = end;
-  let token = '';
-  for (let i = start; i < end; i++) token += String.fromCharCode(bytes[i]);
-  let name = namesByToken.get(token);
-  if (!name) {
-    name = PDFName.of(token.includes('#') ? token.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : token);
-    if (namesByToken.size < 100_000) namesByToken.set(token, name);
-  }
-  return name;
-}
-
-/** Gives a parser our faster name reading (see parseNameFast). */
-function withFastNames<T>(parser: T): T {
-  (parser as unknown as ParserInternals).parseName = parseNameFast;
-  return parser;
-}
-
 /** Parses every object; object streams are returned unparsed, with where each top-level object came. */
 async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; deferred: Deferred[]; lastTopLevel: Map<number, number> }> {
   const parser = PDFParser.forBytesWithOptions(bytes, Infinity, false, false, false);
-  const internals = withFastNames(parser as unknown as ParserInternals);
+  const internals = parser as unknown as ParserInternals;
   const deferred: Deferred[] = [];
   const lastTopLevel = new Map<number, number>();
   let seq = 0;
@@ -168,7 +134,7 @@ async function unpackObjectStreams(context: PDFContext, deferred: Deferred[], la
       if (current) keep.push([ref, current]);
     }
     try {
-      await withFastNames(PDFObjectStreamParser.forStream(stream)).parseIntoContext();
+      await PDFObjectStreamParser.forStream(stream).parseIntoContext();
     } catch {
       // A damaged object stream loses its own objects only, as in pdf-lib.
     }
