@@ -10,13 +10,19 @@
 import { constants as zlib, inflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
 
-/** `min`: the lowest depth reached relative to the start; `end`: the depth at the end. */
+/**
+ * `min`: the lowest depth reached relative to the start; `end`: the depth at
+ * the end; `unclosed`: the tokens that end what the content leaves open (an
+ * array, dictionary, string or inline image cut off by damage), which would
+ * otherwise swallow whatever is drawn after it.
+ */
 export interface Depth {
   min: number;
   end: number;
+  unclosed: string;
 }
 
-const BALANCED: Depth = { min: 0, end: 0 };
+const BALANCED: Depth = { min: 0, end: 0, unclosed: '' };
 
 /** Byte classes: 0 regular, 1 white space, 2 delimiter. */
 const CLASS = new Uint8Array(256);
@@ -29,6 +35,9 @@ export function graphicsDepth(bytes: Uint8Array): Depth {
   let depth = 0;
   let min = 0;
   let i = 0;
+  // Open arrays and dictionaries, innermost last; what is cut off at the end.
+  const open: string[] = [];
+  let cutOff = '';
   while (i < n) {
     const c = bytes[i];
     const kind = CLASS[c];
@@ -45,12 +54,27 @@ export function graphicsDepth(bytes: Uint8Array): Depth {
         else if (d === 0x28) nesting++;
         else if (d === 0x29) nesting--;
       }
+      if (nesting > 0) cutOff = ')'.repeat(nesting);
     } else if (c === 0x3c) {
-      if (bytes[i + 1] === 0x3c) i += 2;
-      else {
+      if (bytes[i + 1] === 0x3c) {
+        open.push('>>');
+        i += 2;
+      } else {
         while (i < n && bytes[i] !== 0x3e) i++;
+        if (i >= n) cutOff = '>';
         i++;
       }
+    } else if (c === 0x3e) {
+      if (bytes[i + 1] === 0x3e) {
+        if (open[open.length - 1] === '>>') open.pop();
+        i += 2;
+      } else i++;
+    } else if (c === 0x5b) {
+      open.push(']');
+      i++;
+    } else if (c === 0x5d) {
+      if (open[open.length - 1] === ']') open.pop();
+      i++;
     } else if (c === 0x2f) {
       i++;
       while (i < n && CLASS[bytes[i]] === 0) i++;
@@ -68,17 +92,31 @@ export function graphicsDepth(bytes: Uint8Array): Depth {
         // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
         i++;
         while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
+        if (i >= n) cutOff = '\nEI';
         i += 2;
+      } else if (open.length > 0 && !isOperand(bytes, start, length)) {
+        // An operator inside an "array": the array was never one (readers recover here).
+        open.length = 0;
       }
     }
   }
-  return { min, end: depth };
+  return { min, end: depth, unclosed: cutOff + open.reverse().join(' ') };
+}
+
+/** Numbers, true, false and null are operands; any other bare token is an operator. */
+function isOperand(bytes: Uint8Array, start: number, length: number): boolean {
+  const c = bytes[start];
+  if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) return true;
+  const word = String.fromCharCode(...bytes.subarray(start, start + length));
+  return word === 'true' || word === 'false' || word === 'null';
 }
 
 /** The depth of several streams drawn one after another (a page's /Contents array). */
 export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDFRef, Depth>): Depth {
   let min = 0;
   let end = 0;
+  // Streams are read as one: only what the last leaves open reaches what follows.
+  let unclosed = '';
   for (const ref of refs) {
     let depth = cache.get(ref);
     if (!depth) {
@@ -87,8 +125,9 @@ export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDF
     }
     min = Math.min(min, end + depth.min);
     end += depth.end;
+    unclosed = depth.unclosed;
   }
-  return { min, end };
+  return { min, end, unclosed };
 }
 
 function streamDepth(stream: unknown): Depth {

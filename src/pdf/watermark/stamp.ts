@@ -60,11 +60,12 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
   };
 
   const depths = new Map<PDFRef, Depth>();
-  // `q` … page … `Q`, with one more `q` for each `Q` the page has too many, and a `Q` for each `q` it leaves open.
+  // `q` … page … `Q`, with one more `q` for each `Q` the page has too many, and a `Q` for each `q` it leaves open;
+  // an array, dictionary, string or inline image the page leaves open is closed first.
   const wrapped = (original: PDFRef[]) => (draw: string) => {
-    const { min, end } = contentDepth(context, original, depths);
+    const { min, end, unclosed } = contentDepth(context, original, depths);
     const saves = 1 - min;
-    return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${'Q\n'.repeat(saves + end)}${draw}`)];
+    return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${unclosed}${unclosed ? '\n' : ''}${'Q\n'.repeat(saves + end)}${draw}`)];
   };
   for (const { dict: page } of chosen) {
     const matrix = options.matrixFor(readerView(page));
