@@ -1,7 +1,9 @@
 /**
  * The real-document tier: every file of ../shared/corpus through the six
- * page actions of the BUILT command line (`node bin/pdfsvc.js`), each run
- * with a time limit so that a hang or a crash is reported, never waited on.
+ * page actions and the two watermarks of the BUILT command line
+ * (`node bin/pdfsvc.js`), each run with a time limit so that a hang or a
+ * crash is reported, never waited on. PDFSVC_CORPUS_ACTIONS=text-wm,rotate
+ * runs only those.
  *
  * Expectations (DECISIONS.md §2):
  * - never exit 1 (internal error), a crash or a timeout;
@@ -26,9 +28,10 @@
  * Needs dist/: `node scripts/build.mjs --no-types`.
  */
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { crc32, deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corpusPath, entryPath, hasCorpus, isSigned, readManifest, withoutDuplicates, type CorpusEntry } from './manifest.js';
@@ -46,11 +49,11 @@ if (!hasCorpus) {
 }
 
 // ---------------------------------------------------------------------------
-// The six runs per file
+// The runs per file
 // ---------------------------------------------------------------------------
 
 interface CorpusAction {
-  name: 'rotate' | 'extract' | 'reverse' | 'reorder' | 'remove' | 'merge';
+  name: 'rotate' | 'extract' | 'reverse' | 'reorder' | 'remove' | 'merge' | 'text-wm' | 'image-wm';
   args(path: string): string[];
   /** Output page count for an input of `pages` pages. */
   pages(pages: number): number;
@@ -60,6 +63,43 @@ interface CorpusAction {
   minPages?: number;
   /** Whether to run it at all on an input with this page count (null: qpdf could not tell). */
   applies?(pages: number | null): boolean;
+  /** A further check of an output that passed qpdf: what is wrong with it, if anything. */
+  verify?(out: string): Promise<string | undefined>;
+}
+
+/** The image-watermark runs' PNG: 64×32, RGBA, a translucent middle (made here, not committed). */
+const WATERMARK_PNG = join(mkdtempSync(join(tmpdir(), 'pdfsvc-corpus-wm-')), 'mark.png');
+writeFileSync(WATERMARK_PNG, rgbaPng(64, 32));
+
+function rgbaPng(width: number, height: number): Buffer {
+  const raw = Buffer.alloc(height * (1 + width * 4));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const at = y * (1 + width * 4) + 1 + x * 4;
+      const edge = x < 4 || y < 4 || x >= width - 4 || y >= height - 4;
+      raw.set([200, 30, 30, edge ? 255 : 90], at);
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([head, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** The watermark text must be found on the first page by an independent reader. */
+async function firstPageHas(out: string, text: string): Promise<string | undefined> {
+  const r = await execa('pdftotext', ['-f', '1', '-l', '1', out, '-'], { reject: false, timeout: QPDF_TIMEOUT_MS });
+  const found = r.stdout.replace(/\s+/g, ' ');
+  return found.includes(text) ? undefined : `pdftotext of page 1 lacks ${JSON.stringify(text)} (exit ${r.exitCode}): ${JSON.stringify(found.slice(0, 120))}`;
 }
 
 const ACTIONS: CorpusAction[] = [
@@ -69,7 +109,16 @@ const ACTIONS: CorpusAction[] = [
   { name: 'reorder', args: (p) => ['reorder', '--page-order', '-1..1', p], pages: (n) => n, selection: 'page_order', minPages: 1 },
   { name: 'remove', args: (p) => ['remove', '--pages', '1', p], pages: (n) => n - 1, applies: (n) => n !== null && n > 1 },
   { name: 'merge', args: (p) => ['merge', p, p], pages: (n) => 2 * n },
-];
+  // Watermarks on every page: the text in Latin and Greek, so that the shipped font is subset into every file.
+  {
+    name: 'text-wm',
+    args: (p) => ['add-text-watermark', '--line-1', 'pdfsvc corpus', '--line-2', 'Ελληνικά', p],
+    pages: (n) => n,
+    applies: (n) => n !== 0,
+    verify: (out) => firstPageHas(out, 'pdfsvc corpus'),
+  },
+  { name: 'image-wm', args: (p) => ['add-image-watermark', '--image', WATERMARK_PNG, p], pages: (n) => n, applies: (n) => n !== 0 },
+].filter((action) => !process.env.PDFSVC_CORPUS_ACTIONS || process.env.PDFSVC_CORPUS_ACTIONS.split(',').includes(action.name)) as CorpusAction[];
 
 type Outcome =
   // expected
@@ -92,6 +141,7 @@ type Outcome =
   | 'FAIL output fails qpdf --check'
   | 'FAIL output has qpdf warnings the input had not'
   | 'FAIL wrong page count'
+  | 'FAIL output misses what the action adds'
   | 'FAIL no output';
 
 interface Result {
@@ -201,6 +251,8 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
     if (pages !== null && count !== action.pages(pages) && !(qpdfFoundNoPages && count !== undefined && count > 0)) {
       return result('FAIL wrong page count', `expected ${action.pages(pages)} pages (input has ${pages} per qpdf), got ${count}`);
     }
+    const wrong = await action.verify?.(out);
+    if (wrong) return result('FAIL output misses what the action adds', wrong);
     if (!entry.qpdf_readable) return result('recovered unreadable input', `output has ${count} pages; qpdf --check exit ${check.exitCode}`);
     if (check.exitCode === 3) return result('ok, output warnings as the input had', warnings);
     return result('ok');
@@ -259,14 +311,15 @@ describe.skipIf(!hasCorpus)('corpus: page actions through the built CLI', () => 
 
   afterAll(() => {
     if (outDir) rmSync(outDir, { recursive: true, force: true });
+    rmSync(dirname(WATERMARK_PNG), { recursive: true, force: true });
     if (results.length === 0) return;
     const outcomes = [...new Set(results.map((r) => r.outcome))].sort();
     const lines = [`corpus tier: ${new Set(results.map((r) => r.file)).size} files (${skippedDuplicates.length} byte-identical duplicates skipped), ${results.length} runs in ${seconds.toFixed(0)} s with concurrency ${CONCURRENCY}`];
-    const header = ['outcome'.padEnd(48), ...ACTIONS.map((a) => a.name.padStart(8)), 'total'.padStart(7)].join('');
+    const header = ['outcome'.padEnd(48), ...ACTIONS.map((a) => a.name.padStart(10)), 'total'.padStart(7)].join('');
     lines.push(header);
     for (const outcome of outcomes) {
       const of = results.filter((r) => r.outcome === outcome);
-      lines.push([outcome.padEnd(48), ...ACTIONS.map((a) => String(of.filter((r) => r.action === a.name).length).padStart(8)), String(of.length).padStart(7)].join(''));
+      lines.push([outcome.padEnd(48), ...ACTIONS.map((a) => String(of.filter((r) => r.action === a.name).length).padStart(10)), String(of.length).padStart(7)].join(''));
     }
     const tolerated = results.filter((r) => r.outcome === 'ok, output warnings as the input had');
     if (tolerated.length > 0) {
