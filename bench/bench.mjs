@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
+import { machineInfo } from './machine.mjs';
 import { IMAGE_ARGS, TEXT_ARGS, watermarkImage, watermarkStamp } from './watermark-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -598,22 +599,8 @@ const verdictText = (v) => `${v.what}${v.ok === null ? '' : v.ok ? ' âœ“' : ' âœ
 // ------------------------------------------------------------------ report
 
 function machine(options, method) {
-  const cpus = os.cpus();
-  const qpdfVersion = firstLine(capture('qpdf', ['--version']).stdout);
-  const git = capture('git', ['rev-parse', '--short', 'HEAD']);
-  const dirty = capture('git', ['status', '--porcelain', '--', 'src']).stdout.trim() !== '';
   return {
-    date: new Date().toISOString(),
-    host: os.hostname(),
-    cores: cpus.length,
-    cpu: cpus[0]?.model?.trim() ?? 'unknown',
-    memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    qpdf: qpdfVersion,
-    commit: git.status === 0 ? `${git.stdout.trim()}${dirty ? ' (src/ has uncommitted changes)' : ''}` : 'unknown',
-    distBuilt: existsSync(`${SNAPSHOT}dist/cli.js`) ? statSync(`${SNAPSHOT}dist/cli.js`).mtime.toISOString() : null,
-    loadAverageAtStart: os.loadavg().map((l) => +l.toFixed(2)),
+    ...machineInfo(SNAPSHOT),
     runs: options.runs,
     memoryMethod: { time: '/usr/bin/time -v', wrapper: 'process.resourceUsage().maxRSS (bench/rss-wrapper.mjs)', none: 'not measured' }[method],
   };

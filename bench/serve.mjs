@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OUT_DIR, ensureDocuments } from './make-documents.mjs';
+import { machineInfo } from './machine.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url));
@@ -355,24 +356,7 @@ async function warm(server, job, request, key, connections, amount) {
 // ------------------------------------------------------------------ report
 
 function machine(options) {
-  const cpus = os.cpus();
-  const git = capture('git', ['rev-parse', '--short', 'HEAD']);
-  const dirty = capture('git', ['status', '--porcelain', '--', 'src']).stdout.trim() !== '';
-  return {
-    date: new Date().toISOString(),
-    host: os.hostname(),
-    cores: cpus.length,
-    cpu: cpus[0]?.model?.trim() ?? 'unknown',
-    memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-    node: process.version,
-    qpdf: firstLine(capture('qpdf', ['--version']).stdout),
-    commit: git.status === 0 ? `${git.stdout.trim()}${dirty ? ' (src/ has uncommitted changes)' : ''}` : 'unknown',
-    distBuilt: existsSync(`${SNAPSHOT}dist/cli.js`) ? statSync(`${SNAPSHOT}dist/cli.js`).mtime.toISOString() : null,
-    loadAverageAtStart: os.loadavg().map((l) => +l.toFixed(2)),
-    duration: options.duration,
-    concurrency: options.concurrency,
-  };
+  return { ...machineInfo(SNAPSHOT), duration: options.duration, concurrency: options.concurrency };
 }
 
 const fmt = (n, digits = 0) => (n === null || n === undefined || Number.isNaN(n) ? 'n/a' : n.toFixed(digits));

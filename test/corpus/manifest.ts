@@ -12,6 +12,11 @@ export const corpusPath = fileURLToPath(corpusDir);
 export const manifestUrl = new URL('MANIFEST.jsonl', corpusDir);
 export const hasCorpus = existsSync(manifestUrl);
 
+/** The repository, its CLI entry, and the built CLI the corpus tier runs (it tests what users install). */
+export const repo = fileURLToPath(new URL('../../', import.meta.url));
+export const bin = `${repo}bin/pdfsvc.js`;
+export const builtCli = `${repo}dist/cli.js`;
+
 /** The manifest fields the tests use (the file has more; see the corpus README). */
 export interface CorpusEntry {
   /** Path relative to the corpus folder (`files/<source>/<name>`). */

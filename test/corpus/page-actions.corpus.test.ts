@@ -32,13 +32,9 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { crc32, deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusPath, entryPath, hasCorpus, isSigned, readManifest, withoutDuplicates, type CorpusEntry } from './manifest.js';
+import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest, repo, withoutDuplicates, type CorpusEntry } from './manifest.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(repo, 'bin', 'pdfsvc.js');
-const builtCli = join(repo, 'dist', 'cli.js');
 
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 120_000;

@@ -23,13 +23,9 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusPath, entryPath, hasCorpus, isSigned, readManifest, withoutDuplicates, type CorpusEntry } from './manifest.js';
+import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest, repo, withoutDuplicates, type CorpusEntry } from './manifest.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const bin = join(repo, 'bin', 'pdfsvc.js');
-const builtCli = join(repo, 'dist', 'cli.js');
 
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 60_000;
