@@ -3,8 +3,9 @@
  * a time and, with object streams, deflates every small object again; on a
  * 60 MB document that was most of an action's time. Here dictionaries are
  * still serialized by pdf-lib, but stream data goes out as views of the
- * bytes already in memory, joined once at the end, under a classic
- * cross-reference table.
+ * bytes already in memory, joined once at the end: under a classic
+ * cross-reference table, or (`objectStreams`) with the other objects deflated
+ * by node:zlib into object streams under a cross-reference stream.
  */
 import { deflateSync } from 'node:zlib';
 import { PdfPieces } from '../core/pdf-data.js';
@@ -47,7 +48,7 @@ export function writeDocument(context: PDFContext, options: WriteOptions = {}): 
 /** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
 export function hasObjectStreams(context: PDFContext): boolean {
   for (const [, object] of context.enumerateIndirectObjects()) {
-    if (object instanceof PDFStream && object.dict.get(PDFName.of('Type')) === PDFName.of('ObjStm')) return true;
+    if (streamType(object) === OBJSTM) return true;
   }
   return false;
 }
@@ -57,60 +58,86 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
   // Encrypted output keeps the classic layout: strings inside an object stream
   // would have to be left to the stream's encryption instead of their own.
   if (options.objectStreams && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context);
-  const chunks: Uint8Array[] = [];
-  let offset = 0;
-  const push = (bytes: Uint8Array) => {
-    chunks.push(bytes);
-    offset += bytes.byteLength;
-  };
-  push(encoder.encode(`%PDF-${context.header.getVersionString()}\n`));
-  push(BINARY_MARKER);
-
-  const objects = context
-    .enumerateIndirectObjects()
-    .filter(([, object]) => !isStructural(object))
-    .sort(([a], [b]) => a.objectNumber - b.objectNumber);
+  const out = new Output(context.header.getVersionString());
+  const objects = objectsToWrite(context);
   const offsets = new Map<number, { offset: number; generation: number }>();
   for (const [ref, object] of objects) {
-    offsets.set(ref.objectNumber, { offset, generation: ref.generationNumber });
-    writeObject(push, ref, object);
+    offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
+    out.object(ref, object);
   }
 
   const size = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
-  const xrefOffset = offset;
-  push(encoder.encode(crossReferenceTable(offsets, size)));
-  push(encoder.encode('trailer\n'));
-  push(serialize(trailerDict(context, size)));
-  push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
-  return new PdfPieces(chunks, offset);
+  const xrefOffset = out.offset;
+  out.push(encoder.encode(crossReferenceTable(offsets, size)));
+  out.push(encoder.encode('trailer\n'));
+  out.push(serialize(trailerDict(context, size)));
+  out.push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
+  return out.pieces();
 }
 
-/** One indirect object; a stream's data goes out as the pieces already in memory. */
-function writeObject(push: (bytes: Uint8Array) => void, ref: PDFRef, object: PDFObject): void {
-  push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
-  if (object instanceof PDFStream) {
-    const stream = object as unknown as StreamInternals;
-    stream.updateDict?.();
-    push(serialize(object.dict));
-    push(STREAM_START);
-    if (stream.getContentPieces) for (const piece of stream.getContentPieces()) push(piece);
-    else push(stream.getContents());
-    push(STREAM_END);
-  } else {
-    push(serialize(object));
+/** The output as it grows: its pieces and the offset of the next byte. */
+class Output {
+  private readonly chunks: Uint8Array[] = [];
+  offset = 0;
+
+  constructor(version: string) {
+    this.push(encoder.encode(`%PDF-${version}\n`));
+    this.push(BINARY_MARKER);
   }
-  push(OBJECT_END);
+
+  push(bytes: Uint8Array): void {
+    this.chunks.push(bytes);
+    this.offset += bytes.byteLength;
+  }
+
+  /** One indirect object; a stream's data goes out as the pieces already in memory. */
+  object(ref: PDFRef, object: PDFObject): void {
+    if (object instanceof PDFStream) {
+      const stream = object as unknown as StreamInternals;
+      stream.updateDict?.();
+      this.stream(ref, serialize(object.dict), stream.getContentPieces ? stream.getContentPieces() : [stream.getContents()]);
+    } else {
+      this.push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
+      this.push(serialize(object));
+      this.push(OBJECT_END);
+    }
+  }
+
+  /** A stream object from its serialized dictionary and its data. */
+  stream(ref: PDFRef, dict: Uint8Array, data: readonly Uint8Array[]): void {
+    this.push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
+    this.push(dict);
+    this.push(STREAM_START);
+    for (const piece of data) this.push(piece);
+    this.push(STREAM_END);
+    this.push(OBJECT_END);
+  }
+
+  pieces(): PdfPieces {
+    return new PdfPieces(this.chunks, this.offset);
+  }
+}
+
+const OBJSTM = PDFName.of('ObjStm');
+const XREF = PDFName.of('XRef');
+
+function streamType(object: PDFObject): PDFObject | undefined {
+  return object instanceof PDFStream ? object.dict.get(PDFName.of('Type')) : undefined;
 }
 
 /**
- * Object streams and cross-reference streams of the input: their contents
- * were unpacked into the object table when it was read, and this writer
- * writes its own cross-reference table.
+ * The objects to write, by number. Object streams and cross-reference streams
+ * of the input are left out: their contents were unpacked into the object
+ * table when it was read, and this writer writes its own.
  */
-function isStructural(object: PDFObject): boolean {
-  if (!(object instanceof PDFStream)) return false;
-  const type = object.dict.get(PDFName.of('Type'));
-  return type === PDFName.of('ObjStm') || type === PDFName.of('XRef');
+function objectsToWrite(context: PDFContext): Array<[PDFRef, PDFObject]> {
+  return context
+    .enumerateIndirectObjects()
+    .filter(([, object]) => {
+      const type = streamType(object);
+      return type !== OBJSTM && type !== XREF;
+    })
+    .sort(([a], [b]) => a.objectNumber - b.objectNumber);
 }
 
 /** One subsection per run of consecutive object numbers; object 0 heads the free list. */
@@ -151,32 +178,12 @@ const SPACE = encoder.encode(' ');
 
 /** The same document with its non-stream objects in object streams and a cross-reference stream. */
 function writeWithObjectStreams(context: PDFContext): PdfPieces {
-  const chunks: Uint8Array[] = [];
-  let offset = 0;
-  const push = (bytes: Uint8Array) => {
-    chunks.push(bytes);
-    offset += bytes.byteLength;
-  };
   const version = context.header.getVersionString();
-  push(encoder.encode(`%PDF-${Number(version) >= 1.5 ? version : '1.5'}\n`));
-  push(BINARY_MARKER);
-
-  const objects = context
-    .enumerateIndirectObjects()
-    .filter(([, object]) => !isStructural(object))
-    .sort(([a], [b]) => a.objectNumber - b.objectNumber);
+  const out = new Output(Number(version) >= 1.5 ? version : '1.5');
+  const objects = objectsToWrite(context);
   // Type 1 entries: [offset, generation]; type 2: [object stream, index].
   const entries = new Map<number, [1 | 2, number, number]>();
   let next = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
-  const writeStream = (number: number, dict: Uint8Array, data: readonly Uint8Array[]) => {
-    entries.set(number, [1, offset, 0]);
-    push(encoder.encode(`${number} 0 obj\n`));
-    push(dict);
-    push(STREAM_START);
-    for (const piece of data) push(piece);
-    push(STREAM_END);
-    push(OBJECT_END);
-  };
 
   const packed: Array<[PDFRef, PDFObject]> = [];
   for (const [ref, object] of objects) {
@@ -185,8 +192,8 @@ function writeWithObjectStreams(context: PDFContext): PdfPieces {
       packed.push([ref, object]);
       continue;
     }
-    entries.set(ref.objectNumber, [1, offset, ref.generationNumber]);
-    writeObject(push, ref, object);
+    entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
+    out.object(ref, object);
   }
 
   for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
@@ -205,12 +212,13 @@ function writeWithObjectStreams(context: PDFContext): PdfPieces {
     const head = encoder.encode(`${header.join(' ')}\n`);
     const data = deflateSync(Buffer.concat([head, ...bodies]));
     const dict = `<< /Type /ObjStm /N ${group.length} /First ${head.byteLength} /Filter /FlateDecode /Length ${data.byteLength} >>`;
-    writeStream(number, encoder.encode(dict), [data]);
+    entries.set(number, [1, out.offset, 0]);
+    out.stream(PDFRef.of(number), encoder.encode(dict), [data]);
   }
 
   // The cross-reference stream lists itself too.
   const xrefNumber = next++;
-  const xrefOffset = offset;
+  const xrefOffset = out.offset;
   entries.set(xrefNumber, [1, xrefOffset, 0]);
   const size = next;
   let widest = 0;
@@ -232,11 +240,11 @@ function writeWithObjectStreams(context: PDFContext): PdfPieces {
   }
   const data = deflateSync(rows);
   const trailer = trailerDict(context, size);
-  trailer.set(PDFName.of('Type'), PDFName.of('XRef'));
+  trailer.set(PDFName.of('Type'), XREF);
   trailer.set(PDFName.of('W'), context.obj(w));
   trailer.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
   trailer.set(PDFName.of('Length'), PDFNumber.of(data.byteLength));
-  writeStream(xrefNumber, serialize(trailer), [data]);
-  push(encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`));
-  return new PdfPieces(chunks, offset);
+  out.stream(PDFRef.of(xrefNumber), serialize(trailer), [data]);
+  out.push(encoder.encode(`startxref\n${xrefOffset}\n%%EOF\n`));
+  return out.pieces();
 }
