@@ -22,7 +22,7 @@ import { PLAN_REGIONS, type KeyStore, type Region, type StoredKey } from './keys
 import { negotiatePackaging } from './negotiate.js';
 import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
-import { Busy, WorkerFault, type PoolStatus } from './pool.js';
+import { Busy, queueIsFull, WorkerFault, type PoolStatus } from './pool.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
@@ -144,7 +144,7 @@ export function createApp(options: AppOptions): App {
       // server its memory. (Uploads under way are not counted; the pool checks
       // again when the body is in.)
       const pool = options.poolStatus?.();
-      if (pool && pool.queued >= pool.max_queue) throw new Busy();
+      if (pool && queueIsFull(pool)) throw new Busy();
       inFlight++;
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(), timeoutMs);

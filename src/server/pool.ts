@@ -42,6 +42,11 @@ export interface PoolStatus {
   max_queue: number;
 }
 
+/** Every worker busy and `max_queue` tasks waiting: a new task is refused. */
+export function queueIsFull(status: PoolStatus): boolean {
+  return status.busy >= status.threads && status.queued >= status.max_queue;
+}
+
 export interface Pool {
   run(task: WorkTask, signal?: AbortSignal): Promise<WorkResult>;
   /** Waits for running tasks, then stops the threads. */
@@ -74,14 +79,13 @@ export function createPool(options: PoolOptions = {}): Pool {
     idleTimeout: Number.MAX_SAFE_INTEGER,
   });
   let admitted = 0;
+  const status = (): PoolStatus => ({ threads, busy: Math.min(admitted, threads), queued: Math.max(0, admitted - threads), max_queue: maxQueue });
   return {
     threads,
     maxQueue,
-    status() {
-      return { threads, busy: Math.min(admitted, threads), queued: Math.max(0, admitted - threads), max_queue: maxQueue };
-    },
+    status,
     async run(task, signal) {
-      if (admitted >= threads + maxQueue) throw new Busy();
+      if (queueIsFull(status())) throw new Busy();
       admitted++;
       let reply: WorkerReply;
       try {

@@ -86,6 +86,16 @@ describe('worker pool and request deadlines', () => {
     expect(log.find((entry) => entry.status === 503 && entry.bytes_in === 0)).toBeDefined();
   });
 
+  it('with --max-queue 0, an idle worker still takes a request, and a second one at once is refused', async () => {
+    pool = createPool({ workers: 1, maxQueue: 0, filename: SPIN_WORKER });
+    const app = inProcessApp('global', { run: pool.run, poolStatus: pool.status, requestTimeoutMs: 1500 });
+    expect((await app.fetch(request('%PDF quick'))).status).toBe(200);
+    const running = app.fetch(request('SPIN'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await app.fetch(request('%PDF quick'))).status).toBe(503);
+    expect((await running).status).toBe(503);
+  });
+
   it('stops the work of a client that goes away, and logs it as 499', async () => {
     pool = createPool({ workers: 1, filename: SPIN_WORKER });
     const log: RequestLogEntry[] = [];
