@@ -34,7 +34,7 @@ export interface OpenOptions {
   /**
    * Read with the security handler's one-pass reader even without a password
    * (add_password, add_restrictions): it skips decoding cross-reference
-   * stream entries and reads names faster. Encrypted input stays encrypted.
+   * stream entries. Encrypted input stays encrypted.
    */
   onePass?: boolean;
 }

@@ -40,7 +40,7 @@ export interface ServeOptions {
 declare const __PDFSVC_VERSION__: string | undefined;
 const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
-/** Slow-client limits that are not options (README, "Running the server in production"). */
+/** Slow-client limits that are not options (README, "Running the server for real use"). */
 export const LIMITS = {
   /** Longest wait for a request's headers (also bounded by the request timeout). */
   headersTimeoutMs: 10_000,

@@ -329,12 +329,12 @@ export interface LoadedContext {
 export async function parseDecrypted(bytes: Uint8Array, password: string | undefined, field: string, which: string): Promise<LoadedContext> {
   const { context, deferred, lastTopLevel } = await parseRaw(bytes);
   const params = password === undefined ? undefined : readEncryption(context, field, which);
-  if (!params) {
+  if (!params || password === undefined) {
     // Not encrypted, or no password to decrypt with: an encrypted document's object streams then stay unreadable.
     await unpackObjectStreams(context, deferred, lastTopLevel);
     return { context };
   }
-  const fileKey = authenticate(params, password ?? '');
+  const fileKey = authenticate(params, password);
   if (!fileKey) throw new WrongPasswordError();
 
   const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
