@@ -6,15 +6,15 @@
 //   npm run bench -- --runs 9 --jobs rotate,merge --docs doc-500p
 //   npm run bench -- --jobs "split 10 pages,split by size 5 MB" --docs doc-500p
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
-import { machineInfo } from './machine.mjs';
+import { readArguments } from './arguments.mjs';
+import { machineInfo, snapshotCli } from './machine.mjs';
 import { IMAGE_ARGS, TEXT_ARGS, watermarkImage, watermarkStamp } from './watermark-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url));
 const DIST_DIR = fileURLToPath(new URL('../dist/', import.meta.url));
 const DIST_CLI = `${DIST_DIR}cli.js`;
 // The CLI runs from a copy of bin/ and dist/ taken at the start, so a rebuild
@@ -188,24 +188,17 @@ const NOT_AVAILABLE = /not implemented|unknown command|not available|not support
 
 function parseOptions(argv) {
   const options = { runs: 5, quick: false, jobs: null, docs: null, build: false, rss: 'auto' };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const inline = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      if (inline === undefined) fail(`${arg} needs a value`);
-      return inline;
-    };
-    if (arg === '--quick') options.quick = true;
-    else if (arg === '--build') options.build = true;
-    else if (arg.startsWith('--runs')) options.runs = Number(value());
-    else if (arg.startsWith('--jobs')) options.jobs = value().split(',');
-    else if (arg.startsWith('--docs')) options.docs = value().split(',');
-    else if (arg.startsWith('--rss')) options.rss = value();
-    else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(readFileSync(new URL('./README.md', import.meta.url), 'utf8'));
-      process.exit(0);
-    } else fail(`unknown option ${arg} (see bench/README.md)`);
-  }
+  const take = (name, value) => {
+    if (name === '--quick') options.quick = true;
+    else if (name === '--build') options.build = true;
+    else if (name === '--runs') options.runs = Number(value());
+    else if (name === '--jobs') options.jobs = value().split(',');
+    else if (name === '--docs') options.docs = value().split(',');
+    else if (name === '--rss') options.rss = value();
+    else return false;
+    return true;
+  };
+  readArguments(argv, take, fail, 'bench/README.md');
   if (!Number.isInteger(options.runs) || options.runs < 1) fail('--runs needs a whole number of at least 1');
   if (!['auto', 'time', 'wrapper', 'none'].includes(options.rss)) fail('--rss is one of auto, time, wrapper, none');
   if (options.quick) {
@@ -539,23 +532,6 @@ function benchJob(job, doc, options, method) {
   return row;
 }
 
-/**
- * Copies bin/ and dist/ under bench/out/snapshot/. Packages kept external by
- * the build (commander, …) still resolve: node looks in the node_modules
- * folders above, up to the package's. Retries while a rebuild is under way.
- */
-function snapshotCli() {
-  for (let attempt = 1; ; attempt++) {
-    rmSync(SNAPSHOT, { recursive: true, force: true });
-    try {
-      cpSync(BIN_DIR, `${SNAPSHOT}bin/`, { recursive: true, preserveTimestamps: true });
-      cpSync(DIST_DIR, `${SNAPSHOT}dist/`, { recursive: true, preserveTimestamps: true });
-      if (existsSync(`${SNAPSHOT}dist/cli.js`) && capture(NODE, [CLI, '--help']).status === 0) return;
-    } catch { /* dist/ changed while copying */ }
-    if (attempt === 5) fail('could not copy a working dist/ (is someone rebuilding it? try again, or --build)');
-    spawnSync('sleep', ['1']);
-  }
-}
 
 /**
  * For a job with `relativeTo` (split by size): its pdfsvc median over that
@@ -658,7 +634,11 @@ async function main() {
     const built = spawnSync(NODE, ['scripts/build.mjs', '--no-types'], { cwd: ROOT, stdio: 'inherit' });
     if (built.status !== 0) fail('the build failed');
   }
-  snapshotCli();
+  try {
+    snapshotCli(SNAPSHOT);
+  } catch (err) {
+    fail(err.message);
+  }
 
   const docs = await ensureDocuments({ names: options.docs ?? undefined, log: (l) => log(`bench: ${l}`) });
   const method = memoryMethod(options.rss);

@@ -9,16 +9,16 @@
 //   npm run bench:serve -- --workers 4         # pdfsvc serve --workers 4 (default: its own, the core count)
 import autocannon from 'autocannon';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OUT_DIR, ensureDocuments } from './make-documents.mjs';
-import { machineInfo } from './machine.mjs';
+import { readArguments } from './arguments.mjs';
+import { machineInfo, snapshotCli } from './machine.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN_DIR = fileURLToPath(new URL('../bin/', import.meta.url));
 const DIST_DIR = fileURLToPath(new URL('../dist/', import.meta.url));
 const BASELINE_SERVER = fileURLToPath(new URL('./qpdf-server.mjs', import.meta.url));
 // pdfsvc serve runs from a copy of bin/ and dist/ taken at the start (as in
@@ -80,24 +80,17 @@ const TARGETS = {
 function parseOptions(argv) {
   const options = { duration: 10, quick: false, concurrency: [1, 8, 32], jobs: null, workers: null, build: false };
   let durationGiven = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => {
-      const inline = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
-      if (inline === undefined) fail(`${arg} needs a value`);
-      return inline;
-    };
-    if (arg === '--quick') options.quick = true;
-    else if (arg === '--build') options.build = true;
-    else if (arg.startsWith('--duration')) { options.duration = Number(value()); durationGiven = true; }
-    else if (arg.startsWith('--concurrency')) options.concurrency = value().split(',').map(Number);
-    else if (arg.startsWith('--jobs')) options.jobs = value().split(',');
-    else if (arg.startsWith('--workers')) options.workers = Number(value());
-    else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(readFileSync(new URL('./README.md', import.meta.url), 'utf8'));
-      process.exit(0);
-    } else fail(`unknown option ${arg} (see bench/README.md, "bench:serve")`);
-  }
+  const take = (name, value) => {
+    if (name === '--quick') options.quick = true;
+    else if (name === '--build') options.build = true;
+    else if (name === '--duration') { options.duration = Number(value()); durationGiven = true; }
+    else if (name === '--concurrency') options.concurrency = value().split(',').map(Number);
+    else if (name === '--jobs') options.jobs = value().split(',');
+    else if (name === '--workers') options.workers = Number(value());
+    else return false;
+    return true;
+  };
+  readArguments(argv, take, fail, 'bench/README.md, "bench:serve"');
   if (options.quick && !durationGiven) options.duration = 2;
   if (!(options.duration >= 1)) fail('--duration needs a number of seconds, at least 1');
   if (options.concurrency.some((c) => !Number.isInteger(c) || c < 1)) fail('--concurrency needs whole numbers of at least 1, e.g. 1,8,32');
@@ -419,23 +412,6 @@ async function cleanUp() {
   rmSync(SNAPSHOT, { recursive: true, force: true });
 }
 
-/**
- * Copies bin/ and dist/ under bench/out/ (retrying while a rebuild is under
- * way). Packages kept external by the build still resolve from the
- * node_modules folders above.
- */
-async function snapshotCli() {
-  for (let attempt = 1; ; attempt++) {
-    rmSync(SNAPSHOT, { recursive: true, force: true });
-    try {
-      cpSync(BIN_DIR, `${SNAPSHOT}bin/`, { recursive: true, preserveTimestamps: true });
-      cpSync(DIST_DIR, `${SNAPSHOT}dist/`, { recursive: true, preserveTimestamps: true });
-      if (existsSync(`${SNAPSHOT}dist/cli.js`) && capture(NODE, [CLI, '--help']).status === 0) return;
-    } catch { /* dist/ changed while copying */ }
-    if (attempt === 5) throw new Error('could not copy a working dist/ (is someone rebuilding it? try again, or --build)');
-    await sleep(1000);
-  }
-}
 
 // -------------------------------------------------------------------- main
 
@@ -451,7 +427,7 @@ async function main() {
     if (built.status !== 0) fail('the build failed');
   }
   mkdirSync(OUT_DIR, { recursive: true });
-  await snapshotCli();
+  snapshotCli(SNAPSHOT);
   work = mkdtempSync(join(os.tmpdir(), 'pdfsvc-bench-serve-'));
 
   const [doc10] = await ensureDocuments({ names: ['doc-10p'], log: (l) => log(`bench:serve: ${l}`) });
