@@ -29,10 +29,10 @@
  */
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { crc32, deflateSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePng } from '../helpers/render.js';
 import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest, repo, withoutDuplicates, type CorpusEntry } from './manifest.js';
 
 
@@ -65,31 +65,10 @@ interface CorpusAction {
 
 /** The image-watermark runs' PNG: 64×32, RGBA, a translucent middle (made here, not committed). */
 const WATERMARK_PNG = join(mkdtempSync(join(tmpdir(), 'pdfsvc-corpus-wm-')), 'mark.png');
-writeFileSync(WATERMARK_PNG, rgbaPng(64, 32));
-
-function rgbaPng(width: number, height: number): Buffer {
-  const raw = Buffer.alloc(height * (1 + width * 4));
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const at = y * (1 + width * 4) + 1 + x * 4;
-      const edge = x < 4 || y < 4 || x >= width - 4 || y >= height - 4;
-      raw.set([200, 30, 30, edge ? 255 : 90], at);
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const head = Buffer.alloc(4);
-    head.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([head, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
-}
+writeFileSync(
+  WATERMARK_PNG,
+  makePng(64, 32, (x, y) => [200, 30, 30, x < 4 || y < 4 || x >= 60 || y >= 28 ? 255 : 90]),
+);
 
 /** The watermark text must be found on the first page by an independent reader. */
 async function firstPageHas(out: string, text: string): Promise<string | undefined> {
