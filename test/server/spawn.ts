@@ -7,7 +7,6 @@
  * agents under control.
  */
 import { execa, type ResultPromise } from 'execa';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -162,29 +161,22 @@ export function send(url: string, options: SendOptions = {}): Promise<Reply> {
 
 export type FormPart = string | Uint8Array | Uint8Array[];
 
-/** A multipart/form-data body as bytes (arrays become repeated parts), with its Content-Type. */
-export function multipart(fields: Record<string, FormPart | undefined>): { body: Buffer; contentType: string } {
-  const boundary = `----pdfsvc-test-${randomBytes(8).toString('hex')}`;
-  const chunks: Buffer[] = [];
-  const part = (name: string, value: string | Uint8Array) => {
-    if (typeof value === 'string') {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
-    } else {
-      chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${name}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n'));
-    }
-  };
+/** A multipart/form-data body as bytes (arrays become repeated parts), encoded by Node's FormData, with its Content-Type. */
+async function multipart(fields: Record<string, FormPart | undefined>): Promise<{ body: Buffer; contentType: string }> {
+  const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) part(name, item);
-    else part(name, value);
+    for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) {
+      if (typeof item === 'string') form.append(name, item);
+      else form.append(name, new Blob([item], { type: 'application/pdf' }), `${name}.pdf`);
+    }
   }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+  const encoded = new Response(form);
+  return { body: Buffer.from(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
 }
 
 /** POSTs an action with a multipart body. */
-export function postAction(served: { base: string; key: string }, action: string, fields: Record<string, FormPart | undefined>, options: SendOptions = {}): Promise<Reply> {
-  const { body, contentType } = multipart(fields);
+export async function postAction(served: { base: string; key: string }, action: string, fields: Record<string, FormPart | undefined>, options: SendOptions = {}): Promise<Reply> {
+  const { body, contentType } = await multipart(fields);
   return send(`${served.base}/v1/${action}`, {
     ...options,
     body,
