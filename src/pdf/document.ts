@@ -5,12 +5,14 @@
  * longer reaches.
  */
 import { ValidationError } from '../core/errors.js';
-import { dictAt, arrayAt, dropUnreachable } from './objects.js';
+import { dictAt, arrayAt } from './objects.js';
 import { pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, PDFRef, restoreIndirectLengths } from './lib.js';
-import { parseDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { openContext } from './reader/object-table.js';
+import { PdfSyntaxError } from './reader/syntax.js';
+import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
 import { encryptContext, type EncryptOptions } from './security/encrypt.js';
 
@@ -31,41 +33,23 @@ export interface OpenOptions {
    * WrongPasswordError, which the action turns into its own message.
    */
   password?: string;
-  /**
-   * Read with the security handler's one-pass reader even without a password
-   * (add_password, add_restrictions): it skips decoding cross-reference
-   * stream entries. Encrypted input stays encrypted.
-   */
-  onePass?: boolean;
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
 
-/** pdf-lib reports recoverable damage with console.warn; a CLI must not print that. */
-async function quietly<T>(work: () => Promise<T>): Promise<T> {
-  const warn = console.warn;
-  const log = console.log;
-  console.warn = () => {};
-  console.log = () => {};
-  try {
-    return await work();
-  } finally {
-    console.warn = warn;
-    console.log = log;
-  }
+/**
+ * Opens a PDF for reading: objects are parsed when first looked up
+ * (reader/object-table.ts). Throws PdfSyntaxError when no document can be
+ * found in the bytes, even by scanning them.
+ */
+export function loadPdf(bytes: Uint8Array): PDFDocument {
+  const { context } = openContext(bytes);
+  return newDocument(context);
 }
 
-export async function loadPdf(bytes: Uint8Array, options: { password?: string } = {}): Promise<PDFDocument> {
-  return quietly(() =>
-    PDFDocument.load(bytes, {
-      ignoreEncryption: true,
-      updateMetadata: false,
-      // No yielding to the event loop: we run in a worker thread or the CLI.
-      parseSpeed: Infinity,
-      throwOnInvalidObject: false,
-      password: options.password,
-    }),
-  );
+/** pdf-lib's document over a context we read (its constructor is not in its typings). */
+export function newDocument(context: PDFDocument['context']): PDFDocument {
+  return new (PDFDocument as unknown as new (context: unknown, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument)(context, true, false);
 }
 
 function describe(options: OpenOptions): string {
@@ -81,9 +65,10 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   }
   let doc: PDFDocument;
   try {
-    doc = options.password !== undefined || options.onePass ? await loadDecrypted(bytes, options.password, field, describe(options)) : await loadPdf(bytes);
+    doc = options.password !== undefined ? loadDecrypted(bytes, options.password, field, describe(options)) : loadPdf(bytes);
   } catch (err) {
     if (err instanceof ValidationError || err instanceof WrongPasswordError) throw err;
+    if (!(err instanceof PdfSyntaxError) && !(err instanceof RangeError)) throw err;
     throw ValidationError.field(field, `${which}${UNREADABLE}`);
   }
   // Before the page checks: an encrypted file's pages may sit in object streams that cannot be read without the key.
@@ -115,9 +100,6 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
       );
     }
   }
-  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
-    if (obj instanceof PDFRawStream) restoreIndirectLengths(obj);
-  }
   return doc;
 }
 
@@ -130,10 +112,9 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** One parse with our security handler: decrypted with `password` when the file is encrypted (see security/decrypt.ts). */
-async function loadDecrypted(bytes: Uint8Array, password: string | undefined, field: string, which: string): Promise<PDFDocument> {
-  const { context } = await quietly(() => parseDecrypted(bytes, password, field, which));
-  return new (PDFDocument as unknown as new (context: unknown, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument)(context, true, false);
+/** Opened and, when the file is encrypted, decrypted with `password` (see security/decrypt.ts). */
+function loadDecrypted(bytes: Uint8Array, password: string, field: string, which: string): PDFDocument {
+  return newDocument(openDecrypted(bytes, password, field, which).context);
 }
 
 /**
@@ -180,12 +161,11 @@ export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}):
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
-  if (!options.keepUnreachable) dropUnreachable(doc.context);
   // pdf-lib's own save would also regenerate form field appearances (the
   // output must look as the input did) and copy stream data byte by byte.
   await doc.flush();
   if (options.encrypt) encryptContext(doc.context, options.encrypt);
-  return writeDocumentPieces(doc.context, { objectStreams });
+  return writeDocumentPieces(doc.context, { objectStreams, everything: options.keepUnreachable });
 }
 
 export { PDFArray, PDFRef };

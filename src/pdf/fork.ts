@@ -17,11 +17,11 @@
 import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 
 /** The object table of a fork: its own copies over the shared originals. */
-class ForkedObjects extends Map<PDFRef, PDFObject> {
+export class ForkedObjects extends Map<PDFRef, PDFObject> {
   private readonly removed = new Set<PDFRef>();
 
   constructor(
-    private readonly base: Map<PDFRef, PDFObject>,
+    readonly base: Map<PDFRef, PDFObject>,
     private readonly context: PDFContext,
   ) {
     super();
@@ -43,6 +43,11 @@ class ForkedObjects extends Map<PDFRef, PDFObject> {
     const own = super.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
     return this.base.get(ref);
+  }
+
+  /** Whether the fork made its own copy of `ref`, or deleted it. */
+  ownsOrRemoved(ref: PDFRef): { own?: PDFObject; removed: boolean } {
+    return { own: super.get(ref), removed: this.removed.has(ref) };
   }
 
   override has(ref: PDFRef): boolean {

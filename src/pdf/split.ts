@@ -8,20 +8,20 @@
  * uses, page labels, Info and XMP metadata. Then only the objects the part
  * reaches are written.
  *
- * Three things of the whole document are not copied into the parts, because
- * they belong to no page and would make every part carry the whole
- * document's share (DECISIONS.md lists what a part keeps; these are not on
- * it): document-level attachments (/EmbeddedFiles), the logical structure
- * tree (/StructTreeRoot, tagging) and XFA form data.
+ * Every part keeps the document's attachments (/EmbeddedFiles), as every
+ * output keeps what the reader had (DECISIONS.md §2). Two things of the
+ * whole document are not copied into the parts, because they describe the
+ * whole document and would be wrong for a part: the logical structure tree
+ * (/StructTreeRoot, tagging) and XFA form data.
  */
 import { ValidationError } from '../core/errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
-import { forkDocument, peekObject } from './fork.js';
-import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
-import { dictAt, reachableRefs } from './objects.js';
+import { forkDocument } from './fork.js';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { dictAt } from './objects.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
-import { writeDocumentPieces } from './writer.js';
+import { writeDocumentAndTell } from './writer.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument, field = 'file'): number {
@@ -53,15 +53,8 @@ function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
   return known;
 }
 
-/**
- * Readies a loaded document for being split: every stream's /Length is made
- * a direct, exact number (the writer would do it on each part otherwise, and
- * an indirect /Length object would then be written without being used).
- */
+/** Readies a loaded document for being split: its pages and what is read of them, once for all parts. */
 export function prepareForSplit(doc: PDFDocument): void {
-  for (const [, object] of doc.context.enumerateIndirectObjects()) {
-    if (object instanceof PDFStream) (object as unknown as { updateDict(): void }).updateDict();
-  }
   pagesAndFacts(doc);
 }
 
@@ -85,7 +78,7 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   }));
   arrangePages(part, order, entries, facts);
   forgetStructureKeys(part);
-  return writeReachable(part.context);
+  return writeDocumentAndTell(part.context);
 }
 
 /** Removes from a part what belongs to the whole document and to no page (see the module comment). */
@@ -94,11 +87,6 @@ function dropDocumentLevelData(part: PDFDocument): void {
   catalog.delete(PDFName.of('StructTreeRoot'));
   // /Marked true promises a structure tree that the part no longer has.
   catalog.delete(PDFName.of('MarkInfo'));
-  const names = dictAt(catalog, 'Names');
-  if (names) {
-    names.delete(PDFName.of('EmbeddedFiles'));
-    if (names.keys().length === 0) catalog.delete(PDFName.of('Names'));
-  }
   const acroForm = dictAt(catalog, 'AcroForm');
   if (acroForm?.has(PDFName.of('XFA'))) {
     // An XFA-aware reader would show the whole document's form instead of the part's fields.
@@ -116,19 +104,4 @@ function forgetStructureKeys(part: PDFDocument): void {
     const page = part.context.lookup(kid);
     if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
   }
-}
-
-/** Writes the objects a (forked) document reaches from its trailer, and nothing else. */
-function writeReachable(context: PDFContext): { pdf: PdfPieces; written: Set<PDFRef> } {
-  const output = PDFContext.create();
-  output.header = context.header;
-  output.trailerInfo = { ...context.trailerInfo };
-  const written = new Set<PDFRef>();
-  for (const ref of reachableRefs(context)) {
-    const object: PDFObject | undefined = peekObject(context, ref);
-    if (object === undefined) continue;
-    output.assign(ref, object);
-    written.add(ref);
-  }
-  return { pdf: writeDocumentPieces(output), written };
 }

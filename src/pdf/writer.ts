@@ -1,20 +1,27 @@
 /**
- * Serializes a document. pdf-lib's own writer copies stream data one byte at
- * a time and, with object streams, deflates every small object again; on a
- * 60 MB document that was most of an action's time. Here dictionaries are
- * still serialized by pdf-lib, but stream data goes out as views of the
- * bytes already in memory, joined once at the end: under a classic
- * cross-reference table, or (`objectStreams`) with the other objects deflated
- * by node:zlib into object streams under a cross-reference stream.
+ * Serializes a document: the objects it reaches from its trailer, each once,
+ * under their own numbers. An object nothing parsed or changed goes out as
+ * its input bytes (graph.ts), with references to objects the output lacks
+ * turned into null; a parsed one is serialized by pdf-lib, its stream data
+ * still a view of the input. Everything is joined once at the end: under a
+ * classic cross-reference table, or (`objectStreams`) with the objects that
+ * are not streams deflated by node:zlib into object streams under a
+ * cross-reference stream. New numbers (object streams, the cross-reference
+ * stream) come after every number referenced anywhere, so that a dangling
+ * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
 import { PdfPieces } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { walkGraph, type ObjectSource } from './graph.js';
+import { objectTableOf } from './reader/object-table.js';
+import { ForkedObjects } from './fork.js';
 
 const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
 const STREAM_END = encoder.encode('\nendstream');
 const OBJECT_END = encoder.encode('\nendobj\n');
+const NULL = encoder.encode('null');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
 const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
 
@@ -39,6 +46,20 @@ export interface WriteOptions {
    * tree) would otherwise come out several times its input's size.
    */
   objectStreams?: boolean;
+  /** Write every object the document has, reached or not (remove_password keeps what it decrypted). */
+  everything?: boolean;
+}
+
+interface Planned {
+  ref: PDFRef;
+  source: ObjectSource;
+}
+
+/** What the output holds: its objects in number order, and the first number free for new ones. */
+interface Plan {
+  objects: Planned[];
+  written: Set<PDFRef>;
+  next: number;
 }
 
 export function writeDocument(context: PDFContext, options: WriteOptions = {}): Uint8Array {
@@ -47,6 +68,10 @@ export function writeDocument(context: PDFContext, options: WriteOptions = {}): 
 
 /** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
 export function hasObjectStreams(context: PDFContext): boolean {
+  let objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
+  while (objects instanceof ForkedObjects) objects = objects.base;
+  const table = objectTableOf(context) ?? (objects as unknown as { hasObjectStreams?: boolean });
+  if (typeof table.hasObjectStreams === 'boolean') return table.hasObjectStreams;
   for (const [, object] of context.enumerateIndirectObjects()) {
     if (streamType(object) === OBJSTM) return true;
   }
@@ -55,18 +80,28 @@ export function hasObjectStreams(context: PDFContext): boolean {
 
 /** The document as pieces: stream data stays as views of the bytes already in memory. */
 export function writeDocumentPieces(context: PDFContext, options: WriteOptions = {}): PdfPieces {
+  return writeDocumentAndTell(context, options).pdf;
+}
+
+/** The same, with the references of the objects written (split_by_size reasons about them). */
+export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: Set<PDFRef> } {
+  const plan = planOutput(context, options.everything ?? false);
+  return { pdf: writePlan(context, plan, options), written: plan.written };
+}
+
+function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfPieces {
   // Encrypted output keeps the classic layout: strings inside an object stream
   // would have to be left to the stream's encryption instead of their own.
-  if (options.objectStreams && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context);
+  if (options.objectStreams && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
   const out = new Output(context.header.getVersionString());
-  const objects = objectsToWrite(context);
   const offsets = new Map<number, { offset: number; generation: number }>();
-  for (const [ref, object] of objects) {
+  for (const { ref, source } of plan.objects) {
     offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
-    out.object(ref, object);
+    out.object(ref, source, plan.written);
   }
 
-  const size = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
+  // The classic table adds no objects: /Size is one past the highest written.
+  const size = plan.objects.length > 0 ? plan.objects[plan.objects.length - 1].ref.objectNumber + 1 : 1;
   const xrefOffset = out.offset;
   out.push(encoder.encode(crossReferenceTable(offsets, size)));
   out.push(encoder.encode('trailer\n'));
@@ -91,7 +126,14 @@ class Output {
   }
 
   /** One indirect object; a stream's data goes out as the pieces already in memory. */
-  object(ref: PDFRef, object: PDFObject): void {
+  object(ref: PDFRef, source: ObjectSource, written: Set<PDFRef>): void {
+    if (source.kind !== 'parsed') {
+      this.push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
+      for (const piece of body(source, written)) this.push(piece);
+      this.push(OBJECT_END);
+      return;
+    }
+    const object = source.object;
     if (object instanceof PDFStream) {
       const stream = object as unknown as StreamInternals;
       stream.updateDict?.();
@@ -126,18 +168,55 @@ function streamType(object: PDFObject): PDFObject | undefined {
 }
 
 /**
- * The objects to write, by number. Object streams and cross-reference streams
- * of the input are left out: their contents were unpacked into the object
- * table when it was read, and this writer writes its own.
+ * The objects to write, by number: those the trailer reaches (or, with
+ * `everything`, all the document has). Object streams and cross-reference
+ * streams of the input are left out: their members are written on their
+ * own, and this writer makes its own streams.
  */
-function objectsToWrite(context: PDFContext): Array<[PDFRef, PDFObject]> {
-  return context
-    .enumerateIndirectObjects()
-    .filter(([, object]) => {
-      const type = streamType(object);
-      return type !== OBJSTM && type !== XREF;
-    })
-    .sort(([a], [b]) => a.objectNumber - b.objectNumber);
+function planOutput(context: PDFContext, everything: boolean): Plan {
+  let objects: Planned[];
+  let largest = 0;
+  if (everything) {
+    objects = context.enumerateIndirectObjects().map(([ref, object]) => ({ ref, source: { kind: 'parsed', object } as ObjectSource }));
+    largest = context.largestObjectNumber;
+  } else {
+    const { Root, Info, Encrypt } = context.trailerInfo;
+    const walk = walkGraph(context, [Root, Info, Encrypt]);
+    objects = [...walk.reached].map(([ref, source]) => ({ ref, source }));
+    largest = walk.largestReferenced;
+  }
+  objects = objects.filter(({ source }) => {
+    if (source.kind !== 'parsed') return true;
+    const type = streamType(source.object);
+    return type !== OBJSTM && type !== XREF;
+  });
+  objects.sort((a, b) => a.ref.objectNumber - b.ref.objectNumber);
+  for (const { ref } of objects) if (ref.objectNumber > largest) largest = ref.objectNumber;
+  return { objects, written: new Set(objects.map(({ ref }) => ref)), next: largest + 1 };
+}
+
+/** An unparsed object's body: its input bytes, with references the output lacks written as null. */
+function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Set<PDFRef>): Uint8Array[] {
+  if (source.kind === 'damaged') return [source.bytes];
+  const { raw, table } = source;
+  const pieces: Uint8Array[] = [];
+  let at = raw.start;
+  for (const r of raw.refs) {
+    if (table.exists(r.num, r.gen) && written.has(PDFRef.of(r.num, r.gen))) continue;
+    pieces.push(raw.data.subarray(at, r.start), NULL);
+    at = r.end;
+  }
+  pieces.push(raw.data.subarray(at, raw.end));
+  return pieces;
+}
+
+/** The serialized body of an object that is not a stream. */
+function bodyBytes(source: ObjectSource, written: Set<PDFRef>): Uint8Array[] {
+  return source.kind === 'parsed' ? [serialize(source.object)] : body(source, written);
+}
+
+function isStreamSource(source: ObjectSource): boolean {
+  return source.kind === 'parsed' ? source.object instanceof PDFStream : source.kind === 'raw' ? source.raw.stream : true;
 }
 
 /** One subsection per run of consecutive object numbers; object 0 heads the free list. */
@@ -177,23 +256,23 @@ const OBJECTS_PER_STREAM = 100;
 const SPACE = encoder.encode(' ');
 
 /** The same document with its non-stream objects in object streams and a cross-reference stream. */
-function writeWithObjectStreams(context: PDFContext): PdfPieces {
+function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
   const version = context.header.getVersionString();
   const out = new Output(Number(version) >= 1.5 ? version : '1.5');
-  const objects = objectsToWrite(context);
   // Type 1 entries: [offset, generation]; type 2: [object stream, index].
   const entries = new Map<number, [1 | 2, number, number]>();
-  let next = objects.length > 0 ? objects[objects.length - 1][0].objectNumber + 1 : 1;
+  let next = plan.next;
 
-  const packed: Array<[PDFRef, PDFObject]> = [];
-  for (const [ref, object] of objects) {
+  const packed: Planned[] = [];
+  for (const planned of plan.objects) {
+    const { ref, source } = planned;
     // Streams cannot be inside object streams, nor objects of a generation other than 0.
-    if (!(object instanceof PDFStream) && ref.generationNumber === 0) {
-      packed.push([ref, object]);
+    if (!isStreamSource(source) && ref.generationNumber === 0) {
+      packed.push(planned);
       continue;
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
-    out.object(ref, object);
+    out.object(ref, source, plan.written);
   }
 
   for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
@@ -202,11 +281,14 @@ function writeWithObjectStreams(context: PDFContext): PdfPieces {
     const bodies: Uint8Array[] = [];
     const header: string[] = [];
     let within = 0;
-    group.forEach(([ref, object], index) => {
+    group.forEach(({ ref, source }, index) => {
       header.push(`${ref.objectNumber} ${within}`);
-      const body = serialize(object);
-      bodies.push(body, SPACE);
-      within += body.byteLength + 1;
+      for (const piece of bodyBytes(source, plan.written)) {
+        bodies.push(piece);
+        within += piece.byteLength;
+      }
+      bodies.push(SPACE);
+      within += 1;
       entries.set(ref.objectNumber, [2, number, index]);
     });
     const head = encoder.encode(`${header.join(' ')}\n`);

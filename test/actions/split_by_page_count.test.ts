@@ -95,15 +95,18 @@ describe('split_by_page_count', () => {
       expect(await linksPerPage(whole[0].bytes)).toEqual([['uri:https://example.com/pdfsvc', 'page:5'], [], ['name:appendix'], [], [], []]);
     });
 
-    it('Info and XMP metadata and the viewer settings, but not the document-level attachments', async () => {
+    it('Info and XMP metadata, the viewer settings and the document-level attachments', async () => {
+      const attachments = (await qpdfJson(fixture('outline.pdf'))).attachments;
+      expect(Object.keys(attachments).length).toBeGreaterThan(0);
       for (const part of parts) {
         const info = await pdfinfo(part.bytes);
         expect(info.fields.Title).toBe('PDFSVC Outline Fixture');
         expect(info.fields.Author).toBe('pdfsvc fixtures');
         const { catalog, names } = await catalogKeys(part.bytes);
         expect(catalog).toEqual(expect.arrayContaining(['/Metadata', '/PageMode', '/PageLabels', '/Outlines']));
-        expect(names).not.toContain('/EmbeddedFiles');
-        expect((await qpdfJson(part.bytes)).attachments).toEqual({});
+        // Outputs keep what the reader had (DECISIONS.md §2): every part carries the attachments.
+        expect(names).toContain('/EmbeddedFiles');
+        expect((await qpdfJson(part.bytes)).attachments).toEqual(attachments);
       }
     });
   });
@@ -123,11 +126,10 @@ describe('split_by_page_count', () => {
     expect(await checkedMarkers(parts)).toEqual([range(1, 4), range(5, 8), range(9, 12)]);
     expect(await Promise.all(parts.map((p) => imagesHeld(p.bytes)))).toEqual([[0, 1, 2, 3, 4], [0, 5, 6, 7, 8], [0, 9, 10, 11, 12]]);
     for (const part of parts) {
-      // The structure tree and the attachments belong to the whole document (README: splitting).
+      // The structure tree describes the whole document (README: splitting); attachments stay.
       const { catalog, structParents } = await catalogKeys(part.bytes);
       expect(catalog).not.toContain('/StructTreeRoot');
       expect(catalog).not.toContain('/MarkInfo');
-      expect(catalog).not.toContain('/Names');
       expect(structParents).toBe(false);
     }
   });

@@ -4,7 +4,7 @@ import { ALL_PERMISSIONS } from '../../pdf/security/permissions.js';
 import type { fields } from './action.js';
 
 const addPassword: Transform<typeof fields, 'document'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action, onePass: true });
+  const doc = await openDocument(values.file, { action });
   return saveDocumentPieces(doc, {
     encrypt: {
       algorithm: values.encryption_algorithm,

@@ -1,14 +1,9 @@
 /**
- * Reading encrypted documents in one pass of pdf-lib's parser.
- *
- * pdf-lib decrypts while it parses, through its JavaScript ciphers (about
- * 10 MB/s for AES), and must parse a file twice to learn its /Encrypt
- * dictionary first. Here the parser reads every object as it is in the file,
- * but keeps object streams aside: their contents are encrypted and cannot be
- * unpacked yet. Once the trailer is known, the password is checked, strings
- * and streams are decrypted through node:crypto, and only then are the object
- * streams unpacked, in file order, so that a later revision of an object still
- * wins over an earlier one.
+ * Reading encrypted documents. The reader (reader/object-table.ts) knows the
+ * trailer, and with it /Encrypt, before it parses any object. The password
+ * is checked; object streams are decrypted as they are unpacked; then every
+ * object is parsed and its strings and streams are decrypted through
+ * node:crypto (pdf-lib's JavaScript ciphers run at about 10 MB/s).
  */
 import { ValidationError } from '../../core/errors.js';
 import {
@@ -19,14 +14,12 @@ import {
   PDFName,
   PDFNumber,
   PDFObject,
-  PDFObjectStreamParser,
-  PDFParser,
   PDFRawStream,
   PDFRef,
   PDFStream,
   PDFString,
-  restoreIndirectLengths,
 } from '../lib.js';
+import { openContext } from '../reader/object-table.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 
 /** The password opens neither as user nor as owner password. Never carries the password. */
@@ -50,97 +43,6 @@ const EMBEDDED_FILE = PDFName.of('EmbeddedFile');
 const EF = PDFName.of('EF');
 const FILTER = PDFName.of('Filter');
 const CRYPT = PDFName.of('Crypt');
-const ENDOBJ = [...'endobj'].map((c) => c.charCodeAt(0));
-
-interface ByteStreamInternals {
-  bytes: Uint8Array;
-  idx: number;
-  length: number;
-}
-
-interface ParserInternals {
-  bytes: ByteStreamInternals;
-  context: PDFContext;
-  parseIndirectObject(): Promise<PDFRef>;
-  parseIndirectObjectHeader(): PDFRef;
-  skipWhitespaceAndComments(): void;
-  parseObject(ref?: PDFRef): PDFObject;
-  matchKeyword(keyword: number[]): boolean;
-}
-
-interface Deferred {
-  stream: PDFRawStream;
-  ref: PDFRef;
-  /** Position among the file's indirect objects, to keep "last one wins". */
-  seq: number;
-}
-
-/** Parses every object; object streams are returned unparsed, with where each top-level object came. */
-async function parseRaw(bytes: Uint8Array): Promise<{ context: PDFContext; deferred: Deferred[]; lastTopLevel: Map<number, number> }> {
-  const parser = PDFParser.forBytesWithOptions(bytes, Infinity, false, false, false);
-  const internals = parser as unknown as ParserInternals;
-  const deferred: Deferred[] = [];
-  const lastTopLevel = new Map<number, number>();
-  let seq = 0;
-  internals.parseIndirectObject = async function (this: ParserInternals): Promise<PDFRef> {
-    const ref = this.parseIndirectObjectHeader();
-    this.skipWhitespaceAndComments();
-    const object = this.parseObject(ref);
-    this.skipWhitespaceAndComments();
-    this.matchKeyword(ENDOBJ);
-    seq++;
-    const type = object instanceof PDFRawStream ? object.dict.lookup(TYPE) : undefined;
-    if (type === OBJSTM) {
-      deferred.push({ stream: object as PDFRawStream, ref, seq });
-    } else {
-      if (type === XREF) readXRefStreamTrailer(this.context, (object as PDFRawStream).dict);
-      lastTopLevel.set(ref.objectNumber, seq);
-    }
-    this.context.assign(ref, object);
-    return ref;
-  };
-  const context = await parser.parseDocument();
-  return { context, deferred, lastTopLevel };
-}
-
-/**
- * What a cross-reference stream adds to the trailer. Its entries are not
- * needed (the parser reads every object where it stands), so they are not
- * decoded, unlike pdf-lib's PDFXRefStreamParser does.
- */
-function readXRefStreamTrailer(context: PDFContext, dict: PDFDict): void {
-  const previous = context.trailerInfo;
-  const size = dict.lookup(PDFName.of('Size'));
-  context.trailerInfo = {
-    Size: size instanceof PDFNumber ? size : previous.Size,
-    Root: dict.get(PDFName.of('Root')) ?? previous.Root,
-    Encrypt: dict.get(PDFName.of('Encrypt')) ?? previous.Encrypt,
-    Info: dict.get(PDFName.of('Info')) ?? previous.Info,
-    ID: dict.get(PDFName.of('ID')) ?? previous.ID,
-  };
-}
-
-/** Unpacks object streams in file order; an object a later top-level revision replaced stays replaced. */
-async function unpackObjectStreams(context: PDFContext, deferred: Deferred[], lastTopLevel: Map<number, number>): Promise<void> {
-  if (deferred.length === 0) return;
-  // Top-level objects that come after the first object stream, latest last: only they can be overridden wrongly.
-  const firstSeq = deferred[0].seq;
-  const later = [...lastTopLevel].filter(([, at]) => at > firstSeq).sort((a, b) => a[1] - b[1]);
-  for (const { stream, seq } of deferred) {
-    const keep: Array<[PDFRef, PDFObject]> = [];
-    for (let i = later.length - 1; i >= 0 && later[i][1] > seq; i--) {
-      const ref = PDFRef.of(later[i][0], 0);
-      const current = context.lookup(ref);
-      if (current) keep.push([ref, current]);
-    }
-    try {
-      await PDFObjectStreamParser.forStream(stream).parseIntoContext();
-    } catch {
-      // A damaged object stream loses its own objects only, as in pdf-lib.
-    }
-    for (const [ref, object] of keep) context.assign(ref, object);
-  }
-}
 
 const numberAt = (dict: PDFDict, key: string, fallback: number): number => {
   const value = dict.lookup(PDFName.of(key));
@@ -321,19 +223,15 @@ export interface LoadedContext {
 }
 
 /**
- * Parses a document and, when it is encrypted, decrypts it with `password`
- * (owner or user; undefined: leave it encrypted). Throws WrongPasswordError when the password opens
- * nothing, a ValidationError on `field` for an unsupported handler, and
- * anything else when the file cannot be parsed.
+ * Opens a document and, when it is encrypted, decrypts it with `password`
+ * (owner or user). Throws WrongPasswordError when the password opens
+ * nothing, a ValidationError on `field` for an unsupported handler, and a
+ * PdfSyntaxError when no document can be read from the bytes.
  */
-export async function parseDecrypted(bytes: Uint8Array, password: string | undefined, field: string, which: string): Promise<LoadedContext> {
-  const { context, deferred, lastTopLevel } = await parseRaw(bytes);
-  const params = password === undefined ? undefined : readEncryption(context, field, which);
-  if (!params || password === undefined) {
-    // Not encrypted, or no password to decrypt with: an encrypted document's object streams then stay unreadable.
-    await unpackObjectStreams(context, deferred, lastTopLevel);
-    return { context };
-  }
+export function openDecrypted(bytes: Uint8Array, password: string, field: string, which: string): LoadedContext {
+  const { context, table } = openContext(bytes);
+  const params = readEncryption(context, field, which);
+  if (!params) return { context };
   const fileKey = authenticate(params, password);
   if (!fileKey) throw new WrongPasswordError();
 
@@ -342,10 +240,18 @@ export async function parseDecrypted(bytes: Uint8Array, password: string | undef
   const stmMethod = params.filters.get(params.stmF)!;
   const keyFor = (ref: PDFRef, method: CipherMethod) => objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
 
-  // Strings of the objects outside object streams (those inside are plain once their stream is decrypted).
+  // Object streams: decrypted as streams when unpacked; their members are not decrypted again.
+  table.setObjectStreamDecryptor((ref, stream) => {
+    const own = takeCryptFilter(stream);
+    const method = own !== undefined ? params.filters.get(own) ?? 'None' : stmMethod;
+    return decryptData(method, keyFor(ref, method), stream.getContents());
+  });
+  table.materializeAll();
+
+  // Strings of the objects outside object streams.
   if (strMethod !== 'None') {
     for (const [ref, object] of context.enumerateIndirectObjects()) {
-      if (ref === encryptRef || (object instanceof PDFRawStream && object.dict.lookup(TYPE) === XREF)) continue;
+      if (ref === encryptRef || table.isCompressed(ref) || isStructureStream(object)) continue;
       if (!(object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream || object instanceof PDFString || object instanceof PDFHexString)) continue;
       let key: Uint8Array | undefined;
       const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
@@ -357,24 +263,12 @@ export async function parseDecrypted(bytes: Uint8Array, password: string | undef
     }
   }
 
-  // Object streams: decrypted as streams, then unpacked; their objects are not decrypted again.
-  for (const { stream, ref } of deferred) {
-    restoreIndirectLengths(stream);
-    const own = takeCryptFilter(stream);
-    const method = own !== undefined ? params.filters.get(own) ?? 'None' : stmMethod;
-    setContents(stream, decryptData(method, keyFor(ref, method), contentsOf(stream)));
-  }
-  await unpackObjectStreams(context, deferred, lastTopLevel);
-
   // Every other stream, under its crypt filter.
   const embedded = embeddedFileStreams(context);
   const efMethod = params.filters.get(params.efF)!;
-  const objStms = new Set<PDFObject>(deferred.map((d) => d.stream));
   for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFRawStream) || objStms.has(object)) continue;
+    if (!(object instanceof PDFRawStream) || isStructureStream(object)) continue;
     const type = object.dict.lookup(TYPE);
-    if (type === XREF) continue;
-    restoreIndirectLengths(object);
     const own = takeCryptFilter(object);
     let method: CipherMethod;
     if (own !== undefined) method = params.filters.get(own) ?? 'None';
@@ -387,6 +281,13 @@ export async function parseDecrypted(bytes: Uint8Array, password: string | undef
   if (encryptRef) context.delete(encryptRef);
   delete context.trailerInfo.Encrypt;
   return { context, encryption: params };
+}
+
+/** Object streams and cross-reference streams: read by the reader, never written. */
+function isStructureStream(object: PDFObject): boolean {
+  if (!(object instanceof PDFRawStream)) return false;
+  const type = object.dict.lookup(TYPE);
+  return type === OBJSTM || type === XREF;
 }
 
 function contentsOf(stream: PDFRawStream): Uint8Array {

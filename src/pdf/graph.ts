@@ -1,0 +1,119 @@
+/**
+ * The object graph, walked once and one way for every action: from roots,
+ * through references, each object once (cycles are common: /Parent, /P).
+ *
+ * An object is seen as what the output would write for it (`ObjectSource`):
+ * its parsed form when something parsed, changed or created it, else its
+ * input bytes, whose references come from skimming them. So walking a
+ * document (for the writer, or to find what still points at a removed page)
+ * parses nothing it does not have to.
+ */
+import { PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { ForkedObjects } from './fork.js';
+import { ObjectTable } from './reader/object-table.js';
+import type { RawObject } from './reader/skim.js';
+
+export type ObjectSource =
+  | { kind: 'parsed'; object: PDFObject }
+  | { kind: 'raw'; raw: RawObject; table: ObjectTable }
+  /** An input object that cannot be parsed: its bytes go out as they are. */
+  | { kind: 'damaged'; bytes: Uint8Array };
+
+type Objects = Map<PDFRef, PDFObject>;
+
+function objectsOf(context: PDFContext): Objects {
+  return (context as unknown as { indirectObjects: Objects }).indirectObjects;
+}
+
+/** What the output has for `ref`, without parsing an untouched input object. */
+export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undefined {
+  return sourceIn(objectsOf(context), ref);
+}
+
+function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
+  if (objects instanceof ForkedObjects) {
+    const { own, removed } = objects.ownsOrRemoved(ref);
+    if (own !== undefined) return { kind: 'parsed', object: own };
+    if (removed) return undefined;
+    return sourceIn(objects.base, ref);
+  }
+  if (objects instanceof ObjectTable) {
+    const raw = objects.rawObject(ref);
+    if (raw) return { kind: 'raw', raw, table: objects };
+    const object = objects.get(ref);
+    if (object !== undefined) return { kind: 'parsed', object };
+    const bytes = objects.isUntouched(ref) ? objects.damagedBytes(ref) : undefined;
+    return bytes ? { kind: 'damaged', bytes } : undefined;
+  }
+  const object = objects.get(ref);
+  return object === undefined ? undefined : { kind: 'parsed', object };
+}
+
+/** The direct children of a parsed object (a stream's children are its dictionary's). */
+export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
+  if (obj instanceof PDFDict) {
+    for (const value of obj.values()) visit(value);
+  } else if (obj instanceof PDFArray) {
+    for (const value of obj.asArray()) visit(value);
+  } else if (obj instanceof PDFStream) {
+    for (const value of obj.dict.values()) visit(value);
+  }
+}
+
+/** The references an object holds, at any depth inside it. Raw references the input lacks are left out (they are null). */
+export function referencesIn(source: ObjectSource): PDFRef[] {
+  if (source.kind === 'damaged') return [];
+  if (source.kind === 'raw') {
+    const refs: PDFRef[] = [];
+    for (const r of source.raw.refs) if (source.table.exists(r.num, r.gen)) refs.push(PDFRef.of(r.num, r.gen));
+    return refs;
+  }
+  const refs: PDFRef[] = [];
+  const stack: PDFObject[] = [source.object];
+  while (stack.length > 0) {
+    const obj = stack.pop()!;
+    if (obj instanceof PDFRef) refs.push(obj);
+    else forEachChild(obj, (child) => stack.push(child));
+  }
+  return refs;
+}
+
+export interface Walk {
+  /** Every object reached, with what the output has for it. */
+  reached: Map<PDFRef, ObjectSource>;
+  /** The largest object number referenced anywhere, reached or not. */
+  largestReferenced: number;
+}
+
+/**
+ * Walks from `roots` (objects or references) through every reference.
+ * `enter` may refuse a reference (return false): it is then neither
+ * visited nor followed.
+ */
+export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean): Walk {
+  const objects = objectsOf(context);
+  const reached = new Map<PDFRef, ObjectSource>();
+  let largestReferenced = 0;
+  const pending: PDFRef[] = [];
+  for (const root of roots) {
+    if (root === undefined) continue;
+    if (root instanceof PDFRef) pending.push(root);
+    else for (const ref of referencesIn({ kind: 'parsed', object: root })) pending.push(ref);
+  }
+  while (pending.length > 0) {
+    const ref = pending.pop()!;
+    if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
+    if (reached.has(ref) || (enter && !enter(ref))) continue;
+    const source = sourceIn(objects, ref);
+    if (!source) continue;
+    reached.set(ref, source);
+    for (const child of referencesIn(source)) if (!reached.has(child)) pending.push(child);
+  }
+  return { reached, largestReferenced };
+}
+
+/** The objects the document reaches from its trailer (and any extra roots). */
+export function reachableRefs(context: PDFContext, extraRoots: PDFObject[] = []): Set<PDFRef> {
+  const { Root, Info } = context.trailerInfo;
+  return new Set(walkGraph(context, [Root, Info, ...extraRoots]).reached.keys());
+}

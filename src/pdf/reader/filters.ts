@@ -1,0 +1,95 @@
+/**
+ * Decoding the two kinds of stream the reader itself must read: object
+ * streams and cross-reference streams. Both are Flate with an optional PNG
+ * predictor in practice. Output is capped: a few kilobytes of Flate data can
+ * claim gigabytes (a decompression bomb), and the reader never needs more
+ * than the cap to read structure.
+ */
+import { constants, inflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObject } from '../lib.js';
+import { PdfSyntaxError } from './syntax.js';
+
+/** The most one structural stream may inflate to (real object streams are well under 10 MB). */
+export const MAX_STRUCTURE_BYTES = 256 * 1024 * 1024;
+
+function filtersOf(dict: PDFDict): { filters: PDFObject[]; parms: PDFObject[] } {
+  const filter = dict.lookup(PDFName.of('Filter'));
+  const parms = dict.lookup(PDFName.of('DecodeParms'));
+  const filters = filter instanceof PDFArray ? filter.asArray().map((f) => dict.context.lookup(f) ?? f) : filter ? [filter] : [];
+  const parmList = parms instanceof PDFArray ? parms.asArray().map((p) => dict.context.lookup(p) ?? p) : parms ? [parms] : [];
+  return { filters, parms: parmList };
+}
+
+/** A structural stream's decoded data, or a PdfSyntaxError for a filter it cannot have. */
+export function decodeStructureStream(dict: PDFDict, data: Uint8Array, maxBytes = MAX_STRUCTURE_BYTES): Uint8Array {
+  const { filters, parms } = filtersOf(dict);
+  let out = data;
+  filters.forEach((filter, i) => {
+    const name = filter instanceof PDFName ? filter.decodeText() : String(filter);
+    if (name !== 'FlateDecode' && name !== 'Fl') throw new PdfSyntaxError(`structure stream with filter /${name}`);
+    out = inflate(out, maxBytes);
+    const p = parms[i];
+    if (p instanceof PDFDict) out = unpredict(out, p);
+  });
+  return out;
+}
+
+function inflate(data: Uint8Array, maxBytes: number): Uint8Array {
+  try {
+    // Sync flush: a truncated stream gives what it has, as qpdf and pdf.js recover it.
+    return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: maxBytes });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new PdfSyntaxError(`a structure stream inflates to more than ${maxBytes} bytes`);
+    }
+    throw new PdfSyntaxError(`undecodable structure stream (${(err as Error).message})`);
+  }
+}
+
+const numberIn = (dict: PDFDict, key: string, fallback: number): number => {
+  const value = dict.lookup(PDFName.of(key));
+  return value instanceof PDFNumber ? value.asNumber() : fallback;
+};
+
+/** Undoes a PNG predictor (the one real files use for cross-reference streams). */
+function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array {
+  const predictor = numberIn(parms, 'Predictor', 1);
+  if (predictor === 1) return data;
+  if (predictor < 10) throw new PdfSyntaxError(`structure stream with predictor ${predictor}`);
+  const colors = numberIn(parms, 'Colors', 1);
+  const bits = numberIn(parms, 'BitsPerComponent', 8);
+  const columns = numberIn(parms, 'Columns', 1);
+  const bpp = Math.max(1, Math.ceil((colors * bits) / 8));
+  const rowLength = Math.ceil((colors * bits * columns) / 8);
+  if (!(rowLength > 0) || rowLength > 1 << 20) throw new PdfSyntaxError('structure stream with an impossible predictor row');
+  const rows = Math.floor(data.length / (rowLength + 1));
+  const out = new Uint8Array(rows * rowLength);
+  for (let r = 0; r < rows; r++) {
+    const type = data[r * (rowLength + 1)];
+    const src = r * (rowLength + 1) + 1;
+    const dst = r * rowLength;
+    for (let i = 0; i < rowLength; i++) {
+      const raw = data[src + i];
+      const left = i >= bpp ? out[dst + i - bpp] : 0;
+      const up = r > 0 ? out[dst - rowLength + i] : 0;
+      const upLeft = r > 0 && i >= bpp ? out[dst - rowLength + i - bpp] : 0;
+      let value: number;
+      switch (type) {
+        case 1: value = raw + left; break;
+        case 2: value = raw + up; break;
+        case 3: value = raw + ((left + up) >> 1); break;
+        case 4: {
+          const p = left + up - upLeft;
+          const pa = Math.abs(p - left);
+          const pb = Math.abs(p - up);
+          const pc = Math.abs(p - upLeft);
+          value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+          break;
+        }
+        default: value = raw;
+      }
+      out[dst + i] = value & 0xff;
+    }
+  }
+  return out;
+}

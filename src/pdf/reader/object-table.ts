@@ -1,0 +1,367 @@
+/**
+ * The lazy object table: a document's objects, parsed only when asked for.
+ *
+ * It stands where pdf-lib keeps its map of indirect objects, so that every
+ * `context.lookup(ref)` (and `PDFDict.lookup`) of the page operations and
+ * the drawing code parses the one object it needs, from its offset or from
+ * its object stream, and keeps it. An object nobody asks for is never
+ * parsed; the writer copies it as its input bytes (`rawObject`), which it
+ * skims for their references without building any value.
+ *
+ * Damage is met where it is found: an offset that does not lead to its
+ * object makes the table rebuild itself by scanning the file, once.
+ */
+import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { decodeStructureStream } from './filters.js';
+import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
+import { skimBody, type RawObject } from './skim.js';
+import { PdfSyntaxError, readObjectHeader, readUnsigned, skipWhite } from './syntax.js';
+import { reconstructCrossReference, readCrossReference, type CrossReference, type XrefEntry } from './xref.js';
+
+interface ObjectStream {
+  data: Uint8Array;
+  /** Each member's body, by index: [object number, start, end]. */
+  members: Array<[number, number, number]>;
+}
+
+/** Decrypts an object stream's data before it is unpacked (security/decrypt.ts sets it). */
+export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8Array;
+
+export class ObjectTable extends Map<PDFRef, PDFObject> {
+  private entries_: Map<number, XrefEntry>;
+  private readonly removed = new Set<PDFRef>();
+  private readonly raws = new Map<number, RawObject | null>();
+  private readonly objectStreams = new Map<number, ObjectStream | null>();
+  private readonly resolving = new Set<number>();
+  private readonly parseContext: ParseContext;
+  private everything = false;
+  recovered: boolean;
+  trailer: PDFDict;
+  private decryptObjectStream?: ObjectStreamDecryptor;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly context: PDFContext,
+    xref: CrossReference,
+  ) {
+    super();
+    this.entries_ = xref.entries;
+    this.recovered = xref.recovered;
+    this.trailer = xref.trailer;
+    this.parseContext = {
+      context,
+      exists: (num, gen) => this.exists(num, gen),
+      lengthOf: (ref) => this.lengthOf(ref.objectNumber, ref.generationNumber),
+    };
+  }
+
+  /** Object streams are decrypted with this before they are unpacked (from now on). */
+  setObjectStreamDecryptor(decryptor: ObjectStreamDecryptor): void {
+    this.decryptObjectStream = decryptor;
+    this.objectStreams.clear();
+    this.raws.clear();
+  }
+
+  /** True when the input has object `num gen` (a reference to anything else is null). */
+  exists(num: number, gen: number): boolean {
+    const entry = this.entries_.get(num);
+    if (!entry || entry.type === 0) return false;
+    return entry.type === 2 ? gen === 0 : entry.gen === gen;
+  }
+
+  /** True when the input kept objects in object streams. */
+  get hasObjectStreams(): boolean {
+    for (const entry of this.entries_.values()) if (entry.type === 2) return true;
+    return false;
+  }
+
+  get largestNumber(): number {
+    let largest = 0;
+    for (const num of this.entries_.keys()) if (num > largest) largest = num;
+    return largest;
+  }
+
+  /** Whether `ref` is in the input and has not been parsed, replaced or deleted. */
+  isUntouched(ref: PDFRef): boolean {
+    return !super.has(ref) && !this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber);
+  }
+
+  /** True when the object came out of an object stream (its strings were decrypted with the stream). */
+  isCompressed(ref: PDFRef): boolean {
+    return this.entries_.get(ref.objectNumber)?.type === 2;
+  }
+
+  override get(ref: PDFRef): PDFObject | undefined {
+    const own = super.get(ref);
+    if (own !== undefined || this.removed.has(ref)) return own;
+    if (!this.exists(ref.objectNumber, ref.generationNumber) || this.resolving.has(ref.objectNumber)) return undefined;
+    this.resolving.add(ref.objectNumber);
+    try {
+      const object = this.parse(ref);
+      if (object !== undefined) super.set(ref, object);
+      return object;
+    } finally {
+      this.resolving.delete(ref.objectNumber);
+    }
+  }
+
+  override has(ref: PDFRef): boolean {
+    return super.has(ref) || (!this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber));
+  }
+
+  override set(ref: PDFRef, object: PDFObject): this {
+    this.removed.delete(ref);
+    return super.set(ref, object);
+  }
+
+  override delete(ref: PDFRef): boolean {
+    const had = this.has(ref);
+    this.removed.add(ref);
+    super.delete(ref);
+    return had;
+  }
+
+  /** Parses every object: for work that must see all of them (encryption, decryption). */
+  materializeAll(): void {
+    if (this.everything) return;
+    for (const [num, entry] of [...this.entries_].sort((a, b) => a[0] - b[0])) {
+      if (entry.type === 0) continue;
+      const ref = PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
+      if (this.removed.has(ref) || super.has(ref)) continue;
+      // An object that cannot be parsed at all is dropped from a full enumeration; its bytes are lost to it anyway.
+      this.get(ref);
+    }
+    this.everything = true;
+  }
+
+  // Enumerating means every object: pdf-lib's enumerateIndirectObjects and the security code use these.
+  override entries(): MapIterator<[PDFRef, PDFObject]> {
+    this.materializeAll();
+    return super.entries();
+  }
+  override keys(): MapIterator<PDFRef> {
+    this.materializeAll();
+    return super.keys();
+  }
+  override values(): MapIterator<PDFObject> {
+    this.materializeAll();
+    return super.values();
+  }
+  override [Symbol.iterator](): MapIterator<[PDFRef, PDFObject]> {
+    return this.entries();
+  }
+  override forEach(callback: (value: PDFObject, key: PDFRef, map: Map<PDFRef, PDFObject>) => void): void {
+    this.materializeAll();
+    super.forEach(callback);
+  }
+  override get size(): number {
+    this.materializeAll();
+    return super.size;
+  }
+
+  /**
+   * The input bytes of an untouched object and the references in them, or
+   * undefined when they are not clean enough to copy (the writer then parses
+   * the object).
+   */
+  rawObject(ref: PDFRef): RawObject | undefined {
+    if (!this.isUntouched(ref)) return undefined;
+    const num = ref.objectNumber;
+    let raw = this.raws.get(num);
+    if (raw === undefined) {
+      raw = this.skim(num) ?? null;
+      this.raws.set(num, raw);
+    }
+    return raw ?? undefined;
+  }
+
+  /** An object's bytes as they are, for one that cannot be parsed: carried, never dropped. */
+  damagedBytes(ref: PDFRef): Uint8Array | undefined {
+    const entry = this.entries_.get(ref.objectNumber);
+    if (!entry || entry.type !== 1) return undefined;
+    const header = readObjectHeader(this.bytes, entry.offset);
+    if (!header || header.num !== ref.objectNumber) return undefined;
+    let end = this.bytes.length;
+    for (const other of this.entries_.values()) if (other.type === 1 && other.offset > entry.offset && other.offset < end) end = other.offset;
+    const text = this.bytes.subarray(header.bodyStart, end);
+    const close = Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf('endobj');
+    const body = close >= 0 ? text.subarray(0, close) : text;
+    return body.byteLength > 0 ? body : undefined;
+  }
+
+  private skim(num: number): RawObject | undefined {
+    const entry = this.entries_.get(num)!;
+    const lengthOf = (n: number, g: number) => this.lengthOf(n, g);
+    if (entry.type === 1) {
+      const header = this.header(num, entry);
+      return header ? skimBody(this.bytes, header.bodyStart, this.bytes.length, true, lengthOf) : undefined;
+    }
+    if (entry.type !== 2) return undefined;
+    const member = this.member(entry);
+    return member ? skimBody(member.data, member.start, member.end, false, lengthOf) : undefined;
+  }
+
+  private lengthOf(num: number, gen: number): number | undefined {
+    const value = this.get(PDFRef.of(num, gen));
+    return value instanceof PDFNumber ? value.asNumber() : undefined;
+  }
+
+  /** The header at an entry's offset, checked; a wrong offset rebuilds the table once. */
+  private header(num: number, entry: { offset: number; gen: number }): { bodyStart: number } | undefined {
+    const header = readObjectHeader(this.bytes, entry.offset);
+    if (header && header.num === num && header.gen === entry.gen) return header;
+    if (this.recover()) {
+      const fresh = this.entries_.get(num);
+      if (fresh?.type === 1) {
+        const again = readObjectHeader(this.bytes, fresh.offset);
+        if (again && again.num === num) return again;
+      }
+    }
+    return undefined;
+  }
+
+  /** Rebuilds the table by scanning the file; false when it already was. */
+  recover(): boolean {
+    if (this.recovered) return false;
+    const rebuilt = reconstructCrossReference(this.bytes, this.context, this.trailer);
+    this.recovered = true;
+    // Objects already parsed keep their parsed form; the rest are read anew.
+    this.entries_ = rebuilt.entries;
+    this.trailer = rebuilt.trailer;
+    this.raws.clear();
+    this.objectStreams.clear();
+    return true;
+  }
+
+  private parse(ref: PDFRef): PDFObject | undefined {
+    const num = ref.objectNumber;
+    let entry = this.entries_.get(num)!;
+    try {
+      if (entry.type === 1) {
+        if (!this.header(num, entry)) return undefined;
+        entry = this.entries_.get(num)!;
+        if (entry.type !== 1) return this.parse(ref);
+        return parseIndirectObject(this.bytes, entry.offset, this.parseContext).object;
+      }
+      if (entry.type === 2) {
+        const member = this.member(entry);
+        return member ? parseValue(member.data, member.start, member.end, this.parseContext) : undefined;
+      }
+    } catch (err) {
+      if (!(err instanceof PdfSyntaxError)) throw err;
+      // A syntax error at a listed offset can mean the table is off: rebuild once and try again.
+      if (entry.type === 1 && this.recover() && this.exists(num, ref.generationNumber)) return this.parse(ref);
+    }
+    return undefined;
+  }
+
+  /** Member `index` of an object stream: the bytes it is written in. */
+  private member(entry: { stream: number; index: number }): { data: Uint8Array; start: number; end: number } | undefined {
+    const stream = this.objectStream(entry.stream);
+    const member = stream?.members[entry.index];
+    return member && { data: stream!.data, start: member[1], end: member[2] };
+  }
+
+  private objectStream(num: number): ObjectStream | undefined {
+    let stream = this.objectStreams.get(num);
+    if (stream === undefined) {
+      stream = this.unpack(num) ?? null;
+      this.objectStreams.set(num, stream);
+    }
+    return stream ?? undefined;
+  }
+
+  private unpack(num: number): ObjectStream | undefined {
+    const entry = this.entries_.get(num);
+    // An object stream must itself be at an offset; one listed as compressed is damage (recovery finds where it really is).
+    if (entry?.type !== 1) {
+      if (entry?.type === 2 && this.recover()) return this.unpack(num);
+      return undefined;
+    }
+    if (!this.header(num, entry)) return undefined;
+    const at = this.entries_.get(num);
+    if (at?.type !== 1) return undefined;
+    let object: PDFObject;
+    try {
+      object = parseIndirectObject(this.bytes, at.offset, this.parseContext).object;
+    } catch {
+      return undefined;
+    }
+    if (!(object instanceof PDFRawStream)) return undefined;
+    try {
+      const plain = this.decryptObjectStream ? this.decryptObjectStream(PDFRef.of(num, at.gen), object) : object.getContents();
+      const data = decodeStructureStream(object.dict, plain);
+      const n = object.dict.lookup(PDFName.of('N'));
+      const first = object.dict.lookup(PDFName.of('First'));
+      const count = n instanceof PDFNumber ? n.asNumber() : 0;
+      const firstOffset = first instanceof PDFNumber ? first.asNumber() : 0;
+      // Each member needs at least "n o " in the header: a larger /N is hostile.
+      if (!(count >= 0 && count <= data.length / 4 && firstOffset >= 0 && firstOffset <= data.length)) return undefined;
+      const offsets: Array<[number, number]> = [];
+      let pos = 0;
+      for (let i = 0; i < count; i++) {
+        const member = readUnsigned(data, skipWhite(data, pos));
+        const offset = member && readUnsigned(data, skipWhite(data, member.end));
+        if (!member || !offset) break;
+        offsets.push([member.value, firstOffset + offset.value]);
+        pos = offset.end;
+      }
+      const sorted = offsets.map(([, start], index) => ({ start, index })).sort((a, b) => a.start - b.start);
+      const ends = new Array<number>(offsets.length);
+      for (let i = 0; i < sorted.length; i++) ends[sorted[i].index] = i + 1 < sorted.length ? sorted[i + 1].start : data.length;
+      const members = offsets.map(([memberNum, start], index) => [memberNum, Math.min(start, data.length), Math.min(Math.max(start, ends[index]), data.length)] as [number, number, number]);
+      return { data, members };
+    } catch (err) {
+      if (err instanceof PdfSyntaxError) return undefined;
+      throw err;
+    }
+  }
+}
+
+/** The table a context reads through, when it was opened by this reader. */
+export function objectTableOf(context: PDFContext): ObjectTable | undefined {
+  const objects = (context as unknown as { indirectObjects: unknown }).indirectObjects;
+  return objects instanceof ObjectTable ? objects : undefined;
+}
+
+/**
+ * A context whose objects come lazily from `bytes`. Throws PdfSyntaxError
+ * when neither the cross-reference chain nor a scan of the file finds a
+ * document in it.
+ */
+export function openContext(bytes: Uint8Array): { context: PDFContext; table: ObjectTable } {
+  const context = PDFContext.create();
+  // Tells pdf-lib's PDFDocument that /Encrypt is real: decryption is ours (security/decrypt.ts).
+  context.isDecrypted = false;
+  let xref: CrossReference;
+  try {
+    xref = readCrossReference(bytes, context);
+    if (!xref.trailer.has(PDFName_Root)) throw new PdfSyntaxError('trailer without /Root');
+  } catch (err) {
+    if (!(err instanceof PdfSyntaxError)) throw err;
+    xref = reconstructCrossReference(bytes, context);
+  }
+  const table = new ObjectTable(bytes, context, xref);
+  (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = table;
+  // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
+  const root = xref.trailer.get(PDFName_Root);
+  if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
+  setTrailerInfo(context, table.trailer);
+  context.header = headerOf(bytes);
+  context.largestObjectNumber = table.largestNumber;
+  return { context, table };
+}
+
+const PDFName_Root = PDFName.of('Root');
+
+function setTrailerInfo(context: PDFContext, trailer: PDFDict): void {
+  const get = (key: string) => trailer.get(PDFName.of(key));
+  context.trailerInfo = { Root: get('Root'), Encrypt: get('Encrypt'), Info: get('Info'), ID: get('ID'), Size: get('Size') } as PDFContext['trailerInfo'];
+}
+
+/** The version the header states (`%PDF-1.7`), 1.7 when it cannot be read. */
+function headerOf(bytes: Uint8Array): PDFHeader {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 1024)).toString('latin1');
+  const match = /%PDF-(\d+)\.(\d+)/.exec(head);
+  return match ? PDFHeader.forVersion(Number(match[1]), Number(match[2])) : PDFHeader.forVersion(1, 7);
+}

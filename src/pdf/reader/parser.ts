@@ -1,0 +1,282 @@
+/**
+ * Parses one object from bytes into pdf-lib's object classes, which the
+ * page operations and the drawing code work with. The reader decides which
+ * object to parse and when (object-table.ts); this module only reads syntax,
+ * leniently where real files are sloppy: a missing value, a stray token, a
+ * wrong /Length.
+ */
+import {
+  PDFArray,
+  PDFBool,
+  PDFCatalog,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFObject,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+} from '../lib.js';
+import { CHAR_CLASS, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
+
+/** Nesting deeper than this is hostile input, not a document (qpdf stops at 500). */
+export const MAX_DEPTH = 256;
+
+export interface ParseContext {
+  context: PDFContext;
+  /** Whether the document has an object `num gen`; a reference to one it lacks becomes null. */
+  exists(num: number, gen: number): boolean;
+  /** The value of an indirect /Length, when it can be had without reading this object again. */
+  lengthOf(ref: PDFRef): number | undefined;
+}
+
+const TYPE = PDFName.of('Type');
+const LENGTH = PDFName.of('Length');
+const CATALOG = PDFName.of('Catalog');
+const PAGES = PDFName.of('Pages');
+const PAGE = PDFName.of('Page');
+
+const names = new Map<string, PDFName>();
+
+/** A name token's text (without the slash), #xx escapes decoded, as one PDFName per distinct token. */
+function nameOf(bytes: Uint8Array, start: number, end: number): PDFName {
+  let token = '';
+  for (let i = start; i < end; i++) token += String.fromCharCode(bytes[i]);
+  let name = names.get(token);
+  if (!name) {
+    name = PDFName.of(token.includes('#') ? token.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : token);
+    if (names.size < 100_000) names.set(token, name);
+  }
+  return name;
+}
+
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  // Chunked: String.fromCharCode with a huge argument list overflows the stack.
+  let text = '';
+  for (let i = start; i < end; i += 8192) text += String.fromCharCode(...bytes.subarray(i, Math.min(end, i + 8192)));
+  return text;
+}
+
+export class ObjectParser {
+  pos: number;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    private readonly end: number,
+    private readonly ctx: ParseContext,
+  ) {
+    this.pos = start;
+  }
+
+  /** One value at the current position. */
+  value(depth = 0): PDFObject {
+    if (depth > MAX_DEPTH) throw new PdfSyntaxError(`objects nested more than ${MAX_DEPTH} deep`, this.pos);
+    const { bytes, end } = this;
+    this.pos = skipWhite(bytes, this.pos, end);
+    if (this.pos >= end) throw new PdfSyntaxError('unexpected end of data', this.pos);
+    const c = bytes[this.pos];
+    if (c === 0x2f) {
+      const start = this.pos + 1;
+      this.pos = tokenEnd(bytes, start, end);
+      return nameOf(bytes, start, this.pos);
+    }
+    if (c === 0x3c) return bytes[this.pos + 1] === 0x3c ? this.dict(depth) : this.hexString();
+    if (c === 0x28) return this.literalString();
+    if (c === 0x5b) return this.array(depth);
+    if (isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e) return this.numberOrRef();
+    const tokenStart = this.pos;
+    const stop = tokenEnd(bytes, tokenStart, end);
+    if (stop === tokenStart) {
+      // A delimiter that starts nothing (`)`, `>`, `{`): skip it, as qpdf does, and read on.
+      this.pos++;
+      throw new PdfSyntaxError(`unexpected '${String.fromCharCode(c)}'`, tokenStart);
+    }
+    this.pos = stop;
+    const word = latin1(bytes, tokenStart, stop);
+    if (word === 'true') return PDFBool.True;
+    if (word === 'false') return PDFBool.False;
+    if (word === 'null') return PDFNull;
+    throw new PdfSyntaxError(`unexpected token '${word.slice(0, 20)}'`, tokenStart);
+  }
+
+  private numberOrRef(): PDFObject {
+    const { bytes, end } = this;
+    const start = this.pos;
+    let i = start;
+    let integer = true;
+    let value = 0;
+    if (bytes[i] === 0x2b || bytes[i] === 0x2d) i++;
+    while (i < end && (isDigit(bytes[i]) || bytes[i] === 0x2e || bytes[i] === 0x2d)) {
+      if (!isDigit(bytes[i])) integer = false;
+      else if (integer) value = value * 10 + (bytes[i] - 0x30);
+      i++;
+    }
+    this.pos = i;
+    if (integer && bytes[start] !== 0x2b && bytes[start] !== 0x2d && i - start <= 10) {
+      // `N G R`: look ahead without committing.
+      const g = skipWhite(bytes, i, end);
+      if (g > i && isDigit(bytes[g])) {
+        let gen = 0;
+        let k = g;
+        while (k < end && isDigit(bytes[k])) gen = gen * 10 + (bytes[k++] - 0x30);
+        const r = skipWhite(bytes, k, end);
+        if (r > k && k - g <= 5 && bytes[r] === 0x52 && (r + 1 >= end || CHAR_CLASS[bytes[r + 1]] !== 0)) {
+          this.pos = r + 1;
+          return this.ctx.exists(value, gen) ? PDFRef.of(value, gen) : PDFNull;
+        }
+      }
+      return PDFNumber.of(value);
+    }
+    // Lenient like qpdf and pdf.js: `--5`, `1.2.3` and `-` read as what parses of them.
+    const text = latin1(bytes, start, i).replace(/^([+-])[+-]+/, '$1');
+    const number = parseFloat(text);
+    return PDFNumber.of(Number.isFinite(number) ? number : 0);
+  }
+
+  private literalString(): PDFString {
+    const { bytes, end } = this;
+    const start = this.pos + 1;
+    let depth = 1;
+    let i = start;
+    while (i < end) {
+      const c = bytes[i];
+      if (c === 0x5c) i += 2;
+      else {
+        if (c === 0x28) depth++;
+        else if (c === 0x29 && --depth === 0) break;
+        i++;
+      }
+    }
+    if (i >= end) throw new PdfSyntaxError('unterminated string', start - 1);
+    this.pos = i + 1;
+    // pdf-lib keeps a literal string as written, escapes and all.
+    return PDFString.of(latin1(bytes, start, Math.min(i, end)));
+  }
+
+  private hexString(): PDFHexString {
+    const { bytes, end } = this;
+    let i = this.pos + 1;
+    let digits = '';
+    while (i < end && bytes[i] !== 0x3e) {
+      const c = bytes[i++];
+      if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)) digits += String.fromCharCode(c);
+    }
+    this.pos = i + 1;
+    return PDFHexString.of(digits);
+  }
+
+  private array(depth: number): PDFArray {
+    const { bytes, end } = this;
+    const array = PDFArray.withContext(this.ctx.context);
+    this.pos++;
+    for (;;) {
+      this.pos = skipWhite(bytes, this.pos, end);
+      if (this.pos >= end) throw new PdfSyntaxError('unterminated array', this.pos);
+      if (bytes[this.pos] === 0x5d) {
+        this.pos++;
+        return array;
+      }
+      array.push(this.value(depth + 1));
+    }
+  }
+
+  private dict(depth: number): PDFDict {
+    const { bytes, end } = this;
+    const map = new Map<PDFName, PDFObject>();
+    this.pos += 2;
+    for (;;) {
+      this.pos = skipWhite(bytes, this.pos, end);
+      if (this.pos >= end) throw new PdfSyntaxError('unterminated dictionary', this.pos);
+      const c = bytes[this.pos];
+      if (c === 0x3e && bytes[this.pos + 1] === 0x3e) {
+        this.pos += 2;
+        break;
+      }
+      if (c !== 0x2f) {
+        // Not a key: a stray token. Skip it, as qpdf does with a warning.
+        try {
+          this.value(depth + 1);
+        } catch (err) {
+          if (this.pos >= end || (err instanceof PdfSyntaxError && err.message.startsWith('objects nested'))) throw err;
+        }
+        continue;
+      }
+      const key = this.value(depth + 1) as PDFName;
+      const at = skipWhite(bytes, this.pos, end);
+      // A key with no value before `>>` or the next key is null.
+      if (bytes[at] === 0x3e && bytes[at + 1] === 0x3e) {
+        map.set(key, PDFNull);
+        continue;
+      }
+      map.set(key, this.value(depth + 1));
+    }
+    const type = map.get(TYPE);
+    const context = this.ctx.context;
+    // pdf-lib's drawing API expects its own classes for these three.
+    if (type === CATALOG) return PDFCatalog.fromMapWithContext(map, context);
+    if (type === PAGES) return PDFPageTree.fromMapWithContext(map, context);
+    if (type === PAGE) return PDFPageLeaf.fromMapWithContext(map, context);
+    return PDFDict.fromMapWithContext(map, context);
+  }
+
+  /**
+   * The rest of an indirect object whose value was a dictionary: a stream
+   * when `stream` follows. Its data is a view of the input, never a copy.
+   */
+  streamAfter(dict: PDFDict): PDFDict | PDFRawStream {
+    const { bytes, end } = this;
+    const at = skipWhite(bytes, this.pos, end);
+    if (!isKeywordAt(bytes, at, STREAM, end)) return dict;
+    let start = at + STREAM.length;
+    // `stream` ends with CRLF or LF; tolerate a lone CR and spaces before the EOL (seen in real files).
+    while (bytes[start] === 0x20) start++;
+    if (bytes[start] === 0x0d) start++;
+    if (bytes[start] === 0x0a) start++;
+    const length = dict.get(LENGTH);
+    const declared = length instanceof PDFNumber ? length.asNumber() : length instanceof PDFRef ? this.ctx.lengthOf(length) : undefined;
+    let dataEnd = -1;
+    if (declared !== undefined && Number.isInteger(declared) && declared >= 0 && start + declared <= end) {
+      const after = skipWhite(bytes, start + declared, end);
+      if (isKeywordAt(bytes, after, ENDSTREAM, end)) dataEnd = start + declared;
+    }
+    if (dataEnd < 0) {
+      // /Length is missing or wrong: the data ends before the EOL that precedes `endstream`.
+      const found = indexOf(bytes, ENDSTREAM, start, end);
+      if (found < 0) throw new PdfSyntaxError('stream without endstream', start);
+      dataEnd = found;
+      if (bytes[dataEnd - 1] === 0x0a) dataEnd--;
+      if (bytes[dataEnd - 1] === 0x0d) dataEnd--;
+      dataEnd = Math.max(dataEnd, start);
+      // The data's true length replaces the wrong one, so the output is consistent.
+      dict.set(LENGTH, PDFNumber.of(dataEnd - start));
+    }
+    this.pos = skipWhite(bytes, dataEnd, end) + ENDSTREAM.length;
+    return PDFRawStream.of(dict, bytes.subarray(start, dataEnd));
+  }
+}
+
+/** The indirect object `N G obj … endobj` at `offset`. */
+export function parseIndirectObject(
+  bytes: Uint8Array,
+  offset: number,
+  ctx: ParseContext,
+  end = bytes.length,
+): { num: number; gen: number; object: PDFObject } {
+  const header = readObjectHeader(bytes, offset, end);
+  if (!header) throw new PdfSyntaxError('no object header', offset);
+  const parser = new ObjectParser(bytes, header.bodyStart, end, ctx);
+  let object = parser.value();
+  if (object instanceof PDFDict) object = parser.streamAfter(object);
+  return { num: header.num, gen: header.gen, object };
+}
+
+/** A value written between `start` and `end` (an object stream's member). */
+export function parseValue(bytes: Uint8Array, start: number, end: number, ctx: ParseContext): PDFObject {
+  return new ObjectParser(bytes, start, end, ctx).value();
+}

@@ -1,0 +1,161 @@
+/**
+ * Skimming an object: where its body ends and which references it holds,
+ * without building any value. This is what lets an untouched object go to
+ * the output as its input bytes: the writer needs its extent and its
+ * references (to follow the graph, and to null the ones that lead nowhere),
+ * never its parsed form. A stream's data is stepped over by its /Length.
+ */
+import { CHAR_CLASS, ENDOBJ, ENDSTREAM, OBJ, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
+
+export interface RawRef {
+  /** Where `N G R` starts and ends in `data`. */
+  start: number;
+  end: number;
+  num: number;
+  gen: number;
+}
+
+/** An object as its input bytes: a value, or a stream's dictionary, data and `endstream`. */
+export interface RawObject {
+  data: Uint8Array;
+  start: number;
+  end: number;
+  refs: RawRef[];
+  stream: boolean;
+}
+
+interface IntToken {
+  start: number;
+  end: number;
+  value: number;
+}
+
+/**
+ * Skims the body that starts at `start`. `topLevel`: an indirect object in
+ * the file, which ends at `endobj` and may be a stream; otherwise an object
+ * stream's member, which ends at `end`. Returns undefined when the bytes are
+ * not clean enough to copy as they are (no `endobj`, a /Length that does not
+ * lead to `endstream`): the caller then parses the object instead.
+ */
+export function skimBody(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  topLevel: boolean,
+  lengthOf: (num: number, gen: number) => number | undefined,
+): RawObject | undefined {
+  const refs: RawRef[] = [];
+  let depth = 0;
+  let pos = start;
+  let prev1: IntToken | undefined;
+  let prev2: IntToken | undefined;
+  let awaitingLength = false;
+  let length: IntToken | undefined;
+  let lengthRef: RawRef | undefined;
+  for (;;) {
+    pos = skipWhite(data, pos, end);
+    if (pos >= end) {
+      if (topLevel || depth !== 0) return undefined;
+      return { data, start, end: trimEnd(data, start, end), refs, stream: false };
+    }
+    const c = data[pos];
+    let int: IntToken | undefined;
+    let lengthKey = false;
+    if (c === 0x28) {
+      pos = skipLiteralString(data, pos, end);
+      if (pos < 0) return undefined;
+    } else if (c === 0x3c) {
+      if (data[pos + 1] === 0x3c) {
+        depth++;
+        pos += 2;
+      } else {
+        const close = data.indexOf(0x3e, pos);
+        if (close < 0 || close >= end) return undefined;
+        pos = close + 1;
+      }
+    } else if (c === 0x3e) {
+      if (data[pos + 1] !== 0x3e) return undefined;
+      depth--;
+      pos += 2;
+    } else if (c === 0x5b) {
+      depth++;
+      pos++;
+    } else if (c === 0x5d) {
+      depth--;
+      pos++;
+    } else if (c === 0x2f) {
+      const nameEnd = tokenEnd(data, pos + 1, end);
+      lengthKey = depth === 1 && length === undefined && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
+      pos = nameEnd;
+    } else if (CHAR_CLASS[c] === 2) {
+      return undefined; // `{`, `}`, `)`: not clean
+    } else {
+      const stop = tokenEnd(data, pos, end);
+      if (isDigit(c)) {
+        let value = 0;
+        let digits = true;
+        for (let i = pos; i < stop; i++) {
+          if (!isDigit(data[i])) digits = false;
+          else value = value * 10 + (data[i] - 0x30);
+        }
+        if (digits && stop - pos <= 10) int = { start: pos, end: stop, value };
+      } else if (c === 0x52 && stop === pos + 1 && prev1 && prev2) {
+        refs.push({ start: prev2.start, end: stop, num: prev2.value, gen: prev1.value });
+        if (length === prev2) lengthRef = refs[refs.length - 1];
+      } else if (depth === 0 && topLevel) {
+        if (isKeywordAt(data, pos, ENDOBJ, end)) return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
+        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, stop, end, refs, length, lengthRef, lengthOf);
+        if (isKeywordAt(data, pos, OBJ, end)) return undefined; // the next object began: `endobj` is missing
+      }
+      pos = stop;
+    }
+    // The token right after a top-level /Length key is its value (`N` or the `N` of `N G R`).
+    if (awaitingLength && int) length = int;
+    awaitingLength = lengthKey;
+    prev2 = int ? prev1 : undefined;
+    prev1 = int;
+    if (depth < 0) return undefined;
+  }
+}
+
+const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
+
+function skimStream(
+  data: Uint8Array,
+  start: number,
+  keywordEnd: number,
+  end: number,
+  refs: RawRef[],
+  length: IntToken | undefined,
+  lengthRef: RawRef | undefined,
+  lengthOf: (num: number, gen: number) => number | undefined,
+): RawObject | undefined {
+  let dataStart = keywordEnd;
+  if (data[dataStart] === 0x0d) dataStart++;
+  if (data[dataStart] === 0x0a) dataStart++;
+  const declared = lengthRef ? lengthOf(lengthRef.num, lengthRef.gen) : length?.value;
+  if (declared === undefined || declared < 0 || dataStart + declared > end) return undefined;
+  const after = skipWhite(data, dataStart + declared, end);
+  if (!isKeywordAt(data, after, ENDSTREAM, end)) return undefined;
+  const streamEnd = after + ENDSTREAM.length;
+  const close = skipWhite(data, streamEnd, end);
+  if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
+  return { data, start, end: streamEnd, refs, stream: true };
+}
+
+/** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */
+function skipLiteralString(data: Uint8Array, pos: number, end: number): number {
+  let depth = 0;
+  for (let i = pos; i < end; i++) {
+    const c = data[i];
+    if (c === 0x5c) i++;
+    else if (c === 0x28) depth++;
+    else if (c === 0x29 && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+function trimEnd(data: Uint8Array, start: number, end: number): number {
+  while (end > start && CHAR_CLASS[data[end - 1]] === 1) end--;
+  return end;
+}

@@ -1,0 +1,107 @@
+/**
+ * PDF's lexical rules (ISO 32000-2, 7.2): white space, delimiters, comments
+ * and the few tokens the reader looks for by position. Shared by the object
+ * parser, the skimmer and the cross-reference reader.
+ */
+
+/** 1: white space, 2: delimiter, 0: regular character. */
+export const CHAR_CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CHAR_CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CHAR_CLASS[c] = 2;
+
+export const isWhite = (c: number): boolean => CHAR_CLASS[c] === 1;
+export const isRegular = (c: number): boolean => CHAR_CLASS[c] === 0;
+export const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/** Skips white space and comments from `pos`; returns the first position of something else. */
+export function skipWhite(bytes: Uint8Array, pos: number, end = bytes.length): number {
+  while (pos < end) {
+    const c = bytes[pos];
+    if (CHAR_CLASS[c] === 1) pos++;
+    else if (c === 0x25) {
+      while (pos < end && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;
+    } else break;
+  }
+  return pos;
+}
+
+/** The end of the regular-character run that starts at `pos`. */
+export function tokenEnd(bytes: Uint8Array, pos: number, end = bytes.length): number {
+  while (pos < end && CHAR_CLASS[bytes[pos]] === 0) pos++;
+  return pos;
+}
+
+/** True when `word` stands at `pos` as a whole token. */
+export function isKeywordAt(bytes: Uint8Array, pos: number, word: Uint8Array, end = bytes.length): boolean {
+  if (pos + word.length > end) return false;
+  for (let i = 0; i < word.length; i++) if (bytes[pos + i] !== word[i]) return false;
+  return pos + word.length === end || CHAR_CLASS[bytes[pos + word.length]] !== 0;
+}
+
+/**
+ * A non-negative decimal integer at `pos`: its value and end, or undefined.
+ * Values past 2^53 are refused rather than rounded: an offset or an object
+ * number that large is damage, not a number to act on.
+ */
+export function readUnsigned(bytes: Uint8Array, pos: number, end = bytes.length): { value: number; end: number } | undefined {
+  let value = 0;
+  let i = pos;
+  while (i < end && isDigit(bytes[i])) {
+    value = value * 10 + (bytes[i] - 0x30);
+    i++;
+    if (i - pos > 15) return undefined;
+  }
+  if (i === pos || (i < end && CHAR_CLASS[bytes[i]] === 0)) return undefined;
+  return { value, end: i };
+}
+
+/** `N G obj` at `pos` (after white space): the numbers and where the body starts. */
+export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.length): { num: number; gen: number; bodyStart: number } | undefined {
+  pos = skipWhite(bytes, pos, end);
+  const num = readUnsigned(bytes, pos, end);
+  if (!num) return undefined;
+  let at = skipWhite(bytes, num.end, end);
+  const gen = readUnsigned(bytes, at, end);
+  if (!gen) return undefined;
+  at = skipWhite(bytes, gen.end, end);
+  if (!isKeywordAt(bytes, at, OBJ, end)) return undefined;
+  return { num: num.value, gen: gen.value, bodyStart: at + 3 };
+}
+
+export const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+export const OBJ = ascii('obj');
+export const ENDOBJ = ascii('endobj');
+export const STREAM = ascii('stream');
+export const ENDSTREAM = ascii('endstream');
+export const XREF = ascii('xref');
+export const TRAILER = ascii('trailer');
+export const STARTXREF = ascii('startxref');
+
+/** The last occurrence of `word` in bytes[from, to), or -1. */
+export function lastIndexOf(bytes: Uint8Array, word: Uint8Array, from: number, to: number): number {
+  outer: for (let i = to - word.length; i >= from; i--) {
+    for (let k = 0; k < word.length; k++) if (bytes[i + k] !== word[k]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+/** The first occurrence of `word` in bytes[from, to), or -1. */
+export function indexOf(bytes: Uint8Array, word: Uint8Array, from: number, to = bytes.length): number {
+  const first = word[0];
+  for (let i = bytes.indexOf(first, from); i !== -1 && i <= to - word.length; i = bytes.indexOf(first, i + 1)) {
+    let k = 1;
+    while (k < word.length && bytes[i + k] === word[k]) k++;
+    if (k === word.length) return i;
+  }
+  return -1;
+}
+
+/** A damaged or unreadable structure; the reader recovers from it or reports the document unreadable. */
+export class PdfSyntaxError extends Error {
+  constructor(message: string, readonly offset?: number) {
+    super(offset === undefined ? message : `${message} (at byte ${offset})`);
+    this.name = 'PdfSyntaxError';
+  }
+}
