@@ -77,9 +77,9 @@ async function collectRawValues(action: AnyAction, inputName: string | undefined
       if (field.multiple) {
         const paths = (positional as string[] | undefined) ?? [];
         if (paths.filter((p) => p === '-').length > 1) throw ValidationError.field(name, 'standard input (-) can be given only once');
-        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name)));
+        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name, true)));
       } else {
-        raw[name] = await readInput(positional as string | undefined, name);
+        raw[name] = await readInput(positional as string | undefined, name, true);
       }
       continue;
     }

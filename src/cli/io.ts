@@ -13,6 +13,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
+import { ensureLoaded, lazyFileOf, openLazyFile } from '../core/lazy-file.js';
 
 export async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -20,8 +21,11 @@ export async function readStdin(): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
-/** Reads an input path, `-` meaning standard input; errors name the field. */
-export async function readInput(path: string | undefined, field: string): Promise<Uint8Array> {
+/**
+ * Reads an input path, `-` meaning standard input; errors name the field.
+ * `lazy`: a PDF, which the reader reads only where it looks (core/lazy-file.ts).
+ */
+export async function readInput(path: string | undefined, field: string, lazy = false): Promise<Uint8Array> {
   if (path === undefined || path === '-') {
     if (process.stdin.isTTY) {
       throw ValidationError.field(field, 'no input: give a file path, or pipe the PDF into standard input');
@@ -29,7 +33,7 @@ export async function readInput(path: string | undefined, field: string): Promis
     return readStdin();
   }
   try {
-    return readFileSync(path);
+    return (lazy && openLazyFile(path)?.bytes) || readFileSync(path);
   } catch (err) {
     throw ValidationError.field(field, `cannot read ${JSON.stringify(path)}: ${describeFsError(err)}`);
   }
@@ -72,8 +76,30 @@ function writeNewFile(path: string, pieces: readonly Uint8Array[]): void {
   }
 }
 
-/** writev takes at most IOV_MAX (1024) buffers at a time. */
+/**
+ * Writes the pieces in order. Pieces of a lazily read input that were never
+ * read go from the input file to the output through one reused buffer
+ * (core/lazy-file.ts); the rest in batches of writev.
+ */
 function writeAll(fd: number, pieces: readonly Uint8Array[]): void {
+  let scratch: Uint8Array | undefined;
+  let batch: Uint8Array[] = [];
+  for (const piece of pieces) {
+    const lazy = lazyFileOf(piece);
+    if (lazy && !lazy.file.isLoaded(lazy.offset, lazy.offset + piece.byteLength)) {
+      writeBatch(fd, batch);
+      batch = [];
+      scratch ??= Buffer.allocUnsafe(1 << 20);
+      lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength, scratch);
+      continue;
+    }
+    batch.push(piece);
+  }
+  writeBatch(fd, batch);
+}
+
+/** writev takes at most IOV_MAX (1024) buffers at a time. */
+function writeBatch(fd: number, pieces: readonly Uint8Array[]): void {
   for (let i = 0; i < pieces.length; i += 1024) {
     const batch = pieces.slice(i, i + 1024);
     let bytesWritten = writevSync(fd, batch as Uint8Array[]);
@@ -105,7 +131,7 @@ export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> 
     });
   }
   for (const piece of pieces) {
-    if (!process.stdout.write(piece)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    if (!process.stdout.write(ensureLoaded(piece))) await new Promise((resolve) => process.stdout.once('drain', resolve));
   }
   await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }

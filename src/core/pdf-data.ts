@@ -1,3 +1,5 @@
+import { ensureLoaded } from './lazy-file.js';
+
 /**
  * A PDF held as the pieces it was written in. Joining a 60 MB output into
  * one buffer costs a copy and as much memory again; the CLI writes the
@@ -11,6 +13,8 @@ export class PdfPieces {
   ) {}
 
   join(): Uint8Array {
+    // A piece of a lazily read input may not have been read yet.
+    for (const piece of this.pieces) ensureLoaded(piece);
     return Buffer.concat(this.pieces as Uint8Array[], this.byteLength);
   }
 }

@@ -6,7 +6,7 @@
  */
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt } from './objects.js';
-import { pageEntries } from './page-tree.js';
+import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
@@ -86,7 +86,12 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     throw ValidationError.field(field, `${which}${UNREADABLE} (it has no document catalog with a page tree)`);
   }
   const damage = { missingKids: 0 };
-  pageEntries(doc, damage);
+  try {
+    pageEntries(doc, damage);
+  } catch (err) {
+    if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${UNREADABLE} (${err.message})`);
+    throw err;
+  }
   if (damage.missingKids > 0) {
     // Writing the pages that remain would silently lose the others.
     throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);

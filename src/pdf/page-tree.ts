@@ -17,8 +17,13 @@ export interface PageEntry {
 
 /**
  * The leaves of the page tree in document order, with inherited attributes
- * pushed down onto each leaf. Robust to cycles and to intermediate nodes
- * missing /Type.
+ * pushed down onto each leaf. Robust to intermediate nodes missing /Type.
+ *
+ * A damaged tree is repaired, as qpdf and poppler read it: a node reached
+ * again (a /Kids entry pointing back to an ancestor, a node listed as its
+ * own kid, a node under two parents) is not walked again, a leaf that says
+ * /Type /Pages becomes a /Page, and the tree is rebuilt flat with each page
+ * once, in the order the walk met them.
  */
 export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }): PageEntry[] {
   const { context } = doc;
@@ -26,8 +31,14 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
   const entries: PageEntry[] = [];
   const seen = new Set<PDFDict>();
   const leaves = new Set<PDFDict>();
-  const walk = (ref: PDFRef, node: PDFDict, inherited: Map<string, unknown>) => {
-    if (seen.has(node)) return;
+  let repair = false;
+  const walk = (ref: PDFRef, node: PDFDict, inherited: Map<string, unknown>, depth: number) => {
+    if (seen.has(node)) {
+      repair = true;
+      return;
+    }
+    // Deeper than any real tree (qpdf's limit is 500 levels too): hostile input, not a document.
+    if (depth > MAX_TREE_DEPTH) throw new PageTreeTooDeepError();
     seen.add(node);
     const kids = node.lookup(PDFName.of('Kids'));
     const type = node.lookup(PDFName.of('Type'));
@@ -55,9 +66,14 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
           entries.push({ ref: copy, dict: context.lookup(copy) as PDFDict });
           return;
         }
-        walk(kid, kidDict, next);
+        walk(kid, kidDict, next, depth + 1);
       });
       return;
+    }
+    if (type !== PDFName.of('Page')) {
+      // A leaf is a page, whatever its /Type says (readers treat it as one).
+      node.set(PDFName.of('Type'), PDFName.of('Page'));
+      if (type === PDFName.of('Pages')) repair = true;
     }
     for (const key of INHERITABLE) {
       if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key) as never);
@@ -68,8 +84,19 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
     entries.push({ ref, dict: node });
   };
   const root = context.lookup(rootRef);
-  if (rootRef instanceof PDFRef && root instanceof PDFDict) walk(rootRef, root, new Map());
+  if (rootRef instanceof PDFRef && root instanceof PDFDict) walk(rootRef, root, new Map(), 0);
+  if (repair) setPages(doc, entries.map((entry) => entry.ref));
   return entries;
+}
+
+const MAX_TREE_DEPTH = 500;
+
+/** A page tree nested deeper than any real document's. */
+export class PageTreeTooDeepError extends Error {
+  constructor() {
+    super(`the page tree is nested more than ${MAX_TREE_DEPTH} levels deep`);
+    this.name = 'PageTreeTooDeepError';
+  }
 }
 
 /** Replaces the page tree by one flat node whose kids are `pages`, in order. */

@@ -16,7 +16,8 @@ import { decodeStructureStream } from './filters.js';
 import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader, readUnsigned, skipWhite } from './syntax.js';
-import { reconstructCrossReference, readCrossReference, type CrossReference, type XrefEntry } from './xref.js';
+import { reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
+import { lazyFileOf } from '../../core/lazy-file.js';
 
 interface ObjectStream {
   data: Uint8Array;
@@ -35,6 +36,8 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
   private readonly resolving = new Set<number>();
   private readonly parseContext: ParseContext;
   private everything = false;
+  /** Offsets of the objects at an offset, ascending: where each one's bytes can end at the latest. */
+  private offsets: number[] | undefined;
   recovered: boolean;
   trailer: PDFDict;
   private decryptObjectStream?: ObjectStreamDecryptor;
@@ -43,6 +46,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     readonly bytes: Uint8Array,
     readonly context: PDFContext,
     xref: CrossReference,
+    private readonly ensure: Ensure,
   ) {
     super();
     this.entries_ = xref.entries;
@@ -179,10 +183,9 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
   damagedBytes(ref: PDFRef): Uint8Array | undefined {
     const entry = this.entries_.get(ref.objectNumber);
     if (!entry || entry.type !== 1) return undefined;
-    const header = readObjectHeader(this.bytes, entry.offset);
+    const end = this.extent(entry.offset);
+    const header = readObjectHeader(this.bytes, entry.offset, end);
     if (!header || header.num !== ref.objectNumber) return undefined;
-    let end = this.bytes.length;
-    for (const other of this.entries_.values()) if (other.type === 1 && other.offset > entry.offset && other.offset < end) end = other.offset;
     const text = this.bytes.subarray(header.bodyStart, end);
     const close = Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf('endobj');
     const body = close >= 0 ? text.subarray(0, close) : text;
@@ -194,7 +197,9 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     const lengthOf = (n: number, g: number) => this.lengthOf(n, g);
     if (entry.type === 1) {
       const header = this.header(num, entry);
-      return header ? skimBody(this.bytes, header.bodyStart, this.bytes.length, true, lengthOf) : undefined;
+      if (!header) return undefined;
+      // The extent bounds the skim, but only what the skim looks at is read (not the stream data).
+      return skimBody(this.bytes, header.bodyStart, this.nextOffset(entry.offset), true, lengthOf, this.ensure);
     }
     if (entry.type !== 2) return undefined;
     const member = this.member(entry);
@@ -208,6 +213,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
 
   /** The header at an entry's offset, checked; a wrong offset rebuilds the table once. */
   private header(num: number, entry: { offset: number; gen: number }): { bodyStart: number } | undefined {
+    this.ensure(entry.offset, entry.offset + 256);
     const header = readObjectHeader(this.bytes, entry.offset);
     if (header && header.num === num && header.gen === entry.gen) return header;
     if (this.recover()) {
@@ -223,14 +229,40 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
   /** Rebuilds the table by scanning the file; false when it already was. */
   recover(): boolean {
     if (this.recovered) return false;
-    const rebuilt = reconstructCrossReference(this.bytes, this.context, this.trailer);
+    const rebuilt = reconstructCrossReference(this.bytes, this.context, this.ensure, this.trailer);
     this.recovered = true;
     // Objects already parsed keep their parsed form; the rest are read anew.
     this.entries_ = rebuilt.entries;
     this.trailer = rebuilt.trailer;
     this.raws.clear();
     this.objectStreams.clear();
+    this.offsets = undefined;
     return true;
+  }
+
+  /** Where the object at `offset` ends at the latest: the next object's offset (objects do not overlap), else the end of the file. */
+  private nextOffset(offset: number): number {
+    if (!this.offsets) {
+      const offsets: number[] = [];
+      for (const entry of this.entries_.values()) if (entry.type === 1) offsets.push(entry.offset);
+      this.offsets = offsets.sort((a, b) => a - b);
+    }
+    const list = this.offsets;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid] <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < list.length ? list[lo] : this.bytes.length;
+  }
+
+  /** The same, with the object's bytes up to there made readable. */
+  private extent(offset: number): number {
+    const end = this.nextOffset(offset);
+    this.ensure(offset, end);
+    return end;
   }
 
   private parse(ref: PDFRef): PDFObject | undefined {
@@ -241,7 +273,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
         if (!this.header(num, entry)) return undefined;
         entry = this.entries_.get(num)!;
         if (entry.type !== 1) return this.parse(ref);
-        return parseIndirectObject(this.bytes, entry.offset, this.parseContext).object;
+        return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;
       }
       if (entry.type === 2) {
         const member = this.member(entry);
@@ -283,7 +315,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     if (at?.type !== 1) return undefined;
     let object: PDFObject;
     try {
-      object = parseIndirectObject(this.bytes, at.offset, this.parseContext).object;
+      object = parseIndirectObject(this.bytes, at.offset, this.parseContext, this.extent(at.offset)).object;
     } catch {
       return undefined;
     }
@@ -330,23 +362,26 @@ export function objectTableOf(context: PDFContext): ObjectTable | undefined {
  * document in it.
  */
 export function openContext(bytes: Uint8Array): { context: PDFContext; table: ObjectTable } {
+  const lazy = lazyFileOf(bytes);
+  const ensure: Ensure = lazy ? (start, end) => lazy.file.ensure(lazy.offset + start, lazy.offset + Math.min(end, bytes.length)) : () => {};
   const context = PDFContext.create();
   // Tells pdf-lib's PDFDocument that /Encrypt is real: decryption is ours (security/decrypt.ts).
   context.isDecrypted = false;
   let xref: CrossReference;
   try {
-    xref = readCrossReference(bytes, context);
+    xref = readCrossReference(bytes, context, ensure);
     if (!xref.trailer.has(PDFName_Root)) throw new PdfSyntaxError('trailer without /Root');
   } catch (err) {
     if (!(err instanceof PdfSyntaxError)) throw err;
-    xref = reconstructCrossReference(bytes, context);
+    xref = reconstructCrossReference(bytes, context, ensure);
   }
-  const table = new ObjectTable(bytes, context, xref);
+  const table = new ObjectTable(bytes, context, xref, ensure);
   (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = table;
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);
   if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
   setTrailerInfo(context, table.trailer);
+  ensure(0, 1024);
   context.header = headerOf(bytes);
   context.largestObjectNumber = table.largestNumber;
   return { context, table };

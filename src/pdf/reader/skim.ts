@@ -43,8 +43,12 @@ export function skimBody(
   end: number,
   topLevel: boolean,
   lengthOf: (num: number, gen: number) => number | undefined,
+  ensure: (start: number, end: number) => void = () => {},
 ): RawObject | undefined {
   const refs: RawRef[] = [];
+  // Bytes are made readable a window at a time, as far as the skim goes.
+  let ready = start;
+  const WINDOW = 4096;
   let depth = 0;
   let pos = start;
   let prev1: IntToken | undefined;
@@ -53,6 +57,10 @@ export function skimBody(
   let length: IntToken | undefined;
   let lengthRef: RawRef | undefined;
   for (;;) {
+    if (pos + 1024 > ready && ready < end) {
+      ensure(pos, pos + WINDOW);
+      ready = pos + WINDOW;
+    }
     pos = skipWhite(data, pos, end);
     if (pos >= end) {
       if (topLevel || depth !== 0) return undefined;
@@ -61,18 +69,22 @@ export function skimBody(
     const c = data[pos];
     let int: IntToken | undefined;
     let lengthKey = false;
-    if (c === 0x28) {
-      pos = skipLiteralString(data, pos, end);
+    if (c === 0x28 || (c === 0x3c && data[pos + 1] !== 0x3c)) {
+      // A string may be long: read up to 1 MB of it at once; a longer one is parsed instead.
+      const stringEnd = Math.min(end, pos + (1 << 20));
+      if (stringEnd > ready) {
+        ensure(pos, stringEnd);
+        ready = stringEnd;
+      }
+      if (c === 0x28) pos = skipLiteralString(data, pos, stringEnd);
+      else {
+        const close = data.indexOf(0x3e, pos);
+        pos = close < 0 || close >= stringEnd ? -1 : close + 1;
+      }
       if (pos < 0) return undefined;
     } else if (c === 0x3c) {
-      if (data[pos + 1] === 0x3c) {
-        depth++;
-        pos += 2;
-      } else {
-        const close = data.indexOf(0x3e, pos);
-        if (close < 0 || close >= end) return undefined;
-        pos = close + 1;
-      }
+      depth++;
+      pos += 2;
     } else if (c === 0x3e) {
       if (data[pos + 1] !== 0x3e) return undefined;
       depth--;
@@ -104,7 +116,7 @@ export function skimBody(
         if (length === prev2) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel) {
         if (isKeywordAt(data, pos, ENDOBJ, end)) return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
-        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, stop, end, refs, length, lengthRef, lengthOf);
+        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, stop, end, refs, length, lengthRef, lengthOf, ensure);
         if (isKeywordAt(data, pos, OBJ, end)) return undefined; // the next object began: `endobj` is missing
       }
       pos = stop;
@@ -129,12 +141,15 @@ function skimStream(
   length: IntToken | undefined,
   lengthRef: RawRef | undefined,
   lengthOf: (num: number, gen: number) => number | undefined,
+  ensure: (start: number, end: number) => void,
 ): RawObject | undefined {
   let dataStart = keywordEnd;
   if (data[dataStart] === 0x0d) dataStart++;
   if (data[dataStart] === 0x0a) dataStart++;
   const declared = lengthRef ? lengthOf(lengthRef.num, lengthRef.gen) : length?.value;
   if (declared === undefined || declared < 0 || dataStart + declared > end) return undefined;
+  // The data itself is never read here: only where `endstream` must stand.
+  ensure(dataStart + declared, dataStart + declared + 256);
   const after = skipWhite(data, dataStart + declared, end);
   if (!isKeywordAt(data, after, ENDSTREAM, end)) return undefined;
   const streamEnd = after + ENDSTREAM.length;

@@ -25,6 +25,12 @@ import {
   skipWhite,
 } from './syntax.js';
 
+/** Makes bytes[start, end) readable (a lazily read file, core/lazy-file.ts); a no-op for bytes in memory. */
+export type Ensure = (start: number, end: number) => void;
+
+/** How much is read at a section's offset before parsing it (tables and streams are usually far smaller). */
+const SECTION_WINDOW = 256 * 1024;
+
 /** 0: free; 1: at a byte offset; 2: member `index` of object stream `stream`. */
 export type XrefEntry = { type: 0 } | { type: 1; offset: number; gen: number } | { type: 2; stream: number; index: number };
 
@@ -52,8 +58,9 @@ function structureContext(context: PDFContext): ParseContext {
 }
 
 /** Reads the table through the `startxref` chain; throws PdfSyntaxError where it is damaged. */
-export function readCrossReference(bytes: Uint8Array, context: PDFContext): CrossReference {
+export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensure: Ensure): CrossReference {
   const tail = Math.max(0, bytes.length - 1054);
+  ensure(tail, bytes.length);
   const at = lastIndexOf(bytes, STARTXREF, tail, bytes.length);
   if (at < 0) throw new PdfSyntaxError('no startxref near the end of the file');
   const start = readUnsigned(bytes, skipWhite(bytes, at + STARTXREF.length));
@@ -66,7 +73,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext): Cros
     // A /Prev loop ends the chain: every section in it has been read.
     if (visited.has(offset) || visited.size >= MAX_SECTIONS) break;
     visited.add(offset);
-    const section = readSection(bytes, offset, context, limit);
+    const section = readSection(bytes, offset, context, limit, ensure);
     if (!trailer) trailer = section.trailer;
     else for (const key of ['Root', 'Info', 'ID', 'Encrypt']) {
       const name = PDFName.of(key);
@@ -80,14 +87,16 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext): Cros
   return { entries, trailer: trailer!, recovered: false };
 }
 
-function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, ensure: Ensure): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+  ensure(offset, offset + SECTION_WINDOW);
   const pos = skipWhite(bytes, offset);
   if (isKeywordAt(bytes, pos, XREF)) {
-    const section = readTable(bytes, pos + XREF.length, context, limit);
+    const section = readTable(bytes, pos + XREF.length, context, limit, ensure);
     // A hybrid file: the stream lists what the table leaves free for older readers.
     const stm = section.trailer.get(PDFName.of('XRefStm'));
     if (stm instanceof PDFNumber && stm.asNumber() < bytes.length) {
       try {
+        ensure(stm.asNumber(), stm.asNumber() + SECTION_WINDOW);
         const extra = readXrefStream(bytes, stm.asNumber(), context, limit);
         for (const [num, entry] of extra.entries) {
           if (entry.type !== 0 && section.entries.get(num)?.type !== 1) section.entries.set(num, entry);
@@ -102,7 +111,7 @@ function readSection(bytes: Uint8Array, offset: number, context: PDFContext, lim
 }
 
 /** A classic table section and its trailer dictionary. */
-function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: number): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: number, ensure: Ensure): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
   const entries = new Map<number, XrefEntry>();
   for (;;) {
     pos = skipWhite(bytes, pos);
@@ -114,6 +123,8 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
     pos = count.end;
     // Each entry takes at least "0 0 n" and a separator; a count larger than that is hostile.
     if (count.value > (bytes.length - pos) / 6) throw new PdfSyntaxError('cross-reference subsection longer than the file', pos);
+    // Entries are 20 bytes; a few more for sloppy writers, and the trailer after them.
+    ensure(pos, pos + count.value * 21 + SECTION_WINDOW);
     for (let i = 0; i < count.value; i++) {
       const offset = readUnsigned(bytes, skipWhite(bytes, pos));
       const gen = offset && readUnsigned(bytes, skipWhite(bytes, offset.end));
@@ -183,7 +194,8 @@ const OBJSTM_TYPE = ascii('/ObjStm');
  * The last `N G obj` of each number wins; object-stream members come from
  * the cross-reference streams found, or from the object streams themselves.
  */
-export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext, previous?: PDFDict): CrossReference {
+export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext, ensure: Ensure, previous?: PDFDict): CrossReference {
+  ensure(0, bytes.length);
   const limit = maxObjectNumber(bytes.length);
   const found = new Map<number, { offset: number; gen: number }>();
   for (let at = indexOf(bytes, OBJ, 0); at !== -1; at = indexOf(bytes, OBJ, at + 3)) {

@@ -1,0 +1,136 @@
+/**
+ * A file read only where it is looked at. The command line opens its PDF
+ * inputs this way: the reader (pdf/reader/) asks for the regions it parses
+ * or skims, and the bytes it copies through untouched go from the input file
+ * to the output file in small reused chunks, never into memory of their own.
+ *
+ * Why: on these machines every fresh page of memory costs about 4 µs to
+ * fault in, so reading a 60 MB input into a buffer took 250 ms, most of a
+ * rotate; qpdf reads through a small buffer and never pays it.
+ *
+ * The file's bytes are a full-size Uint8Array whose pages the kernel has not
+ * yet backed; only loaded chunks hold the file's bytes. Views of it keep the
+ * usual Uint8Array interface, so the transforms take them like any input;
+ * whoever reads one directly calls `ensureLoaded` first (the reader does,
+ * and so do PdfPieces.join and the CLI's writer).
+ */
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+
+// One page: the unit the kernel faults in, so a small read costs no more memory than it must.
+const CHUNK = 4096;
+// Read at once on opening: the header, and `startxref` with the newest table.
+const HEAD_AND_TAIL = 1 << 16;
+
+export class LazyFile {
+  readonly bytes: Uint8Array;
+  private readonly loaded: Uint8Array;
+  private fd: number | undefined;
+
+  constructor(fd: number) {
+    this.fd = fd;
+    const size = fstatSync(fd).size;
+    // allocUnsafeSlow: a buffer of its own (not from the pool), whose pages are untouched until read into.
+    this.bytes = Buffer.allocUnsafeSlow(size);
+    this.loaded = new Uint8Array(Math.ceil(size / CHUNK));
+  }
+
+  /** Makes bytes[start, end) hold the file's bytes. */
+  ensure(start: number, end: number): void {
+    start = Math.max(0, start);
+    end = Math.min(this.bytes.length, end);
+    if (end <= start) return;
+    const last = Math.floor((end - 1) / CHUNK);
+    for (let chunk = Math.floor(start / CHUNK); chunk <= last; chunk++) {
+      if (this.loaded[chunk]) continue;
+      let runEnd = chunk;
+      while (runEnd + 1 <= last && !this.loaded[runEnd + 1]) runEnd++;
+      this.read(chunk * CHUNK, Math.min(this.bytes.length, (runEnd + 1) * CHUNK));
+      this.loaded.fill(1, chunk, runEnd + 1);
+      chunk = runEnd;
+    }
+  }
+
+  isLoaded(start: number, end: number): boolean {
+    if (end <= start) return true;
+    const last = Math.floor((end - 1) / CHUNK);
+    for (let chunk = Math.floor(start / CHUNK); chunk <= last; chunk++) if (!this.loaded[chunk]) return false;
+    return true;
+  }
+
+  loadAll(): void {
+    this.ensure(0, this.bytes.length);
+  }
+
+  /** Writes bytes[start, end) to `out`: loaded bytes from memory, the rest through `scratch`. */
+  copyTo(out: number, start: number, end: number, scratch: Uint8Array): void {
+    let at = start;
+    while (at < end) {
+      const chunk = Math.floor(at / CHUNK);
+      const chunkEnd = Math.min(end, (chunk + 1) * CHUNK);
+      if (this.loaded[chunk]) {
+        writeFully(out, this.bytes.subarray(at, chunkEnd));
+        at = chunkEnd;
+        continue;
+      }
+      const n = Math.min(end - at, scratch.length);
+      const got = this.readInto(scratch, n, at);
+      writeFully(out, scratch.subarray(0, got));
+      at += got;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private read(start: number, end: number): void {
+    let at = start;
+    while (at < end) at += this.readInto(this.bytes.subarray(at, end), end - at, at);
+  }
+
+  private readInto(target: Uint8Array, length: number, position: number): number {
+    if (this.fd === undefined) throw new Error('the input file was closed before it was read');
+    const got = readSync(this.fd, target, 0, length, position);
+    if (got <= 0) throw new Error('the input file changed size while it was read');
+    return got;
+  }
+}
+
+function writeFully(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done);
+}
+
+const files = new WeakMap<ArrayBufferLike, LazyFile>();
+
+/**
+ * Opens `path` lazily; its first and last 64 KB (header, `startxref`, the
+ * newest table) are read at once. Undefined for what is not a regular file
+ * (a pipe, a device): that is read whole by the caller.
+ */
+export function openLazyFile(path: string): LazyFile | undefined {
+  const fd = openSync(path, 'r');
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    return undefined;
+  }
+  const file = new LazyFile(fd);
+  file.ensure(0, HEAD_AND_TAIL);
+  file.ensure(file.bytes.length - HEAD_AND_TAIL, file.bytes.length);
+  files.set(file.bytes.buffer, file);
+  return file;
+}
+
+/** The lazy file a view belongs to, with the view's offset in it. */
+export function lazyFileOf(view: Uint8Array): { file: LazyFile; offset: number } | undefined {
+  const file = files.get(view.buffer);
+  return file && { file, offset: view.byteOffset - file.bytes.byteOffset };
+}
+
+/** Makes a view of a lazy file hold the file's bytes; any other view is left as it is. */
+export function ensureLoaded(view: Uint8Array): Uint8Array {
+  const lazy = lazyFileOf(view);
+  if (lazy) lazy.file.ensure(lazy.offset, lazy.offset + view.byteLength);
+  return view;
+}
