@@ -1,0 +1,131 @@
+/**
+ * Judges for the reader tests (test/reader): is a hand-made input sound as
+ * qpdf and poppler read it, and is an action's output clean with the
+ * expected pages. Running the actions in process is here too, so the three
+ * test files share one way of doing it.
+ */
+import { execa } from 'execa';
+import { expect } from 'vitest';
+import type { AnyAction } from '../../src/core/action.js';
+import type { RawValues } from '../../src/core/fields.js';
+import { runAction } from '../../src/core/run.js';
+import { qpdfCheck, tempFile } from './pdf-tools.js';
+
+export type QpdfObjects = Record<string, { value?: unknown; stream?: { dict: Record<string, unknown> } }>;
+
+export interface QpdfView {
+  /** The page objects as qpdf lists them (`N G R`). */
+  pages: string[];
+  objects: QpdfObjects;
+}
+
+/** `qpdf --json=2` (warnings tolerated: the check is separate); throws with qpdf's message when qpdf cannot read the file. */
+export async function qpdfView(bytes: Uint8Array, password?: string): Promise<QpdfView> {
+  const args = ['--json=2', ...(password !== undefined ? [`--password=${password}`] : []), tempFile(bytes)];
+  const result = await execa('qpdf', args, { reject: false, maxBuffer: 256 * 1024 * 1024 });
+  if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`qpdf --json failed (${result.exitCode}): ${result.stderr}`);
+  const json = JSON.parse(result.stdout) as { pages: Array<{ object: string }>; qpdf: [unknown, QpdfObjects] };
+  return { pages: json.pages.map((p) => p.object), objects: json.qpdf[1] };
+}
+
+/** pdftotext of each page (one run, split at the form feed that ends each page), white space folded and trimmed. */
+export async function texts(bytes: Uint8Array, password?: string): Promise<string[]> {
+  const pw = password !== undefined ? ['-upw', password] : [];
+  const { stdout } = await execa('pdftotext', [...pw, tempFile(bytes), '-'], { stripFinalNewline: false });
+  return stdout.split('\f').slice(0, -1).map((page) => page.replace(/\s+/g, ' ').trim());
+}
+
+/** pdfinfo's size and rotation of every page, in one run. */
+export async function pageInfo(bytes: Uint8Array, password?: string): Promise<Array<{ width: number; height: number; rotation: number }>> {
+  const pw = password !== undefined ? ['-upw', password] : [];
+  // -l past the last page lists every page.
+  const { stdout } = await execa('pdfinfo', [...pw, '-f', '1', '-l', '100000', tempFile(bytes)]);
+  const count = Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]);
+  const pages = Array.from({ length: count }, () => ({ width: NaN, height: NaN, rotation: NaN }));
+  for (const m of stdout.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)/gm)) Object.assign(pages[Number(m[1]) - 1], { width: Number(m[2]), height: Number(m[3]) });
+  for (const m of stdout.matchAll(/^Page\s+(\d+) rot:\s+(\d+)/gm)) pages[Number(m[1]) - 1].rotation = Number(m[2]);
+  return pages;
+}
+
+/**
+ * The fixture itself is sound: qpdf reads it (`--check` exit 0, or 3 for
+ * warnings: the damage is on purpose) and lists `expected.length` pages, and
+ * poppler shows the expected text on each page. Run before any action, so a
+ * failure below it is about the action's output, not the fixture.
+ */
+export async function expectReadableInput(bytes: Uint8Array, expected: string[], what: string): Promise<void> {
+  const check = await qpdfCheck(bytes);
+  expect([0, 3], `fixture ${what}: qpdf --check exit ${check.exitCode}\n${check.output}`).toContain(check.exitCode);
+  expect((await qpdfView(bytes)).pages, `fixture ${what}: qpdf's page count`).toHaveLength(expected.length);
+  expect(await texts(bytes), `fixture ${what}: pdftotext per page`).toEqual(expected);
+}
+
+export interface Expected {
+  /** pdftotext of each page, in order (exact, or each must contain it with `contains`). */
+  texts: string[];
+  contains?: boolean;
+  /** pdfinfo's rotation: one value for every page, or one per page. */
+  rotation?: number | number[];
+  /** pdfinfo's page size of each page, [width, height]. */
+  sizes?: Array<[number, number]>;
+  password?: string;
+}
+
+/** The output passes `qpdf --check` without a warning, and qpdf, pdfinfo and pdftotext see the expected pages. */
+export async function expectCleanOutput(bytes: Uint8Array, expected: Expected, what: string): Promise<void> {
+  const check = await qpdfCheck(bytes, expected.password);
+  expect(check.exitCode, `${what}: qpdf --check\n${check.output}`).toBe(0);
+  expect((await qpdfView(bytes, expected.password)).pages, `${what}: qpdf's page count`).toHaveLength(expected.texts.length);
+  const info = await pageInfo(bytes, expected.password);
+  expect(info, `${what}: pdfinfo's page count`).toHaveLength(expected.texts.length);
+  const got = await texts(bytes, expected.password);
+  if (expected.contains) {
+    expect(got, `${what}: pdftotext per page`).toHaveLength(expected.texts.length);
+    got.forEach((text, i) => expect(text, `${what}: pdftotext of page ${i + 1}`).toContain(expected.texts[i]));
+  } else expect(got, `${what}: pdftotext per page`).toEqual(expected.texts);
+  if (expected.rotation !== undefined) {
+    const rotation = typeof expected.rotation === 'number' ? expected.texts.map(() => expected.rotation as number) : expected.rotation;
+    expect(info.map((p) => p.rotation), `${what}: pdfinfo rotation per page`).toEqual(rotation);
+  }
+  if (expected.sizes) expect(info.map((p) => [p.width, p.height]), `${what}: pdfinfo size per page`).toEqual(expected.sizes);
+}
+
+/** Runs an action that gives one document. */
+export async function runOne(action: AnyAction, values: RawValues): Promise<Uint8Array> {
+  const result = await runAction(action, values);
+  if (result.output !== 'document') throw new Error(`${action.name} gave several documents; expected one`);
+  return result.bytes;
+}
+
+/** Runs an action that gives several documents (a split). */
+export async function runMany(action: AnyAction, values: RawValues): Promise<Uint8Array[]> {
+  const result = await runAction(action, values);
+  if (result.output !== 'documents') throw new Error(`${action.name} gave one document; expected several`);
+  return result.documents.map((d) => d.bytes);
+}
+
+const REF = /^(\d+) (\d+) R$/;
+
+/**
+ * Whether `value` (from qpdf JSON) leads to an object of the file: a
+ * reference that qpdf lists with a non-null value or as a stream. qpdf
+ * lists a dangling reference's number with value null, and leaves a key
+ * whose value is null out of its dictionary, so both count as not resolving.
+ */
+export function resolves(objects: QpdfObjects, value: unknown): boolean {
+  if (typeof value !== 'string' || !REF.test(value)) return value !== undefined && value !== null;
+  const entry = objects[`obj:${value}`];
+  return entry !== undefined && (entry.stream !== undefined || (entry.value !== undefined && entry.value !== null));
+}
+
+/** The dictionary `value` is, or leads to (qpdf JSON). */
+export function dictOf(objects: QpdfObjects, value: unknown): Record<string, unknown> | undefined {
+  const target = typeof value === 'string' && REF.test(value) ? (objects[`obj:${value}`]?.value ?? objects[`obj:${value}`]?.stream?.dict) : value;
+  return target && typeof target === 'object' && !Array.isArray(target) ? (target as Record<string, unknown>) : undefined;
+}
+
+/** The catalog (qpdf JSON). */
+export function catalogOf(view: QpdfView): Record<string, unknown> {
+  const trailer = view.objects.trailer?.value as Record<string, unknown> | undefined;
+  return dictOf(view.objects, trailer?.['/Root']) ?? {};
+}
