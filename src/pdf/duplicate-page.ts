@@ -2,6 +2,7 @@
  * Copying a page: for a page listed twice in a new order, and for a page
  * tree that lists the same page object twice.
  */
+import { copyObject } from './copy.js';
 import { PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
 import { duplicateWidget, isWidget } from './forms.js';
 import { arrayAt } from './objects.js';
@@ -16,7 +17,7 @@ const ANNOTS = PDFName.of('Annots');
  */
 export function duplicatePage(doc: PDFDocument, entry: PageEntry): PDFRef {
   const { context } = doc;
-  const copy = entry.dict.clone(context);
+  const copy = copyObject(entry.dict, context);
   const copyRef = context.register(copy);
   const annots = arrayAt(entry.dict, 'Annots');
   if (annots) {
@@ -31,7 +32,7 @@ export function duplicatePage(doc: PDFDocument, entry: PageEntry): PDFRef {
       if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
       const annotCopy = isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
         ? duplicateWidget(doc, item, annot, replaceOnPage)
-        : context.register(annot.clone(context));
+        : context.register(copyObject(annot, context));
       mapping.set(item, annotCopy);
       return annotCopy;
     });

@@ -14,7 +14,8 @@
  * its bytes, which nothing edits in place. Objects the fork only reads while
  * writing (`peekObject`) are not copied at all.
  */
-import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { copyObject } from './copy.js';
+import { PDFContext, PDFDocument, PDFObject, PDFRef } from './lib.js';
 
 /** The object table of a fork: its own copies over the shared originals. */
 export class ForkedObjects extends Map<PDFRef, PDFObject> {
@@ -33,7 +34,7 @@ export class ForkedObjects extends Map<PDFRef, PDFObject> {
     if (own !== undefined || this.removed.has(ref)) return own;
     const original = this.base.get(ref);
     if (original === undefined) return undefined;
-    const copy = copyInto(original, this.context);
+    const copy = copyObject(original, this.context);
     super.set(ref, copy);
     return copy;
   }
@@ -101,31 +102,4 @@ export function peekObject(context: PDFContext, ref: PDFRef): PDFObject | undefi
 /** True when `context` is a fork's. */
 export function isFork(context: PDFContext): boolean {
   return (context as unknown as { indirectObjects: unknown }).indirectObjects instanceof ForkedObjects;
-}
-
-type DictClass = { fromMapWithContext(map: Map<PDFName, PDFObject>, context: PDFContext): PDFDict };
-
-/** A copy of an object and of the dictionaries and arrays written inside it, owned by `context`. */
-function copyInto(object: PDFObject, context: PDFContext): PDFObject {
-  if (object instanceof PDFDict) {
-    const map = new Map<PDFName, PDFObject>();
-    for (const [key, value] of object.entries()) map.set(key, copyInto(value, context));
-    // Keep the class (PDFCatalog, PDFPageLeaf, …): it serializes the same, and pdf-lib checks it in places.
-    const kind = object.constructor as unknown as DictClass;
-    return (typeof kind.fromMapWithContext === 'function' ? kind : PDFDict).fromMapWithContext(map, context);
-  }
-  if (object instanceof PDFArray) {
-    const copy = PDFArray.withContext(context);
-    for (const value of object.asArray()) copy.push(copyInto(value, context));
-    return copy;
-  }
-  if (object instanceof PDFStream) {
-    const dict = copyInto(object.dict, context) as PDFDict;
-    if (object instanceof PDFRawStream) {
-      return PDFRawStream.of(dict, object.getContents(), (object as unknown as { transform?: never }).transform);
-    }
-    return PDFRawStream.of(dict, object.getContents());
-  }
-  // Names, numbers, strings, booleans, null and references are never edited in place.
-  return object;
 }

@@ -2,6 +2,7 @@
  * Interactive form fields and their widget annotations: keeping the field
  * tree in step with the pages that carry the widgets.
  */
+import { copyObject } from './copy.js';
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
 
@@ -71,7 +72,7 @@ export function duplicateWidget(doc: PDFDocument, widgetRef: PDFRef, widget: PDF
     parentRef = widgetRef;
   }
   const source = context.lookup(original) as PDFDict;
-  const copy = source.clone(context);
+  const copy = copyObject(source, context);
   const copyRef = context.register(copy);
   const parent = parentRef instanceof PDFRef ? context.lookup(parentRef) : undefined;
   if (parent instanceof PDFDict) {

@@ -21,6 +21,7 @@ import {
   PDFStream,
   PDFString,
 } from './lib.js';
+import { copyObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
 import { arrayAt, dictAt, reachableRefs } from './objects.js';
 import { linkOutlineChildren, outlineChildren, recount, type OutlineItem } from './outline.js';
@@ -153,7 +154,7 @@ function explicitDestination(doc: PDFDocument, dest: PDFObject, named: NamedDest
   let value = named.get(name);
   for (let depth = 0; value !== undefined && depth < 8; depth++) {
     const resolved = doc.context.lookup(value);
-    if (resolved instanceof PDFArray) return resolved.clone();
+    if (resolved instanceof PDFArray) return copyObject(resolved, doc.context);
     value = resolved instanceof PDFDict ? resolved.get(D) : undefined;
   }
   return undefined;
@@ -185,6 +186,8 @@ function movePart(target: PDFDocument, part: Part): void {
  * containers rather than changed; each container is rewritten once, since a
  * rewritten reference may carry a number the source also uses. Dictionaries
  * and arrays learn their new context, through which pdf-lib's `lookup` goes.
+ * This moves objects rather than copying them (copy.ts), because the merge
+ * keeps working with the parts' catalogs and page dictionaries afterwards.
  */
 function moveObjects(into: PDFContext, from: PDFContext): Map<PDFRef, PDFRef> {
   const mapping = new Map<PDFRef, PDFRef>();
