@@ -22,7 +22,7 @@ import {
   PDFRef,
   PDFString,
 } from '../lib.js';
-import { CHAR_CLASS, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
+import { CHAR_CLASS, ENDOBJ, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
 
 /** Nesting deeper than this is hostile input, not a document (qpdf stops at 500). */
 export const MAX_DEPTH = 256;
@@ -247,7 +247,9 @@ export class ObjectParser {
     }
     if (dataEnd < 0) {
       // /Length is missing or wrong: the data ends before the EOL that precedes `endstream`.
-      const found = indexOf(bytes, ENDSTREAM, start, end);
+      // No `endstream` at all (a damaged keyword): the data runs to `endobj`, as qpdf recovers it.
+      let found = indexOf(bytes, ENDSTREAM, start, end);
+      if (found < 0) found = indexOf(bytes, ENDOBJ, start, end);
       if (found < 0) throw new PdfSyntaxError('stream without endstream', start);
       dataEnd = found;
       if (bytes[dataEnd - 1] === 0x0a) dataEnd--;
@@ -256,7 +258,8 @@ export class ObjectParser {
       // The data's true length replaces the wrong one, so the output is consistent.
       dict.set(LENGTH, PDFNumber.of(dataEnd - start));
     }
-    this.pos = skipWhite(bytes, dataEnd, end) + ENDSTREAM.length;
+    const after = skipWhite(bytes, dataEnd, end);
+    this.pos = isKeywordAt(bytes, after, ENDSTREAM, end) ? after + ENDSTREAM.length : after;
     return PDFRawStream.of(dict, bytes.subarray(start, dataEnd));
   }
 }
