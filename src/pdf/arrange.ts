@@ -5,7 +5,7 @@
  * fields, outline entries, named destinations, page labels, metadata,
  * attachments.
  */
-import { PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { duplicatePage } from './duplicate-page.js';
 import { peekObject } from './fork.js';

@@ -3,7 +3,7 @@
  * Resolving them to page references lets the page operations drop or keep
  * them with their pages.
  */
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
 
 /** The name of a named destination, whatever its spelling (name or string). */

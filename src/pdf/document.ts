@@ -9,7 +9,7 @@ import { dictAt, arrayAt } from './objects.js';
 import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { openContext } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
@@ -47,9 +47,10 @@ export function loadPdf(bytes: Uint8Array): PDFDocument {
   return newDocument(context);
 }
 
-/** pdf-lib's document over a context we read (its constructor is not in its typings). */
+/** The document over a context: its catalog is what the trailer's /Root leads to. */
 export function newDocument(context: PDFDocument['context']): PDFDocument {
-  return new (PDFDocument as unknown as new (context: unknown, ignoreEncryption: boolean, updateMetadata: boolean) => PDFDocument)(context, true, false);
+  const catalog = context.lookup(context.trailerInfo.Root);
+  return { context, catalog: catalog as PDFDict, isEncrypted: context.lookup(context.trailerInfo.Encrypt) !== undefined };
 }
 
 function describe(options: OpenOptions): string {
@@ -166,9 +167,6 @@ export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}):
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
-  // pdf-lib's own save would also regenerate form field appearances (the
-  // output must look as the input did) and copy stream data byte by byte.
-  await doc.flush();
   if (options.encrypt) encryptContext(doc.context, options.encrypt);
   return writeDocumentPieces(doc.context, { objectStreams, everything: options.keepUnreachable });
 }

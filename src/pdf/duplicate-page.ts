@@ -3,7 +3,7 @@
  * tree that lists the same page object twice.
  */
 import { copyObject } from './copy.js';
-import { PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { duplicateWidget, isWidget } from './forms.js';
 import { arrayAt } from './objects.js';
 import type { PageEntry } from './page-tree.js';

@@ -15,7 +15,7 @@
  * writing (`peekObject`) are not copied at all.
  */
 import { copyObject } from './copy.js';
-import { PDFContext, PDFDocument, PDFObject, PDFRef } from './lib.js';
+import { PDFContext, type PDFDocument, PDFObject, PDFRef } from './lib.js';
 
 /** The object table of a fork: its own copies over the shared originals. */
 export class ForkedObjects extends Map<PDFRef, PDFObject> {
@@ -69,9 +69,7 @@ export class ForkedObjects extends Map<PDFRef, PDFObject> {
 }
 
 /**
- * A working copy of `doc` (see the module comment). The fork answers what
- * the page operations use of a PDFDocument: `context`, `catalog`, and the
- * page cache they invalidate; it is not meant for pdf-lib's high-level API.
+ * A working copy of `doc` (see the module comment).
  */
 export function forkDocument(doc: PDFDocument): PDFDocument {
   const base = doc.context;
@@ -81,16 +79,7 @@ export function forkDocument(doc: PDFDocument): PDFDocument {
   context.largestObjectNumber = base.largestObjectNumber;
   const shared = (base as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
   (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = new ForkedObjects(shared, context);
-  const fork = Object.create(PDFDocument.prototype) as PDFDocument;
-  const catalog = context.lookup(base.trailerInfo.Root);
-  Object.assign(fork, {
-    context,
-    catalog,
-    isEncrypted: false,
-    // setPages invalidates pdf-lib's page list; a fork keeps none.
-    pageCache: { invalidate() {}, access() { throw new Error('a forked document has no pdf-lib page list'); } },
-  });
-  return fork;
+  return { context, catalog: context.lookup(base.trailerInfo.Root) as PDFDocument['catalog'], isEncrypted: false };
 }
 
 /** Reads an object without making the fork copy it (a plain context just looks it up). */

@@ -3,7 +3,7 @@
  * tree in step with the pages that carry the widgets.
  */
 import { copyObject } from './copy.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
 
 const KIDS = PDFName.of('Kids');

@@ -1,26 +1,77 @@
 /**
- * The one door to @cantoo/pdf-lib. pdf-lib supplies the object model, the
- * drawing API, fonts and images; reading and writing files is ours
- * (reader/, writer.ts). Every other module of src/pdf imports pdf-lib names
- * from here.
+ * The one door to @cantoo/pdf-lib's object model (dictionaries, arrays,
+ * names, references, streams, the object table), which the page operations
+ * work with. Reading and writing files is ours (reader/, writer.ts); pdf-lib's
+ * drawing API, fonts and images are imported by the watermark code alone
+ * (watermark/drawing-lib.ts).
+ *
+ * The classes come from pdf-lib's own module files rather than its index:
+ * the index loads the whole library (fonts, forms, drawing: 1.3 MB bundled,
+ * about 0.1 s of every run), and an action that only moves pages needs a
+ * fifth of it. They are the same modules the index re-exports, so the
+ * classes are the same ones the drawing code sees; their types are the
+ * index's (the module files' own declarations do not resolve on their own).
  */
-import { deflateSync } from 'node:zlib';
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream } from '@cantoo/pdf-lib';
+import type * as PdfLib from '@cantoo/pdf-lib';
+import PDFArrayModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
+import PDFBoolModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
+import PDFDictModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFDict.js';
+import PDFHexStringModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFHexString.js';
+import PDFNameModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFName.js';
+import PDFNullModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNull.js';
+import PDFNumberModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNumber.js';
+import PDFObjectModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFObject.js';
+import PDFRawStreamModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRawStream.js';
+import PDFRefModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRef.js';
+import PDFStreamModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFStream.js';
+import PDFStringModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFString.js';
+import PDFCatalogModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFCatalog.js';
+import PDFPageLeafModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageLeaf.js';
+import PDFPageTreeModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageTree.js';
+import PDFContextModule from '../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
+import PDFHeaderModule from '../../node_modules/@cantoo/pdf-lib/es/core/document/PDFHeader.js';
 
-export * from '@cantoo/pdf-lib';
-
-export { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream };
+export const PDFArray = PDFArrayModule as unknown as typeof PdfLib.PDFArray;
+export type PDFArray = PdfLib.PDFArray;
+export const PDFBool = PDFBoolModule as unknown as typeof PdfLib.PDFBool;
+export type PDFBool = PdfLib.PDFBool;
+export const PDFDict = PDFDictModule as unknown as typeof PdfLib.PDFDict;
+export type PDFDict = PdfLib.PDFDict;
+export const PDFHexString = PDFHexStringModule as unknown as typeof PdfLib.PDFHexString;
+export type PDFHexString = PdfLib.PDFHexString;
+export const PDFName = PDFNameModule as unknown as typeof PdfLib.PDFName;
+export type PDFName = PdfLib.PDFName;
+export const PDFNull = PDFNullModule as unknown as typeof PdfLib.PDFNull;
+export const PDFNumber = PDFNumberModule as unknown as typeof PdfLib.PDFNumber;
+export type PDFNumber = PdfLib.PDFNumber;
+export const PDFObject = PDFObjectModule as unknown as typeof PdfLib.PDFObject;
+export type PDFObject = PdfLib.PDFObject;
+export const PDFRawStream = PDFRawStreamModule as unknown as typeof PdfLib.PDFRawStream;
+export type PDFRawStream = PdfLib.PDFRawStream;
+export const PDFRef = PDFRefModule as unknown as typeof PdfLib.PDFRef;
+export type PDFRef = PdfLib.PDFRef;
+export const PDFStream = PDFStreamModule as unknown as typeof PdfLib.PDFStream;
+export type PDFStream = PdfLib.PDFStream;
+export const PDFString = PDFStringModule as unknown as typeof PdfLib.PDFString;
+export type PDFString = PdfLib.PDFString;
+export const PDFCatalog = PDFCatalogModule as unknown as typeof PdfLib.PDFCatalog;
+export type PDFCatalog = PdfLib.PDFCatalog;
+export const PDFPageLeaf = PDFPageLeafModule as unknown as typeof PdfLib.PDFPageLeaf;
+export type PDFPageLeaf = PdfLib.PDFPageLeaf;
+export const PDFPageTree = PDFPageTreeModule as unknown as typeof PdfLib.PDFPageTree;
+export type PDFPageTree = PdfLib.PDFPageTree;
+export const PDFContext = PDFContextModule as unknown as typeof PdfLib.PDFContext;
+export type PDFContext = PdfLib.PDFContext;
+export const PDFHeader = PDFHeaderModule as unknown as typeof PdfLib.PDFHeader;
+export type PDFHeader = PdfLib.PDFHeader;
 
 /**
- * Streams pdf-lib compresses itself (an embedded PNG's colour and alpha
- * channels, font files) go through Node's native zlib instead of fflate's
- * JavaScript deflate: on the image-watermark bench that was 60 ms of a
- * 0.9 s run.
+ * An open document as the page operations see it: its object table and its
+ * catalog. (pdf-lib's PDFDocument is a drawing API over the same two; none
+ * of our code needs the rest of it.)
  */
-(PDFContext.prototype as unknown as { flateStream: (contents: Uint8Array, dict?: Record<string, unknown>) => PDFStream }).flateStream = function flateStream(
-  this: PDFContext,
-  contents: Uint8Array,
-  dict: Record<string, unknown> = {},
-) {
-  return this.stream(deflateSync(contents), { ...dict, Filter: 'FlateDecode' } as never);
-};
+export interface PDFDocument {
+  readonly context: PDFContext;
+  readonly catalog: PDFDict;
+  readonly isEncrypted: boolean;
+}

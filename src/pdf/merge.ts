@@ -10,7 +10,7 @@ import {
   PDFBool,
   PDFContext,
   PDFDict,
-  PDFDocument,
+  type PDFDocument,
   PDFHeader,
   PDFHexString,
   PDFName,

@@ -3,7 +3,7 @@
  * written back for a new page order, so every page keeps the label the
  * reader showed for it ("iv", "A-3", …).
  */
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFObject } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject } from './lib.js';
 import { arrayAt } from './objects.js';
 
 export interface PageLabel {

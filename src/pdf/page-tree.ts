@@ -5,7 +5,7 @@
  * first, so a page keeps its look wherever it moves.
  */
 import { duplicatePage } from './duplicate-page.js';
-import { PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRef } from './lib.js';
+import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFRef } from './lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
 const LETTER = [0, 0, 612, 792];
@@ -119,8 +119,6 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
     const dict = context.lookup(page);
     if (dict instanceof PDFDict) dict.set(PDFName.of('Parent'), ref as PDFRef);
   }
-  // pdf-lib caches its page list; it must see the new tree.
-  (doc as unknown as { pageCache: { invalidate(): void } }).pageCache.invalidate();
 }
 
 /** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */

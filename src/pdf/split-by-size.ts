@@ -27,7 +27,7 @@
  */
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { isWidget } from './forms.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
 import { outlineChildren } from './outline.js';
 import { pageEntries, type PageEntry } from './page-tree.js';

@@ -17,7 +17,7 @@
 import { ValidationError } from '../core/errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from './fork.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { dictAt } from './objects.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';

@@ -7,7 +7,7 @@ import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addImageWatermark, ValidationError } from '../../src/index.js';
-import { PDFDocument, rgb } from '../../src/pdf/lib.js';
+import { PDFDocument, rgb } from '@cantoo/pdf-lib';
 import { fixture, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
 import { findPixels, makePng, pixel, reddish, renderPage } from '../helpers/render.js';
 import { inProcessApp, formRequest, keys, problemOf } from '../server/harness.js';

@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/lib.js';
 import { arrayAt, dictAt } from '../../pdf/objects.js';
 import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';

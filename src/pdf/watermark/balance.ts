@@ -8,7 +8,8 @@
  * it takes.
  */
 import { constants as zlib, inflateSync } from 'node:zlib';
-import { decodePDFRawStream, PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
+import { PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
+import { decodePDFRawStream } from './drawing-lib.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at

@@ -4,7 +4,8 @@
  * a message that says what the bytes look like.
  */
 import { ValidationError } from '../../core/errors.js';
-import { JpegEmbedder, PDFContext, PDFRef, PngEmbedder } from '../lib.js';
+import { PDFContext, PDFRef } from '../lib.js';
+import { JpegEmbedder, PngEmbedder } from './drawing-lib.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';

@@ -10,7 +10,8 @@
  * (Devanagari).
  */
 import { ValidationError } from '../../core/errors.js';
-import { CustomFontSubsetEmbedder, PDFContext, PDFHexString, PDFRef, StandardFontEmbedder, StandardFonts } from '../lib.js';
+import { PDFContext, PDFHexString, PDFRef } from '../lib.js';
+import { CustomFontSubsetEmbedder, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
 import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face, type FontkitFont } from './fonts.js';
 import { formatNumber } from './geometry.js';
 
