@@ -9,7 +9,7 @@
  * here, with writevSync 17-21 ms.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
@@ -122,6 +122,11 @@ function writeBatch(fd: number, pieces: readonly Uint8Array[]): void {
 let stdoutGuarded = false;
 
 export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> {
+  // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
+  if (fstatSync(1).isFile()) {
+    writeAll(1, pieces);
+    return;
+  }
   if (!stdoutGuarded) {
     stdoutGuarded = true;
     // A reader that stops early (`| head -c 100`) closes the pipe: end quietly, as shell tools do.
