@@ -9,8 +9,14 @@ import { constants, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObject } from '../lib.js';
 import { PdfSyntaxError } from './syntax.js';
 
-/** The most one structural stream may inflate to (real object streams are well under 10 MB). */
-export const MAX_STRUCTURE_BYTES = 256 * 1024 * 1024;
+/**
+ * The most one structural stream may inflate to: 100 times its compressed
+ * size, at least 4 MB and at most 64 MB. Real object streams inflate 3 to 10
+ * times and stay well under 10 MB; a bomb inflates a thousand times.
+ */
+export function structureLimit(compressedBytes: number): number {
+  return Math.min(64 * 2 ** 20, Math.max(4 * 2 ** 20, 100 * compressedBytes));
+}
 
 function filtersOf(dict: PDFDict): { filters: PDFObject[]; parms: PDFObject[] } {
   const filter = dict.lookup(PDFName.of('Filter'));
@@ -21,7 +27,7 @@ function filtersOf(dict: PDFDict): { filters: PDFObject[]; parms: PDFObject[] } 
 }
 
 /** A structural stream's decoded data, or a PdfSyntaxError for a filter it cannot have. */
-export function decodeStructureStream(dict: PDFDict, data: Uint8Array, maxBytes = MAX_STRUCTURE_BYTES): Uint8Array {
+export function decodeStructureStream(dict: PDFDict, data: Uint8Array, maxBytes = structureLimit(data.byteLength)): Uint8Array {
   const { filters, parms } = filtersOf(dict);
   let out = data;
   filters.forEach((filter, i) => {
