@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
-import { PdfPieces, type PdfData } from '../core/pdf-data.js';
+import { DeferredPiece, PdfPieces, type PdfData, type Piece } from '../core/pdf-data.js';
 import { ensureLoaded, lazyFileOf, openLazyFile } from '../core/lazy-file.js';
 
 export async function readStdin(): Promise<Uint8Array> {
@@ -55,7 +55,7 @@ export function describeFsError(err: unknown): string {
 }
 
 /** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
-export async function writeFileAtomically(path: string, pieces: readonly Uint8Array[]): Promise<void> {
+export async function writeFileAtomically(path: string, pieces: readonly Piece[]): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
   try {
     writeNewFile(temporary, pieces);
@@ -67,7 +67,7 @@ export async function writeFileAtomically(path: string, pieces: readonly Uint8Ar
 }
 
 /** Creates `path` (it must not exist) with the pieces as its content. */
-function writeNewFile(path: string, pieces: readonly Uint8Array[]): void {
+function writeNewFile(path: string, pieces: readonly Piece[]): void {
   const fd = openSync(path, 'wx');
   try {
     writeAll(fd, pieces);
@@ -81,16 +81,20 @@ function writeNewFile(path: string, pieces: readonly Uint8Array[]): void {
  * read go from the input file to the output through one reused buffer
  * (core/lazy-file.ts); the rest in batches of writev.
  */
-function writeAll(fd: number, pieces: readonly Uint8Array[]): void {
-  let scratch: Uint8Array | undefined;
+function writeAll(fd: number, pieces: readonly Piece[]): void {
   let batch: Uint8Array[] = [];
   for (const piece of pieces) {
+    if (piece instanceof DeferredPiece) {
+      writeBatch(fd, batch);
+      batch = [];
+      piece.produce((chunk) => writeBatch(fd, [chunk]));
+      continue;
+    }
     const lazy = lazyFileOf(piece);
     if (lazy && !lazy.file.isLoaded(lazy.offset, lazy.offset + piece.byteLength)) {
       writeBatch(fd, batch);
       batch = [];
-      scratch ??= Buffer.allocUnsafe(1 << 20);
-      lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength, scratch);
+      lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength);
       continue;
     }
     batch.push(piece);
@@ -121,7 +125,7 @@ function writeBatch(fd: number, pieces: readonly Uint8Array[]): void {
 
 let stdoutGuarded = false;
 
-export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> {
+export async function writeStdout(pieces: readonly Piece[]): Promise<void> {
   // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
   if (fstatSync(1).isFile()) {
     writeAll(1, pieces);
@@ -136,7 +140,7 @@ export async function writeStdout(pieces: readonly Uint8Array[]): Promise<void> 
     });
   }
   for (const piece of pieces) {
-    if (!process.stdout.write(ensureLoaded(piece))) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    if (!process.stdout.write(piece instanceof DeferredPiece ? piece.bytes() : ensureLoaded(piece))) await new Promise((resolve) => process.stdout.once('drain', resolve));
   }
   await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }

@@ -61,20 +61,29 @@ export class LazyFile {
     this.ensure(0, this.bytes.length);
   }
 
-  /** Writes bytes[start, end) to `out`: loaded bytes from memory, the rest through `scratch`. */
-  copyTo(out: number, start: number, end: number, scratch: Uint8Array): void {
+  /** Writes bytes[start, end) to `out` (see forEachChunk). */
+  copyTo(out: number, start: number, end: number): void {
+    this.forEachChunk(start, end, (chunk) => writeFully(out, chunk));
+  }
+
+  /**
+   * Hands bytes[start, end) to `each` in order, in chunks: loaded bytes from
+   * memory, the rest read through one reused buffer (so `each` must be done
+   * with a chunk when it returns). Nothing is kept in memory.
+   */
+  forEachChunk(start: number, end: number, each: (chunk: Uint8Array) => void): void {
     let at = start;
     while (at < end) {
       const chunk = Math.floor(at / CHUNK);
-      const chunkEnd = Math.min(end, (chunk + 1) * CHUNK);
       if (this.loaded[chunk]) {
-        writeFully(out, this.bytes.subarray(at, chunkEnd));
+        const chunkEnd = Math.min(end, (chunk + 1) * CHUNK);
+        each(this.bytes.subarray(at, chunkEnd));
         at = chunkEnd;
         continue;
       }
-      const n = Math.min(end - at, scratch.length);
-      const got = this.readInto(scratch, n, at);
-      writeFully(out, scratch.subarray(0, got));
+      scratch ??= Buffer.allocUnsafe(SCRATCH);
+      const got = this.readInto(scratch, Math.min(end - at, SCRATCH), at);
+      each(scratch.subarray(0, got));
       at += got;
     }
   }
@@ -101,6 +110,10 @@ function writeFully(fd: number, bytes: Uint8Array): void {
   let done = 0;
   while (done < bytes.length) done += writeSync(fd, bytes, done);
 }
+
+/** The buffer unread bytes pass through: 1 MB, reused, so its pages are faulted in once. */
+const SCRATCH = 1 << 20;
+let scratch: Uint8Array | undefined;
 
 const files = new WeakMap<ArrayBufferLike, LazyFile>();
 

@@ -11,10 +11,10 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { PdfPieces } from '../core/pdf-data.js';
-import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { PdfPieces, type Piece } from '../core/pdf-data.js';
+import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import { walkGraph, type ObjectSource } from './graph.js';
-import { objectTableOf } from './reader/object-table.js';
+import { objectTableOf, unloadedData } from './reader/object-table.js';
 import { ForkedObjects } from './fork.js';
 
 const encoder = new TextEncoder();
@@ -22,6 +22,7 @@ const STREAM_START = encoder.encode('\nstream\n');
 const STREAM_END = encoder.encode('\nendstream');
 const OBJECT_END = encoder.encode('\nendobj\n');
 const NULL = encoder.encode('null');
+const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
 const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
 
@@ -35,7 +36,7 @@ interface StreamInternals {
   updateDict?(): void;
   getContents(): Uint8Array;
   /** Streams whose data is held in several pieces (encrypted: the IV, then the ciphertext) give them here. */
-  getContentPieces?(): readonly Uint8Array[];
+  getContentPieces?(): readonly Piece[];
 }
 
 export interface WriteOptions {
@@ -110,9 +111,29 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   return out.pieces();
 }
 
+/**
+ * A stream's data as pieces, with its /Length set to their size. Data read
+ * from a lazily read file that nothing has used stays unread (the CLI copies
+ * it from the file); data held in several pieces (encrypted: IV, then
+ * ciphertext) is not joined.
+ */
+function streamData(object: PDFStream): readonly Piece[] {
+  const stream = object as unknown as StreamInternals;
+  if (!(object instanceof PDFRawStream)) {
+    // pdf-lib's own streams (drawn content, embedded fonts) encode themselves here.
+    stream.updateDict?.();
+    return [stream.getContents()];
+  }
+  const pieces = stream.getContentPieces?.() ?? [unloadedData(object) ?? stream.getContents()];
+  let size = 0;
+  for (const piece of pieces) size += piece.byteLength;
+  object.dict.set(LENGTH, PDFNumber.of(size));
+  return pieces;
+}
+
 /** The output as it grows: its pieces and the offset of the next byte. */
 class Output {
-  private readonly chunks: Uint8Array[] = [];
+  private readonly chunks: Piece[] = [];
   offset = 0;
 
   constructor(version: string) {
@@ -120,7 +141,7 @@ class Output {
     this.push(BINARY_MARKER);
   }
 
-  push(bytes: Uint8Array): void {
+  push(bytes: Piece): void {
     this.chunks.push(bytes);
     this.offset += bytes.byteLength;
   }
@@ -136,8 +157,9 @@ class Output {
     const object = source.object;
     if (object instanceof PDFStream) {
       const stream = object as unknown as StreamInternals;
-      stream.updateDict?.();
-      this.stream(ref, serialize(object.dict), stream.getContentPieces ? stream.getContentPieces() : [stream.getContents()]);
+      // The data first: it sets /Length, which the dictionary then carries.
+      const data = streamData(object);
+      this.stream(ref, serialize(object.dict), data);
     } else {
       this.push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
       this.push(serialize(object));
@@ -146,7 +168,7 @@ class Output {
   }
 
   /** A stream object from its serialized dictionary and its data. */
-  stream(ref: PDFRef, dict: Uint8Array, data: readonly Uint8Array[]): void {
+  stream(ref: PDFRef, dict: Uint8Array, data: readonly Piece[]): void {
     this.push(encoder.encode(`${ref.objectNumber} ${ref.generationNumber} obj\n`));
     this.push(dict);
     this.push(STREAM_START);

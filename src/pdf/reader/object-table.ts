@@ -35,6 +35,8 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
   private readonly objectStreams = new Map<number, ObjectStream | null>();
   private readonly resolving = new Set<number>();
   private readonly parseContext: ParseContext;
+  /** True when the bytes are a lazily read file (core/lazy-file.ts): stream data is then read only when used. */
+  private readonly lazy: boolean;
   private everything = false;
   /** Offsets of the objects at an offset, ascending: where each one's bytes can end at the latest. */
   private offsets: number[] | undefined;
@@ -47,8 +49,10 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     readonly context: PDFContext,
     xref: CrossReference,
     private readonly ensure: Ensure,
+    lazy = false,
   ) {
     super();
+    this.lazy = lazy;
     this.entries_ = xref.entries;
     this.recovered = xref.recovered;
     this.trailer = xref.trailer;
@@ -273,6 +277,14 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
         if (!this.header(num, entry)) return undefined;
         entry = this.entries_.get(num)!;
         if (entry.type !== 1) return this.parse(ref);
+        if (this.lazy) {
+          // A clean stream: its dictionary is parsed, its data stays in the file until something reads it.
+          const raw = this.rawObject(ref);
+          if (raw?.stream) {
+            const dict = parseValue(this.bytes, raw.start, raw.dictEnd!, this.parseContext);
+            if (dict instanceof PDFDict) return lazyStream(dict, this.bytes.subarray(raw.dataStart, raw.dataEnd), this.ensure, raw.dataStart!);
+          }
+        }
         return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;
       }
       if (entry.type === 2) {
@@ -350,6 +362,37 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
   }
 }
 
+const unloaded = new WeakMap<PDFRawStream, Uint8Array>();
+
+/**
+ * A stream whose data is a view of a lazily read file, read in when first
+ * used (`contents`, which pdf-lib and our code read). Until then the writer
+ * and the encryption take it from `unloadedData` and copy it from the file.
+ */
+function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number): PDFRawStream {
+  const stream = PDFRawStream.of(dict, view);
+  let contents = view;
+  unloaded.set(stream, view);
+  Object.defineProperty(stream, 'contents', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (unloaded.delete(stream)) ensure(start, start + view.byteLength);
+      return contents;
+    },
+    set(value: Uint8Array) {
+      unloaded.delete(stream);
+      contents = value;
+    },
+  });
+  return stream;
+}
+
+/** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
+export function unloadedData(stream: PDFObject): Uint8Array | undefined {
+  return stream instanceof PDFRawStream ? unloaded.get(stream) : undefined;
+}
+
 /** The table a context reads through, when it was opened by this reader. */
 export function objectTableOf(context: PDFContext): ObjectTable | undefined {
   const objects = (context as unknown as { indirectObjects: unknown }).indirectObjects;
@@ -375,7 +418,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
     if (!(err instanceof PdfSyntaxError)) throw err;
     xref = reconstructCrossReference(bytes, context, ensure);
   }
-  const table = new ObjectTable(bytes, context, xref, ensure);
+  const table = new ObjectTable(bytes, context, xref, ensure, lazy !== undefined);
   (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = table;
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);

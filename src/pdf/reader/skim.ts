@@ -22,6 +22,10 @@ export interface RawObject {
   end: number;
   refs: RawRef[];
   stream: boolean;
+  /** A stream's parts: where its dictionary ends (the `stream` keyword) and where its data lies. */
+  dictEnd?: number;
+  dataStart?: number;
+  dataEnd?: number;
 }
 
 interface IntToken {
@@ -116,7 +120,7 @@ export function skimBody(
         if (length === prev2) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel) {
         if (isKeywordAt(data, pos, ENDOBJ, end)) return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
-        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, stop, end, refs, length, lengthRef, lengthOf, ensure);
+        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, pos, end, refs, length, lengthRef, lengthOf, ensure);
         if (isKeywordAt(data, pos, OBJ, end)) return undefined; // the next object began: `endobj` is missing
       }
       pos = stop;
@@ -135,7 +139,7 @@ const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
 function skimStream(
   data: Uint8Array,
   start: number,
-  keywordEnd: number,
+  keyword: number,
   end: number,
   refs: RawRef[],
   length: IntToken | undefined,
@@ -143,7 +147,7 @@ function skimStream(
   lengthOf: (num: number, gen: number) => number | undefined,
   ensure: (start: number, end: number) => void,
 ): RawObject | undefined {
-  let dataStart = keywordEnd;
+  let dataStart = keyword + STREAM.length;
   if (data[dataStart] === 0x0d) dataStart++;
   if (data[dataStart] === 0x0a) dataStart++;
   const declared = lengthRef ? lengthOf(lengthRef.num, lengthRef.gen) : length?.value;
@@ -155,7 +159,7 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  return { data, start, end: streamEnd, refs, stream: true };
+  return { data, start, end: streamEnd, refs, stream: true, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */
