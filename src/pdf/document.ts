@@ -61,16 +61,15 @@ function describe(options: OpenOptions): string {
 export async function openDocument(bytes: Uint8Array, options: OpenOptions): Promise<PDFDocument> {
   const field = options.field ?? 'file';
   const which = options.position ? `document ${options.position} ` : '';
-  if (!hasPdfHeader(bytes)) {
-    throw ValidationError.field(field, `${which}${UNREADABLE} (no %PDF- header in its first 1024 bytes; is it a PDF?)`);
-  }
+  // qpdf reads a file without a header when it finds a document in it; so do we, and say so only when there is none.
+  const noHeader = hasPdfHeader(bytes) ? '' : 'no %PDF- header in its first 1024 bytes; is it a PDF?';
   let doc: PDFDocument;
   try {
     doc = options.password !== undefined ? loadDecrypted(bytes, options.password, field, describe(options)) : loadPdf(bytes);
   } catch (err) {
     if (err instanceof ValidationError || err instanceof WrongPasswordError) throw err;
     if (!(err instanceof PdfSyntaxError) && !(err instanceof RangeError)) throw err;
-    throw ValidationError.field(field, `${which}${UNREADABLE}`);
+    throw ValidationError.field(field, `${which}${UNREADABLE}${noHeader ? ` (${noHeader})` : ''}`);
   }
   // Before the page checks: an encrypted file's pages may sit in object streams that cannot be read without the key.
   if (doc.isEncrypted && !options.allowEncrypted) {
@@ -84,7 +83,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     );
   }
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
-    throw ValidationError.field(field, `${which}${UNREADABLE} (it has no document catalog with a page tree)`);
+    throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
   const damage = { missingKids: 0 };
   try {

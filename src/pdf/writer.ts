@@ -221,6 +221,8 @@ function planOutput(context: PDFContext, everything: boolean): Plan {
 function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Set<PDFRef>): Uint8Array[] {
   if (source.kind === 'damaged') return [source.bytes];
   const { raw, table } = source;
+  // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
+  if (raw.end <= raw.start) return [NULL];
   const pieces: Uint8Array[] = [];
   let at = raw.start;
   for (const r of raw.refs) {

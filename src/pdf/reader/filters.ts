@@ -61,13 +61,22 @@ const numberIn = (dict: PDFDict, key: string, fallback: number): number => {
 function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array {
   const predictor = numberIn(parms, 'Predictor', 1);
   if (predictor === 1) return data;
-  if (predictor < 10) throw new PdfSyntaxError(`structure stream with predictor ${predictor}`);
   const colors = numberIn(parms, 'Colors', 1);
   const bits = numberIn(parms, 'BitsPerComponent', 8);
   const columns = numberIn(parms, 'Columns', 1);
   const bpp = Math.max(1, Math.ceil((colors * bits) / 8));
   const rowLength = Math.ceil((colors * bits * columns) / 8);
   if (!(rowLength > 0) || rowLength > 1 << 20) throw new PdfSyntaxError('structure stream with an impossible predictor row');
+  if (predictor === 2) {
+    // TIFF: each byte adds the one a pixel to its left (8-bit components, as structure streams have).
+    if (bits !== 8) throw new PdfSyntaxError(`structure stream with TIFF predictor at ${bits} bits`);
+    const out = Uint8Array.from(data);
+    for (let row = 0; row + rowLength <= out.length; row += rowLength) {
+      for (let i = bpp; i < rowLength; i++) out[row + i] = (out[row + i] + out[row + i - bpp]) & 0xff;
+    }
+    return out;
+  }
+  if (predictor < 10) throw new PdfSyntaxError(`structure stream with predictor ${predictor}`);
   const rows = Math.floor(data.length / (rowLength + 1));
   const out = new Uint8Array(rows * rowLength);
   for (let r = 0; r < rows; r++) {

@@ -102,7 +102,10 @@ export class ObjectParser {
     if (word === 'true') return PDFBool.True;
     if (word === 'false') return PDFBool.False;
     if (word === 'null') return PDFNull;
-    throw new PdfSyntaxError(`unexpected token '${word.slice(0, 20)}'`, tokenStart);
+    // A keyword where a value belongs: the object ended early (`endobj`, `endstream`, the next `obj`).
+    if (word === 'endobj' || word === 'endstream' || word === 'obj' || word === 'stream') throw new PdfSyntaxError(`unexpected '${word}'`, tokenStart);
+    // Any other bare word is read as a string, as qpdf does ("unknown token … treating as string").
+    return PDFString.of(word.replace(/[\\()]/g, (ch) => `\\${ch}`));
   }
 
   private numberOrRef(): PDFObject {
@@ -247,9 +250,11 @@ export class ObjectParser {
     }
     if (dataEnd < 0) {
       // /Length is missing or wrong: the data ends before the EOL that precedes `endstream`.
-      // No `endstream` at all (a damaged keyword): the data runs to `endobj`, as qpdf recovers it.
+      // No `endstream` at all (a damaged keyword): the data runs to `endobj`, else to where the
+      // next object begins, as qpdf recovers it.
       let found = indexOf(bytes, ENDSTREAM, start, end);
       if (found < 0) found = indexOf(bytes, ENDOBJ, start, end);
+      if (found < 0 && end < bytes.length) found = end;
       if (found < 0) throw new PdfSyntaxError('stream without endstream', start);
       dataEnd = found;
       if (bytes[dataEnd - 1] === 0x0a) dataEnd--;

@@ -5,7 +5,7 @@
  * references (to follow the graph, and to null the ones that lead nowhere),
  * never its parsed form. A stream's data is stepped over by its /Length.
  */
-import { CHAR_CLASS, ENDOBJ, ENDSTREAM, OBJ, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
+import { CHAR_CLASS, ENDOBJ, ENDSTREAM, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
 
 export interface RawRef {
   /** Where `N G R` starts and ends in `data`. */
@@ -118,10 +118,14 @@ export function skimBody(
       } else if (c === 0x52 && stop === pos + 1 && prev1 && prev2) {
         refs.push({ start: prev2.start, end: stop, num: prev2.value, gen: prev1.value });
         if (length === prev2) lengthRef = refs[refs.length - 1];
-      } else if (depth === 0 && topLevel) {
-        if (isKeywordAt(data, pos, ENDOBJ, end)) return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
-        if (isKeywordAt(data, pos, STREAM, end)) return skimStream(data, start, pos, end, refs, length, lengthRef, lengthOf, ensure);
-        if (isKeywordAt(data, pos, OBJ, end)) return undefined; // the next object began: `endobj` is missing
+      } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
+        return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
+      } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
+        return skimStream(data, start, pos, end, refs, length, lengthRef, lengthOf, ensure);
+      } else if (!isValueWord(data, pos, stop, c)) {
+        // Anything else (`endstream` after a dictionary, a stray word, the next `obj`) is damage:
+        // the object is parsed instead, and written as what it parses to.
+        return undefined;
       }
       pos = stop;
     }
@@ -135,6 +139,15 @@ export function skimBody(
 }
 
 const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
+const TRUE = Uint8Array.from('true', (ch) => ch.charCodeAt(0));
+const FALSE = Uint8Array.from('false', (ch) => ch.charCodeAt(0));
+const NULL_WORD = Uint8Array.from('null', (ch) => ch.charCodeAt(0));
+
+/** A bare word that is a value: a number, `R` (checked by the caller), true, false or null. */
+function isValueWord(data: Uint8Array, pos: number, stop: number, c: number): boolean {
+  if (isDigit(c) || c === 0x2b || c === 0x2d || c === 0x2e) return true;
+  return isKeywordAt(data, pos, TRUE, stop) || isKeywordAt(data, pos, FALSE, stop) || isKeywordAt(data, pos, NULL_WORD, stop);
+}
 
 function skimStream(
   data: Uint8Array,

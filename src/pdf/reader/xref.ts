@@ -41,12 +41,17 @@ export interface CrossReference {
   recovered: boolean;
 }
 
+/** No real file has ten million objects; a table that lists more is hostile. */
+export const MAX_OBJECT_NUMBER = 10_000_000;
+
 /**
- * Object numbers above this are damage: every object takes at least three
- * bytes ("impossibly large id" in qpdf), and no real file has ten million.
+ * When scanning a damaged file, object numbers above this are taken for
+ * noise: every object takes at least three bytes ("impossibly large id" in
+ * qpdf). A table may use sparse numbers (`/Index [0 1 9000 8]`), so this
+ * holds for the scan only.
  */
-export function maxObjectNumber(fileLength: number): number {
-  return Math.min(Math.floor(fileLength / 3), 10_000_000);
+function maxScannedNumber(fileLength: number): number {
+  return Math.min(Math.floor(fileLength / 3), MAX_OBJECT_NUMBER);
 }
 
 /** Sections followed through /Prev before the chain is taken as hostile. */
@@ -66,7 +71,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   const start = readUnsigned(bytes, skipWhite(bytes, at + STARTXREF.length));
   if (!start || start.value >= bytes.length) throw new PdfSyntaxError('startxref points past the end of the file');
   const entries = new Map<number, XrefEntry>();
-  const limit = maxObjectNumber(bytes.length);
+  const limit = MAX_OBJECT_NUMBER;
   let trailer: PDFDict | undefined;
   const visited = new Set<number>();
   for (let offset: number | undefined = start.value; offset !== undefined; ) {
@@ -196,7 +201,7 @@ const OBJSTM_TYPE = ascii('/ObjStm');
  */
 export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext, ensure: Ensure, previous?: PDFDict): CrossReference {
   ensure(0, bytes.length);
-  const limit = maxObjectNumber(bytes.length);
+  const limit = maxScannedNumber(bytes.length);
   const found = new Map<number, { offset: number; gen: number }>();
   for (let at = indexOf(bytes, OBJ, 0); at !== -1; at = indexOf(bytes, OBJ, at + 3)) {
     const start = headerStart(bytes, at);
