@@ -15,12 +15,11 @@
  * writing (`peekObject`) are not copied at all.
  */
 import { copyObject } from './copy.js';
+import { LayeredObjects } from './layered-objects.js';
 import { PDFContext, type PDFDocument, PDFObject, PDFRef } from './lib.js';
 
 /** The object table of a fork: its own copies over the shared originals. */
-export class ForkedObjects extends Map<PDFRef, PDFObject> {
-  private readonly removed = new Set<PDFRef>();
-
+export class ForkedObjects extends LayeredObjects {
   constructor(
     readonly base: Map<PDFRef, PDFObject>,
     private readonly context: PDFContext,
@@ -46,25 +45,8 @@ export class ForkedObjects extends Map<PDFRef, PDFObject> {
     return this.base.get(ref);
   }
 
-  /** Whether the fork made its own copy of `ref`, or deleted it. */
-  ownsOrRemoved(ref: PDFRef): { own?: PDFObject; removed: boolean } {
-    return { own: super.get(ref), removed: this.removed.has(ref) };
-  }
-
-  override has(ref: PDFRef): boolean {
-    return super.has(ref) || (!this.removed.has(ref) && this.base.has(ref));
-  }
-
-  override set(ref: PDFRef, object: PDFObject): this {
-    this.removed.delete(ref);
-    return super.set(ref, object);
-  }
-
-  override delete(ref: PDFRef): boolean {
-    const had = this.has(ref);
-    this.removed.add(ref);
-    super.delete(ref);
-    return had;
+  protected below(ref: PDFRef): boolean {
+    return this.base.has(ref);
   }
 }
 

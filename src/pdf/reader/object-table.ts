@@ -12,6 +12,7 @@
  * object makes the table rebuild itself by scanning the file, once.
  */
 import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
 import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
@@ -28,9 +29,8 @@ interface ObjectStream {
 /** Decrypts an object stream's data before it is unpacked (security/decrypt.ts sets it). */
 export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8Array;
 
-export class ObjectTable extends Map<PDFRef, PDFObject> {
+export class ObjectTable extends LayeredObjects {
   private entries_: Map<number, XrefEntry>;
-  private readonly removed = new Set<PDFRef>();
   private readonly raws = new Map<number, RawObject | null>();
   private readonly objectStreams = new Map<number, ObjectStream | null>();
   private readonly resolving = new Set<number>();
@@ -91,7 +91,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
 
   /** Whether `ref` is in the input and has not been parsed, replaced or deleted. */
   isUntouched(ref: PDFRef): boolean {
-    return !super.has(ref) && !this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber);
+    return !this.owns(ref) && !this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber);
   }
 
   /** True when the object came out of an object stream (its strings were decrypted with the stream). */
@@ -113,20 +113,8 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     }
   }
 
-  override has(ref: PDFRef): boolean {
-    return super.has(ref) || (!this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber));
-  }
-
-  override set(ref: PDFRef, object: PDFObject): this {
-    this.removed.delete(ref);
-    return super.set(ref, object);
-  }
-
-  override delete(ref: PDFRef): boolean {
-    const had = this.has(ref);
-    this.removed.add(ref);
-    super.delete(ref);
-    return had;
+  protected below(ref: PDFRef): boolean {
+    return this.exists(ref.objectNumber, ref.generationNumber);
   }
 
   /** Parses every object: for work that must see all of them (encryption, decryption). */
@@ -135,7 +123,7 @@ export class ObjectTable extends Map<PDFRef, PDFObject> {
     for (const [num, entry] of [...this.entries_].sort((a, b) => a[0] - b[0])) {
       if (entry.type === 0) continue;
       const ref = PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
-      if (this.removed.has(ref) || super.has(ref)) continue;
+      if (this.removed.has(ref) || this.owns(ref)) continue;
       // An object that cannot be parsed at all is dropped from a full enumeration; its bytes are lost to it anyway.
       this.get(ref);
     }
