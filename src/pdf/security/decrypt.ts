@@ -20,6 +20,7 @@ import {
   PDFString,
 } from '../lib.js';
 import { openContext } from '../reader/object-table.js';
+import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 
 /** The password opens neither as user nor as owner password. Never carries the password. */
@@ -275,7 +276,12 @@ export function openDecrypted(bytes: Uint8Array, password: string, field: string
     else if (type === METADATA && !params.encryptMetadata) method = 'None';
     else if (embedded.has(object)) method = efMethod;
     else method = stmMethod;
-    if (method !== 'None') setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
+    if (method === 'None') continue;
+    const unread = isAes(method) ? unreadData(object) : undefined;
+    // Data still in the input file: decrypted from the file to the output as it is written.
+    const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread) : undefined;
+    if (deferred) context.assign(ref, piecewiseStream(object.dict, [deferred]));
+    else setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
   }
 
   if (encryptRef) context.delete(encryptRef);

@@ -7,10 +7,9 @@
  * is written by our writer, without object streams, so every object and each
  * of its strings is encrypted on its own, as the standard requires.
  */
-import { createCipheriv, randomBytes } from 'node:crypto';
-import { lazyFileOf, type LazyFile } from '../../core/lazy-file.js';
-import { DeferredPiece, PdfPieces, type Piece } from '../../core/pdf-data.js';
-import { unloadedData } from '../reader/object-table.js';
+import { randomBytes } from 'node:crypto';
+import type { Piece } from '../../core/pdf-data.js';
+import { encryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import {
   PDFArray,
   PDFContext,
@@ -27,40 +26,6 @@ import {
 } from '../lib.js';
 import { literalString, transformStrings } from './decrypt.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
-
-/**
- * A stream whose data is the cipher's pieces. Our writer writes them one
- * after the other (getContentPieces), so a 60 MB document is not copied
- * once more just to put a 16-byte IV in front of its streams.
- */
-function piecewiseStream(dict: PDFDict, pieces: Piece[]): PDFRawStream {
-  const size = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
-  let joined: Uint8Array | undefined;
-  const stream = PDFRawStream.of(dict, new Uint8Array(0));
-  Object.assign(stream, {
-    getContents: () => (joined ??= new PdfPieces(pieces, size).join()),
-    getContentsSize: () => size,
-    getContentPieces: () => pieces,
-  });
-  return stream;
-}
-
-/**
- * AES of `length` bytes of a lazily read input, made as the output is
- * written: the IV, then the input read through a small buffer and
- * encrypted chunk by chunk, then the padded last block.
- */
-function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, file: LazyFile, offset: number, length: number, ivs: IvSource): DeferredPiece {
-  const iv = ivs.next();
-  // PKCS#7 always pads: a whole block more when the length is a multiple of 16.
-  const size = 16 + (Math.floor(length / 16) + 1) * 16;
-  return new DeferredPiece(size, (emit) => {
-    const cipher = createCipheriv(method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, iv);
-    emit(iv);
-    file.forEachChunk(offset, offset + length, (chunk) => emit(cipher.update(chunk)));
-    emit(cipher.final());
-  });
-}
 
 export interface EncryptOptions {
   algorithm: Algorithm;
@@ -128,12 +93,11 @@ export function encryptContext(context: PDFContext, options: EncryptOptions): vo
         continue;
       }
       const stream = object as unknown as StreamInternals;
-      const unread = unloadedData(object);
-      const lazy = unread && lazyFileOf(unread);
+      const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
-      if (lazy && (method === 'AESV2' || method === 'AESV3')) {
+      if (unread && isAes(method)) {
         // Data still in the input file: encrypted from the file to the output as it is written.
-        pieces = [encryptFromFile(method, key, lazy.file, lazy.offset, unread.byteLength, ivs)];
+        pieces = [encryptFromFile(method, key, unread, ivs)];
       } else {
         const contents = stream.getContents();
         stream.updateDict?.();

@@ -1,0 +1,87 @@
+/**
+ * AES over stream data that is still in a lazily read input file
+ * (core/lazy-file.ts): the bytes go from the input file, through the cipher,
+ * to the output file in chunks as the output is written (a DeferredPiece),
+ * and a 60 MB document is never held in memory as plaintext and ciphertext
+ * at once. Its size must be known before: the writer's cross-reference table
+ * needs every offset.
+ */
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { lazyFileOf, type LazyFile } from '../../core/lazy-file.js';
+import { DeferredPiece, PdfPieces, type Piece } from '../../core/pdf-data.js';
+import { PDFRawStream, type PDFDict } from '../lib.js';
+import { unloadedData } from '../reader/object-table.js';
+import type { CipherMethod, IvSource } from './standard.js';
+
+const algorithmOf = (method: 'AESV2' | 'AESV3') => (method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc');
+
+/** Where a stream's unread data lies in its input file, when it has not been read. */
+export function unreadData(stream: PDFRawStream): { file: LazyFile; offset: number; length: number } | undefined {
+  const view = unloadedData(stream);
+  const lazy = view && lazyFileOf(view);
+  return lazy && { file: lazy.file, offset: lazy.offset, length: view.byteLength };
+}
+
+export const isAes = (method: CipherMethod): method is 'AESV2' | 'AESV3' => method === 'AESV2' || method === 'AESV3';
+
+/** The IV, then the data encrypted chunk by chunk, then the PKCS#7-padded last block. */
+export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: { file: LazyFile; offset: number; length: number }, ivs: IvSource): DeferredPiece {
+  const iv = ivs.next();
+  // PKCS#7 always pads: a whole block more when the length is a multiple of 16.
+  const size = 16 + (Math.floor(data.length / 16) + 1) * 16;
+  return new DeferredPiece(size, (emit) => {
+    const cipher = createCipheriv(algorithmOf(method), key, iv);
+    emit(iv);
+    data.file.forEachChunk(data.offset, data.offset + data.length, (chunk) => emit(cipher.update(chunk)));
+    emit(cipher.final());
+  });
+}
+
+/**
+ * The plaintext of AES data (IV, then whole blocks), without its padding;
+ * undefined when the data is too short to stream (the caller decrypts it in
+ * memory). Damaged data decrypts as far as whole blocks go, and padding that
+ * is not valid PKCS#7 stays, as in standard.ts's decryptData.
+ */
+export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: { file: LazyFile; offset: number; length: number }): DeferredPiece | undefined {
+  const bodyLength = Math.floor((data.length - 16) / 16) * 16;
+  if (bodyLength < 32) return undefined;
+  const { file, offset } = data;
+  // The last block, decrypted with the block before it as IV, tells the padding.
+  file.ensure(offset, offset + 16);
+  file.ensure(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
+  const iv = Buffer.from(file.bytes.subarray(offset, offset + 16));
+  const lastTwo = file.bytes.subarray(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
+  const tail = createDecipheriv(algorithmOf(method), key, lastTwo.subarray(0, 16)).setAutoPadding(false).update(lastTwo.subarray(16));
+  const pad = tail[15];
+  let valid = pad >= 1 && pad <= 16;
+  for (let i = 16 - pad; valid && i < 16; i++) if (tail[i] !== pad) valid = false;
+  const size = bodyLength - (valid ? pad : 0);
+  return new DeferredPiece(size, (emit) => {
+    const decipher = createDecipheriv(algorithmOf(method), key, iv).setAutoPadding(false);
+    let left = size;
+    file.forEachChunk(offset + 16, offset + 16 + bodyLength, (chunk) => {
+      const plain = decipher.update(chunk);
+      if (left > 0) emit(plain.length <= left ? plain : plain.subarray(0, left));
+      left -= Math.min(left, plain.length);
+    });
+    decipher.final();
+  });
+}
+
+/**
+ * A stream whose data is `pieces`. Our writer writes them one after the
+ * other (getContentPieces); anything else that asks for the data gets them
+ * joined.
+ */
+export function piecewiseStream(dict: PDFDict, pieces: Piece[]): PDFRawStream {
+  const size = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+  let joined: Uint8Array | undefined;
+  const stream = PDFRawStream.of(dict, new Uint8Array(0));
+  Object.assign(stream, {
+    getContents: () => (joined ??= new PdfPieces(pieces, size).join()),
+    getContentsSize: () => size,
+    getContentPieces: () => pieces,
+  });
+  return stream;
+}
