@@ -33,6 +33,8 @@ import { outlineChildren } from './outline.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
+import { sourceOf, type ObjectSource } from './graph.js';
+import { unloadedData } from './reader/object-table.js';
 
 export interface SizedPart {
   /** 0-based page indexes, consecutive. */
@@ -204,10 +206,11 @@ class PageWeights {
   cost(ref: PDFRef): number {
     let cost = this.costs.get(ref);
     if (cost !== undefined) return cost;
-    const object = this.doc.context.lookup(ref);
+    // As the writer will write it: its input bytes when untouched, else serialized (graph.ts).
+    const source = sourceOf(this.doc.context, ref);
     // A reference to a missing object is written as the reference alone (readers take it as null).
     const header = `${ref.objectNumber} ${ref.generationNumber} obj\n`.length;
-    cost = object === undefined ? 0 : header + bodySize(object) + '\nendobj\n'.length + 20;
+    cost = source === undefined ? 0 : header + writtenBodySize(source) + '\nendobj\n'.length + 20;
     this.costs.set(ref, cost);
     return cost;
   }
@@ -451,10 +454,13 @@ class PartEstimate {
 }
 
 /** Bytes an object's body takes when written (a stream: dictionary, keywords and data). */
-function bodySize(object: PDFObject | undefined): number {
-  if (object === undefined) return 0;
+function writtenBodySize(source: ObjectSource): number {
+  if (source.kind === 'raw') return source.raw.end - source.raw.start;
+  if (source.kind === 'damaged') return source.bytes.byteLength;
+  const object = source.object;
   if (object instanceof PDFStream) {
-    return object.dict.sizeInBytes() + '\nstream\n'.length + object.getContentsSize() + '\nendstream'.length;
+    const size = unloadedData(object)?.byteLength ?? object.getContentsSize();
+    return object.dict.sizeInBytes() + '\nstream\n'.length + size + '\nendstream'.length;
   }
   return object.sizeInBytes();
 }

@@ -22,6 +22,7 @@ import { dictAt } from './objects.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { writeDocumentAndTell } from './writer.js';
+import { objectTableOf } from './reader/object-table.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument, field = 'file'): number {
@@ -56,6 +57,7 @@ function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
 /** Readies a loaded document for being split: its pages and what is read of them, once for all parts. */
 export function prepareForSplit(doc: PDFDocument): void {
   pagesAndFacts(doc);
+  objectTableOf(doc.context)?.freeze();
 }
 
 /** The part made of the pages `order` (0-based, in output order; a page may repeat). */

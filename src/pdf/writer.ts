@@ -104,7 +104,7 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   // The classic table adds no objects: /Size is one past the highest written.
   const size = plan.objects.length > 0 ? plan.objects[plan.objects.length - 1].ref.objectNumber + 1 : 1;
   const xrefOffset = out.offset;
-  out.push(encoder.encode(crossReferenceTable(offsets, size)));
+  out.push(encoder.encode(crossReferenceTable(offsets)));
   out.push(encoder.encode('trailer\n'));
   out.push(serialize(trailerDict(context, size)));
   out.push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
@@ -244,22 +244,19 @@ function isStreamSource(source: ObjectSource): boolean {
 }
 
 /** One subsection per run of consecutive object numbers; object 0 heads the free list. */
-function crossReferenceTable(offsets: Map<number, { offset: number; generation: number }>, size: number): string {
+function crossReferenceTable(offsets: Map<number, { offset: number; generation: number }>): string {
+  // Object numbers in ascending order (the plan wrote them so), after 0.
+  const numbers = [0, ...offsets.keys()];
   const lines: string[] = ['xref'];
-  let start = 0;
-  while (start < size) {
-    if (start !== 0 && !offsets.has(start)) {
-      start++;
-      continue;
-    }
-    let end = start + 1;
-    while (end < size && offsets.has(end)) end++;
-    lines.push(`${start} ${end - start}`);
-    for (let n = start; n < end; n++) {
-      const entry = offsets.get(n);
+  for (let i = 0; i < numbers.length; ) {
+    let j = i + 1;
+    while (j < numbers.length && numbers[j] === numbers[j - 1] + 1) j++;
+    lines.push(`${numbers[i]} ${j - i}`);
+    for (let k = i; k < j; k++) {
+      const entry = offsets.get(numbers[k]);
       lines.push(entry ? `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r` : '0000000000 65535 f\r');
     }
-    start = end;
+    i = j;
   }
   return `${lines.join('\n')}\n`;
 }

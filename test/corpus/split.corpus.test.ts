@@ -234,7 +234,8 @@ describe.skipIf(!hasCorpus)('corpus: split actions through the built CLI', () =>
     expect(failures, `${failures.length} failures:\n${failures.join('\n')}`).toEqual([]);
   });
 
-  it('finishes within 15 minutes on 2 cores', () => {
-    expect(seconds).toBeLessThan(15 * 60);
+  // A bound that catches a hang or a pathological slowdown, with room for a shared machine.
+  it('finishes within 20 minutes on 2 cores', () => {
+    expect(seconds).toBeLessThan(20 * 60);
   });
 });

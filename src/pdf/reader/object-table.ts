@@ -89,10 +89,25 @@ export class ObjectTable extends LayeredObjects {
     return largest;
   }
 
-  /** Whether `ref` is in the input and has not been parsed, replaced or deleted. */
+  /**
+   * Whether `ref` is in the input and has not been changed or deleted: not
+   * parsed at all, or (once the table is frozen) parsed only for reading.
+   */
   isUntouched(ref: PDFRef): boolean {
-    return !this.owns(ref) && !this.removed.has(ref) && this.exists(ref.objectNumber, ref.generationNumber);
+    if (this.removed.has(ref) || !this.exists(ref.objectNumber, ref.generationNumber)) return false;
+    return !this.owns(ref) || (this.frozen !== undefined && !this.frozen.has(ref));
   }
+
+  /**
+   * From now on the objects are only read (a split's forks copy what they
+   * change): one parsed later is still written as its input bytes, so every
+   * part writes each object the same way and split_by_size's weights hold.
+   */
+  freeze(): void {
+    this.frozen ??= new Set(super.keys());
+  }
+
+  private frozen: Set<PDFRef> | undefined;
 
   /** True when the object came out of an object stream (its strings were decrypted with the stream). */
   isCompressed(ref: PDFRef): boolean {

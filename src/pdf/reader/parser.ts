@@ -156,7 +156,10 @@ export class ObjectParser {
         i++;
       }
     }
-    if (i >= end) throw new PdfSyntaxError('unterminated string', start - 1);
+    if (i >= end) {
+      this.pos = end;
+      throw new PdfSyntaxError('unterminated string', start - 1);
+    }
     this.pos = i + 1;
     // pdf-lib keeps a literal string as written, escapes and all.
     return PDFString.of(latin1(bytes, start, Math.min(i, end)));
@@ -203,10 +206,13 @@ export class ObjectParser {
       }
       if (c !== 0x2f) {
         // Not a key: a stray token. Skip it, as qpdf does with a warning.
+        const before = this.pos;
         try {
           this.value(depth + 1);
         } catch (err) {
           if (this.pos >= end || (err instanceof PdfSyntaxError && err.message.startsWith('objects nested'))) throw err;
+          // Whatever failed, the next try starts further on: the loop always ends.
+          if (this.pos <= before) this.pos = before + 1;
         }
         continue;
       }
