@@ -63,6 +63,8 @@ const CASES: Array<[string, () => Uint8Array]> = [
     // Object 60 is said to be member 0 of that object stream.
     return buildPdf([{ objects, xref: 'stream', size: 61, xrefRows: { 60: [2, 59, 0] } }]).bytes;
   }],
+  // A stray string in a key's place that never closes: once, every action looped over it forever.
+  ['an unterminated string where a key belongs', () => withExtras('(never closed')],
   ['arrays nested 100,000 deep', () => withExtras(`/Deep ${'['.repeat(100_000)}${']'.repeat(100_000)}`)],
   ['dictionaries nested 100,000 deep', () => withExtras(`/Deep ${'<< /A '.repeat(100_000)}1${' >>'.repeat(100_000)}`)],
   ['a page tree 10,000 levels deep', () => {
