@@ -131,6 +131,9 @@ export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDF
   return { min, end, unclosed };
 }
 
+/** The most of one content stream the balance scan inflates (real pages stay far below it). */
+const MAX_CONTENT_BYTES = 128 * 2 ** 20;
+
 function streamDepth(stream: unknown): Depth {
   try {
     if (stream instanceof PDFRawStream) {
@@ -138,7 +141,8 @@ function streamDepth(stream: unknown): Depth {
       const filter = stream.dict.lookup(PDFName.of('Filter'));
       const flate = filter === PDFName.of('FlateDecode') || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of('FlateDecode'));
       if (flate && !stream.dict.has(PDFName.of('DecodeParms'))) {
-        return graphicsDepth(inflateSync(stream.contents, { finishFlush: zlib.Z_SYNC_FLUSH }));
+        // Capped: a few KB of Flate can claim gigabytes. Past the cap the stream is taken as balanced.
+        return graphicsDepth(inflateSync(stream.contents, { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
       }
       if (filter === undefined) return graphicsDepth(stream.contents);
       return graphicsDepth(decodePDFRawStream(stream).decode());
