@@ -23,7 +23,8 @@ import {
 } from './lib.js';
 import { copyObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
-import { arrayAt, dictAt, reachableRefs } from './objects.js';
+import { reachableRefs } from './graph.js';
+import { arrayAt, dictAt } from './objects.js';
 import { linkOutlineChildren, outlineChildren, recount, type OutlineItem } from './outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages } from './page-tree.js';

@@ -4,8 +4,6 @@
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { referencesIn, walkGraph } from './graph.js';
 
-export { forEachChild, reachableRefs } from './graph.js';
-
 /**
  * Replaces every reference to one of `targets` by null in all reachable
  * objects (except the targets themselves), so nothing keeps a removed page

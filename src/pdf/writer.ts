@@ -156,7 +156,6 @@ class Output {
     }
     const object = source.object;
     if (object instanceof PDFStream) {
-      const stream = object as unknown as StreamInternals;
       // The data first: it sets /Length, which the dictionary then carries.
       const data = streamData(object);
       this.stream(ref, serialize(object.dict), data);

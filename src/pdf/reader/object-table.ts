@@ -16,8 +16,8 @@ import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
 import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
-import { PdfSyntaxError, readObjectHeader, readUnsigned, skipWhite } from './syntax.js';
-import { reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
+import { PdfSyntaxError, readObjectHeader } from './syntax.js';
+import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
 import { lazyFileOf } from '../../core/lazy-file.js';
 
 interface ObjectStream {
@@ -344,15 +344,7 @@ export class ObjectTable extends LayeredObjects {
       const firstOffset = first instanceof PDFNumber ? first.asNumber() : 0;
       // Each member needs at least "n o " in the header: a larger /N is hostile.
       if (!(count >= 0 && count <= data.length / 4 && firstOffset >= 0 && firstOffset <= data.length)) return undefined;
-      const offsets: Array<[number, number]> = [];
-      let pos = 0;
-      for (let i = 0; i < count; i++) {
-        const member = readUnsigned(data, skipWhite(data, pos));
-        const offset = member && readUnsigned(data, skipWhite(data, member.end));
-        if (!member || !offset) break;
-        offsets.push([member.value, firstOffset + offset.value]);
-        pos = offset.end;
-      }
+      const offsets = objectStreamPairs(data, count).map(([member, offset]): [number, number] => [member, firstOffset + offset]);
       const sorted = offsets.map(([, start], index) => ({ start, index })).sort((a, b) => a.start - b.start);
       const ends = new Array<number>(offsets.length);
       for (let i = 0; i < sorted.length; i++) ends[sorted[i].index] = i + 1 < sorted.length ? sorted[i + 1].start : data.length;

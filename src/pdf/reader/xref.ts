@@ -277,6 +277,24 @@ function headerStart(bytes: Uint8Array, at: number): number {
   return i + 1;
 }
 
+/**
+ * The `object-number offset` pairs at the head of an object stream's decoded
+ * data, at most `count` of them; the list stops at the first pair that is
+ * not two numbers.
+ */
+export function objectStreamPairs(data: Uint8Array, count: number): Array<[number, number]> {
+  const pairs: Array<[number, number]> = [];
+  let pos = 0;
+  for (let i = 0; i < count; i++) {
+    const num = readUnsigned(data, skipWhite(data, pos));
+    const offset = num && readUnsigned(data, skipWhite(data, num.end));
+    if (!num || !offset) break;
+    pairs.push([num.value, offset.value]);
+    pos = offset.end;
+  }
+  return pairs;
+}
+
 /** The members an object stream lists: object number → index. */
 function objectStreamMembers(bytes: Uint8Array, offset: number, context: PDFContext): Map<number, number> {
   const { object } = parseIndirectObject(bytes, offset, structureContext(context));
@@ -284,16 +302,7 @@ function objectStreamMembers(bytes: Uint8Array, offset: number, context: PDFCont
   const data = decodeStructureStream(object.dict, object.getContents());
   const n = object.dict.lookup(PDFName.of('N'));
   const count = n instanceof PDFNumber ? Math.min(n.asNumber(), data.length / 4) : 0;
-  const members = new Map<number, number>();
-  let pos = 0;
-  for (let i = 0; i < count; i++) {
-    const num = readUnsigned(data, skipWhite(data, pos));
-    const off = num && readUnsigned(data, skipWhite(data, num.end));
-    if (!num || !off) break;
-    members.set(num.value, i);
-    pos = off.end;
-  }
-  return members;
+  return new Map(objectStreamPairs(data, count).map(([num], index) => [num, index]));
 }
 
 function rootIsCatalog(trailer: PDFDict, entries: Map<number, XrefEntry>, bytes: Uint8Array): boolean {

@@ -11,9 +11,7 @@ import { lazyFileOf, type LazyFile } from '../../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../../core/pdf-data.js';
 import { PDFRawStream, type PDFDict } from '../lib.js';
 import { unloadedData } from '../reader/object-table.js';
-import type { CipherMethod, IvSource } from './standard.js';
-
-const algorithmOf = (method: 'AESV2' | 'AESV3') => (method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc');
+import { aesCipherName, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 
 /** Where a stream's unread data lies in its input file, when it has not been read. */
 export function unreadData(stream: PDFRawStream): { file: LazyFile; offset: number; length: number } | undefined {
@@ -30,7 +28,7 @@ export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
   // PKCS#7 always pads: a whole block more when the length is a multiple of 16.
   const size = 16 + (Math.floor(data.length / 16) + 1) * 16;
   return new DeferredPiece(size, (emit) => {
-    const cipher = createCipheriv(algorithmOf(method), key, iv);
+    const cipher = createCipheriv(aesCipherName(method), key, iv);
     emit(iv);
     data.file.forEachChunk(data.offset, data.offset + data.length, (chunk) => emit(cipher.update(chunk)));
     emit(cipher.final());
@@ -52,13 +50,10 @@ export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
   file.ensure(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
   const iv = Buffer.from(file.bytes.subarray(offset, offset + 16));
   const lastTwo = file.bytes.subarray(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
-  const tail = createDecipheriv(algorithmOf(method), key, lastTwo.subarray(0, 16)).setAutoPadding(false).update(lastTwo.subarray(16));
-  const pad = tail[15];
-  let valid = pad >= 1 && pad <= 16;
-  for (let i = 16 - pad; valid && i < 16; i++) if (tail[i] !== pad) valid = false;
-  const size = bodyLength - (valid ? pad : 0);
+  const tail = createDecipheriv(aesCipherName(method), key, lastTwo.subarray(0, 16)).setAutoPadding(false).update(lastTwo.subarray(16));
+  const size = bodyLength - pkcs7PaddingOf(tail);
   return new DeferredPiece(size, (emit) => {
-    const decipher = createDecipheriv(algorithmOf(method), key, iv).setAutoPadding(false);
+    const decipher = createDecipheriv(aesCipherName(method), key, iv).setAutoPadding(false);
     let left = size;
     file.forEachChunk(offset + 16, offset + 16 + bodyLength, (chunk) => {
       const plain = decipher.update(chunk);

@@ -226,6 +226,19 @@ export function objectKey(fileKey: Uint8Array, method: CipherMethod, objectNumbe
   return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16));
 }
 
+/** OpenSSL's name for a crypt filter's AES cipher (CBC). */
+export function aesCipherName(method: 'AESV2' | 'AESV3'): 'aes-128-cbc' | 'aes-256-cbc' {
+  return method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc';
+}
+
+/** The PKCS#7 padding that ends `plain` (a whole number of blocks), or 0 when its last bytes are not valid padding. */
+export function pkcs7PaddingOf(plain: Uint8Array): number {
+  const pad = plain[plain.length - 1];
+  if (!(pad >= 1 && pad <= 16 && pad <= plain.length)) return 0;
+  for (let i = plain.length - pad; i < plain.length; i++) if (plain[i] !== pad) return 0;
+  return pad;
+}
+
 /** Decrypts one string or stream. Damaged AES data (short, unpadded) is decrypted as far as it goes. */
 export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array): Uint8Array {
   if (method === 'None') return data;
@@ -233,14 +246,8 @@ export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Ar
   // An IV and at least one block (an empty string is written as the IV and one block of padding).
   if (data.length < 32) return new Uint8Array(0);
   const body = data.subarray(16, 16 + Math.floor((data.length - 16) / 16) * 16);
-  const plain = aesNoPadding('decrypt', method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, data.subarray(0, 16), body);
-  const pad = plain[plain.length - 1];
-  if (pad >= 1 && pad <= 16 && pad <= plain.length) {
-    let valid = true;
-    for (let i = plain.length - pad; i < plain.length; i++) if (plain[i] !== pad) valid = false;
-    if (valid) return plain.subarray(0, plain.length - pad);
-  }
-  return plain;
+  const plain = aesNoPadding('decrypt', aesCipherName(method), key, data.subarray(0, 16), body);
+  return plain.subarray(0, plain.length - pkcs7PaddingOf(plain));
 }
 
 /** A cheap source of IVs: random bytes drawn from the CSPRNG in blocks. */
@@ -270,7 +277,7 @@ export function encryptPieces(method: CipherMethod, key: Uint8Array, data: Uint8
   if (method === 'None') return [data];
   if (method === 'RC4') return [rc4(key, data)];
   const iv = ivs.next();
-  const cipher = createCipheriv(method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc', key, iv);
+  const cipher = createCipheriv(aesCipherName(method), key, iv);
   return [iv, cipher.update(data), cipher.final()];
 }
 
