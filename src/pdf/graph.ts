@@ -8,7 +8,7 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { entriesOf, itemsOf, PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { ForkedObjects } from './fork.js';
 import { ObjectTable } from './reader/object-table.js';
 import type { RawObject } from './reader/skim.js';
@@ -52,11 +52,11 @@ function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
 /** The direct children of a parsed object (a stream's children are its dictionary's). */
 export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
   if (obj instanceof PDFDict) {
-    for (const value of obj.values()) visit(value);
+    for (const value of entriesOf(obj).values()) visit(value);
   } else if (obj instanceof PDFArray) {
-    for (const value of obj.asArray()) visit(value);
+    for (const value of itemsOf(obj)) visit(value);
   } else if (obj instanceof PDFStream) {
-    for (const value of obj.dict.values()) visit(value);
+    for (const value of entriesOf(obj.dict).values()) visit(value);
   }
 }
 
@@ -73,7 +73,9 @@ export function referencesIn(source: ObjectSource): PDFRef[] {
   while (stack.length > 0) {
     const obj = stack.pop()!;
     if (obj instanceof PDFRef) refs.push(obj);
-    else forEachChild(obj, (child) => stack.push(child));
+    else if (obj instanceof PDFDict) for (const value of entriesOf(obj).values()) stack.push(value);
+    else if (obj instanceof PDFArray) for (const value of itemsOf(obj)) stack.push(value);
+    else if (obj instanceof PDFStream) for (const value of entriesOf(obj.dict).values()) stack.push(value);
   }
   return refs;
 }

@@ -75,3 +75,16 @@ export interface PDFDocument {
   readonly catalog: PDFDict;
   readonly isEncrypted: boolean;
 }
+
+/**
+ * A dictionary's entries and an array's items where pdf-lib keeps them, for
+ * reading only. pdf-lib's own `entries()`, `values()` and `asArray()` copy
+ * them into a new array on every call, which walks over every object of a
+ * large document pay for many times over.
+ */
+export function entriesOf(dict: PDFDict): ReadonlyMap<PDFName, PDFObject> {
+  return (dict as unknown as { dict: Map<PDFName, PDFObject> }).dict;
+}
+export function itemsOf(array: PDFArray): readonly PDFObject[] {
+  return (array as unknown as { array: PDFObject[] }).array;
+}

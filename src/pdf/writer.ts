@@ -14,6 +14,7 @@ import { deflateSync } from 'node:zlib';
 import { PdfPieces, type Piece } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import { walkGraph, type ObjectSource } from './graph.js';
+import { serialize } from './serialize.js';
 import { objectTableOf, unloadedData } from './reader/object-table.js';
 import { ForkedObjects } from './fork.js';
 
@@ -25,12 +26,6 @@ const NULL = encoder.encode('null');
 const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
 const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
-
-function serialize(object: PDFObject): Uint8Array {
-  const bytes = new Uint8Array(object.sizeInBytes());
-  object.copyBytesInto(bytes, 0);
-  return bytes;
-}
 
 interface StreamInternals {
   updateDict?(): void;

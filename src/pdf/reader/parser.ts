@@ -56,10 +56,13 @@ function nameOf(bytes: Uint8Array, start: number, end: number): PDFName {
 }
 
 function latin1(bytes: Uint8Array, start: number, end: number): string {
-  // Chunked: String.fromCharCode with a huge argument list overflows the stack.
-  let text = '';
-  for (let i = start; i < end; i += 8192) text += String.fromCharCode(...bytes.subarray(i, Math.min(end, i + 8192)));
-  return text;
+  if (end - start <= 16) {
+    let text = '';
+    for (let i = start; i < end; i++) text += String.fromCharCode(bytes[i]);
+    return text;
+  }
+  // One flat string: appending byte by byte builds a rope of one node per byte (a font's hex data cost 250 MB of garbage).
+  return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 }
 
 export class ObjectParser {
@@ -167,14 +170,17 @@ export class ObjectParser {
 
   private hexString(): PDFHexString {
     const { bytes, end } = this;
-    let i = this.pos + 1;
-    let digits = '';
+    const start = this.pos + 1;
+    let i = start;
+    let clean = true;
     while (i < end && bytes[i] !== 0x3e) {
       const c = bytes[i++];
-      if ((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66)) digits += String.fromCharCode(c);
+      if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66))) clean = false;
     }
     this.pos = i + 1;
-    return PDFHexString.of(digits);
+    // Line breaks and other non-digits are dropped, as readers do.
+    const text = latin1(bytes, start, i);
+    return PDFHexString.of(clean ? text : text.replace(/[^0-9A-Fa-f]/g, ''));
   }
 
   private array(depth: number): PDFArray {

@@ -7,6 +7,7 @@
  */
 import { ValidationError } from '../../core/errors.js';
 import {
+  entriesOf,
   PDFArray,
   PDFContext,
   PDFDict,
@@ -55,7 +56,7 @@ const nameAt = (dict: PDFDict, key: string, fallback: string): string => {
 };
 const bytesAt = (dict: PDFDict, key: string): Uint8Array | undefined => {
   const value = dict.lookup(PDFName.of(key));
-  return value instanceof PDFString || value instanceof PDFHexString ? value.asBytes() : undefined;
+  return value instanceof PDFString || value instanceof PDFHexString ? stringBytes(value) : undefined;
 };
 
 /** Describes the document's security handler for messages ("/Adobe.PubSec"). */
@@ -87,7 +88,7 @@ export function readEncryption(context: PDFContext, field: string, which: string
   if (![1, 2, 4, 5].includes(V) || R < 2 || R > 6) throw unsupported(`an unknown encryption (/V ${V} /R ${R})`);
   const ids = context.lookup(context.trailerInfo.ID);
   const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
-  const id0 = first instanceof PDFString || first instanceof PDFHexString ? first.asBytes() : new Uint8Array(0);
+  const id0 = first instanceof PDFString || first instanceof PDFHexString ? stringBytes(first) : new Uint8Array(0);
   const O = bytesAt(encrypt, 'O') ?? new Uint8Array(0);
   const U = bytesAt(encrypt, 'U') ?? new Uint8Array(0);
   const encryptMetadata = encrypt.lookup(PDFName.of('EncryptMetadata'))?.toString() !== 'false';
@@ -130,16 +131,24 @@ export function readEncryption(context: PDFContext, field: string, which: string
 
 /** Literal-string form of raw bytes: backslash, parentheses and CR escaped, everything else as is. */
 export function literalString(bytes: Uint8Array): PDFString {
-  let text = '';
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i];
-    if (b === 0x5c) text += '\\\\';
-    else if (b === 0x28) text += '\\(';
-    else if (b === 0x29) text += '\\)';
-    else if (b === 0x0d) text += '\\r';
-    else text += String.fromCharCode(b);
+  // Built as one flat string: appending byte by byte made a rope node per byte (hundreds of MB of garbage on a large document).
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return PDFString.of(text.replace(NEEDS_ESCAPE, (ch) => ESCAPES[ch]));
+}
+
+const NEEDS_ESCAPE = /[\\()\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', '\r': '\\r' };
+
+/** A string object's bytes. pdf-lib's asBytes builds an array of numbers; the common cases need none. */
+export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
+  const text = value.asString();
+  if (value instanceof PDFHexString) {
+    if (!/^[0-9A-Fa-f]*$/.test(text)) return value.asBytes();
+    // A final odd digit is followed by an implied 0 (ISO 32000-1, 7.3.4.3).
+    return Buffer.from(text.length % 2 === 1 ? `${text}0` : text, 'hex');
   }
-  return PDFString.of(text);
+  // Without escapes a literal string's text is its bytes.
+  return text.includes('\\') ? value.asBytes() : Buffer.from(text, 'latin1');
 }
 
 /** Signature dictionaries keep /Contents unencrypted (ISO 32000-2, 7.6.2; as pdfium and Acrobat do). */
@@ -154,10 +163,11 @@ export function isSignatureDictionary(dict: PDFDict): boolean {
  */
 export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array) => Uint8Array): void {
   const visit = (obj: PDFObject): PDFObject | undefined => {
-    if (obj instanceof PDFString || obj instanceof PDFHexString) return literalString(transform(obj.asBytes()));
+    if (obj instanceof PDFString || obj instanceof PDFHexString) return literalString(transform(stringBytes(obj)));
     if (obj instanceof PDFDict) {
       const skipContents = isSignatureDictionary(obj);
-      for (const [key, value] of obj.entries()) {
+      // Replacing the value of a key while iterating the map is safe (no key is added or removed).
+      for (const [key, value] of entriesOf(obj)) {
         if (skipContents && key === CONTENTS) continue;
         const replaced = visit(value);
         if (replaced) obj.set(key, replaced);
@@ -257,7 +267,7 @@ export function openDecrypted(bytes: Uint8Array, password: string, field: string
       let key: Uint8Array | undefined;
       const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
       if (object instanceof PDFString || object instanceof PDFHexString) {
-        context.assign(ref, literalString(decrypt(object.asBytes())));
+        context.assign(ref, literalString(decrypt(stringBytes(object))));
       } else {
         transformStrings(object, decrypt);
       }

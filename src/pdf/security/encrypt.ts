@@ -24,7 +24,7 @@ import {
   PDFStream,
   PDFString,
 } from '../lib.js';
-import { literalString, transformStrings } from './decrypt.js';
+import { literalString, stringBytes, transformStrings } from './decrypt.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
 
 export interface EncryptOptions {
@@ -51,7 +51,7 @@ const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('
 function fileId(context: PDFContext): Uint8Array {
   const ids = context.lookup(context.trailerInfo.ID);
   const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
-  if ((first instanceof PDFString || first instanceof PDFHexString) && first.asBytes().length > 0) return first.asBytes();
+  if ((first instanceof PDFString || first instanceof PDFHexString) && stringBytes(first).length > 0) return stringBytes(first);
   const id = randomBytes(16);
   context.trailerInfo.ID = context.obj([hex(id), hex(id)]);
   return id;
@@ -85,7 +85,7 @@ export function encryptContext(context: PDFContext, options: EncryptOptions): vo
     const key = objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
     const encrypt = (data: Uint8Array) => encryptData(method, key, data, ivs);
     if (object instanceof PDFString || object instanceof PDFHexString) {
-      context.assign(ref, literalString(encrypt(object.asBytes())));
+      context.assign(ref, literalString(encrypt(stringBytes(object))));
     } else if (object instanceof PDFStream) {
       const type = object.dict.lookup(TYPE);
       if (type === XREF || type === OBJSTM) {
