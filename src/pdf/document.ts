@@ -10,7 +10,7 @@ import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
-import { openContext } from './reader/object-table.js';
+import { objectTableOf, openContext } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -97,7 +97,9 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);
   }
   if (!options.allowSigned) {
-    const signatures = countSignatures(doc);
+    // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
+    const table = objectTableOf(doc.context);
+    const signatures = table ? table.readOnly(() => countSignatures(doc)) : countSignatures(doc);
     if (signatures > 0) {
       throw ValidationError.field(
         field,

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addPassword, rotatePages } from '../../src/index.js';
 import { pageCount, pageTexts, qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 
 /** Three pages and 5000 small objects (as a tagged PDF's structure tree has), referenced from the catalog. */
 async function manySmallObjects(useObjectStreams: boolean): Promise<Uint8Array> {
@@ -58,5 +59,23 @@ describe('object streams', () => {
     expect((await qpdfCheck(output, 'writer-test')).exitCode).toBe(0);
     const { stdout } = await execa('qpdf', ['--show-xref', '--password=writer-test', tempFile(output)]);
     expect(stdout).not.toMatch(/: compressed;/);
+  });
+});
+
+describe('objects an action only looked at', () => {
+  // The signature check parses every form field; a long private string was once more than the skim would step over.
+  const FIELD = '<</FT/Tx   /T(kept  as  written)/Rect[0 0 10 10]/Subtype/Widget/P 4 0 R>>';
+  const LONG = `(${'private data '.repeat(250_000)})`;
+
+  it('go out as their input bytes, unparsed: form fields after the signature check, a dictionary with a 3 MB string', async () => {
+    const doc = simpleDoc(['looked at only'], { catalog: '/AcroForm 20 0 R /PdfsvcPrivate 22 0 R', page: () => '/Annots [21 0 R]' });
+    doc.objects.push({ num: 20, body: '<< /Fields [21 0 R] >>' }, { num: 21, body: FIELD }, { num: 22, body: `<</Data ${LONG}>>` });
+    const output = await rotatePages({ file: buildPdf([{ objects: doc.objects }]).bytes, angle: 90 });
+    expect((await qpdfCheck(output)).exitCode).toBe(0);
+    const text = Buffer.from(output).toString('latin1');
+    // pdf-lib's serializer would have written `<<\n/FT /Tx\n/T (kept  as  written)` …: these are the input's bytes.
+    expect(text).toContain(FIELD);
+    expect(text).toContain(`<</Data ${LONG}>>`);
+    expect(await pageTexts(output)).toEqual([expect.stringContaining('looked at only')]);
   });
 });

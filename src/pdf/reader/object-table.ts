@@ -109,6 +109,31 @@ export class ObjectTable extends LayeredObjects {
 
   private frozen: Set<PDFRef> | undefined;
 
+  /**
+   * Runs `look`, which only reads the document, and forgets the objects it
+   * parsed for the first time: nothing changed them, so they still go out as
+   * their input bytes and cost no memory after. (The signature check parses
+   * every form field of a document; on one with 3,000 widgets, keeping them
+   * made every action re-serialize them all.) Whatever `look` returns must
+   * not hold on to parsed objects.
+   */
+  readOnly<T>(look: () => T): T {
+    const outer = this.parsedDuringLook;
+    const parsed: Array<[PDFRef, PDFObject]> = [];
+    this.parsedDuringLook = parsed;
+    try {
+      return look();
+    } finally {
+      this.parsedDuringLook = outer;
+      for (const [ref, object] of parsed) {
+        // Only if it is still the object parsed then (not replaced since); Map's own delete, which does not mark it removed.
+        if (super.get(ref) === object) Map.prototype.delete.call(this, ref);
+      }
+    }
+  }
+
+  private parsedDuringLook: Array<[PDFRef, PDFObject]> | undefined;
+
   /** True when the object came out of an object stream (its strings were decrypted with the stream). */
   isCompressed(ref: PDFRef): boolean {
     return this.entries_.get(ref.objectNumber)?.type === 2;
@@ -121,7 +146,10 @@ export class ObjectTable extends LayeredObjects {
     this.resolving.add(ref.objectNumber);
     try {
       const object = this.parse(ref);
-      if (object !== undefined) super.set(ref, object);
+      if (object !== undefined) {
+        super.set(ref, object);
+        this.parsedDuringLook?.push([ref, object]);
+      }
       return object;
     } finally {
       this.resolving.delete(ref.objectNumber);

@@ -55,8 +55,12 @@ export function skimBody(
   const WINDOW = 4096;
   let depth = 0;
   let pos = start;
-  let prev1: IntToken | undefined;
-  let prev2: IntToken | undefined;
+  // The last two tokens, when they were integers (start, end, value; start -1 when not): `N G R` is a reference.
+  // Scalars, not token objects: a skim runs over every object a document writes.
+  let prev1Start = -1;
+  let prev1Value = 0;
+  let prev2Start = -1;
+  let prev2Value = 0;
   let awaitingLength = false;
   let length: IntToken | undefined;
   let lengthRef: RawRef | undefined;
@@ -71,21 +75,28 @@ export function skimBody(
       return { data, start, end: trimEnd(data, start, end), refs, stream: false };
     }
     const c = data[pos];
-    let int: IntToken | undefined;
+    let intStart = -1;
+    let intEnd = 0;
+    let intValue = 0;
     let lengthKey = false;
     if (c === 0x28 || (c === 0x3c && data[pos + 1] !== 0x3c)) {
-      // A string may be long: read up to 1 MB of it at once; a longer one is parsed instead.
-      const stringEnd = Math.min(end, pos + (1 << 20));
-      if (stringEnd > ready) {
-        ensure(pos, stringEnd);
-        ready = stringEnd;
+      // A string may be long (private application data of megabytes): read a window, and a larger one while it is not closed.
+      let stringEnd = pos;
+      let close = -1;
+      for (let window = 1 << 16; close < 0 && stringEnd < end; window *= 4) {
+        stringEnd = Math.min(end, pos + window);
+        if (stringEnd > ready) {
+          ensure(pos, stringEnd);
+          ready = stringEnd;
+        }
+        if (c === 0x28) close = skipLiteralString(data, pos, stringEnd);
+        else {
+          const gt = data.subarray(pos, stringEnd).indexOf(0x3e);
+          close = gt < 0 ? -1 : pos + gt + 1;
+        }
       }
-      if (c === 0x28) pos = skipLiteralString(data, pos, stringEnd);
-      else {
-        const close = data.indexOf(0x3e, pos);
-        pos = close < 0 || close >= stringEnd ? -1 : close + 1;
-      }
-      if (pos < 0) return undefined;
+      if (close < 0) return undefined;
+      pos = close;
     } else if (c === 0x3c) {
       depth++;
       pos += 2;
@@ -114,10 +125,14 @@ export function skimBody(
           if (!isDigit(data[i])) digits = false;
           else value = value * 10 + (data[i] - 0x30);
         }
-        if (digits && stop - pos <= 10) int = { start: pos, end: stop, value };
-      } else if (c === 0x52 && stop === pos + 1 && prev1 && prev2) {
-        refs.push({ start: prev2.start, end: stop, num: prev2.value, gen: prev1.value });
-        if (length === prev2) lengthRef = refs[refs.length - 1];
+        if (digits && stop - pos <= 10) {
+          intStart = pos;
+          intEnd = stop;
+          intValue = value;
+        }
+      } else if (c === 0x52 && stop === pos + 1 && prev1Start >= 0 && prev2Start >= 0) {
+        refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value });
+        if (length !== undefined && length.start === prev2Start) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
         return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
@@ -130,10 +145,14 @@ export function skimBody(
       pos = stop;
     }
     // The token right after a top-level /Length key is its value (`N` or the `N` of `N G R`).
-    if (awaitingLength && int) length = int;
+    if (awaitingLength && intStart >= 0) length = { start: intStart, end: intEnd, value: intValue };
     awaitingLength = lengthKey;
-    prev2 = int ? prev1 : undefined;
-    prev1 = int;
+    if (intStart >= 0) {
+      prev2Start = prev1Start;
+      prev2Value = prev1Value;
+    } else prev2Start = -1;
+    prev1Start = intStart;
+    prev1Value = intValue;
     if (depth < 0) return undefined;
   }
 }
