@@ -14,6 +14,7 @@ import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages, type PageEntry } from './page-tree.js';
+import { readOnly } from './reader/object-table.js';
 
 const ANNOTS = PDFName.of('Annots');
 
@@ -122,11 +123,14 @@ function pruneNamedDestinations(doc: PDFDocument, dropped: Set<PDFRef>, named: N
 function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, named: NamedDestinations): void {
   const annots = arrayAt(page, 'Annots');
   if (!annots) return;
-  const kept = annots.asArray().filter((item) => {
-    const annot = doc.context.lookup(item);
-    if (!(annot instanceof PDFDict) || annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return true;
-    const target = targetPage(doc, annot, named);
-    return !(target && dropped.has(target));
-  });
+  // Only looks at the annotations: those it keeps go out as their input bytes.
+  const kept = readOnly(doc.context, () =>
+    annots.asArray().filter((item) => {
+      const annot = doc.context.lookup(item);
+      if (!(annot instanceof PDFDict) || annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return true;
+      const target = targetPage(doc, annot, named);
+      return !(target && dropped.has(target));
+    }),
+  );
   if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
 }

@@ -3,7 +3,8 @@
  * tree in step with the pages that carry the widgets.
  */
 import { copyObject } from './copy.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
+import { readOnly } from './reader/object-table.js';
 import { arrayAt, dictAt } from './objects.js';
 
 const KIDS = PDFName.of('Kids');
@@ -27,6 +28,9 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   const fields = acroForm && arrayAt(acroForm, 'Fields');
   if (!acroForm || !fields) return;
   const seen = new Set<PDFRef>();
+  // Nodes whose kids change, with their new kids: set after the walk, so the
+  // walk itself only looks and the fields it leaves alone go out as their input bytes.
+  const changed: Array<[PDFRef, PDFObject[]]> = [];
   // Returns false when the node should go: it was a removed widget, or all its kids went.
   const keep = (ref: PDFRef): boolean => {
     if (removed.has(ref)) return false;
@@ -40,10 +44,11 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
     const survivors = kids.asArray().filter((kid) => !(kid instanceof PDFRef) || keep(kid));
     if (survivors.length === before) return true;
     if (survivors.length === 0) return false;
-    node.set(KIDS, doc.context.obj(survivors));
+    changed.push([ref, survivors]);
     return true;
   };
-  const survivors = fields.asArray().filter((item) => !(item instanceof PDFRef) || keep(item));
+  const survivors = readOnly(doc.context, () => fields.asArray().filter((item) => !(item instanceof PDFRef) || keep(item)));
+  for (const [ref, kids] of changed) (doc.context.lookup(ref) as PDFDict).set(KIDS, doc.context.obj(kids));
   acroForm.set(PDFName.of('Fields'), doc.context.obj(survivors));
 }
 

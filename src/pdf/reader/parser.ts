@@ -65,6 +65,36 @@ function latin1(bytes: Uint8Array, start: number, end: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1');
 }
 
+/**
+ * `[+-]digits[.digits]` of at most 15 digits, read without making a string
+ * (page dictionaries are full of reals). Digits and the power of ten are
+ * exact doubles, so the one rounding of the division gives what parseFloat
+ * gives. Anything else: undefined.
+ */
+function plainReal(bytes: Uint8Array, start: number, end: number): number | undefined {
+  let i = start;
+  let negative = false;
+  if (bytes[i] === 0x2b || bytes[i] === 0x2d) negative = bytes[i++] === 0x2d;
+  let mantissa = 0;
+  let digits = 0;
+  let scale = 1;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = bytes[i];
+    if (c === 0x2e) {
+      if (dot) return undefined;
+      dot = true;
+    } else if (isDigit(c)) {
+      mantissa = mantissa * 10 + (c - 0x30);
+      if (dot) scale *= 10;
+      if (++digits > 15) return undefined;
+    } else return undefined;
+  }
+  if (digits === 0) return undefined;
+  const value = mantissa / scale;
+  return negative ? -value : value;
+}
+
 export class ObjectParser {
   pos: number;
 
@@ -139,6 +169,8 @@ export class ObjectParser {
       }
       return PDFNumber.of(value);
     }
+    const real = plainReal(bytes, start, i);
+    if (real !== undefined) return PDFNumber.of(real);
     // Lenient like qpdf and pdf.js: `--5`, `1.2.3` and `-` read as what parses of them.
     const text = latin1(bytes, start, i).replace(/^([+-])[+-]+/, '$1');
     const number = parseFloat(text);
