@@ -10,11 +10,11 @@ import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
-import { objectTableOf, openContext } from './reader/object-table.js';
+import { openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
-import { encryptContext, type EncryptOptions } from './security/encrypt.js';
+import { prepareEncryption, type EncryptOptions } from './security/encrypt.js';
 
 export interface OpenOptions {
   /** The field the bytes came from, for messages (`file`, or `file` of merge). */
@@ -98,8 +98,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   }
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
-    const table = objectTableOf(doc.context);
-    const signatures = table ? table.readOnly(() => countSignatures(doc)) : countSignatures(doc);
+    const signatures = readOnly(doc.context, () => countSignatures(doc));
     if (signatures > 0) {
       throw ValidationError.field(
         field,
@@ -168,8 +167,8 @@ export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}):
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
-  if (options.encrypt) encryptContext(doc.context, options.encrypt);
-  return writeDocumentPieces(doc.context, { objectStreams, everything: options.keepUnreachable });
+  const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
+  return writeDocumentPieces(doc.context, { objectStreams, everything: options.keepUnreachable, encryption });
 }
 
 export { PDFArray, PDFRef };

@@ -12,7 +12,8 @@
  */
 import { deflateSync } from 'node:zlib';
 import { PdfPieces, type Piece } from '../core/pdf-data.js';
-import { PDFContext, PDFDict, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import type { Encryption } from './security/encrypt.js';
 import { walkGraph, type ObjectSource } from './graph.js';
 import { serialize } from './serialize.js';
 import { objectTableOf, unloadedData } from './reader/object-table.js';
@@ -44,6 +45,8 @@ export interface WriteOptions {
   objectStreams?: boolean;
   /** Write every object the document has, reached or not (remove_password keeps what it decrypted). */
   everything?: boolean;
+  /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
+  encryption?: Encryption;
 }
 
 interface Planned {
@@ -88,12 +91,13 @@ export function writeDocumentAndTell(context: PDFContext, options: WriteOptions 
 function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfPieces {
   // Encrypted output keeps the classic layout: strings inside an object stream
   // would have to be left to the stream's encryption instead of their own.
-  if (options.objectStreams && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
+  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
   const out = new Output(context.header.getVersionString());
   const offsets = new Map<number, { offset: number; generation: number }>();
+  const { encryption } = options;
   for (const { ref, source } of plan.objects) {
     offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
-    out.object(ref, source, plan.written);
+    out.object(ref, encryption ? encrypted(ref, source, encryption) : source, plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
@@ -104,6 +108,18 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   out.push(serialize(trailerDict(context, size)));
   out.push(encoder.encode(`\nstartxref\n${xrefOffset}\n%%EOF\n`));
   return out.pieces();
+}
+
+/**
+ * What to write for an object of an encrypted output. An untouched input
+ * object is parsed afresh for it and not kept, so the objects are never all
+ * in memory at once; one that cannot be parsed is null (its bytes cannot be
+ * encrypted, and unencrypted bytes would read as garbage).
+ */
+function encrypted(ref: PDFRef, source: ObjectSource, encryption: Encryption): ObjectSource {
+  if (source.kind === 'damaged') return { kind: 'parsed', object: PDFNull };
+  const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
+  return { kind: 'parsed', object: object === undefined ? PDFNull : encryption.encrypt(ref, object) };
 }
 
 /**

@@ -156,6 +156,17 @@ export class ObjectTable extends LayeredObjects {
     }
   }
 
+  /**
+   * `ref` parsed afresh and not kept, for a writer that reads each object
+   * once (encryption); the table's own object when it has one.
+   */
+  parseDetached(ref: PDFRef): PDFObject | undefined {
+    const own = super.get(ref);
+    if (own !== undefined || this.removed.has(ref)) return own;
+    if (!this.exists(ref.objectNumber, ref.generationNumber)) return undefined;
+    return this.parse(ref);
+  }
+
   protected below(ref: PDFRef): boolean {
     return this.exists(ref.objectNumber, ref.generationNumber);
   }
@@ -420,6 +431,12 @@ export function unloadedData(stream: PDFObject): Uint8Array | undefined {
 export function objectTableOf(context: PDFContext): ObjectTable | undefined {
   const objects = (context as unknown as { indirectObjects: unknown }).indirectObjects;
   return objects instanceof ObjectTable ? objects : undefined;
+}
+
+/** Runs `look` under ObjectTable.readOnly when the context reads through this reader; plainly otherwise. */
+export function readOnly<T>(context: PDFContext, look: () => T): T {
+  const table = objectTableOf(context);
+  return table ? table.readOnly(look) : look();
 }
 
 /**

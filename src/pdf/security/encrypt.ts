@@ -41,9 +41,6 @@ interface StreamInternals {
   updateDict?(): void;
 }
 
-const TYPE = PDFName.of('Type');
-const XREF = PDFName.of('XRef');
-const OBJSTM = PDFName.of('ObjStm');
 
 const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('hex'));
 
@@ -73,42 +70,26 @@ function raiseVersion(context: PDFContext, algorithm: Algorithm): void {
   }
 }
 
-/** Encrypts the context in place and sets its /Encrypt and /ID; write it with writeDocument afterwards. */
-export function encryptContext(context: PDFContext, options: EncryptOptions): void {
+/** What the writer needs to encrypt each object as it writes it. */
+export interface Encryption {
+  /** The /Encrypt dictionary, which is written as it is. */
+  dictRef: PDFRef;
+  /** What to write for `object`: its strings and stream data encrypted (in place where they can be). */
+  encrypt(ref: PDFRef, object: PDFObject): PDFObject;
+}
+
+/**
+ * Sets the document's /Encrypt and /ID and returns the encryption the writer
+ * applies to each object as it writes it (writer.ts), so that a document's
+ * objects are never all parsed and held at once: an untouched object is
+ * parsed, encrypted, serialized and let go.
+ */
+export function prepareEncryption(context: PDFContext, options: EncryptOptions): Encryption {
   raiseVersion(context, options.algorithm);
   const id0 = fileId(context);
   const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
   const method = params.filters.get(params.stmF)!;
   const ivs = new IvSource();
-
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
-    const key = objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
-    const encrypt = (data: Uint8Array) => encryptData(method, key, data, ivs);
-    if (object instanceof PDFString || object instanceof PDFHexString) {
-      context.assign(ref, literalString(encrypt(stringBytes(object))));
-    } else if (object instanceof PDFStream) {
-      const type = object.dict.lookup(TYPE);
-      if (type === XREF || type === OBJSTM) {
-        // Unpacked when read; the writer leaves them out.
-        continue;
-      }
-      const stream = object as unknown as StreamInternals;
-      const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
-      let pieces: Piece[];
-      if (unread && isAes(method)) {
-        // Data still in the input file: encrypted from the file to the output as it is written.
-        pieces = [encryptFromFile(method, key, unread, ivs)];
-      } else {
-        const contents = stream.getContents();
-        stream.updateDict?.();
-        pieces = encryptPieces(method, key, contents, ivs);
-      }
-      transformStrings(object.dict, encrypt);
-      context.assign(ref, piecewiseStream(object.dict, pieces));
-    } else if (object instanceof PDFDict || object instanceof PDFArray) {
-      transformStrings(object, encrypt);
-    }
-  }
 
   const dict: Record<string, PDFObject> = {
     Filter: PDFName.of('Standard'),
@@ -126,6 +107,31 @@ export function encryptContext(context: PDFContext, options: EncryptOptions): vo
   if (params.OE) dict.OE = hex(params.OE);
   if (params.UE) dict.UE = hex(params.UE);
   if (params.Perms) dict.Perms = hex(params.Perms);
-  const encryptRef: PDFRef = context.register(context.obj(dict));
-  context.trailerInfo.Encrypt = encryptRef;
+  const dictRef: PDFRef = context.register(context.obj(dict));
+  context.trailerInfo.Encrypt = dictRef;
+
+  const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
+    if (ref === dictRef) return object;
+    const key = objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
+    const encryptBytes = (data: Uint8Array) => encryptData(method, key, data, ivs);
+    if (object instanceof PDFString || object instanceof PDFHexString) return literalString(encryptBytes(stringBytes(object)));
+    if (object instanceof PDFStream) {
+      const stream = object as unknown as StreamInternals;
+      const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
+      let pieces: Piece[];
+      if (unread && isAes(method)) {
+        // Data still in the input file: encrypted from the file to the output as it is written.
+        pieces = [encryptFromFile(method, key, unread, ivs)];
+      } else {
+        const contents = stream.getContents();
+        stream.updateDict?.();
+        pieces = encryptPieces(method, key, contents, ivs);
+      }
+      transformStrings(object.dict, encryptBytes);
+      return piecewiseStream(object.dict, pieces);
+    }
+    if (object instanceof PDFDict || object instanceof PDFArray) transformStrings(object, encryptBytes);
+    return object;
+  };
+  return { dictRef, encrypt };
 }
