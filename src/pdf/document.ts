@@ -152,8 +152,6 @@ export function countSignatures(doc: PDFDocument): number {
 }
 
 export interface SaveOptions {
-  /** Keep every object, reachable or not (default: drop the unreachable ones). */
-  keepUnreachable?: boolean;
   /** Encrypt the output (add_password, add_restrictions): every string and stream, see security/encrypt.ts. */
   encrypt?: EncryptOptions;
 }
@@ -168,7 +166,7 @@ export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions 
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
-  return writeDocumentPieces(doc.context, { objectStreams, everything: options.keepUnreachable, encryption });
+  return writeDocumentPieces(doc.context, { objectStreams, encryption });
 }
 
 export { PDFArray, PDFRef };

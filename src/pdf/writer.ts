@@ -43,8 +43,6 @@ export interface WriteOptions {
    * tree) would otherwise come out several times its input's size.
    */
   objectStreams?: boolean;
-  /** Write every object the document has, reached or not (remove_password keeps what it decrypted). */
-  everything?: boolean;
   /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
   encryption?: Encryption;
 }
@@ -84,7 +82,7 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
 
 /** The same, with the references of the objects written (split_by_size reasons about them). */
 export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: Set<PDFRef> } {
-  const plan = planOutput(context, options.everything ?? false);
+  const plan = planOutput(context);
   return { pdf: writePlan(context, plan, options), written: plan.written };
 }
 
@@ -97,7 +95,7 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   const { encryption } = options;
   for (const { ref, source } of plan.objects) {
     offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
-    out.object(ref, encryption ? encrypted(ref, source, encryption) : source, plan.written);
+    out.object(ref, toWrite(ref, source, encryption), plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
@@ -111,15 +109,18 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
 }
 
 /**
- * What to write for an object of an encrypted output. An untouched input
- * object is parsed afresh for it and not kept, so the objects are never all
- * in memory at once; one that cannot be parsed is null (its bytes cannot be
- * encrypted, and unencrypted bytes would read as garbage).
+ * What to write for an object. Its input bytes, unless they are ciphertext
+ * (a decrypted input) or the output is encrypted: then the object is parsed
+ * afresh, decrypted by the reader, encrypted when asked, and not kept, so the
+ * objects are never all in memory at once. An object that cannot be parsed
+ * is null there: its bytes can be neither decrypted nor encrypted.
  */
-function encrypted(ref: PDFRef, source: ObjectSource, encryption: Encryption): ObjectSource {
-  if (source.kind === 'damaged') return { kind: 'parsed', object: PDFNull };
+function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined): ObjectSource {
+  if (source.kind === 'damaged') return encryption ? { kind: 'parsed', object: PDFNull } : source;
+  if (!encryption && (source.kind === 'parsed' || source.table.bytesAreClear(ref))) return source;
   const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
-  return { kind: 'parsed', object: object === undefined ? PDFNull : encryption.encrypt(ref, object) };
+  if (object === undefined) return { kind: 'parsed', object: PDFNull };
+  return { kind: 'parsed', object: encryption ? encryption.encrypt(ref, object) : object };
 }
 
 /**
@@ -200,23 +201,15 @@ function streamType(object: PDFObject): PDFObject | undefined {
 }
 
 /**
- * The objects to write, by number: those the trailer reaches (or, with
- * `everything`, all the document has). Object streams and cross-reference
- * streams of the input are left out: their members are written on their
- * own, and this writer makes its own streams.
+ * The objects to write, by number: those the trailer reaches. Object
+ * streams and cross-reference streams of the input are left out: their
+ * members are written on their own, and this writer makes its own streams.
  */
-function planOutput(context: PDFContext, everything: boolean): Plan {
-  let objects: Planned[];
-  let largest = 0;
-  if (everything) {
-    objects = context.enumerateIndirectObjects().map(([ref, object]) => ({ ref, source: { kind: 'parsed', object } as ObjectSource }));
-    largest = context.largestObjectNumber;
-  } else {
-    const { Root, Info, Encrypt } = context.trailerInfo;
-    const walk = walkGraph(context, [Root, Info, Encrypt]);
-    objects = [...walk.reached].map(([ref, source]) => ({ ref, source }));
-    largest = walk.largestReferenced;
-  }
+function planOutput(context: PDFContext): Plan {
+  const { Root, Info, Encrypt } = context.trailerInfo;
+  const walk = walkGraph(context, [Root, Info, Encrypt]);
+  let largest = walk.largestReferenced;
+  let objects: Planned[] = [...walk.reached].map(([ref, source]) => ({ ref, source }));
   objects = objects.filter(({ source }) => {
     if (source.kind !== 'parsed') return true;
     const type = streamType(source.object);
@@ -303,7 +296,7 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
       continue;
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
-    out.object(ref, source, plan.written);
+    out.object(ref, toWrite(ref, source, undefined), plan.written);
   }
 
   for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
@@ -314,7 +307,7 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
     let within = 0;
     group.forEach(({ ref, source }, index) => {
       header.push(`${ref.objectNumber} ${within}`);
-      for (const piece of bodyBytes(source, plan.written)) {
+      for (const piece of bodyBytes(toWrite(ref, source, undefined), plan.written)) {
         bodies.push(piece);
         within += piece.byteLength;
       }

@@ -7,8 +7,8 @@ import type { fields } from './action.js';
 const removePassword: Transform<typeof fields, 'document'> = async (values, { action }) => {
   try {
     const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
-    // Every object is kept, as in the input (walking the graph to drop unreachable ones costs time on large files).
-    return await saveDocumentPieces(doc, { keepUnreachable: true });
+    // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
+    return await saveDocumentPieces(doc);
   } catch (err) {
     if (err instanceof WrongPasswordError) {
       if (values.password === undefined) throw ValidationError.field('password', 'is required: the document needs a password to open');

@@ -8,8 +8,8 @@ const removeRestrictions: Transform<typeof fields, 'document'> = async (values, 
   try {
     // Restrictions alone leave the user password empty: the empty password opens the file.
     const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: '' });
-    // Every object is kept, as in the input (walking the graph to drop unreachable ones costs time on large files).
-    return await saveDocumentPieces(doc, { keepUnreachable: true });
+    // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
+    return await saveDocumentPieces(doc);
   } catch (err) {
     if (err instanceof WrongPasswordError) {
       throw ValidationError.field('file', 'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field');

@@ -28,6 +28,8 @@ interface ObjectStream {
 
 /** Decrypts an object stream's data before it is unpacked (security/decrypt.ts sets it). */
 export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8Array;
+/** Decrypts an object parsed from its offset: its strings and stream data, in place or as a new object. */
+export type ObjectDecryptor = (ref: PDFRef, object: PDFObject) => PDFObject;
 
 export class ObjectTable extends LayeredObjects {
   private entries_: Map<number, XrefEntry>;
@@ -43,6 +45,7 @@ export class ObjectTable extends LayeredObjects {
   recovered: boolean;
   trailer: PDFDict;
   private decryptObjectStream?: ObjectStreamDecryptor;
+  private decryptObject?: ObjectDecryptor;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -68,6 +71,29 @@ export class ObjectTable extends LayeredObjects {
     this.decryptObjectStream = decryptor;
     this.objectStreams.clear();
     this.raws.clear();
+  }
+
+  /**
+   * Decrypts every object parsed from its offset from now on, and those
+   * already parsed. Their input bytes are ciphertext: the writer parses such
+   * objects instead of copying them (`bytesAreClear`).
+   */
+  setObjectDecryptor(decryptor: ObjectDecryptor): void {
+    this.decryptObject = decryptor;
+    for (const [ref, object] of [...super.entries()]) {
+      if (this.entries_.get(ref.objectNumber)?.type === 1 && this.exists(ref.objectNumber, ref.generationNumber)) super.set(ref, decryptor(ref, object));
+    }
+  }
+
+  /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */
+  bytesAreClear(ref: PDFRef): boolean {
+    return !this.decryptObject || this.entries_.get(ref.objectNumber)?.type !== 1;
+  }
+
+  /** The object parsed, and decrypted when it is ciphertext. */
+  private parsePlain(ref: PDFRef): PDFObject | undefined {
+    const object = this.parse(ref);
+    return object !== undefined && !this.bytesAreClear(ref) ? this.decryptObject!(ref, object) : object;
   }
 
   /** True when the input has object `num gen` (a reference to anything else is null). */
@@ -145,7 +171,7 @@ export class ObjectTable extends LayeredObjects {
     if (!this.exists(ref.objectNumber, ref.generationNumber) || this.resolving.has(ref.objectNumber)) return undefined;
     this.resolving.add(ref.objectNumber);
     try {
-      const object = this.parse(ref);
+      const object = this.parsePlain(ref);
       if (object !== undefined) {
         super.set(ref, object);
         this.parsedDuringLook?.push([ref, object]);
@@ -164,7 +190,7 @@ export class ObjectTable extends LayeredObjects {
     const own = super.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
     if (!this.exists(ref.objectNumber, ref.generationNumber)) return undefined;
-    return this.parse(ref);
+    return this.parsePlain(ref);
   }
 
   protected below(ref: PDFRef): boolean {
@@ -227,6 +253,8 @@ export class ObjectTable extends LayeredObjects {
 
   /** An object's bytes as they are, for one that cannot be parsed: carried, never dropped. */
   damagedBytes(ref: PDFRef): Uint8Array | undefined {
+    // Ciphertext that cannot be parsed cannot be decrypted either.
+    if (!this.bytesAreClear(ref)) return undefined;
     const entry = this.entries_.get(ref.objectNumber);
     if (!entry || entry.type !== 1) return undefined;
     const end = this.extent(entry.offset);

@@ -1,9 +1,11 @@
 /**
  * Reading encrypted documents. The reader (reader/object-table.ts) knows the
  * trailer, and with it /Encrypt, before it parses any object. The password
- * is checked; object streams are decrypted as they are unpacked; then every
- * object is parsed and its strings and streams are decrypted through
- * node:crypto (pdf-lib's JavaScript ciphers run at about 10 MB/s).
+ * is checked; object streams are decrypted as they are unpacked, and every
+ * other object as it is parsed: its strings and stream data, through
+ * node:crypto (pdf-lib's JavaScript ciphers run at about 10 MB/s). So a
+ * document is never parsed and decrypted whole: the writer parses each
+ * untouched object, decrypted, as it writes it.
  */
 import { ValidationError } from '../../core/errors.js';
 import {
@@ -257,42 +259,36 @@ export function openDecrypted(bytes: Uint8Array, password: string, field: string
     const method = own !== undefined ? params.filters.get(own) ?? 'None' : stmMethod;
     return decryptData(method, keyFor(ref, method), stream.getContents());
   });
-  table.materializeAll();
 
-  // Strings of the objects outside object streams.
-  if (strMethod !== 'None') {
-    for (const [ref, object] of context.enumerateIndirectObjects()) {
-      if (ref === encryptRef || table.isCompressed(ref) || isStructureStream(object)) continue;
-      if (!(object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream || object instanceof PDFString || object instanceof PDFHexString)) continue;
+  // Attachments under another cipher than the other streams (rare): found by
+  // walking every file specification, which parses the whole document first.
+  const efMethod = params.filters.get(params.efF)!;
+  const embedded = efMethod !== stmMethod ? embeddedFileStreams(context) : undefined;
+
+  // Every other object as it is parsed: its strings, and a stream's data under its crypt filter.
+  table.setObjectDecryptor((ref, object) => {
+    if (ref === encryptRef || isStructureStream(object)) return object;
+    if (strMethod !== 'None') {
       let key: Uint8Array | undefined;
       const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
-      if (object instanceof PDFString || object instanceof PDFHexString) {
-        context.assign(ref, literalString(decrypt(stringBytes(object))));
-      } else {
-        transformStrings(object, decrypt);
-      }
+      if (object instanceof PDFString || object instanceof PDFHexString) return literalString(decrypt(stringBytes(object)));
+      if (object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream) transformStrings(object, decrypt);
     }
-  }
-
-  // Every other stream, under its crypt filter.
-  const embedded = embeddedFileStreams(context);
-  const efMethod = params.filters.get(params.efF)!;
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFRawStream) || isStructureStream(object)) continue;
-    const type = object.dict.lookup(TYPE);
+    if (!(object instanceof PDFRawStream)) return object;
     const own = takeCryptFilter(object);
     let method: CipherMethod;
     if (own !== undefined) method = params.filters.get(own) ?? 'None';
-    else if (type === METADATA && !params.encryptMetadata) method = 'None';
-    else if (embedded.has(object)) method = efMethod;
+    else if (object.dict.lookup(TYPE) === METADATA && !params.encryptMetadata) method = 'None';
+    else if (embedded?.has(object)) method = efMethod;
     else method = stmMethod;
-    if (method === 'None') continue;
+    if (method === 'None') return object;
     const unread = isAes(method) ? unreadData(object) : undefined;
     // Data still in the input file: decrypted from the file to the output as it is written.
     const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread) : undefined;
-    if (deferred) context.assign(ref, piecewiseStream(object.dict, [deferred]));
-    else setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
-  }
+    if (deferred) return piecewiseStream(object.dict, [deferred]);
+    setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
+    return object;
+  });
 
   if (encryptRef) context.delete(encryptRef);
   delete context.trailerInfo.Encrypt;
