@@ -13,7 +13,7 @@ import { listen } from 'listhen';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import { createServer, isIP, type Socket } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
@@ -115,6 +115,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
         { validityDays: 365, domains: [...new Set(['localhost', '127.0.0.1', '::1', options.host])] }
     : false;
 
+  // The port asked for, or none: a load balancer pointed at it must not find another server there, or nothing.
+  if (port !== 0) await ensurePortFree(options.host, port);
+
   const pool = createPool({ workers, maxQueue });
   const app = createApp({
     actions: actions as readonly AnyAction[],
@@ -147,7 +150,8 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
 
   const listener = await listen(node as never, {
     hostname: options.host,
-    port,
+    // listhen (through get-port-please) would move to another port when this one is taken: not allowed.
+    port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] },
     https: tls,
     showURL: false,
     autoClose: false,
@@ -161,6 +165,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
 
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
+  if (port !== 0 && actualPort !== port) {
+    // Taken between the check and the bind, or a port get-port-please will not use.
+    await listener.close();
+    await pool.close();
+    await ensurePortFree(options.host, port);
+    throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
+  }
   const scheme = options.https ? 'https' : 'http';
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
   const url = `${scheme}://${host}:${actualPort}`;
@@ -289,6 +300,22 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>):
     if (err.code !== 'ECONNRESET') logEvent('client_error', { status, code: err.code ?? 'unknown' });
     socket.destroy();
   });
+}
+
+/** Binds `host:port` for a moment: fails with a 'port' error naming what to do when it is taken or not allowed. */
+async function ensurePortFree(host: string, port: number): Promise<void> {
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EACCES') reject(ValidationError.field('port', `port ${port} needs privileges on this machine: choose one above 1023, or 0 for any free one`));
+      else reject(err.code === 'EADDRINUSE' ? portTaken(host, port) : err);
+    });
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+function portTaken(host: string, port: number): ValidationError {
+  return ValidationError.field('port', `port ${port} on ${host} is taken (another process listens on it): stop that process, or choose another port with --port (0 picks a free one)`);
 }
 
 function symbolNamed(target: object, description: string): symbol | undefined {

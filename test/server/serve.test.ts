@@ -40,6 +40,44 @@ describe('start-up refusals (exit status 2, the option named)', () => {
   });
 });
 
+describe('the port', () => {
+  it('binds exactly the port given: a taken one is exit status 2 naming --port, never another port', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const { path } = await keysFile();
+      const run = await execa('node', [CLI, 'serve', '--port', String(port), '--keys-file', path], { reject: false, timeout: 20_000 });
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(new RegExp(`port: port ${port} on 127\\.0\\.0\\.1 is taken.*--port`));
+      expect(run.stdout).not.toMatch(/listening/);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('serves on the free port it was given, and --port 0 picks one and prints it', async () => {
+    const free = net.createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    const given = await serve({ args: ['--port', String(port)] });
+    try {
+      expect(given.base).toBe(`http://127.0.0.1:${port}`);
+      expect((await send(`${given.base}/healthz`)).status).toBe(200);
+    } finally {
+      await given.stop();
+    }
+    const picked = await serve();
+    try {
+      expect(hostPort(picked.base).port).toBeGreaterThan(0);
+      expect((await send(`${picked.base}/healthz`)).status).toBe(200);
+    } finally {
+      await picked.stop();
+    }
+  });
+});
+
 describe('TLS', () => {
   const peerCertificate = (base: string) =>
     new Promise<tls.PeerCertificate>((resolve, reject) => {
