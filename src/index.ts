@@ -8,14 +8,24 @@
  */
 import type { ActionDefinition, ActionInput, NamedDocument } from './core/action.js';
 import { runAction } from './core/run.js';
+import { runWithWarnings, type WarningHandler } from './core/warnings.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
 
 type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
 
-function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>) => Promise<Output<A>> {
-  return async (input) => {
-    const result = await runAction(action, input as unknown as RawValues);
+export interface RunOptions {
+  /**
+   * Receives warnings about damage the input was read through (a rebuilt
+   * cross-reference table, a repaired page tree). The output is still made;
+   * nothing is printed unless this says so.
+   */
+  onWarning?: WarningHandler;
+}
+
+function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
+  return async (input, options = {}) => {
+    const result = await runWithWarnings(options.onWarning, () => runAction(action, input as unknown as RawValues));
     return (result.output === 'document' ? result.bytes : result.documents) as Output<A>;
   };
 }
@@ -42,3 +52,4 @@ export { actions, findAction } from './actions/index.js';
 export { runAction, validateInput, type ActionResult } from './core/run.js';
 export { PdfsvcError, ValidationError } from './core/errors.js';
 export type { ActionDefinition, NamedDocument } from './core/action.js';
+export type { Warning, WarningHandler } from './core/warnings.js';

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
+import { runWithWarnings } from '../core/warnings.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
 import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
 import { joinPdf, PdfPieces } from '../core/pdf-data.js';
@@ -121,7 +122,11 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   }
   const raw = await collectRawValues(action, inputName, positional, options);
   const values = validateInput(action, raw);
-  const result = await runValidatedPieces(action, values);
+  // Damage the input was read through: the output is made, and the user told.
+  const result = await runWithWarnings(
+    ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${field}: ${message}\n`),
+    () => runValidatedPieces(action, values),
+  );
   if (result.output === 'document') {
     const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
     if (output === undefined) await writeStdout(pieces);

@@ -10,7 +10,8 @@ import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
-import { openContext, readOnly } from './reader/object-table.js';
+import { objectTableOf, openContext, readOnly } from './reader/object-table.js';
+import { currentWarningHandler } from '../core/warnings.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -85,13 +86,18 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
-  const damage = { missingKids: 0 };
+  // Damage read through is reported to whoever runs the action (core/warnings.ts).
+  const handler = currentWarningHandler();
+  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
+  if (warn) objectTableOf(doc.context)?.reportTo(warn);
+  const damage: { missingKids: number; repaired?: boolean } = { missingKids: 0 };
   try {
     pageEntries(doc, damage);
   } catch (err) {
     if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${UNREADABLE} (${err.message})`);
     throw err;
   }
+  if (damage.repaired) warn?.('its page tree is damaged (a node reached twice, or a /Pages node where a page belongs): it was rebuilt with each page once, in the order qpdf and poppler list them');
   if (damage.missingKids > 0) {
     // Writing the pages that remain would silently lose the others.
     throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);

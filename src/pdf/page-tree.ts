@@ -25,7 +25,7 @@ export interface PageEntry {
  * /Type /Pages becomes a /Page, and the tree is rebuilt flat with each page
  * once, in the order the walk met them.
  */
-export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }): PageEntry[] {
+export function pageEntries(doc: PDFDocument, damage?: { missingKids: number; repaired?: boolean }): PageEntry[] {
   const { context } = doc;
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   const entries: PageEntry[] = [];
@@ -86,6 +86,7 @@ export function pageEntries(doc: PDFDocument, damage?: { missingKids: number }):
   const root = context.lookup(rootRef);
   if (rootRef instanceof PDFRef && root instanceof PDFDict) walk(rootRef, root, new Map(), 0);
   if (repair) setPages(doc, entries.map((entry) => entry.ref));
+  if (damage && repair) damage.repaired = true;
   return entries;
 }
 

@@ -61,6 +61,8 @@ export interface RequestLogEntry {
   key_name?: string;
   /** 500 only: the kind of fault and where it happened (no message: it could quote the document). */
   fault?: string;
+  /** Damage the inputs were read through: fixed messages that quote nothing of the document. */
+  warnings?: string[];
 }
 
 /** What the app keeps about a request while it runs (for the log line). */
@@ -68,6 +70,7 @@ interface RequestNotes {
   key?: StoredKey;
   bytesIn?: number;
   fault?: string;
+  warnings?: string[];
 }
 
 export type App = H3 & {
@@ -155,6 +158,7 @@ export function createApp(options: AppOptions): App {
         const body = await readBodyWithLimit(request, options.maxUploadBytes, signal, (n) => (notesOf(request).bytesIn = n));
         phase = 'work';
         const result = await run({ action: action.name, contentType, body, packaging }, signal);
+        if (result.warnings) notesOf(request).warnings = result.warnings.map(({ field, message }) => `${field}: ${message}`);
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
           headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
@@ -200,6 +204,7 @@ export function createApp(options: AppOptions): App {
         region: options.region,
         ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name } : {}),
         ...(noted?.fault ? { fault: noted.fault } : {}),
+        ...(noted?.warnings ? { warnings: noted.warnings } : {}),
       });
     }
     return response;

@@ -12,6 +12,7 @@ import { ValidationError } from '../core/errors.js';
 import type { Field, RawValues } from '../core/fields.js';
 import { packageDocuments, type Packaging } from '../core/packaging.js';
 import { runValidated, validateInput } from '../core/run.js';
+import { runWithWarnings, type Warning } from '../core/warnings.js';
 
 export interface WorkTask {
   /** API name of the action. */
@@ -27,6 +28,8 @@ export interface WorkTask {
 export interface WorkResult {
   contentType: string;
   body: Uint8Array;
+  /** Damage the inputs were read through (core/warnings.ts), for the request log. */
+  warnings?: Warning[];
 }
 
 /** Runs one task: throws ValidationError (400), PdfsvcError, or an internal fault. */
@@ -35,10 +38,12 @@ export async function runWork(task: WorkTask): Promise<WorkResult> {
   if (!action) throw new Error(`unknown action ${task.action}`);
   const raw = await formValues(action, task.contentType, task.body);
   const values = validateInput(action, raw);
-  const result = await runValidated(action, values);
-  if (result.output === 'document') return { contentType: 'application/pdf', body: result.bytes };
+  const warnings: Warning[] = [];
+  const result = await runWithWarnings((warning) => warnings.push(warning), () => runValidated(action, values));
+  const noted = warnings.length > 0 ? { warnings } : {};
+  if (result.output === 'document') return { contentType: 'application/pdf', body: result.bytes, ...noted };
   const packaged = await packageDocuments(result.documents, task.packaging ?? 'zip');
-  return { contentType: packaged.contentType, body: packaged.body };
+  return { contentType: packaged.contentType, body: packaged.body, ...noted };
 }
 
 /**

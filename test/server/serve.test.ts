@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, pageCount } from '../helpers/pdf-tools.js';
+import { buildPdf, setStartxref, simpleDoc } from '../helpers/raw-pdf.js';
 import { bigDocument } from './big-document.js';
 import { CLI, keysFile, postAction, send, serve, sleep, tempDir, waitFor, type Served } from './spawn.js';
 
@@ -291,6 +292,22 @@ describe('the request log (standard error, one JSON line per request)', () => {
       expect(served.stdout()).not.toContain(served.key);
       // The document's text never reaches the log.
       expect(served.stderr()).not.toMatch(/PDFSVC PAGE/);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('carries the warnings of damage an input was read through (from the worker thread), and the answer is 200', async () => {
+    const served = await serve();
+    try {
+      const broken = setStartxref(buildPdf([{ objects: simpleDoc(['LOGGED WARNING PAGE']).objects }]), 99999999);
+      expect((await postAction(served, 'rotate_pages', { file: broken, angle: '90' })).status).toBe(200);
+      const [line] = await waitFor(() => {
+        const found = served.log().filter((entry) => entry.path === '/v1/rotate_pages');
+        return found.length >= 1 && found;
+      });
+      expect(line.warnings).toEqual([expect.stringMatching(/^file: its cross-reference table .* rebuilt/)]);
+      expect(served.stderr()).not.toMatch(/LOGGED WARNING PAGE/);
     } finally {
       await served.stop();
     }

@@ -300,11 +300,23 @@ export class ObjectTable extends LayeredObjects {
     return undefined;
   }
 
+  /**
+   * Where warnings about this document go (core/warnings.ts). A table already
+   * rebuilt when the document was opened says so at once.
+   */
+  reportTo(warn: (message: string) => void): void {
+    this.warn = warn;
+    if (this.recovered) warn(REBUILT);
+  }
+
+  private warn?: (message: string) => void;
+
   /** Rebuilds the table by scanning the file; false when it already was. */
   recover(): boolean {
     if (this.recovered) return false;
     const rebuilt = reconstructCrossReference(this.bytes, this.context, this.ensure, this.trailer);
     this.recovered = true;
+    this.warn?.(REBUILT);
     // Objects already parsed keep their parsed form; the rest are read anew.
     this.entries_ = rebuilt.entries;
     this.trailer = rebuilt.trailer;
@@ -423,6 +435,8 @@ export class ObjectTable extends LayeredObjects {
     }
   }
 }
+
+const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
 
 const unloaded = new WeakMap<PDFRawStream, Uint8Array>();
 
