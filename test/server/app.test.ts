@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actions } from '../../src/actions/index.js';
-import { fixture, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { fixture, pageTexts, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 import { formRequest, inProcessApp, keys, problemOf } from './harness.js';
 
 interface Target {
@@ -102,13 +103,20 @@ describe.each([
     expect((await pdfinfo(body)).pages.map((p) => p.rotation)).toEqual([0, 90, 90]);
   });
 
-  it('merges repeated file parts in request order, and file_1 … file_10 in numeric order', async () => {
-    const repeated = await post('/v1/merge_documents', [['file', fixture('pages-1.pdf')], ['file', fixture('pages-3.pdf')]]);
+  it('merges repeated file parts in request order, and file_1 … file_10 in numeric order (file_10 last)', async () => {
+    // One-page documents that say which they are: the order is read back with pdftotext.
+    const doc = (name: string) => buildPdf([{ objects: simpleDoc([`MERGE PART ${name}`]).objects }]).bytes;
+    const texts = async (response: Response) => (await pageTexts(new Uint8Array(await response.arrayBuffer()))).map((t) => t.trim());
+
+    const repeated = await post('/v1/merge_documents', [['file', doc('A')], ['file', doc('B')], ['file', doc('A')]]);
     expect(repeated.status).toBe(200);
-    const numbered = await post('/v1/merge_documents', [['file_2', fixture('pages-1.pdf')], ['file_10', fixture('pages-10.pdf')], ['file_1', fixture('pages-3.pdf')]]);
+    expect(await texts(repeated)).toEqual(['MERGE PART A', 'MERGE PART B', 'MERGE PART A']);
+
+    // Sent scrambled; a lexical sort would put file_10 second.
+    const order = [3, 10, 1, 7, 2, 9, 5, 4, 8, 6];
+    const numbered = await post('/v1/merge_documents', order.map((n): [string, Uint8Array] => [`file_${n}`, doc(String(n))]));
     expect(numbered.status).toBe(200);
-    const pages = (await pdfinfo(new Uint8Array(await numbered.arrayBuffer()))).pages;
-    expect(pages.length).toBe(14);
+    expect(await texts(numbered)).toEqual(Array.from({ length: 10 }, (_, i) => `MERGE PART ${i + 1}`));
   });
 
   it('answers 400 naming every bad field, including unknown ones', async () => {
