@@ -4,12 +4,12 @@
  * progressive, CMYK), the image embedded once, and the refusals.
  */
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addImageWatermark, ValidationError } from '../../src/index.js';
 import { PDFDocument, rgb } from '@cantoo/pdf-lib';
 import { fixture, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { findPixels, makePng, pixel, reddish, renderPage } from '../helpers/render.js';
+import { findPixels, makePng, pixel, pngBomb, reddish, renderPage } from '../helpers/render.js';
 import { inProcessApp, formRequest, keys, problemOf } from '../server/harness.js';
 import { PAGE_KINDS, POSITIONS, expectPlaced } from '../helpers/placement.js';
 
@@ -143,6 +143,33 @@ describe('add_image_watermark refusals', () => {
     ['truncated PNG', RED_PNG.subarray(0, 40), /damaged or unsupported PNG/],
   ])('%s → 400 errors.image naming what it got', async (_, bytes, message) => {
     expect(await refused(bytes)).toMatch(message);
+  });
+
+  it.each([
+    ['20000 x 20000 pixels of zeros in a few KB', () => pngBomb(20000, 20000, 200 * 80001), /declares 20000 x 20000 pixels .* at most 16\.8 megapixels .* scale it down/],
+    ['100000 x 100000 pixels', () => pngBomb(100000, 100000, 4096), /declares 100000 x 100000 pixels/],
+    ['2^31 pixels wide', () => pngBomb(2 ** 31, 1, 4096), /declares 2147483648 x 1 pixels/],
+    ['1024 x 1024 declared, 64 MB of pixel data', () => pngBomb(1024, 1024, 64 * 2 ** 20), /pixel data inflates past the 1024 x 1024 pixels it declares/],
+  ])('an image bomb (%s) → 400 errors.image at once, before it is decoded', async (_, make, message) => {
+    const image = make();
+    expect(image.byteLength).toBeLessThan(2 ** 20);
+    const started = performance.now();
+    expect(await refused(image)).toMatch(message);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('an image bomb costs the command line little memory and time: exit 2, no output file', async () => {
+    const image = tempFile(pngBomb(1024, 1024, 64 * 2 ** 20), '.png');
+    const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
+    // Peak memory as the process itself reports it (no /usr/bin/time needed).
+    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
+    const run = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, 'bin/pdfsvc.js', 'add-image-watermark', '--image', image, tempFile(file), '-o', output], { reject: false });
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/pdfsvc: image: its pixel data inflates past/);
+    const maxRssKb = Number(/maxrss (\d+)/.exec(run.stderr)?.[1]);
+    expect(maxRssKb).toBeGreaterThan(0);
+    expect(maxRssKb).toBeLessThan(300 * 1024);
+    expect(existsSync(output)).toBe(false);
   });
 
   it('a JPEG cut off before its image data → 400 errors.image', async () => {

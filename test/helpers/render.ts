@@ -125,3 +125,22 @@ export function makePng(width: number, height: number, color: (x: number, y: num
     chunk('IEND', new Uint8Array(0)),
   ]);
 }
+
+/**
+ * A PNG that declares `width` x `height` RGBA pixels and carries `rawBytes`
+ * zero bytes of pixel data, deflated: a few KB that declare gigabytes, or
+ * data that inflates far past the size declared.
+ */
+export function pngBomb(width: number, height: number, rawBytes: number): Uint8Array {
+  const header = new Uint8Array(13);
+  const view = new DataView(header.buffer);
+  view.setUint32(0, width);
+  view.setUint32(4, height);
+  header.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.alloc(rawBytes), { level: 9 })),
+    chunk('IEND', new Uint8Array(0)),
+  ]);
+}

@@ -3,6 +3,7 @@
  * (baseline or progressive; grey, RGB or CMYK). Anything else is refused with
  * a message that says what the bytes look like.
  */
+import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { ValidationError } from '../../core/errors.js';
 import { PDFContext, PDFRef } from '../lib.js';
 import { JpegEmbedder, PngEmbedder } from './drawing-lib.js';
@@ -51,6 +52,8 @@ export async function prepareImage(bytes: Uint8Array, field = 'image'): Promise<
     throw ValidationError.field(field, `must be a PNG or JPEG image; got ${describeNonImage(bytes)}`);
   }
   const type = isPng ? 'PNG' : 'JPEG';
+  // A PNG is decoded to its pixels to be embedded: its declared size is checked before (a few KB can declare gigabytes).
+  if (isPng) checkPngSize(bytes, field);
   try {
     const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
@@ -60,6 +63,57 @@ export async function prepareImage(bytes: Uint8Array, field = 'image'): Promise<
     if (err instanceof ValidationError) throw err;
     throw ValidationError.field(field, `is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`);
   }
+}
+
+/**
+ * The most pixels a PNG watermark may have: 4096 x 4096, more than a full
+ * page at 300 dpi. Decoding takes four bytes per pixel and some copies, so
+ * this keeps one image under a few hundred MB; a few KB of Flate can declare
+ * 20000 x 20000 pixels of zeros. (A JPEG is embedded as it is, not decoded.)
+ */
+export const MAX_IMAGE_PIXELS = 4096 * 4096;
+
+function checkPngSize(bytes: Uint8Array, field: string): void {
+  // The signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
+  if (bytes.length < 24 || !startsWith(bytes, 'IHDR', 12)) {
+    throw ValidationError.field(field, 'is a damaged PNG image and cannot be read (no IHDR header); export it again');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const width = view.getUint32(16);
+  const height = view.getUint32(20);
+  if (width === 0 || height === 0) throw ValidationError.field(field, `is a damaged PNG image and cannot be read (it declares ${width} x ${height} pixels)`);
+  if (width * height > MAX_IMAGE_PIXELS) {
+    throw ValidationError.field(
+      field,
+      `declares ${width} x ${height} pixels (${(width * height / 1e6).toFixed(1)} megapixels); a watermark image may have at most ${(MAX_IMAGE_PIXELS / 1e6).toFixed(1)} megapixels (4096 x 4096): scale it down. An image that claims more than its bytes can hold looks malicious.`,
+    );
+  }
+  // The pixel data must not inflate past what that size needs (a 1 MB PNG of 4096 x 4096 can carry 1 GB of zeros).
+  const channels = [1, 0, 3, 1, 2, 0, 4][bytes[25]] ?? 4;
+  const bitDepth = bytes[24] || 8;
+  const rowBytes = 1 + Math.ceil((width * channels * bitDepth) / 8);
+  // Interlaced images store seven reduced passes, each row with its filter byte: less than twice the plain size.
+  const needed = height * rowBytes * (bytes[28] === 1 ? 2 : 1) + 1024;
+  try {
+    inflateSync(pngData(bytes), { maxOutputLength: needed, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw ValidationError.field(field, `its pixel data inflates past the ${width} x ${height} pixels it declares; the image is damaged or malicious: export it again`);
+    }
+    // Damaged data: the decoder reports it in its own words.
+  }
+}
+
+/** The PNG's compressed pixel data: its IDAT chunks, joined. */
+function pngData(bytes: Uint8Array): Uint8Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: Uint8Array[] = [];
+  for (let pos = 8; pos + 8 <= bytes.length; ) {
+    const length = view.getUint32(pos);
+    if (startsWith(bytes, 'IDAT', pos + 4)) parts.push(bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + length)));
+    pos += 12 + length;
+  }
+  return Buffer.concat(parts);
 }
 
 /** pdf-lib only reads a JPEG's header: refuse a file cut off before its image data. */
