@@ -25,7 +25,7 @@ import { copyObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
 import { reachableRefs } from './graph.js';
 import { arrayAt, dictAt } from './objects.js';
-import { linkOutlineChildren, outlineChildren, recount, type OutlineItem } from './outline.js';
+import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline, type OutlineItem } from './outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages } from './page-tree.js';
 
@@ -110,7 +110,7 @@ function inlineNamedDestinations(doc: PDFDocument, pages: PDFDict[]): void {
   const named = new NamedDestinations(doc);
   const inline = (holder: PDFDict) => inlineDestinationOf(doc, holder, named);
   const outlines = dictAt(doc.catalog, 'Outlines');
-  if (outlines) forEachOutlineItem(doc, outlines, (item) => inline(item.dict));
+  if (outlines) for (const item of outlineItems(doc, outlines)) inline(item.dict);
   for (const page of pages) {
     for (const annot of arrayAt(page, 'Annots')?.asArray() ?? []) {
       const dict = doc.context.lookup(annot);
@@ -159,16 +159,6 @@ function explicitDestination(doc: PDFDocument, dest: PDFObject, named: NamedDest
     value = resolved instanceof PDFDict ? resolved.get(D) : undefined;
   }
   return undefined;
-}
-
-/** Every item of an outline, at every level (cycle-safe). */
-function forEachOutlineItem(doc: PDFDocument, node: PDFDict, visit: (item: OutlineItem) => void, seen = new Set<PDFRef>()): void {
-  for (const item of outlineChildren(doc, node)) {
-    if (seen.has(item.ref)) continue;
-    seen.add(item.ref);
-    visit(item);
-    forEachOutlineItem(doc, item.dict, visit, seen);
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -263,6 +253,8 @@ function mergeOutlines(target: PDFDocument, parts: Part[]): void {
     dict.set(PDFName.of('Title'), textString(part.title ?? `Document ${i + 1}`));
     const ref = context.register(dict);
     const outline = dictAt(part.catalog, 'Outlines');
+    // The input's items move under this entry, relinked first: a loop in them would stay a loop in the output.
+    if (outline) relinkOutline(target, ref, outline);
     linkOutlineChildren(ref, dict, outline ? outlineChildren(target, outline) : []);
     return { ref, dict };
   });

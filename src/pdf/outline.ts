@@ -32,6 +32,45 @@ export function outlineChildren(doc: PDFDocument, node: PDFDict): OutlineItem[] 
   return items;
 }
 
+/** An item of an outline with where it sits: the index of its parent in the list (-1: the root's child). */
+export interface PlacedOutlineItem extends OutlineItem {
+  parent: number;
+}
+
+/**
+ * Every item below `root`, each once and parents before children (breadth
+ * first), without recursion: outlines in the wild loop (/First or /Next back
+ * to an item, /Parent cycles) and hostile ones nest thousands deep.
+ */
+export function outlineItems(doc: PDFDocument, root: PDFDict): PlacedOutlineItem[] {
+  const items: PlacedOutlineItem[] = [];
+  const seen = new Set<PDFRef>();
+  const add = (node: PDFDict, parent: number) => {
+    for (const item of outlineChildren(doc, node)) {
+      if (seen.has(item.ref)) continue;
+      seen.add(item.ref);
+      items.push({ ...item, parent });
+    }
+  };
+  add(root, -1);
+  for (let i = 0; i < items.length; i++) add(items[i].dict, i);
+  return items;
+}
+
+/**
+ * Relinks every item below `root` as outlineItems reads the tree: each item
+ * once, under one parent, with /First, /Last, /Next, /Prev and /Parent
+ * agreeing and no loop left for a reader to fall into.
+ */
+export function relinkOutline(doc: PDFDocument, rootRef: PDFRef, root: PDFDict): void {
+  const items = outlineItems(doc, root);
+  const children = items.map((): OutlineItem[] => []);
+  const top: OutlineItem[] = [];
+  for (const item of items) (item.parent >= 0 ? children[item.parent] : top).push(item);
+  items.forEach((item, i) => linkOutlineChildren(item.ref, item.dict, children[i]));
+  linkOutlineChildren(rootRef, root, top);
+}
+
 /**
  * Makes `children` the children of `parent`, in order, and returns how many
  * items are visible below `parent` when it is open (for /Count).
@@ -58,15 +97,25 @@ export function linkOutlineChildren(parentRef: PDFRef, parent: PDFDict, children
  * descendants (positive), a closed one the same number negated, the root the
  * total visible items. Returns the number visible below `node` when open.
  */
-export function recount(doc: PDFDocument, node: PDFDict, isRoot: boolean): number {
-  let visible = 0;
-  for (const child of outlineChildren(doc, node)) {
-    const below = recount(doc, child.dict, false);
-    visible += 1 + (isOpen(child.dict) ? below : 0);
+export function recount(doc: PDFDocument, root: PDFDict, isRoot: boolean): number {
+  const items = outlineItems(doc, root);
+  const visible = new Array<number>(items.length).fill(0);
+  let rootVisible = 0;
+  // Children come after their parents in the list: backwards, each item is done before its parent.
+  for (let i = items.length - 1; i >= 0; i--) {
+    const { dict, parent } = items[i];
+    setCount(dict, visible[i], isOpen(dict));
+    const shown = 1 + (isOpen(dict) ? visible[i] : 0);
+    if (parent >= 0) visible[parent] += shown;
+    else rootVisible += shown;
   }
+  setCount(root, rootVisible, isRoot || isOpen(root));
+  return rootVisible;
+}
+
+function setCount(node: PDFDict, visible: number, open: boolean): void {
   if (visible === 0) node.delete(COUNT);
-  else node.set(COUNT, PDFNumber.of(isRoot || isOpen(node) ? visible : -visible));
-  return visible;
+  else node.set(COUNT, PDFNumber.of(open ? visible : -visible));
 }
 
 function isOpen(item: PDFDict): boolean {
@@ -83,24 +132,22 @@ export function pruneOutline(doc: PDFDocument, dropped: Set<PDFRef>, named: Name
   const rootRef = doc.catalog.get(PDFName.of('Outlines'));
   const root = doc.context.lookup(rootRef);
   if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict)) return;
-  const seen = new Set<PDFRef>();
-  const prune = (nodeRef: PDFRef, node: PDFDict): void => {
-    const kept: OutlineItem[] = [];
-    for (const item of outlineChildren(doc, node)) {
-      if (seen.has(item.ref)) continue;
-      seen.add(item.ref);
-      prune(item.ref, item.dict);
-      const target = targetPage(doc, item.dict, named);
-      if (target && dropped.has(target)) {
-        const first = outlineChildren(doc, item.dict)[0];
-        if (!first) continue;
-        retarget(item.dict, first.dict);
-      }
-      kept.push(item);
+  const items = outlineItems(doc, root);
+  // Backwards (children before parents): each item learns which of its children stay before it decides on itself.
+  const keptChildren = items.map((): OutlineItem[] => []);
+  const keptAtRoot: OutlineItem[] = [];
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    const kept = keptChildren[i].reverse();
+    linkOutlineChildren(item.ref, item.dict, kept);
+    const target = targetPage(doc, item.dict, named);
+    if (target && dropped.has(target)) {
+      if (kept.length === 0) continue;
+      retarget(item.dict, kept[0].dict);
     }
-    linkOutlineChildren(nodeRef, node, kept);
-  };
-  prune(rootRef, root);
+    (item.parent >= 0 ? keptChildren[item.parent] : keptAtRoot).push(item);
+  }
+  linkOutlineChildren(rootRef, root, keptAtRoot.reverse());
   recount(doc, root, true);
   if (!root.has(FIRST)) doc.catalog.delete(PDFName.of('Outlines'));
 }

@@ -29,7 +29,7 @@ import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } 
 import { isWidget } from './forms.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
-import { outlineChildren } from './outline.js';
+import { outlineChildren, outlineItems } from './outline.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
@@ -328,23 +328,15 @@ class PageWeights {
     const named = this.named();
     const outlines = dictAt(doc.catalog, 'Outlines');
     if (outlines) {
-      const seen = new Set<PDFRef>();
-      const walk = (node: PDFDict) => {
-        for (const item of outlineChildren(doc, node)) {
-          if (seen.has(item.ref)) continue;
-          seen.add(item.ref);
-          const target = targetPage(doc, item.dict, named);
-          const page = target ? this.pageIndex.get(target) : undefined;
-          const children = outlineChildren(doc, item.dict);
-          if (page !== undefined) {
-            this.extras[page] += this.cost(item.ref);
-            this.navigationSlack[page] += 4 * String(doc.context.largestObjectNumber).length;
-            if (children.length > 0) this.retargets.add(page);
-          }
-          walk(item.dict);
+      for (const item of outlineItems(doc, outlines)) {
+        const target = targetPage(doc, item.dict, named);
+        const page = target ? this.pageIndex.get(target) : undefined;
+        if (page !== undefined) {
+          this.extras[page] += this.cost(item.ref);
+          this.navigationSlack[page] += 4 * String(doc.context.largestObjectNumber).length;
+          if (outlineChildren(doc, item.dict).length > 0) this.retargets.add(page);
         }
-      };
-      walk(outlines);
+      }
     }
     const weighName = (name: string, value: PDFObject) => {
       const target = destinationPage(doc, value, named);
