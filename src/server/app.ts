@@ -22,7 +22,7 @@ import { PLAN_REGIONS, type KeyStore, type Region, type StoredKey } from './keys
 import { negotiatePackaging } from './negotiate.js';
 import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
-import { Busy, queueIsFull, WorkerFault, type PoolStatus } from './pool.js';
+import { Busy, queueIsFull, WorkerDied, WorkerFault, type PoolStatus } from './pool.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
@@ -109,7 +109,7 @@ export function createApp(options: AppOptions): App {
       const request = event.req as Request;
       if (cause instanceof WorkerFault) notesOf(request).fault = cause.fault;
       else if (!(cause instanceof HttpProblem) && !(cause instanceof PdfsvcError)) notesOf(request).fault = faultSummary(cause);
-      const headers = cause instanceof HttpProblem ? cause.headers : cause instanceof Busy ? { 'Retry-After': String(cause.retryAfter) } : {};
+      const headers = cause instanceof HttpProblem ? cause.headers : cause instanceof Busy || cause instanceof WorkerDied ? { 'Retry-After': String(cause.retryAfter) } : {};
       return problemResponse(toProblem(cause, typeBase(request)), headers);
     },
   });

@@ -26,6 +26,19 @@ export class Busy extends PdfsvcError {
   }
 }
 
+/** A worker died under its task (its heap cap, a crash): only that request fails; piscina starts a new thread. */
+export class WorkerDied extends PdfsvcError {
+  readonly retryAfter = 1;
+  constructor(outOfMemory: boolean) {
+    super(
+      503,
+      outOfMemory
+        ? 'the document needed more memory than this server gives one request, and its work was stopped; a document this large or this complex cannot be processed here (a hostile one looks like this too)'
+        : 'the worker handling this request stopped unexpectedly; retry shortly',
+    );
+  }
+}
+
 /** An internal fault reported by a worker; its message is for the log only. */
 export class WorkerFault extends Error {
   constructor(readonly fault: string) {
@@ -63,7 +76,15 @@ export interface PoolOptions {
   maxQueue?: number;
   /** The worker module; default ./worker.js beside this one (tests give their own). */
   filename?: string;
+  /**
+   * The most V8 heap (old generation) one worker may use, in MB; past it the
+   * worker dies, its request gets 503 and a new thread takes its place.
+   * Default 1024.
+   */
+  workerHeapMb?: number;
 }
+
+export const DEFAULT_WORKER_HEAP_MB = 1024;
 
 export function createPool(options: PoolOptions = {}): Pool {
   const threads = options.workers ?? availableParallelism();
@@ -77,6 +98,8 @@ export function createPool(options: PoolOptions = {}): Pool {
     maxQueue: Infinity,
     // Threads stay up: starting one costs module loading and a cold JIT.
     idleTimeout: Number.MAX_SAFE_INTEGER,
+    // A hostile document must not take the process down with it: past its cap a worker dies alone.
+    resourceLimits: { maxOldGenerationSizeMb: options.workerHeapMb ?? DEFAULT_WORKER_HEAP_MB },
   });
   let admitted = 0;
   const status = (): PoolStatus => ({ threads, busy: Math.min(admitted, threads), queued: Math.max(0, admitted - threads), max_queue: maxQueue });
@@ -90,6 +113,12 @@ export function createPool(options: PoolOptions = {}): Pool {
       let reply: WorkerReply;
       try {
         reply = (await piscina.run(task, { transferList: [task.body.buffer as ArrayBuffer], signal })) as WorkerReply;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerDied(true);
+        // An abort (deadline, client gone) is the caller's to answer; any other death is this request's alone.
+        if (signal?.aborted || (err as Error).name === 'AbortError') throw err;
+        throw new WorkerDied(false);
       } finally {
         admitted--;
       }

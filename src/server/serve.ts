@@ -20,7 +20,7 @@ import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { createApp } from './app.js';
 import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region } from './keys.js';
-import { createPool } from './pool.js';
+import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 
 export interface ServeOptions {
   host: string;
@@ -32,6 +32,7 @@ export interface ServeOptions {
   key?: string;
   maxUploadBytes: string;
   workers?: string;
+  workerHeapMb?: string;
   maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
@@ -88,6 +89,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const port = positiveInteger('port', options.port, true)!;
   const maxUploadBytes = positiveInteger('max-upload-bytes', options.maxUploadBytes)!;
   const workers = positiveInteger('workers', options.workers);
+  const workerHeapMb = positiveInteger('worker-heap-mb', options.workerHeapMb);
   const maxQueue = positiveInteger('max-queue', options.maxQueue, true);
   const requestTimeoutMs = positiveInteger('request-timeout-ms', options.requestTimeoutMs)!;
   if (!options.https && !isLoopback(options.host)) {
@@ -118,7 +120,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   // The port asked for, or none: a load balancer pointed at it must not find another server there, or nothing.
   if (port !== 0) await ensurePortFree(options.host, port);
 
-  const pool = createPool({ workers, maxQueue });
+  const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
@@ -185,7 +187,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
     process.stdout.write(`X-API-Key: ${ephemeral}\n`);
   }
-  logEvent('listening', { url, region, workers: pool.threads, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
+  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {

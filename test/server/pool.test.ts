@@ -11,6 +11,7 @@ import type { RequestLogEntry } from '../../src/server/app.js';
 import { inProcessApp, keys, problemOf } from './harness.js';
 
 const SPIN_WORKER = new URL('./spin-worker.mjs', import.meta.url).href;
+const HOG_WORKER = new URL('./hog-worker.mjs', import.meta.url).href;
 
 let pool: Pool | undefined;
 afterEach(async () => {
@@ -23,6 +24,23 @@ function request(content: string, init: RequestInit = {}): Request {
   form.append('file', new Blob([content], { type: 'application/pdf' }), 'in.pdf');
   return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body: form, headers: { 'X-API-Key': keys.business }, ...init });
 }
+
+describe('a worker that passes its heap cap', () => {
+  it('fails its own request with 503 and Retry-After; the others are served, by a new thread', async () => {
+    pool = createPool({ workers: 1, filename: HOG_WORKER, workerHeapMb: 64 });
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 60_000 });
+    const before = process.memoryUsage().rss;
+    const [hog, meanwhile] = await Promise.all([app.fetch(request('HOG')), app.fetch(request('%PDF quick'))]);
+    expect(hog.status).toBe(503);
+    expect(Number(hog.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await problemOf(hog)).detail).toMatch(/needed more memory than this server gives one request/);
+    // The request queued behind it, and one after, are answered by the replacement thread.
+    expect(meanwhile.status).toBe(200);
+    expect((await app.fetch(request('%PDF after'))).status).toBe(200);
+    // The process did not grow by the worker's allocations.
+    expect(process.memoryUsage().rss - before).toBeLessThan(512 * 2 ** 20);
+  });
+});
 
 describe('worker pool and request deadlines', () => {
   it('answers 503 with Retry-After when a request passes its deadline, and frees the worker stuck in synchronous work', async () => {
