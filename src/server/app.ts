@@ -23,6 +23,7 @@ import { negotiatePackaging } from './negotiate.js';
 import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
 import { Busy, queueIsFull, WorkerDied, WorkerFault, type PoolStatus } from './pool.js';
+import { WORKING_SET_FACTOR, type MemoryBudget } from './memory-budget.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
@@ -36,6 +37,8 @@ export interface AppOptions {
   run?: WorkRunner;
   /** The worker pool's state, reported by /healthz (for load balancers and autoscalers). */
   poolStatus?: () => PoolStatus;
+  /** Memory the requests in flight may hold together (memory-budget.ts); none: no budget. */
+  memoryBudget?: MemoryBudget;
   maxUploadBytes: number;
   /** Longest an action request may take, upload included; default 120 s. */
   requestTimeoutMs?: number;
@@ -119,7 +122,7 @@ export function createApp(options: AppOptions): App {
 
   const openapiText = JSON.stringify(openapi);
   app.get('/healthz', () =>
-    textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight, ...(options.poolStatus ? { workers: options.poolStatus() } : {}) }), {
+    textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight, ...(options.poolStatus ? { workers: options.poolStatus() } : {}), ...(options.memoryBudget ? { memory: options.memoryBudget.status() } : {}) }), {
       'content-type': 'application/json',
     }),
   );
@@ -154,8 +157,24 @@ export function createApp(options: AppOptions): App {
       // The work stops when the deadline passes or the client goes away.
       const signal = AbortSignal.any([deadline.signal, request.signal]);
       let phase: 'upload' | 'work' = 'upload';
+      // The request's share of the memory budget, grown with its body: at once from Content-Length, else as bytes arrive.
+      const budget = options.memoryBudget;
+      let reserved = 0;
+      const reserve = (bodyBytes: number) => {
+        const wanted = bodyBytes * WORKING_SET_FACTOR;
+        if (!budget || wanted <= reserved) return;
+        if (!budget.reserve(wanted - reserved)) {
+          throw new HttpProblem(503, 'this server is at its memory budget with the documents already in work; retry shortly', { 'Retry-After': '5', Connection: 'close' });
+        }
+        reserved = wanted;
+      };
       try {
-        const body = await readBodyWithLimit(request, options.maxUploadBytes, signal, (n) => (notesOf(request).bytesIn = n));
+        const announced = Number(request.headers.get('content-length'));
+        if (Number.isFinite(announced) && announced > 0 && announced <= options.maxUploadBytes) reserve(announced);
+        const body = await readBodyWithLimit(request, options.maxUploadBytes, signal, (n) => {
+          notesOf(request).bytesIn = n;
+          reserve(n);
+        });
         phase = 'work';
         const result = await run({ action: action.name, contentType, body, packaging }, signal);
         if (result.warnings) notesOf(request).warnings = result.warnings.map(({ field, message }) => `${field}: ${message}`);
@@ -176,6 +195,7 @@ export function createApp(options: AppOptions): App {
       } finally {
         clearTimeout(timer);
         inFlight--;
+        budget?.release(reserved);
       }
     });
   }

@@ -21,6 +21,7 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { createApp } from './app.js';
 import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region } from './keys.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
+import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 
 export interface ServeOptions {
   host: string;
@@ -33,6 +34,7 @@ export interface ServeOptions {
   maxUploadBytes: string;
   workers?: string;
   workerHeapMb?: string;
+  maxMemory?: string;
   maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
@@ -90,6 +92,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const maxUploadBytes = positiveInteger('max-upload-bytes', options.maxUploadBytes)!;
   const workers = positiveInteger('workers', options.workers);
   const workerHeapMb = positiveInteger('worker-heap-mb', options.workerHeapMb);
+  const maxMemory = options.maxMemory === undefined ? defaultMemoryBudget() : parseSize(options.maxMemory);
+  if (maxMemory === undefined) throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
+  const memoryBudget = new MemoryBudget(maxMemory);
   const maxQueue = positiveInteger('max-queue', options.maxQueue, true);
   const requestTimeoutMs = positiveInteger('request-timeout-ms', options.requestTimeoutMs)!;
   if (!options.https && !isLoopback(options.host)) {
@@ -127,6 +132,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     keys: new KeyStore(stored),
     run: (task, signal) => pool.run(task, signal),
     poolStatus: () => pool.status(),
+    memoryBudget,
     maxUploadBytes,
     requestTimeoutMs,
     errorTypeBase: options.errorTypeBase,
@@ -187,7 +193,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
     process.stdout.write(`X-API-Key: ${ephemeral}\n`);
   }
-  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
+  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {

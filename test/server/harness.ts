@@ -12,7 +12,7 @@ export const keys: Record<Plan, string> = { free: newKey(), starter: newKey(), b
 
 export function inProcessApp(
   region: Region = 'global',
-  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log'>> = {},
+  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log' | 'memoryBudget'>> = {},
 ) {
   const store = new KeyStore(
     (Object.keys(keys) as Plan[]).map((plan) => ({ id: `k_${plan}`, name: `${plan}-key`, plan, hash: hashKey(keys[plan]), created: '2026-01-01T00:00:00Z' })),
@@ -27,6 +27,7 @@ export function inProcessApp(
     poolStatus: options.poolStatus,
     requestTimeoutMs: options.requestTimeoutMs,
     log: options.log,
+    memoryBudget: options.memoryBudget,
     version: 'test',
   });
 }

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../../src/server/pool.js';
+import { MemoryBudget } from '../../src/server/memory-budget.js';
 import type { RequestLogEntry } from '../../src/server/app.js';
 import { inProcessApp, keys, problemOf } from './harness.js';
 
@@ -39,6 +40,55 @@ describe('a worker that passes its heap cap', () => {
     expect((await app.fetch(request('%PDF after'))).status).toBe(200);
     // The process did not grow by the worker's allocations.
     expect(process.memoryUsage().rss - before).toBeLessThan(512 * 2 ** 20);
+  });
+});
+
+describe('the memory budget', () => {
+  /** A multipart request whose file part is `size` bytes (containing SPIN when `spin`), with or without Content-Length. */
+  async function sized(size: number, spin: boolean, chunked = false): Promise<Request> {
+    const content = Buffer.alloc(size, 0x20);
+    if (spin) content.write('SPIN', 0);
+    const form = await new Response((() => { const f = new FormData(); f.append('file', new Blob([content], { type: 'application/pdf' }), 'in.pdf'); return f; })());
+    const body = new Uint8Array(await form.arrayBuffer());
+    const headers = { 'X-API-Key': keys.business, 'content-type': form.headers.get('content-type')! };
+    if (!chunked) return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body, headers: { ...headers, 'content-length': String(body.byteLength) } });
+    // Chunked: no Content-Length, the body arrives in 64 KB pieces.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < body.byteLength; at += 65536) controller.enqueue(body.subarray(at, at + 65536));
+        controller.close();
+      },
+    });
+    return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body: stream, headers, duplex: 'half' } as RequestInit);
+  }
+
+  it('admits what fits, refuses the rest with 503 and Retry-After before or while reading it, and reports itself in /healthz', async () => {
+    pool = createPool({ workers: 2, filename: SPIN_WORKER });
+    // 10 MB: a 2 MB upload reserves 6 MB (3 x), so a second one does not fit beside it.
+    const memoryBudget = new MemoryBudget(10 * 2 ** 20);
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 1500, memoryBudget });
+    // Alone it is admitted even past the budget: an idle server never refuses.
+    const huge = await app.fetch(await sized(5 * 2 ** 20, false));
+    expect(huge.status).toBe(200);
+    expect(memoryBudget.status().in_use_bytes).toBe(0);
+
+    const working = app.fetch(await sized(2 * 2 ** 20, true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(memoryBudget.status().in_use_bytes).toBeGreaterThanOrEqual(6 * 2 ** 20);
+    // Announced: refused before its body is read.
+    const announced = await app.fetch(await sized(2 * 2 ** 20, false));
+    expect(announced.status).toBe(503);
+    expect(Number(announced.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await problemOf(announced)).detail).toMatch(/memory budget/);
+    // Chunked: refused once its bytes pass the budget.
+    const chunked = await app.fetch(await sized(2 * 2 ** 20, false, true));
+    expect(chunked.status).toBe(503);
+    // A small one still fits.
+    expect((await app.fetch(await sized(100_000, false))).status).toBe(200);
+    const health = JSON.parse(await (await app.fetch(new Request('http://pdfsvc.test/healthz'))).text());
+    expect(health.memory).toMatchObject({ max_bytes: 10 * 2 ** 20, refused: 2 });
+    expect((await working).status).toBe(503); // its deadline
+    expect(memoryBudget.status().in_use_bytes).toBe(0);
   });
 });
 
