@@ -106,7 +106,8 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   let root = context.lookup(rootRef);
   let ref = rootRef;
-  if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict)) {
+  // A root that is itself one of the pages (a damaged tree whose /Pages node had no /Kids) cannot also be their parent.
+  if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict) || pages.includes(rootRef)) {
     root = context.obj({ Type: 'Pages' });
     ref = context.register(root);
     doc.catalog.set(PDFName.of('Pages'), ref);

@@ -244,3 +244,26 @@ describe.concurrent.each(CASES)('$name', (c) => {
     expect(new Set(view.pages).size, `${a.name}: no page object listed twice`).toBe(view.pages.length);
   });
 });
+
+describe('a root /Pages node without /Kids, carrying a page of its own', () => {
+  // qpdf lists no page for it; poppler and pdfsvc show its content as the one page. The
+  // writer once made that page its own parent, a loop qpdf refuses (found by npm run fuzz).
+  const input = buildPdf([
+    {
+      objects: [
+        { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+        { num: 2, body: `<< /Type /Pages /Count 1 /Contents 5 0 R ${RESOURCES} ${box(1)} >>` },
+        { num: 3, body: FONT },
+        { num: 5, body: { dict: '', stream: drawText('PAGE ONE', Y) } },
+      ],
+    },
+  ]).bytes;
+
+  it.each(ACTIONS)('$name: one page under a new root, no loop', async (a) => {
+    const output = await a.run(input);
+    const check = await qpdfCheck(output);
+    expect(check.exitCode, check.output).toBe(0);
+    expect((await qpdfView(output)).pages).toHaveLength(1);
+    expect(await texts(output)).toEqual(['PAGE ONE']);
+  });
+});
