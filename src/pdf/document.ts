@@ -72,6 +72,12 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     if (!(err instanceof PdfSyntaxError) && !(err instanceof RangeError)) throw err;
     throw ValidationError.field(field, `${which}${UNREADABLE}${noHeader ? ` (${noHeader})` : ''}`);
   }
+  // An /Encrypt that leads to something other than a dictionary cannot be honoured, and writing it back
+  // would make an output no reader opens. (One that leads nowhere is null: the reader left it out.)
+  const encryptEntry = doc.context.trailerInfo.Encrypt;
+  if (encryptEntry !== undefined && !(doc.context.lookup(encryptEntry) instanceof PDFDict)) {
+    throw ValidationError.field(field, `${which}${UNREADABLE} (its encryption dictionary, /Encrypt, is damaged: the document can be neither decrypted nor read as it is)`);
+  }
   // Before the page checks: an encrypted file's pages may sit in object streams that cannot be read without the key.
   if (doc.isEncrypted && !options.allowEncrypted) {
     const params = readEncryption(doc.context, field, describe(options));

@@ -26,6 +26,7 @@ import splitByPageCount from '../../src/actions/split_by_page_count/action.js';
 import type { AnyAction } from '../../src/core/action.js';
 import type { RawValues } from '../../src/core/fields.js';
 import { runAction } from '../../src/core/run.js';
+import { ValidationError } from '../../src/core/errors.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 import { catalogOf, dictOf, expectCleanOutput, expectReadableInput, qpdfView, resolves, runOne, type QpdfView } from '../helpers/reader-checks.js';
 import { makePng } from '../helpers/render.js';
@@ -154,5 +155,40 @@ describe('every action keeps a dangling reference dangling', () => {
       await expectCleanOutput(output, { texts: c.parts[i], contains: c.contains, rotation: c.rotation, password: c.password }, what);
       expectDangling(await qpdfView(output, c.password), PROBES, what);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------
+// The trailer: /Info and /Encrypt that lead to no object of the file. New
+// objects (a watermark's image, a merge's outline) take the numbers right
+// above the file's highest, which is where such a reference tends to point.
+// ---------------------------------------------------------------------------
+
+describe('a dangling reference in the trailer', () => {
+  // simpleDoc with three pages has objects 1 to 9: /Info 10 0 R and /Encrypt 11 0 R point just past them.
+  const input = buildPdf([{ objects: simpleDoc(TEXTS).objects, trailer: '/Info 10 0 R /Encrypt 11 0 R' }]).bytes;
+
+  it.each([
+    ['add_image_watermark', addImageWatermark, { image: RED_PNG }],
+    ['add_text_watermark', addTextWatermark, { line_1: 'DRAFT' }],
+    ['merge_documents', mergeDocuments, { file: [input, OTHER] }],
+  ] as const)('%s: the output neither calls itself encrypted nor takes a new object for its Info', async (_, action, values) => {
+    const result = await runAction(action as AnyAction, { file: input, ...values } as RawValues);
+    const output = result.output === 'document' ? result.bytes : new Uint8Array();
+    const view = await qpdfView(output);
+    const trailer = view.objects.trailer?.value as Record<string, unknown>;
+    expect(trailer['/Encrypt']).toBeUndefined();
+    expect(trailer['/Info'] === undefined || !resolves(view.objects, trailer['/Info'])).toBe(true);
+    await expectCleanOutput(output, { texts: action === mergeDocuments ? [...TEXTS, ...OTHER_TEXTS] : TEXTS, contains: true }, 'trailer probes');
+  });
+});
+
+describe('an /Encrypt that leads to something other than a dictionary', () => {
+  it('is 400 errors.file naming it, not an output no reader opens', async () => {
+    // Object 5 is page one's content stream.
+    const input = buildPdf([{ objects: simpleDoc(TEXTS).objects, trailer: '/Encrypt 5 0 R' }]).bytes;
+    const error = await runAction(rotatePages, { file: input, angle: 90 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).errors.file?.[0]).toMatch(/encryption dictionary, \/Encrypt, is damaged/);
   });
 });

@@ -505,7 +505,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);
   if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
-  setTrailerInfo(context, table.trailer);
+  setTrailerInfo(context, table.trailer, table);
   ensure(0, 1024);
   context.header = headerOf(bytes);
   context.largestObjectNumber = table.largestNumber;
@@ -514,8 +514,12 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
 
 const PDFName_Root = PDFName.of('Root');
 
-function setTrailerInfo(context: PDFContext, trailer: PDFDict): void {
-  const get = (key: string) => trailer.get(PDFName.of(key));
+function setTrailerInfo(context: PDFContext, trailer: PDFDict, table: ObjectTable): void {
+  // A reference to an object the file lacks is null: left out, so that no new object of the output can come to answer it.
+  const get = (key: string) => {
+    const value = trailer.get(PDFName.of(key));
+    return value instanceof PDFRef && !table.exists(value.objectNumber, value.generationNumber) ? undefined : value;
+  };
   context.trailerInfo = { Root: get('Root'), Encrypt: get('Encrypt'), Info: get('Info'), ID: get('ID'), Size: get('Size') } as PDFContext['trailerInfo'];
 }
 
