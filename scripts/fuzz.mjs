@@ -1,0 +1,310 @@
+#!/usr/bin/env node
+// Seeded mutation fuzzing of every action, through the library (dist/), on
+// worker threads with a heap cap and a deadline, as the server runs them.
+//
+//   npm run fuzz                                  # 60 s, seed from the clock (printed)
+//   npm run fuzz -- --seconds 300 --seed 42
+//   npm run fuzz -- --cases 200 --seed 1          # a fixed number of cases (the unit tests run a sample)
+//   npm run fuzz -- --actions rotate_pages,merge_documents
+//
+// Each case mutates one fixture of fixtures/out/ (built by
+// scripts/build-fixtures.mjs) with a PRNG seeded by (seed, case number), so a
+// case is made again from those two numbers alone. A case fails when the
+// action throws anything but a validation error (a 400), runs past its
+// deadline, passes its heap cap, or writes an output qpdf rejects although
+// qpdf reads the input. Failing inputs go to fuzz/out/ with a JSON file that
+// says how to make them again. Exit status 1 when a case failed.
+//
+// A plain seeded PRNG rather than fast-check: cases run in worker threads that
+// may be killed, and a reproducible (seed, case) pair is what a report needs.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { deflateSync } from 'node:zlib';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const FIXTURES = join(ROOT, 'fixtures', 'out');
+const OUT = join(ROOT, 'fuzz', 'out');
+const DEADLINE_MS = 10_000;
+const HEAP_MB = 512;
+const PASSWORD = 'fuzz password';
+
+const options = { seconds: 60, cases: undefined, seed: Date.now() % 2 ** 31, actions: undefined, jobs: Math.max(1, availableParallelism()) };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  const value = () => argv[++i];
+  if (argv[i] === '--seconds') options.seconds = Number(value());
+  else if (argv[i] === '--cases') options.cases = Number(value());
+  else if (argv[i] === '--seed') options.seed = Number(value());
+  else if (argv[i] === '--actions') options.actions = value().split(',');
+  else if (argv[i] === '--jobs') options.jobs = Number(value());
+  else {
+    console.error(`fuzz: unknown option ${argv[i]} (see the top of scripts/fuzz.mjs)`);
+    process.exit(2);
+  }
+}
+
+if (!existsSync(join(ROOT, 'dist', 'index.js'))) {
+  console.error('fuzz: dist/ is missing: run npm run build');
+  process.exit(2);
+}
+execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-fixtures.mjs')], { stdio: 'ignore' });
+const fixtures = readdirSync(FIXTURES)
+  .filter((name) => name.endsWith('.pdf'))
+  .sort()
+  .map((name) => ({ name, bytes: readFileSync(join(FIXTURES, name)) }));
+const image = makePng();
+
+/** The actions and the values each runs with; `file` is the mutated document. */
+const ACTIONS = {
+  rotate_pages: () => ({ angle: '90' }),
+  reverse_pages: () => ({}),
+  extract_pages: () => ({ pages: '1' }),
+  remove_pages: () => ({ pages: '1' }),
+  reorder_pages: () => ({ page_order: '-1..1' }),
+  merge_documents: (file) => ({ file: [file, fixtures[0].bytes] }),
+  split_by_page_count: () => ({ page_count: '1' }),
+  split_by_size: () => ({ maximum_bytes: '20000' }),
+  split_at_page: () => ({ page: '2' }),
+  split_by_groups: () => ({ groups: '1;2..' }),
+  add_text_watermark: () => ({ line_1: 'FUZZ' }),
+  add_image_watermark: () => ({ image }),
+  add_password: () => ({ password: PASSWORD }),
+  add_restrictions: () => ({ owner_password: PASSWORD }),
+  remove_password: () => ({ password: PASSWORD }),
+  remove_restrictions: () => ({}),
+  remove_signatures: () => ({}),
+};
+const actionNames = options.actions ?? Object.keys(ACTIONS);
+for (const name of actionNames) {
+  if (!ACTIONS[name]) {
+    console.error(`fuzz: unknown action ${name}`);
+    process.exit(2);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Mutations
+
+/** mulberry32: small, fast and the same everywhere. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HUGE = ['2147483648', '4294967296', '99999999999', '-1', '0', '1e308', '3.5', '1000000000'];
+const WORDS = ['obj', 'endobj', 'stream', 'endstream', 'R', 'xref', 'trailer', 'startxref', '/Kids', '/Count', '/Length', '/Parent', '/First', '/Next', '/N', '/Prev', '/Root'];
+
+/** One case: which fixture, which action, and the mutated bytes, all from (seed, index). */
+function makeCase(seed, index) {
+  const random = prng((seed * 2654435761 + index) >>> 0);
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const fixture = pick(fixtures);
+  const action = pick(actionNames);
+  let bytes = Buffer.from(fixture.bytes);
+  const steps = [];
+  const count = 1 + Math.floor(random() * 4);
+  for (let s = 0; s < count; s++) {
+    const at = Math.floor(random() * bytes.length);
+    const kind = pick(['flip', 'number', 'delete', 'duplicate', 'truncate', 'word']);
+    steps.push(`${kind}@${at}`);
+    if (kind === 'flip') {
+      for (let k = 0; k < 1 + random() * 16; k++) bytes[Math.min(bytes.length - 1, at + k)] = Math.floor(random() * 256);
+    } else if (kind === 'number') {
+      // The next run of digits becomes an absurd number: counts, offsets, lengths, object numbers.
+      const text = bytes.toString('latin1');
+      const match = /\d+/g;
+      match.lastIndex = at;
+      const found = match.exec(text);
+      if (found) bytes = Buffer.concat([bytes.subarray(0, found.index), Buffer.from(pick(HUGE)), bytes.subarray(found.index + found[0].length)]);
+    } else if (kind === 'delete') {
+      bytes = Buffer.concat([bytes.subarray(0, at), bytes.subarray(Math.min(bytes.length, at + 1 + Math.floor(random() * 512)))]);
+    } else if (kind === 'duplicate') {
+      const piece = bytes.subarray(at, Math.min(bytes.length, at + 1 + Math.floor(random() * 4096)));
+      bytes = Buffer.concat([bytes.subarray(0, at), piece, piece, bytes.subarray(at + piece.length)]);
+    } else if (kind === 'truncate') {
+      bytes = bytes.subarray(0, Math.max(16, at));
+    } else {
+      const text = bytes.toString('latin1');
+      const word = pick(WORDS);
+      const where = text.indexOf(word, at);
+      if (where >= 0) bytes = Buffer.concat([bytes.subarray(0, where), Buffer.from(pick(WORDS)), bytes.subarray(where + word.length)]);
+    }
+  }
+  return { index, fixture: fixture.name, action, steps, bytes: new Uint8Array(bytes) };
+}
+
+// ---------------------------------------------------------------------------
+// Running cases on capped worker threads
+
+const WORKER = `
+import { parentPort } from 'node:worker_threads';
+const { findAction, runAction, ValidationError } = await import(${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)});
+parentPort.on('message', async ({ action, values }) => {
+  try {
+    const result = await runAction(findAction(action), values);
+    const output = result.output === 'document' ? result.bytes : undefined;
+    parentPort.postMessage({ outcome: 'ok', output, parts: result.output === 'documents' ? result.documents.length : undefined });
+  } catch (err) {
+    if (err instanceof ValidationError) parentPort.postMessage({ outcome: 'refused', message: err.message });
+    else parentPort.postMessage({ outcome: 'error', message: String(err && err.stack || err).slice(0, 2000) });
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+function startWorker() {
+  const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER)}`), { resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
+  const ready = new Promise((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return { worker, ready };
+}
+
+/** Runs one case on `slot`'s worker; a worker that dies or passes the deadline is replaced. */
+async function runCase(slot, test) {
+  await slot.ready;
+  const values = { file: test.bytes, ...ACTIONS[test.action](test.bytes) };
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const finish = (result) => {
+      clearTimeout(timer);
+      slot.worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+      resolve({ ...result, ms: Math.round(performance.now() - started) });
+    };
+    const replace = () => {
+      slot.worker.terminate();
+      Object.assign(slot, startWorker());
+    };
+    const onMessage = (message) => finish(message);
+    const onError = (err) => {
+      replace();
+      finish({ outcome: 'error', message: `worker died: ${err.code ?? ''} ${err.message}` });
+    };
+    const onExit = () => {
+      replace();
+      finish({ outcome: 'error', message: 'worker exited' });
+    };
+    const timer = setTimeout(() => {
+      replace();
+      finish({ outcome: 'error', message: `no answer within ${DEADLINE_MS} ms` });
+    }, DEADLINE_MS);
+    slot.worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    slot.worker.postMessage({ action: test.action, values });
+  });
+}
+
+/**
+ * qpdf --check: true when qpdf reads the file (exit 0, or 3 for warnings).
+ * With `contentDamageAllowed`, errors inside page content (data that does not
+ * decode, a /Contents item that is no stream) do not count: an action carries
+ * a page's content as it is, damage included, and never makes it up.
+ */
+function qpdfReads(bytes, password, contentDamageAllowed = false) {
+  const path = join(tmpdir(), `pdfsvc-fuzz-${process.pid}-${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(path, bytes);
+  try {
+    execFileSync('qpdf', ['--check', ...(password ? [`--password=${password}`] : []), path], { stdio: 'pipe', timeout: 20_000 });
+    return true;
+  } catch (err) {
+    if (err.status === 3) return true;
+    if (!contentDamageAllowed || err.status !== 2) return false;
+    const errors = String(err.stdout).split('\n').concat(String(err.stderr).split('\n')).filter((line) => line.startsWith('ERROR'));
+    return errors.length > 0 && errors.every((line) => CONTENT_DAMAGE.test(line));
+  } finally {
+    rmSync(path, { force: true });
+  }
+}
+
+const CONTENT_DAMAGE = /ignoring non-stream in an array of streams|errors while decoding content stream|error decoding stream data/;
+
+const haveQpdf = (() => {
+  try {
+    execFileSync('qpdf', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+function judge(test, result) {
+  if (result.outcome === 'error') return result.message;
+  if (result.outcome === 'ok' && result.output && haveQpdf && qpdfReads(test.bytes) && !qpdfReads(result.output, test.action.startsWith('add_') && test.action !== 'add_text_watermark' && test.action !== 'add_image_watermark' ? PASSWORD : undefined, true)) {
+    return 'qpdf reads the input but rejects the output';
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+
+console.error(`fuzz: seed ${options.seed}, ${options.cases !== undefined ? `${options.cases} cases` : `${options.seconds} s`}, ${options.jobs} workers, ${actionNames.length} actions, ${fixtures.length} fixtures`);
+const slots = Array.from({ length: options.jobs }, () => startWorker());
+const stopAt = Date.now() + options.seconds * 1000;
+let next = 0;
+const tally = { ok: 0, refused: 0, failed: 0 };
+const failures = [];
+const more = () => (options.cases !== undefined ? next < options.cases : Date.now() < stopAt);
+
+await Promise.all(
+  slots.map(async (slot) => {
+    while (more()) {
+      const test = makeCase(options.seed, next++);
+      const result = await runCase(slot, test);
+      const failure = judge(test, result);
+      if (failure) {
+        tally.failed++;
+        failures.push({ ...test, failure });
+        mkdirSync(OUT, { recursive: true });
+        const stem = join(OUT, `seed-${options.seed}-case-${test.index}-${test.action}`);
+        writeFileSync(`${stem}.pdf`, test.bytes);
+        writeFileSync(`${stem}.json`, `${JSON.stringify({ seed: options.seed, case: test.index, fixture: test.fixture, action: test.action, mutations: test.steps, failure, again: `npm run fuzz -- --seed ${options.seed} --cases ${test.index + 1}` }, null, 2)}\n`);
+        console.error(`FAIL case ${test.index} ${test.action} on ${test.fixture} (${test.steps.join(' ')}): ${failure.split('\n')[0]}`);
+      } else tally[result.outcome === 'ok' ? 'ok' : 'refused']++;
+    }
+  }),
+);
+for (const slot of slots) await slot.worker.terminate();
+
+console.log(`fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${failures.length ? ` (inputs in ${OUT})` : ''}`);
+process.exit(failures.length > 0 ? 1 : 0);
+
+/** A 64 x 32 RGBA PNG for add_image_watermark. */
+function makePng() {
+  const width = 64;
+  const height = 32;
+  const raw = Buffer.alloc(height * (1 + width * 4), 0x80);
+  for (let y = 0; y < height; y++) raw[y * (1 + width * 4)] = 0;
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'latin1');
+    data.copy(out, 8);
+    out.writeUInt32BE(crc(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 6, 0, 0, 0], 8);
+  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]));
+}
