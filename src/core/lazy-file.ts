@@ -88,6 +88,21 @@ export class LazyFile {
     }
   }
 
+  /**
+   * bytes[start, end) in a buffer of their own, read from the file without
+   * loading them into this one: for data looked at once and dropped (the
+   * watermark's content scan), which would otherwise stay resident.
+   */
+  readCopy(start: number, end: number): Buffer {
+    const copy = Buffer.allocUnsafe(Math.max(0, end - start));
+    let at = 0;
+    this.forEachChunk(start, end, (chunk) => {
+      copy.set(chunk, at);
+      at += chunk.byteLength;
+    });
+    return copy;
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;

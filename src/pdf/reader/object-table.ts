@@ -464,6 +464,17 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
   return stream;
 }
 
+/**
+ * A stream's data for a look that drops it after (the watermark's content
+ * scan): data still in a lazily read file is copied out without loading it,
+ * so it does not stay in memory and the writer still copies it from the file.
+ */
+export function dataForOneLook(stream: PDFRawStream): Uint8Array {
+  const view = unloaded.get(stream);
+  const lazy = view && lazyFileOf(view);
+  return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength) : stream.contents;
+}
+
 /** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
 export function unloadedData(stream: PDFObject): Uint8Array | undefined {
   return stream instanceof PDFRawStream ? unloaded.get(stream) : undefined;

@@ -10,6 +10,7 @@
 import { constants as zlib, inflateSync } from 'node:zlib';
 import { PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
 import { decodePDFRawStream } from './drawing-lib.js';
+import { dataForOneLook } from '../reader/object-table.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at
@@ -31,7 +32,9 @@ for (const c of [0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00]) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
 /** Counts `q` and `Q` operators, skipping strings, comments, names and inline image data. */
-export function graphicsDepth(bytes: Uint8Array): Depth {
+export function graphicsDepth(data: Uint8Array): Depth {
+  // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
+  const bytes = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const n = bytes.length;
   let depth = 0;
   let min = 0;
@@ -42,9 +45,35 @@ export function graphicsDepth(bytes: Uint8Array): Depth {
   while (i < n) {
     const c = bytes[i];
     const kind = CLASS[c];
+    if (kind === 0) {
+      // A number or an operator: the common case first.
+      const start = i;
+      i++;
+      while (i < n && CLASS[bytes[i]] === 0) i++;
+      const length = i - start;
+      if (length === 1) {
+        if (c === 0x71) depth++;
+        else if (c === 0x51) {
+          depth--;
+          if (depth < min) min = depth;
+        } else if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
+      } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
+        // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
+        i++;
+        while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
+        if (i >= n) cutOff = '\nEI';
+        i += 2;
+      } else if (open.length > 0 && !isOperand(bytes, start, length)) {
+        // An operator inside an "array": the array was never one (readers recover here).
+        open.length = 0;
+      }
+      continue;
+    }
     if (kind === 1) {
       i++;
-    } else if (c === 0x25) {
+      continue;
+    }
+    if (c === 0x25) {
       while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
     } else if (c === 0x28) {
       let nesting = 1;
@@ -79,26 +108,8 @@ export function graphicsDepth(bytes: Uint8Array): Depth {
     } else if (c === 0x2f) {
       i++;
       while (i < n && CLASS[bytes[i]] === 0) i++;
-    } else if (kind === 2) {
-      i++;
     } else {
-      const start = i;
-      while (i < n && CLASS[bytes[i]] === 0) i++;
-      const length = i - start;
-      if (length === 1 && c === 0x71) depth++;
-      else if (length === 1 && c === 0x51) {
-        depth--;
-        if (depth < min) min = depth;
-      } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
-        // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
-        i++;
-        while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
-        if (i >= n) cutOff = '\nEI';
-        i += 2;
-      } else if (open.length > 0 && !isOperand(bytes, start, length)) {
-        // An operator inside an "array": the array was never one (readers recover here).
-        open.length = 0;
-      }
+      i++;
     }
   }
   return { min, end: depth, unclosed: cutOff + open.reverse().join(' ') };
@@ -142,9 +153,9 @@ function streamDepth(stream: unknown): Depth {
       const flate = filter === PDFName.of('FlateDecode') || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of('FlateDecode'));
       if (flate && !stream.dict.has(PDFName.of('DecodeParms'))) {
         // Capped: a few KB of Flate can claim gigabytes. Past the cap the stream is taken as balanced.
-        return graphicsDepth(inflateSync(stream.contents, { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
+        return graphicsDepth(inflateSync(dataForOneLook(stream), { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
       }
-      if (filter === undefined) return graphicsDepth(stream.contents);
+      if (filter === undefined) return graphicsDepth(dataForOneLook(stream));
       return graphicsDepth(decodePDFRawStream(stream).decode());
     }
     if (stream instanceof PDFStream) return graphicsDepth(stream.getContents());
