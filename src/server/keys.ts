@@ -79,9 +79,14 @@ const KEY_SHAPE = /^pdfsvc_[A-Za-z0-9_-]{43}$/;
 
 /** Finds the key a request presents, comparing hashes in constant time. */
 export class KeyStore {
-  private readonly entries: Array<{ key: StoredKey; hash: Buffer }>;
+  private entries: Array<{ key: StoredKey; hash: Buffer }> = [];
 
   constructor(keys: StoredKey[]) {
+    this.replace(keys);
+  }
+
+  /** Takes a new set of keys at once (the keys file changed): requests from now on see only these. */
+  replace(keys: StoredKey[]): void {
     this.entries = keys.map((key) => ({ key, hash: Buffer.from(key.hash, 'hex') }));
   }
 

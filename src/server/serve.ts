@@ -11,6 +11,7 @@
  */
 import { listen } from 'listhen';
 import { X509Certificate } from 'node:crypto';
+import { type Stats, unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer, isIP, type Socket } from 'node:net';
@@ -19,7 +20,7 @@ import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { createApp } from './app.js';
-import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region } from './keys.js';
+import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 
@@ -57,6 +58,12 @@ export const LIMITS = {
   checkIntervalMs: 1000,
   /** After answering before the upload ended (413, 408), how long the rest of it is read and discarded before the connection closes. */
   lingerMs: 2000,
+  /**
+   * On shutdown, once every answer is handed to the kernel, how long clients
+   * get to read the rest before the connections are cut: a large answer to a
+   * slow (or busy) client needs more than a moment.
+   */
+  shutdownDrainMs: 10_000,
 };
 
 function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
@@ -125,11 +132,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   // The port asked for, or none: a load balancer pointed at it must not find another server there, or nothing.
   if (port !== 0) await ensurePortFree(options.host, port);
 
+  const keyStore = new KeyStore(stored);
+  const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
-    keys: new KeyStore(stored),
+    keys: keyStore,
     run: (task, signal) => pool.run(task, signal),
     poolStatus: () => pool.status(),
     memoryBudget,
@@ -177,6 +186,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     // Taken between the check and the bind, or a port get-port-please will not use.
     await listener.close();
     await pool.close();
+    stopWatchingKeys();
     await ensurePortFree(options.host, port);
     throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
   }
@@ -222,9 +232,10 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     // Whatever is left after a moment (an idle keep-alive connection that
     // raced the close, a TLS handshake never finished) is cut.
     server.closeIdleConnections();
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, LIMITS.shutdownDrainMs).unref())]);
     for (const socket of sockets) socket.destroy();
     await pool.close();
+    stopWatchingKeys();
     logEvent('stopped', { signal });
     process.exit(0);
   };
@@ -308,6 +319,44 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>):
     if (err.code !== 'ECONNRESET') logEvent('client_error', { status, code: err.code ?? 'unknown' });
     socket.destroy();
   });
+}
+
+/** How often the keys file is looked at: a change takes effect within about this long. */
+const KEYS_POLL_MS = 1000;
+
+/**
+ * Keeps `store` in step with the keys file: polled (fs.watchFile works on
+ * shared volumes and on the symlink swaps of a Kubernetes Secret, where inotify
+ * does not) and read again on SIGHUP. A file that cannot be read or parsed
+ * keeps the last good set and says why in the log: a half-written or broken
+ * file never locks everyone out, nor lets anyone in. `ephemeral`: the
+ * development key in use while the file has no keys.
+ */
+function watchKeysFile(path: string, store: KeyStore, ephemeral: StoredKey[] | undefined): () => void {
+  let reading = Promise.resolve();
+  const reload = (reason: string) => {
+    reading = reading.then(async () => {
+      try {
+        const { keys } = await readKeysFile(path);
+        store.replace(keys.length === 0 && ephemeral ? ephemeral : keys);
+        logEvent('keys_reloaded', { reason, keys: keys.length });
+      } catch (err) {
+        // The kind of failure only: a parser's message would quote the file.
+        const code = (err as NodeJS.ErrnoException).code;
+        logEvent('keys_reload_failed', { reason, kept: store.size, error: code ?? (err instanceof SyntaxError ? 'not valid JSON' : 'not a pdfsvc keys file') });
+      }
+    });
+  };
+  const onChange = (current: Stats, previous: Stats) => {
+    if (current.mtimeMs !== previous.mtimeMs || current.ino !== previous.ino || current.size !== previous.size) reload('file changed');
+  };
+  const onHangup = () => reload('SIGHUP');
+  watchFile(path, { interval: KEYS_POLL_MS, persistent: false }, onChange);
+  process.on('SIGHUP', onHangup);
+  return () => {
+    unwatchFile(path, onChange);
+    process.off('SIGHUP', onHangup);
+  };
 }
 
 /** Binds `host:port` for a moment: fails with a 'port' error naming what to do when it is taken or not allowed. */

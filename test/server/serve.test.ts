@@ -333,3 +333,42 @@ describe('clean shutdown', () => {
     expect(served.log().filter((line) => line.path === '/v1/rotate_pages').map((line) => line.status)).toEqual([200, 200, 200]);
   });
 });
+
+describe('keys take effect at once', () => {
+  const status = async (served: Served, key: string) => (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
+
+  it('a key created or revoked with `pdfsvc keys` works or stops working within 2 s, without a restart; a broken file keeps the last good set', async () => {
+    const served = await serve();
+    try {
+      const keysPath = served.keysPath;
+      expect(await status(served, served.key)).toBe(200);
+      const created = await execa('node', [CLI, 'keys', 'create', '--plan', 'business', '--name', 'second', '--keys-file', keysPath]);
+      const second = created.stdout.trim();
+      const started = performance.now();
+      await waitFor(async () => (await status(served, second)) === 200, 5000, 'the new key to work');
+      expect(performance.now() - started).toBeLessThan(2500);
+
+      await execa('node', [CLI, 'keys', 'revoke', 'tests', '--keys-file', keysPath]);
+      await waitFor(async () => (await status(served, served.key)) === 401, 5000, 'the revoked key to stop working');
+      expect(await status(served, second)).toBe(200);
+
+      // A broken file: the last good set stays (the second key works, the revoked one does not), and the log says why.
+      const good = readFileSync(keysPath, 'utf8');
+      writeFileSync(keysPath, '{ "version": 1, "keys": [ this is not JSON');
+      await waitFor(() => served.log().some((line) => line.event === 'keys_reload_failed'), 5000, 'the failed reload to be logged');
+      expect(await status(served, second)).toBe(200);
+      expect(await status(served, served.key)).toBe(401);
+      const failed = served.log().find((line) => line.event === 'keys_reload_failed')!;
+      expect(failed).toMatchObject({ error: 'not valid JSON', kept: 1 });
+
+      // SIGHUP reads the file again too.
+      writeFileSync(keysPath, good);
+      process.kill(served.pid, 'SIGHUP');
+      await waitFor(() => served.log().some((line) => line.event === 'keys_reloaded' && line.reason === 'SIGHUP'), 5000, 'the SIGHUP reload');
+      expect(await status(served, second)).toBe(200);
+      expect(served.stderr()).not.toContain(second);
+    } finally {
+      await served.stop();
+    }
+  });
+});

@@ -41,6 +41,8 @@ export async function keysFile(dir = tempDir()): Promise<{ path: string; key: st
 export interface Served {
   base: string;
   key: string;
+  /** The keys file the server reads. */
+  keysPath: string;
   child: ResultPromise;
   pid: number;
   stdout(): string;
@@ -101,6 +103,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   return {
     base,
     key: keys.key,
+    keysPath: keys.path,
     child,
     pid: child.pid!,
     stdout: () => out,
