@@ -40,7 +40,8 @@ export function actionCommand(action: AnyAction): Command {
   const input = positionalField(action);
   if (input) {
     const [name, field] = input;
-    command.argument(field.kind === 'file' && field.multiple ? '[inputs...]' : '[input]', `${field.help} A path, or - (or nothing) for standard input.`);
+    const multiple = field.kind === 'file' && field.multiple;
+    command.argument('[inputs...]', multiple ? `${field.help} A path, or - (or nothing) for standard input.` : `${field.help} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`);
     void name;
   }
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
@@ -61,10 +62,31 @@ export function actionCommand(action: AnyAction): Command {
     command.addOption(new Option('--format <format>', 'packaging on standard output when -o is not given').choices(PACKAGINGS).default('zip'));
     command.option('--force', 'overwrite existing files in the -o directory');
   }
+  if (input && !(input[1].kind === 'file' && input[1].multiple)) {
+    // Batch mode, for every action that takes one PDF.
+    command.option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)');
+    command.option('--name <template>', `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`);
+    if (action.output === 'document') {
+      command.option('--in-place', 'batch mode: replace each input, only once its output was written in full');
+      command.option('--force', 'overwrite existing outputs in --out-dir');
+    }
+  }
   command.option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error');
   command.action(async (...args: unknown[]) => {
     const options = command.opts();
-    const positional = args[0] as string | string[] | undefined;
+    let positional = args[0] as string | string[] | undefined;
+    const single = input && !(input[1].kind === 'file' && input[1].multiple);
+    if (single && Array.isArray(positional)) {
+      const paths = positional;
+      if (paths.length > 1 || options.outDir !== undefined || options.inPlace) {
+        if (options.output !== undefined) throw ValidationError.field('output', '-o names one output; with several inputs use --out-dir DIR');
+        const { runBatch } = await import('./batch.js');
+        const shared = await collectRawValues(action, undefined, undefined, options);
+        process.exitCode = await runBatch(action, input[0], paths, shared, options);
+        return;
+      }
+      positional = paths[0];
+    }
     await runFromCli(action, input?.[0], positional, options);
   });
   return command;

@@ -1,0 +1,117 @@
+/**
+ * Batch mode end to end: many files per call, checked with qpdf and pdftotext
+ * as a user would, with the exit status and the per-file JSON lines.
+ */
+import { execa } from 'execa';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture, fixturePath, pageTexts, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-batch-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const pdfsvc = (args: string[], cwd: string) =>
+  execa('node', [join(process.cwd(), 'bin/pdfsvc.js'), ...args], { reject: false, cwd, encoding: 'utf8' });
+
+/** 50 inputs: valid, damaged (not a PDF) and encrypted, in a fixed order. */
+function makeInputs(folder: string): { names: string[]; kind: Record<string, 'valid' | 'damaged' | 'encrypted'> } {
+  mkdirSync(folder, { recursive: true });
+  const names: string[] = [];
+  const kind: Record<string, 'valid' | 'damaged' | 'encrypted'> = {};
+  for (let i = 0; i < 50; i++) {
+    const which = i % 10 === 3 ? 'damaged' : i % 10 === 7 ? 'encrypted' : 'valid';
+    const source = which === 'damaged' ? 'not-a-pdf.pdf' : which === 'encrypted' ? 'encrypted-user.pdf' : i % 2 ? 'pages-3.pdf' : 'pages-10.pdf';
+    const name = `doc-${String(i).padStart(2, '0')}.pdf`;
+    copyFileSync(fixturePath(source), join(folder, name));
+    names.push(name);
+    kind[name] = which;
+  }
+  return { names, kind };
+}
+
+describe('batch mode', () => {
+  const work = join(dir, 'fifty');
+  const { names, kind } = makeInputs(work);
+
+  it('rotates 50 files: every valid output passes qpdf with its text, every failure has its JSON line, exit 2', async () => {
+    const { stdout, stderr, exitCode } = await pdfsvc(['rotate', '--angle', '90', ...names, '--out-dir', 'rotated', '--name', '{stem}-rotated.pdf', '--json'], work);
+    expect(exitCode).toBe(2);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((l) => l.input)).toEqual(names);
+    for (const line of lines) {
+      const expectedOutput = join('rotated', line.input.replace('.pdf', '-rotated.pdf'));
+      expect(line.output).toBe(expectedOutput);
+      if (kind[line.input] === 'valid') {
+        expect(line.status).toBe('ok');
+        const bytes = new Uint8Array(readFileSync(join(work, expectedOutput)));
+        expect((await qpdfCheck(bytes)).exitCode).toBe(0);
+        const original = new Uint8Array(readFileSync(join(work, line.input)));
+        expect(await pageTexts(bytes)).toEqual(await pageTexts(original));
+        expect((await pdfinfo(bytes)).pages.every((p) => p.rotation === 90)).toBe(true);
+      } else {
+        expect(line.status).toBe('failed');
+        expect(line.problem.status).toBe(400);
+        expect(line.problem.errors.file[0]).toMatch(kind[line.input] === 'encrypted' ? /password/ : /could not be parsed/);
+        expect(existsSync(join(work, expectedOutput))).toBe(false);
+      }
+    }
+    // No temporary or partial file is left behind.
+    expect(readdirSync(join(work, 'rotated')).sort()).toEqual(names.filter((n) => kind[n] === 'valid').map((n) => n.replace('.pdf', '-rotated.pdf')).sort());
+    expect(stderr).toMatch(/^pdfsvc: 40 done, 10 failed, .* in, .* out, [\d.]+ s$/m);
+  }, 120_000);
+
+  it('splits each input into its own folder', async () => {
+    const valid = names.filter((n) => kind[n] === 'valid').slice(0, 4);
+    const { exitCode } = await pdfsvc(['split-by-page-count', '--page-count', '2', ...valid, '--out-dir', 'parts'], work);
+    expect(exitCode).toBe(0);
+    for (const name of valid) {
+      const folder = join(work, 'parts', name.replace('.pdf', ''));
+      const pages = (await pdfinfo(new Uint8Array(readFileSync(join(work, name))))).pages.length;
+      const parts = readdirSync(folder).sort();
+      expect(parts.length).toBe(Math.ceil(pages / 2));
+      for (const part of parts) expect((await qpdfCheck(new Uint8Array(readFileSync(join(folder, part))))).exitCode).toBe(0);
+    }
+  }, 60_000);
+
+  it('remove-password opens every encrypted file with its password', async () => {
+    const encrypted = names.filter((n) => kind[n] === 'encrypted');
+    const { exitCode } = await pdfsvc(['remove-password', '--password', 'secret-user', ...encrypted, '--out-dir', 'open'], work);
+    expect(exitCode).toBe(0);
+    for (const name of encrypted) expect((await qpdfCheck(new Uint8Array(readFileSync(join(work, 'open', name))))).exitCode).toBe(0);
+  }, 60_000);
+
+  it('refuses an existing output unless --force, and an output that is an input, before anything runs', async () => {
+    const folder = join(dir, 'refuse');
+    mkdirSync(join(folder, 'out'), { recursive: true });
+    copyFileSync(fixturePath('pages-3.pdf'), join(folder, 'a.pdf'));
+    copyFileSync(fixturePath('pages-3.pdf'), join(folder, 'b.pdf'));
+    writeFileSync(join(folder, 'out', 'b.pdf'), 'keep');
+    let result = await pdfsvc(['rotate', '--angle', '90', 'a.pdf', 'b.pdf', '--out-dir', 'out'], folder);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('pdfsvc: out_dir: out/b.pdf already exists; use --force');
+    expect(existsSync(join(folder, 'out', 'a.pdf'))).toBe(false);
+    result = await pdfsvc(['rotate', '--angle', '90', 'a.pdf', 'b.pdf', '--out-dir', 'out', '--force'], folder);
+    expect(result.exitCode).toBe(0);
+    expect((await qpdfCheck(new Uint8Array(readFileSync(join(folder, 'out', 'b.pdf'))))).exitCode).toBe(0);
+    result = await pdfsvc(['rotate', '--angle', '90', 'a.pdf', 'b.pdf', '--out-dir', '.'], folder);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('would overwrite the input a.pdf');
+    result = await pdfsvc(['rotate', '--angle', '90', 'a.pdf', 'b.pdf', '-o', 'x.pdf'], folder);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('pdfsvc: output:');
+  }, 60_000);
+
+  it('--in-place replaces a file only when its action succeeded', async () => {
+    const folder = join(dir, 'in-place');
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(fixturePath('pages-3.pdf'), join(folder, 'ok.pdf'));
+    copyFileSync(fixturePath('encrypted-user.pdf'), join(folder, 'locked.pdf'));
+    const { exitCode } = await pdfsvc(['rotate', '--angle', '180', 'ok.pdf', 'locked.pdf', '--in-place'], folder);
+    expect(exitCode).toBe(2);
+    expect((await pdfinfo(new Uint8Array(readFileSync(join(folder, 'ok.pdf'))))).pages.every((p) => p.rotation === 180)).toBe(true);
+    expect(readFileSync(join(folder, 'locked.pdf')).equals(Buffer.from(fixture('encrypted-user.pdf')))).toBe(true);
+    expect(readdirSync(folder).sort()).toEqual(['locked.pdf', 'ok.pdf']);
+  }, 60_000);
+});
