@@ -13,6 +13,7 @@ import type { RawValues } from '../core/fields.js';
 import { PdfPieces } from '../core/pdf-data.js';
 import { problemFor } from '../core/problem.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
+import { runWithWarnings } from '../core/warnings.js';
 import { readInput, writeDocumentsToDirectory, writeFileAtomically } from './io.js';
 
 export interface BatchOptions {
@@ -86,7 +87,11 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
       const bytes = await readInput(job.input, inputName, true);
       bytesIn += bytes.byteLength;
       const values = validateInput(action, { ...shared, [inputName]: bytes });
-      const result = await runValidatedPieces(action, values);
+      // Damage read through: the output is made, and the user told which file.
+      const result = await runWithWarnings(
+        ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${job.input}: ${field}: ${message}\n`),
+        () => runValidatedPieces(action, values),
+      );
       if (result.output === 'document') {
         const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
         await writeFileAtomically(job.output, pieces);

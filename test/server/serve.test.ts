@@ -230,7 +230,9 @@ describe('limits on a real socket', () => {
 });
 
 describe('work off the event loop', () => {
-  it('answers /healthz within 50 ms at the 99th percentile while every worker is busy with large documents', async () => {
+  // Retried: other test files share the 2 cores, and a p99 just over 50 ms has been seen under that load.
+  // Work on the event loop would fail every try (its p99 is seconds).
+  it('answers /healthz within 50 ms at the 99th percentile while every worker is busy with large documents', { retry: 2 }, async () => {
     const big = await bigDocument(300, 100_000); // ~30 MB
     const bigPath = join(tempDir(), 'big.pdf');
     writeFileSync(bigPath, big);
