@@ -20,6 +20,7 @@ await build({
     index: 'src/index.ts',
     cli: 'src/cli/main.ts',
     worker: 'src/server/worker.ts',
+    'batch-worker': 'src/cli/batch-worker.ts',
   },
   outdir: next,
   bundle: true,

@@ -65,6 +65,7 @@ export function actionCommand(action: AnyAction): Command {
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
     // Batch mode, for every action that takes one PDF.
     command.option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)');
+    command.option('--jobs <n>', 'batch mode: files worked on at once, each on a worker thread (default: one per core)');
     command.option('--name <template>', `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`);
     if (action.output === 'document') {
       command.option('--in-place', 'batch mode: replace each input, only once its output was written in full');
@@ -82,7 +83,9 @@ export function actionCommand(action: AnyAction): Command {
         if (options.output !== undefined) throw ValidationError.field('output', '-o names one output; with several inputs use --out-dir DIR');
         const { runBatch } = await import('./batch.js');
         const shared = await collectRawValues(action, undefined, undefined, options);
-        process.exitCode = await runBatch(action, input[0], paths, shared, options);
+        const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
+        if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 256)) throw ValidationError.field('jobs', `must be a whole number from 1 to 256; got ${JSON.stringify(options.jobs)}`);
+        process.exitCode = await runBatch(action, input[0], paths, shared, { ...options, jobs });
         return;
       }
       positional = paths[0];

@@ -6,6 +6,8 @@
  * stops the others.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { basename, extname, join, resolve } from 'node:path';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
@@ -17,6 +19,8 @@ import { runWithWarnings } from '../core/warnings.js';
 import { readInput, writeDocumentsToDirectory, writeFileAtomically } from './io.js';
 
 export interface BatchOptions {
+  /** Files worked on at once, each on a worker thread (default: one per core). */
+  jobs?: number;
   outDir?: string;
   name?: string;
   inPlace?: boolean;
@@ -24,7 +28,7 @@ export interface BatchOptions {
   json?: boolean;
 }
 
-interface Job {
+export interface Job {
   input: string;
   /** A file, or for split actions the folder that takes the input's parts. */
   output: string;
@@ -66,9 +70,52 @@ function planJobs(action: AnyAction, inputs: string[], options: BatchOptions): J
   return jobs;
 }
 
-/** Runs the jobs; returns the exit status (0 all done, 2 any input invalid, 1 otherwise). */
+/** What one file came to: sent back from a worker thread as plain data. */
+export type JobOutcome =
+  | { ok: true; bytesIn: number; bytesOut: number; warnings: string[] }
+  | { ok: false; invalid: boolean; bytesIn: number; problem: ReturnType<typeof problemFor>; message: string; warnings: string[] };
+
+export interface JobTask {
+  action: string;
+  inputName: string;
+  shared: RawValues;
+  job: Job;
+  force: boolean;
+}
+
+/** Runs the action on one file and writes its output (atomically); never throws. */
+export async function runJob(action: AnyAction, task: JobTask): Promise<JobOutcome> {
+  const warnings: string[] = [];
+  let bytesIn = 0;
+  try {
+    const bytes = await readInput(task.job.input, task.inputName, true);
+    bytesIn = bytes.byteLength;
+    const values = validateInput(action, { ...task.shared, [task.inputName]: bytes });
+    // Damage read through: the output is made, and the user told which file.
+    const result = await runWithWarnings(({ field, message }) => warnings.push(`${field}: ${message}`), () => runValidatedPieces(action, values));
+    let bytesOut = 0;
+    if (result.output === 'document') {
+      const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
+      await writeFileAtomically(task.job.output, pieces);
+      bytesOut = statSync(task.job.output).size;
+    } else {
+      const targets = await writeDocumentsToDirectory(task.job.output, result.documents, task.force);
+      bytesOut = targets.reduce((sum, target) => sum + statSync(target).size, 0);
+    }
+    return { ok: true, bytesIn, bytesOut, warnings };
+  } catch (err) {
+    return { ok: false, invalid: err instanceof PdfsvcError && err.status < 500, bytesIn, problem: problemFor(err, 'about:blank'), message: describe(err), warnings };
+  }
+}
+
+/**
+ * Runs the jobs, `options.jobs` at a time on worker threads (one per core by
+ * default; a single job, or --jobs 1, runs here without a thread). Returns
+ * the exit status: 0 all done, 2 any input invalid, 1 otherwise.
+ */
 export async function runBatch(action: AnyAction, inputName: string, inputs: string[], shared: RawValues, options: BatchOptions): Promise<number> {
   const jobs = planJobs(action, inputs, options);
+  const threads = Math.min(jobs.length, options.jobs ?? availableParallelism());
   if (options.outDir !== undefined) {
     try {
       mkdirSync(options.outDir, { recursive: true });
@@ -77,43 +124,72 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
     }
   }
   const started = process.hrtime.bigint();
-  let done = 0;
-  let failed = 0;
-  let invalid = false;
-  let bytesIn = 0;
-  let bytesOut = 0;
-  for (const job of jobs) {
-    try {
-      const bytes = await readInput(job.input, inputName, true);
-      bytesIn += bytes.byteLength;
-      const values = validateInput(action, { ...shared, [inputName]: bytes });
-      // Damage read through: the output is made, and the user told which file.
-      const result = await runWithWarnings(
-        ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${job.input}: ${field}: ${message}\n`),
-        () => runValidatedPieces(action, values),
-      );
-      if (result.output === 'document') {
-        const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
-        await writeFileAtomically(job.output, pieces);
-      } else {
-        const targets = await writeDocumentsToDirectory(job.output, result.documents, Boolean(options.force));
-        bytesOut += targets.reduce((sum, target) => sum + statSync(target).size, 0);
-      }
-      if (result.output === 'document') bytesOut += statSync(job.output).size;
-      done++;
+  const tally = { done: 0, failed: 0, invalid: false, bytesIn: 0, bytesOut: 0 };
+  const report = (job: Job, outcome: JobOutcome) => {
+    for (const warning of outcome.warnings) process.stderr.write(`pdfsvc: warning: ${job.input}: ${warning}\n`);
+    tally.bytesIn += outcome.bytesIn;
+    if (outcome.ok) {
+      tally.done++;
+      tally.bytesOut += outcome.bytesOut;
       if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'ok' })}\n`);
-    } catch (err) {
-      failed++;
-      const isInvalid = err instanceof PdfsvcError && err.status < 500;
-      invalid ||= isInvalid;
-      const problem = problemFor(err, 'about:blank');
-      if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'failed', problem })}\n`);
-      else process.stderr.write(`pdfsvc: ${job.input}: ${describe(err)}\n`);
+    } else {
+      tally.failed++;
+      tally.invalid ||= outcome.invalid;
+      if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'failed', problem: outcome.problem })}\n`);
+      else process.stderr.write(`pdfsvc: ${job.input}: ${outcome.message}\n`);
     }
+  };
+  const tasks = jobs.map((job): JobTask => ({ action: action.name, inputName, shared, job, force: Boolean(options.force) }));
+  if (threads <= 1) {
+    for (const task of tasks) report(task.job, await runJob(action, task));
+  } else {
+    // Reported in input order, as each next one is done: the JSON lines and messages read the same at any --jobs.
+    const outcomes: Array<JobOutcome | undefined> = [];
+    let reported = 0;
+    await runOnThreads(tasks, threads, (index, outcome) => {
+      outcomes[index] = outcome;
+      for (; reported < tasks.length && outcomes[reported]; reported++) report(tasks[reported].job, outcomes[reported]!);
+    });
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  process.stderr.write(`pdfsvc: ${done} done, ${failed} failed, ${formatBytes(bytesIn)} in, ${formatBytes(bytesOut)} out, ${seconds.toFixed(1)} s\n`);
-  return failed === 0 ? 0 : invalid ? 2 : 1;
+  process.stderr.write(`pdfsvc: ${tally.done} done, ${tally.failed} failed, ${formatBytes(tally.bytesIn)} in, ${formatBytes(tally.bytesOut)} out, ${seconds.toFixed(1)} s\n`);
+  return tally.failed === 0 ? 0 : tally.invalid ? 2 : 1;
+}
+
+/**
+ * `threads` worker threads take the tasks in order, one at a time each. A
+ * thread that dies (out of memory) fails only its own file; a new one takes
+ * its place for the rest.
+ */
+async function runOnThreads(tasks: JobTask[], threads: number, report: (index: number, outcome: JobOutcome) => void): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    let worker: Worker | undefined;
+    try {
+      while (next < tasks.length) {
+        const index = next++;
+        const task = tasks[index];
+        worker ??= new Worker(new URL('./batch-worker.js', import.meta.url));
+        const outcome = await new Promise<JobOutcome>((resolve) => {
+          const done = (value: JobOutcome) => {
+            worker!.off('message', onMessage).off('error', onError);
+            resolve(value);
+          };
+          const onMessage = (value: JobOutcome) => done(value);
+          const onError = (err: Error) => {
+            worker = undefined;
+            done({ ok: false, invalid: false, bytesIn: 0, problem: problemFor(err, 'about:blank'), message: `the work stopped: ${err.message}`, warnings: [] });
+          };
+          worker!.on('message', onMessage).on('error', onError);
+          worker!.postMessage(task);
+        });
+        report(index, outcome);
+      }
+    } finally {
+      await worker?.terminate();
+    }
+  };
+  await Promise.all(Array.from({ length: threads }, lane));
 }
 
 function describe(err: unknown): string {

@@ -62,6 +62,25 @@ describe('batch mode', () => {
     expect(stderr).toMatch(/^pdfsvc: 40 done, 10 failed, .* in, .* out, [\d.]+ s$/m);
   }, 120_000);
 
+  it('on worker threads (--jobs 2) gives the same bytes as one file at a time (--jobs 1), and the same verdicts', async () => {
+    const [parallel, serial] = await Promise.all([
+      pdfsvc(['rotate', '--angle', '90', ...names, '--out-dir', 'jobs-2', '--jobs', '2', '--json'], work),
+      pdfsvc(['rotate', '--angle', '90', ...names, '--out-dir', 'jobs-1', '--jobs', '1', '--json'], work),
+    ]);
+    expect(parallel.exitCode).toBe(2);
+    expect(serial.exitCode).toBe(2);
+    const verdicts = (stdout: string) =>
+      Object.fromEntries(stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status: string }).map((r) => [r.input, r.status]));
+    expect(verdicts(parallel.stdout)).toEqual(verdicts(serial.stdout));
+    const written = readdirSync(join(work, 'jobs-1')).sort();
+    expect(written).toEqual(readdirSync(join(work, 'jobs-2')).sort());
+    expect(written).toHaveLength(names.filter((n) => kind[n] === 'valid').length);
+    for (const name of written) expect(readFileSync(join(work, 'jobs-2', name)).equals(readFileSync(join(work, 'jobs-1', name))), name).toBe(true);
+    const bad = await pdfsvc(['rotate', '--angle', '90', ...names.slice(0, 2), '--out-dir', 'jobs-0', '--jobs', '0'], work);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/pdfsvc: jobs: must be a whole number from 1 to 256/);
+  });
+
   it('splits each input into its own folder', async () => {
     const valid = names.filter((n) => kind[n] === 'valid').slice(0, 4);
     const { exitCode } = await pdfsvc(['split-by-page-count', '--page-count', '2', ...valid, '--out-dir', 'parts'], work);
