@@ -34,6 +34,15 @@ export function buildProgram(): Command {
       }
     });
   program
+    .command('completion')
+    .description('Print a shell completion script: eval "$(pdfsvc completion bash)", or save it where your shell loads completions.')
+    .argument('<shell>', 'bash, zsh or fish')
+    .action(async (shell: string) => {
+      const { completionScript, SHELLS } = await import('./completion.js');
+      if (!(SHELLS as readonly string[]).includes(shell)) throw ValidationError.field('shell', `${JSON.stringify(shell)} is not one of ${SHELLS.join(', ')}`);
+      process.stdout.write(completionScript(program, shell as (typeof SHELLS)[number]));
+    });
+  program
     .command('serve')
     .description('Serve the actions as the /v1/ HTTP API.')
     .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
