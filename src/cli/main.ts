@@ -78,6 +78,13 @@ export function buildProgram(): Command {
     .option('--json', 'print as JSON')
     .action(async (options) => (await import('../server/keys-cli.js')).listKeys(options));
   keys
+    .command('rotate')
+    .description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.')
+    .argument('<name-or-id>')
+    .option('--grace <duration>', 'how long the old key keeps working (24h, 30m, 7d)', '24h')
+    .option('--keys-file <path>', 'API keys file')
+    .action(async (nameOrId: string, options) => (await import('../server/keys-cli.js')).rotateKey(nameOrId, options));
+  keys
     .command('revoke')
     .description('Revoke a key by its name or id.')
     .argument('<name-or-id>')

@@ -1,6 +1,6 @@
-/** `pdfsvc keys create|list|revoke`. */
+/** `pdfsvc keys create|list|revoke|rotate`. */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
-import { PLANS, defaultKeysFile, hashKey, newKey, newKeyId, readKeysFile, writeKeysFile, type Plan } from './keys.js';
+import { PLANS, defaultKeysFile, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type Plan, type StoredKey } from './keys.js';
 
 interface KeysOptions {
   keysFile?: string;
@@ -9,13 +9,14 @@ interface KeysOptions {
 export async function createKey(options: KeysOptions & { plan: string; name?: string }): Promise<void> {
   if (!PLANS.includes(options.plan as Plan)) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got ${JSON.stringify(options.plan)}`);
   const path = options.keysFile ?? defaultKeysFile();
-  const file = await readKeysFile(path);
-  const id = newKeyId();
-  const name = options.name ?? `key-${id.slice(2)}`;
-  if (file.keys.some((k) => k.name === name)) throw ValidationError.field('name', `a key named ${JSON.stringify(name)} already exists; choose another name or revoke it first`);
   const key = newKey();
-  file.keys.push({ id, name, plan: options.plan as Plan, hash: hashKey(key), created: new Date().toISOString() });
-  await writeKeysFile(path, file);
+  const { id, name } = await updateKeysFile(path, (file) => {
+    const id = newKeyId();
+    const name = options.name ?? `key-${id.slice(2)}`;
+    if (file.keys.some((k) => k.name === name)) throw ValidationError.field('name', `a key named ${JSON.stringify(name)} already exists; choose another name or revoke it first`);
+    file.keys.push({ id, name, plan: options.plan as Plan, hash: hashKey(key), created: new Date().toISOString() });
+    return { id, name };
+  });
   process.stdout.write(`${key}\n`);
   process.stderr.write(`created key ${id} (${name}, plan ${options.plan}) in ${path}; it is shown only this once\n`);
 }
@@ -23,20 +24,48 @@ export async function createKey(options: KeysOptions & { plan: string; name?: st
 export async function listKeys(options: KeysOptions & { json?: boolean }): Promise<void> {
   const path = options.keysFile ?? defaultKeysFile();
   const { keys } = await readKeysFile(path);
-  const rows = keys.map(({ id, name, plan, created }) => ({ id, name, plan, created }));
+  // Never the hash or the key: what a key is for and when it stops working.
+  const rows = keys.map(({ id, name, plan, created, expires }) => ({ id, name, plan, created, expires: expires ?? null }));
   if (options.json) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
   if (rows.length === 0) process.stderr.write(`no keys in ${path}\n`);
-  for (const row of rows) process.stdout.write(`${row.id}\t${row.name}\t${row.plan}\t${row.created}\n`);
+  for (const row of rows) process.stdout.write(`${row.id}\t${row.name}\t${row.plan}\tcreated ${row.created}\t${row.expires ? `expires ${row.expires}` : 'no expiry'}\n`);
 }
 
 export async function revokeKey(nameOrId: string, options: KeysOptions): Promise<void> {
   const path = options.keysFile ?? defaultKeysFile();
-  const file = await readKeysFile(path);
-  const remaining = file.keys.filter((k) => k.id !== nameOrId && k.name !== nameOrId);
-  if (remaining.length === file.keys.length) throw new PdfsvcError(404, `no key with the name or id ${JSON.stringify(nameOrId)} in ${path}`);
-  await writeKeysFile(path, { ...file, keys: remaining });
-  process.stderr.write(`revoked ${file.keys.length - remaining.length} key(s)\n`);
+  const revoked = await updateKeysFile(path, (file) => {
+    const before = file.keys.length;
+    file.keys = file.keys.filter((k) => k.id !== nameOrId && k.name !== nameOrId);
+    if (file.keys.length === before) throw new PdfsvcError(404, `no key with the name or id ${JSON.stringify(nameOrId)} in ${path}`);
+    return before - file.keys.length;
+  });
+  process.stderr.write(`revoked ${revoked} key(s)\n`);
+}
+
+/**
+ * Replaces a key: a new one with the same plan (named NAME, the old one
+ * renamed NAME-old-<id>), printed once; the old one keeps working for the
+ * grace period so it can be replaced where it is deployed, then stops.
+ */
+export async function rotateKey(nameOrId: string, options: KeysOptions & { grace?: string }): Promise<void> {
+  const grace = parseDuration(options.grace ?? '24h');
+  if (grace === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
+  const path = options.keysFile ?? defaultKeysFile();
+  const key = newKey();
+  const { replaced, expires } = await updateKeysFile(path, (file) => {
+    const old = file.keys.find((k) => k.id === nameOrId || k.name === nameOrId);
+    if (!old) throw new PdfsvcError(404, `no key with the name or id ${JSON.stringify(nameOrId)} in ${path}`);
+    const expires = new Date(Date.now() + grace).toISOString();
+    const replacement: StoredKey = { id: newKeyId(), name: old.name, plan: old.plan, hash: hashKey(key), created: new Date().toISOString() };
+    old.name = `${old.name}-old-${old.id.slice(2)}`;
+    // An earlier expiry stays: rotating again never lengthens an old key's life.
+    old.expires = old.expires && old.expires < expires ? old.expires : expires;
+    file.keys.push(replacement);
+    return { replaced: old, expires: old.expires };
+  });
+  process.stdout.write(`${key}\n`);
+  process.stderr.write(`rotated ${nameOrId}: the new key is shown only this once; the old one (${replaced.id}) stops working at ${expires}\n`);
 }

@@ -3,7 +3,7 @@
  * and creation time; a key itself is shown once, when it is created.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -27,6 +27,8 @@ export interface StoredKey {
   /** Hex SHA-256 of the key. */
   hash: string;
   created: string;
+  /** After this time the key no longer works (set by `keys rotate` for the key it replaces). */
+  expires?: string;
 }
 
 export interface KeysFile {
@@ -61,6 +63,44 @@ export async function writeKeysFile(path: string, file: KeysFile): Promise<void>
   await rename(temporary, path);
 }
 
+/**
+ * Runs `change` on the keys file under a lock (a lock file made with O_EXCL
+ * beside it), so that two `keys` commands at once never lose a key: each
+ * reads the file the other wrote. A lock older than 30 s is taken as left by
+ * a crashed command.
+ */
+export async function updateKeysFile<T>(path: string, change: (file: KeysFile) => T | Promise<T>): Promise<T> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const lock = `${path}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await writeFile(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > 30_000) await rm(lock, { force: true });
+      else if (attempt > 300) throw new Error(`the keys file is locked by another pdfsvc keys command (${lock}); remove the lock file if none is running`);
+      else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  try {
+    const file = await readKeysFile(path);
+    const result = await change(file);
+    await writeKeysFile(path, file);
+    return result;
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+/** "24h", "30m", "7d", "90s": a duration in milliseconds, or undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(text);
+  if (!match) return undefined;
+  return Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+}
+
 export function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -79,7 +119,7 @@ const KEY_SHAPE = /^pdfsvc_[A-Za-z0-9_-]{43}$/;
 
 /** Finds the key a request presents, comparing hashes in constant time. */
 export class KeyStore {
-  private entries: Array<{ key: StoredKey; hash: Buffer }> = [];
+  private entries: Array<{ key: StoredKey; hash: Buffer; expires: number }> = [];
 
   constructor(keys: StoredKey[]) {
     this.replace(keys);
@@ -87,7 +127,7 @@ export class KeyStore {
 
   /** Takes a new set of keys at once (the keys file changed): requests from now on see only these. */
   replace(keys: StoredKey[]): void {
-    this.entries = keys.map((key) => ({ key, hash: Buffer.from(key.hash, 'hex') }));
+    this.entries = keys.map((key) => ({ key, hash: Buffer.from(key.hash, 'hex'), expires: key.expires ? Date.parse(key.expires) : Infinity }));
   }
 
   get size(): number {
@@ -98,9 +138,10 @@ export class KeyStore {
     if (!presented || !KEY_SHAPE.test(presented)) return undefined;
     const hash = createHash('sha256').update(presented).digest();
     let found: StoredKey | undefined;
+    const now = Date.now();
     // Compare against every entry so the time taken does not reveal which one matched.
     for (const entry of this.entries) {
-      if (entry.hash.length === hash.length && timingSafeEqual(entry.hash, hash)) found ??= entry.key;
+      if (entry.hash.length === hash.length && timingSafeEqual(entry.hash, hash) && !(entry.expires <= now)) found ??= entry.key;
     }
     return found;
   }

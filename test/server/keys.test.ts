@@ -1,0 +1,63 @@
+/**
+ * Key hygiene: `keys rotate` gives a replacement at once and lets the old key
+ * work for its grace period only; `keys list` shows plan, created and
+ * expires, never a secret or a hash; two `keys` commands at once never lose
+ * a key. Judged against a running server.
+ */
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fixture } from '../helpers/pdf-tools.js';
+import { CLI, keysFile, postAction, serve, sleep, tempDir, waitFor } from './spawn.js';
+
+const keys = (args: string[]) => execa('node', [CLI, 'keys', ...args], { reject: false });
+
+describe('pdfsvc keys', () => {
+  it('rotate: the new key works at once, the old one until its grace ends, then 401', async () => {
+    const served = await serve();
+    try {
+      const status = async (key: string) => (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
+      const rotated = await keys(['rotate', 'tests', '--grace', '3s', '--keys-file', served.keysPath]);
+      expect(rotated.exitCode, rotated.stderr).toBe(0);
+      const replacement = rotated.stdout.trim();
+      expect(replacement).toMatch(/^pdfsvc_/);
+      await waitFor(async () => (await status(replacement)) === 200, 5000, 'the replacement to work');
+      expect(await status(served.key)).toBe(200);
+      await sleep(3500);
+      expect(await status(served.key)).toBe(401);
+      expect(await status(replacement)).toBe(200);
+
+      const list = await keys(['list', '--json', '--keys-file', served.keysPath]);
+      const rows = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+      expect(rows.map((r) => [r.name, r.plan, typeof r.created, r.expires === null])).toEqual([
+        [expect.stringMatching(/^tests-old-/), 'business', 'string', false],
+        ['tests', 'business', 'string', true],
+      ]);
+      expect(list.stdout).not.toContain(replacement);
+      for (const row of rows) expect(Object.keys(row).sort()).toEqual(['created', 'expires', 'id', 'name', 'plan']);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('twenty `keys create` at once: every key is in the file, and works', async () => {
+    const { path } = await keysFile(tempDir());
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => keys(['create', '--plan', 'free', '--name', `app-${i}`, '--keys-file', path])));
+    for (const run of created) expect(run.exitCode, run.stderr).toBe(0);
+    const names = (JSON.parse(readFileSync(path, 'utf8')) as { keys: Array<{ name: string }> }).keys.map((k) => k.name);
+    expect(names.sort()).toEqual(['tests', ...Array.from({ length: 20 }, (_, i) => `app-${i}`)].sort());
+    const served = await serve({ keys: { path, key: created[7].stdout.trim() } });
+    try {
+      expect((await postAction(served, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status).toBe(200);
+    } finally {
+      await served.stop();
+    }
+  });
+
+  it('a grace that is not a duration is exit 2 naming --grace', async () => {
+    const { path } = await keysFile(tempDir());
+    const run = await keys(['rotate', 'tests', '--grace', 'soon', '--keys-file', path]);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/pdfsvc: grace: "soon" is not a duration/);
+  });
+});
