@@ -54,6 +54,7 @@ export function buildProgram(): Command {
     .option('--key <file>', 'TLS private key (PEM)')
     .option('--max-upload-bytes <n>', 'largest request body accepted', String(100 * 1024 * 1024))
     .option('--workers <n>', 'worker threads for PDF work (default: number of cores)')
+    .option('--rate-limit <limits>', 'requests per key by plan, such as free=60/min,starter=600/min,business=6000/min (default: none); past it 429')
     .option('--max-memory <size>', 'memory the requests in flight may hold together (2GiB, 512MiB); past it new ones get 503 (default: 80% of the container limit, else half the RAM)')
     .option('--worker-heap-mb <n>', 'most V8 heap one worker may use; past it that request alone gets 503 and the worker is replaced (default 1024)')
     .option('--max-queue <n>', 'requests that may wait for a worker; past that, 503 with Retry-After (default: 16 per worker, at least 64)')

@@ -23,6 +23,7 @@ export const STATUSES: Record<number, { title: string; explanation: string }> = 
   408: { title: 'Request timeout.', explanation: 'The request body did not arrive within the time this server allows a request (--request-timeout-ms). Send it again over a faster connection.' },
   413: { title: 'Request body too large.', explanation: 'The request is larger than this server accepts (--max-upload-bytes).' },
   415: { title: 'Unsupported media type.', explanation: 'Send the request body as multipart/form-data.' },
+  429: { title: 'Too many requests.', explanation: 'The API key has used up its plan\'s requests for now (--rate-limit). Wait for Retry-After seconds; RateLimit-Reset says when the next window starts.' },
   500: { title: 'Internal server error.', explanation: 'The server failed unexpectedly. The request may be retried; if it fails again, please report it.' },
   503: { title: 'Service unavailable.', explanation: 'The server is busy (every worker busy and the queue full), or the request took longer than it allows (--request-timeout-ms) and its work was stopped; retry after the number of seconds in Retry-After.' },
 };

@@ -24,6 +24,7 @@ import { openApiDocument } from './openapi.js';
 import { errorPage } from './pages.js';
 import { Busy, queueIsFull, WorkerDied, WorkerFault, type PoolStatus } from './pool.js';
 import { WORKING_SET_FACTOR, type MemoryBudget } from './memory-budget.js';
+import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
@@ -39,6 +40,8 @@ export interface AppOptions {
   poolStatus?: () => PoolStatus;
   /** Memory the requests in flight may hold together (memory-budget.ts); none: no budget. */
   memoryBudget?: MemoryBudget;
+  /** Requests per key and plan (rate-limit.ts); none: no limits. */
+  rateLimiter?: RateLimiter;
   maxUploadBytes: number;
   /** Longest an action request may take, upload included; default 120 s. */
   requestTimeoutMs?: number;
@@ -140,6 +143,11 @@ export function createApp(options: AppOptions): App {
       if (request.method !== 'POST') throw new HttpProblem(405, `${action.name} accepts POST only`, { Allow: 'POST' });
       const key = authenticate(request, options);
       notesOf(request).key = key;
+      const rate = options.rateLimiter?.take(key);
+      const rateHeaders = rate ? rateLimitHeaders(rate) : {};
+      if (rate && !rate.allowed) {
+        throw new HttpProblem(429, `this key has made its ${rate.limit} requests for now (the ${key.plan} plan's limit); retry in ${rate.reset} s`, { 'Retry-After': String(rate.reset), ...rateHeaders });
+      }
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
       const contentType = request.headers.get('content-type') ?? '';
       if (!/^multipart\/form-data\s*;/i.test(contentType)) {
@@ -180,7 +188,7 @@ export function createApp(options: AppOptions): App {
         if (result.warnings) notesOf(request).warnings = result.warnings.map(({ field, message }) => `${field}: ${message}`);
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
-          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
+          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength), ...rateHeaders },
         });
       } catch (err) {
         if (!deadline.signal.aborted) {

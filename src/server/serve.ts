@@ -23,6 +23,7 @@ import { createApp } from './app.js';
 import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
+import { parseRateLimits, RateLimiter } from './rate-limit.js';
 
 export interface ServeOptions {
   host: string;
@@ -36,6 +37,7 @@ export interface ServeOptions {
   workers?: string;
   workerHeapMb?: string;
   maxMemory?: string;
+  rateLimit?: string;
   maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
@@ -102,6 +104,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const maxMemory = options.maxMemory === undefined ? defaultMemoryBudget() : parseSize(options.maxMemory);
   if (maxMemory === undefined) throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
   const memoryBudget = new MemoryBudget(maxMemory);
+  const rateLimiter = options.rateLimit ? new RateLimiter(parseRateLimits(options.rateLimit)) : undefined;
   const maxQueue = positiveInteger('max-queue', options.maxQueue, true);
   const requestTimeoutMs = positiveInteger('request-timeout-ms', options.requestTimeoutMs)!;
   if (!options.https && !isLoopback(options.host)) {
@@ -142,6 +145,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     run: (task, signal) => pool.run(task, signal),
     poolStatus: () => pool.status(),
     memoryBudget,
+    rateLimiter,
     maxUploadBytes,
     requestTimeoutMs,
     errorTypeBase: options.errorTypeBase,

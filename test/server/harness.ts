@@ -12,7 +12,7 @@ export const keys: Record<Plan, string> = { free: newKey(), starter: newKey(), b
 
 export function inProcessApp(
   region: Region = 'global',
-  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log' | 'memoryBudget'>> = {},
+  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log' | 'memoryBudget' | 'rateLimiter'>> = {},
 ) {
   const store = new KeyStore(
     (Object.keys(keys) as Plan[]).map((plan) => ({ id: `k_${plan}`, name: `${plan}-key`, plan, hash: hashKey(keys[plan]), created: '2026-01-01T00:00:00Z' })),
@@ -28,6 +28,7 @@ export function inProcessApp(
     requestTimeoutMs: options.requestTimeoutMs,
     log: options.log,
     memoryBudget: options.memoryBudget,
+    rateLimiter: options.rateLimiter,
     version: 'test',
   });
 }
