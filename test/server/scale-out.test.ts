@@ -175,6 +175,23 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     }
   });
 
+  it('a key past the per-key rate gets nginx\'s 429 as problem+json with Retry-After; other keys go on', async () => {
+    // A well-formed key the processes do not know: each request is a quick 401 from a process, until nginx steps in.
+    // deploy/nginx.conf allows 100 a second with a burst of 200; 1000 at once pass that on any machine.
+    const flood = `pdfsvc_${'f'.repeat(43)}`;
+    const replies = await Promise.all(
+      Array.from({ length: 1000 }, () => postAction({ base, key: flood }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent })),
+    );
+    const limited = replies.filter((r) => r.status === 429);
+    expect(limited.length, `statuses: ${[...new Set(replies.map((r) => r.status))].join(', ')}`).toBeGreaterThan(0);
+    expect(replies.every((r) => r.status === 429 || r.status === 401)).toBe(true);
+    expect(limited[0].headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(limited[0].headers['retry-after']).toBe('1');
+    expect(JSON.parse(limited[0].body.toString('utf8'))).toMatchObject({ status: 429, title: 'Too many requests.' });
+    // The real key has its own budget.
+    expect((await postAction({ base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent })).status).toBe(200);
+  });
+
   it('refusals pass through unchanged: an empty key is 401 problem+json with X-Region, from a process', async () => {
     const reply = await postAction({ base, key: '' }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent: false, headers: { 'x-api-key': '' } });
     expect(reply.status).toBe(401);
