@@ -24,6 +24,7 @@ import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
+import { Metrics } from './metrics.js';
 
 export interface ServeOptions {
   host: string;
@@ -38,6 +39,9 @@ export interface ServeOptions {
   workerHeapMb?: string;
   maxMemory?: string;
   rateLimit?: string;
+  metricsPort?: string;
+  metricsHost?: string;
+  metricsKeyLabels?: boolean;
   maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
@@ -135,6 +139,10 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   // The port asked for, or none: a load balancer pointed at it must not find another server there, or nothing.
   if (port !== 0) await ensurePortFree(options.host, port);
 
+  const metricsPort = positiveInteger('metrics-port', options.metricsPort, true);
+  const metricsHost = options.metricsHost ?? '127.0.0.1';
+  // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
+  let metrics: Metrics | undefined;
   const keyStore = new KeyStore(stored);
   const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
   const pool = createPool({ workers, maxQueue, workerHeapMb });
@@ -150,9 +158,22 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     requestTimeoutMs,
     errorTypeBase: options.errorTypeBase,
     version: VERSION,
-    log: (entry) => logLine(entry as unknown as Record<string, unknown>),
+    log: (entry) => {
+      logLine(entry as unknown as Record<string, unknown>);
+      metrics?.observe(entry);
+    },
   });
   const handler = toNodeHandler(app);
+  let metricsServer: import('node:http').Server | undefined;
+  let metricsUrl: string | undefined;
+  if (metricsPort !== undefined) {
+    metrics = new Metrics({ pool: () => pool.status(), inFlight: () => app.inFlight, memory: () => memoryBudget.status(), keyLabels: Boolean(options.metricsKeyLabels) });
+    const listening = await metrics.listen(metricsHost, metricsPort).catch((err: NodeJS.ErrnoException) => {
+      throw ValidationError.field('metrics-port', err.code === 'EADDRINUSE' ? `port ${metricsPort} is taken; choose another, or 0 for any free one` : `cannot listen on ${metricsHost}:${metricsPort}: ${err.message}`);
+    });
+    metricsServer = listening.server;
+    metricsUrl = `http://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
+  }
 
   // Requests received and not yet answered: shutdown waits for these.
   const active = new Set<ServerResponse>();
@@ -198,6 +219,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
   const url = `${scheme}://${host}:${actualPort}`;
   process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
+  if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
   if (options.https && certificate && certificate.cert) {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
@@ -240,6 +262,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     for (const socket of sockets) socket.destroy();
     await pool.close();
     stopWatchingKeys();
+    metricsServer?.close();
     logEvent('stopped', { signal });
     process.exit(0);
   };

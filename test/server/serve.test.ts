@@ -374,3 +374,30 @@ describe('keys take effect at once', () => {
     }
   });
 });
+
+describe('Prometheus metrics (--metrics-port)', () => {
+  it('counts requests by action, status and region on a listener of its own, with latency, bytes, pool and memory; no key', async () => {
+    const served = await serve({ args: ['--metrics-port', '0'] });
+    try {
+      const url = /Prometheus metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(served.stdout())?.[1];
+      expect(url, served.stdout()).toBeDefined();
+      for (let i = 0; i < 2; i++) expect((await postAction(served, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status).toBe(200);
+      expect((await postAction(served, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '45' })).status).toBe(400);
+      const text = (await send(url!)).body.toString('utf8');
+      expect(text).toContain('pdfsvc_requests_total{action="rotate_pages",status="200",region="global"} 2');
+      expect(text).toContain('pdfsvc_requests_total{action="rotate_pages",status="400",region="global"} 1');
+      expect(text).toMatch(/pdfsvc_request_duration_seconds_count\{action="rotate_pages"\} 3/);
+      expect(text).toMatch(/pdfsvc_bytes_in_total\{action="rotate_pages"\} [1-9]\d*/);
+      expect(text).toMatch(/pdfsvc_bytes_out_total\{action="rotate_pages"\} [1-9]\d*/);
+      for (const name of ['pdfsvc_workers_busy', 'pdfsvc_queue_length', 'pdfsvc_requests_in_flight', 'pdfsvc_memory_budget_in_use_bytes', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+        expect(text).toMatch(new RegExp(`^${name} `, 'm'));
+      }
+      expect(text).not.toContain(served.key);
+      expect(text).not.toContain('key_name');
+      // Not on the API's port.
+      expect((await send(`${served.base}/metrics`)).status).toBe(404);
+    } finally {
+      await served.stop();
+    }
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * Prometheus metrics (prom-client), served on a listener of their own
+ * (`--metrics-port`, loopback unless `--metrics-host` says otherwise), so
+ * that the API's port never exposes them. No key secret is ever a label; key
+ * names become one only with `--metrics-key-labels`.
+ */
+import { createServer, type Server } from 'node:http';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RequestLogEntry } from './app.js';
+import type { BudgetStatus } from './memory-budget.js';
+import type { PoolStatus } from './pool.js';
+
+export interface MetricsSources {
+  pool: () => PoolStatus;
+  inFlight: () => number;
+  memory: () => BudgetStatus;
+  keyLabels: boolean;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<string>;
+  private readonly duration: Histogram<string>;
+  private readonly bytesIn: Counter<string>;
+  private readonly bytesOut: Counter<string>;
+  private readonly keyLabels: boolean;
+
+  constructor(sources: MetricsSources) {
+    this.keyLabels = sources.keyLabels;
+    const labels = ['action', 'status', 'region', ...(this.keyLabels ? ['key_name'] : [])];
+    const registers = [this.registry];
+    // Process memory, CPU, event-loop lag (nodejs_eventloop_lag_seconds), heap.
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'pdfsvc_requests_total', help: 'Action requests answered, by action, status and region.', labelNames: labels, registers });
+    this.duration = new Histogram({
+      name: 'pdfsvc_request_duration_seconds',
+      help: 'Time from the request to its answer, upload included, by action.',
+      labelNames: ['action'],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.bytesIn = new Counter({ name: 'pdfsvc_bytes_in_total', help: 'Request body bytes read, by action.', labelNames: ['action'], registers });
+    this.bytesOut = new Counter({ name: 'pdfsvc_bytes_out_total', help: 'Answer body bytes sent, by action.', labelNames: ['action'], registers });
+    const gauge = (name: string, help: string, value: () => number) =>
+      new Gauge({ name, help, registers, collect() {
+        this.set(value());
+      } });
+    gauge('pdfsvc_workers', 'Worker threads.', () => sources.pool().threads);
+    gauge('pdfsvc_workers_busy', 'Worker threads working on a request.', () => sources.pool().busy);
+    gauge('pdfsvc_queue_length', 'Requests waiting for a worker.', () => sources.pool().queued);
+    gauge('pdfsvc_requests_in_flight', 'Action requests being handled, uploads included.', sources.inFlight);
+    gauge('pdfsvc_memory_budget_bytes', 'The memory budget (--max-memory).', () => sources.memory().max_bytes);
+    gauge('pdfsvc_memory_budget_in_use_bytes', 'Memory reserved by the requests in flight.', () => sources.memory().in_use_bytes);
+    gauge('pdfsvc_memory_budget_refused', 'Requests refused because they would have passed the memory budget, since start.', () => sources.memory().refused);
+  }
+
+  /** Counts one answered request (from the request log entry: never contents or keys). */
+  observe(entry: RequestLogEntry): void {
+    const action = /^\/v1\/([a-z_]+)$/.exec(entry.path)?.[1];
+    if (!action || action === 'openapi') return;
+    const labels: Record<string, string> = { action, status: String(entry.status), region: entry.region };
+    if (this.keyLabels) labels.key_name = entry.key_name ?? '';
+    this.requests.inc(labels);
+    this.duration.observe({ action }, entry.duration_ms / 1000);
+    this.bytesIn.inc({ action }, entry.bytes_in);
+    this.bytesOut.inc({ action }, entry.bytes_out);
+  }
+
+  /** The listener for GET /metrics; resolves with its port once it listens. */
+  listen(host: string, port: number): Promise<{ server: Server; port: number }> {
+    const server = createServer(async (req, res) => {
+      if (req.method !== 'GET' || req.url !== '/metrics') {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host, port }, () => {
+        const address = server.address();
+        resolve({ server, port: typeof address === 'object' && address ? address.port : port });
+      });
+    });
+  }
+}
