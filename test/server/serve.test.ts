@@ -379,8 +379,8 @@ describe('Prometheus metrics (--metrics-port)', () => {
   it('counts requests by action, status and region on a listener of its own, with latency, bytes, pool and memory; no key', async () => {
     const served = await serve({ args: ['--metrics-port', '0'] });
     try {
-      const url = /Prometheus metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(served.stdout())?.[1];
-      expect(url, served.stdout()).toBeDefined();
+      // The line after "listening", which serve() waits for: it may arrive a moment later.
+      const url = await waitFor(() => /Prometheus metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(served.stdout())?.[1], 5000, 'the metrics URL');
       for (let i = 0; i < 2; i++) expect((await postAction(served, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status).toBe(200);
       expect((await postAction(served, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '45' })).status).toBe(400);
       const text = (await send(url!)).body.toString('utf8');
