@@ -31,7 +31,7 @@ await build({
   sourcemap: true,
   // Packages with their own start-up cost or native parts stay external;
   // pdf-lib is bundled because that is what makes it load fast.
-  external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'commander', 'chalk', 'adm-zip', 'piscina', 'prom-client'],
+  external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'commander', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress'],
   // Chunks sit beside the entries so that ./worker.js resolves from any of them.
   chunkNames: '_chunk-[hash]',
   logLevel: 'warning',

@@ -65,6 +65,7 @@ export function actionCommand(action: AnyAction): Command {
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
     // Batch mode, for every action that takes one PDF.
     command.option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)');
+    command.option('--quiet', 'batch mode: no progress bar (there is one only when standard error is a terminal)');
     command.option('--jobs <n>', 'batch mode: files worked on at once, each on a worker thread (default: one per core)');
     command.option('--name <template>', `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`);
     if (action.output === 'document') {

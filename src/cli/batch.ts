@@ -26,6 +26,8 @@ export interface BatchOptions {
   inPlace?: boolean;
   force?: boolean;
   json?: boolean;
+  /** No progress bar (it shows only when standard error is a terminal anyway). */
+  quiet?: boolean;
 }
 
 export interface Job {
@@ -125,8 +127,11 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
   }
   const started = process.hrtime.bigint();
   const tally = { done: 0, failed: 0, invalid: false, bytesIn: 0, bytesOut: 0 };
+  const bar = options.quiet || !process.stderr.isTTY ? undefined : await progressBar(jobs.length);
+  const say = (line: string) => process.stderr.write(bar ? `\r\x1b[K${line}` : line);
   const report = (job: Job, outcome: JobOutcome) => {
-    for (const warning of outcome.warnings) process.stderr.write(`pdfsvc: warning: ${job.input}: ${warning}\n`);
+    bar?.increment(1, { file: basename(job.input), bytes: formatBytes(tally.bytesIn + outcome.bytesIn) });
+    for (const warning of outcome.warnings) say(`pdfsvc: warning: ${job.input}: ${warning}\n`);
     tally.bytesIn += outcome.bytesIn;
     if (outcome.ok) {
       tally.done++;
@@ -136,7 +141,7 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
       tally.failed++;
       tally.invalid ||= outcome.invalid;
       if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'failed', problem: outcome.problem })}\n`);
-      else process.stderr.write(`pdfsvc: ${job.input}: ${outcome.message}\n`);
+      else say(`pdfsvc: ${job.input}: ${outcome.message}\n`);
     }
   };
   const tasks = jobs.map((job): JobTask => ({ action: action.name, inputName, shared, job, force: Boolean(options.force) }));
@@ -151,9 +156,29 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
       for (; reported < tasks.length && outcomes[reported]; reported++) report(tasks[reported].job, outcomes[reported]!);
     });
   }
+  bar?.stop();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   process.stderr.write(`pdfsvc: ${tally.done} done, ${tally.failed} failed, ${formatBytes(tally.bytesIn)} in, ${formatBytes(tally.bytesOut)} out, ${seconds.toFixed(1)} s\n`);
   return tally.failed === 0 ? 0 : tally.invalid ? 2 : 1;
+}
+
+/**
+ * The progress bar on a terminal (cli-progress: it redraws in place, knows the
+ * terminal's width and works out the ETA): files done of all, bytes read, the
+ * file just finished.
+ */
+async function progressBar(total: number) {
+  const { SingleBar } = await import('cli-progress');
+  const bar = new SingleBar({
+    stream: process.stderr,
+    format: '{bar} {value}/{total} files | {bytes} read | ETA {eta_formatted} | {file}',
+    barsize: 24,
+    hideCursor: true,
+    clearOnComplete: true,
+    etaBuffer: 20,
+  });
+  bar.start(total, 0, { file: '', bytes: '0 B' });
+  return bar;
 }
 
 /**

@@ -81,6 +81,21 @@ describe('batch mode', () => {
     expect(bad.stderr).toMatch(/pdfsvc: jobs: must be a whole number from 1 to 256/);
   });
 
+  it('shows a progress bar on a terminal (script -qfc gives it one), never in a pipe or under --quiet', async () => {
+    const command = (out: string, extra = '') =>
+      `node ${join(process.cwd(), 'bin/pdfsvc.js')} rotate --angle 90 ${names.join(' ')} --out-dir ${out} --jobs 2 ${extra}`;
+    const onTerminal = await execa('script', ['-qfc', command('bar-tty'), '/dev/null'], { cwd: work, reject: false });
+    const screen = onTerminal.stdout.replace(/\r/g, '\n');
+    expect(screen).toMatch(/\d+\/50 files \| .* read \| ETA /);
+    expect(screen).toMatch(/pdfsvc: 40 done, 10 failed/);
+    const quiet = await execa('script', ['-qfc', command('bar-quiet', '--quiet'), '/dev/null'], { cwd: work, reject: false });
+    expect(quiet.stdout).not.toMatch(/files \|/);
+    expect(quiet.stdout).toMatch(/pdfsvc: 40 done, 10 failed/);
+    const piped = await pdfsvc(['rotate', '--angle', '90', ...names, '--out-dir', 'bar-pipe', '--jobs', '2'], work);
+    expect(piped.stderr).not.toMatch(/files \||ETA/);
+    expect(piped.stderr).toMatch(/pdfsvc: 40 done, 10 failed/);
+  });
+
   it('splits each input into its own folder', async () => {
     const valid = names.filter((n) => kind[n] === 'valid').slice(0, 4);
     const { exitCode } = await pdfsvc(['split-by-page-count', '--page-count', '2', ...valid, '--out-dir', 'parts'], work);
