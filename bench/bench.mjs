@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { DOCUMENTS, OUT_DIR, ensureDocuments } from './make-documents.mjs';
 import { readArguments } from './arguments.mjs';
 import { machineInfo, snapshotCli } from './machine.mjs';
+import { BATCH_FILES, benchBatch, judgeBatch } from './batch.mjs';
 import { IMAGE_ARGS, TEXT_ARGS, watermarkImage, watermarkStamp } from './watermark-assets.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -159,6 +160,9 @@ export const JOBS = [
     expect: (d) => ({ directory: true, names: 'pdfsvc', pages: d.pages, maxBytes: SPLIT_BYTES }),
     expectBaseline: qpdfSplitExpect,
   },
+  // Issue 12: 200 copies of the 10-page document in one call, against shell
+  // loops of qpdf and of pdfsvc (bench/batch.mjs); on doc-10p only.
+  { name: 'batch', batch: true, document: 'doc-10p' },
   {
     name: '--help',
     startup: true,
@@ -555,6 +559,7 @@ function relate(row, rows) {
 function judge(row) {
   const verdicts = [];
   if (row.status !== 'ok') return verdicts;
+  if (row.batch) return judgeBatch(row);
   const judged = row.document === TARGETS.pageRatioDocument;
   if (row.document === null) {
     verdicts.push({ what: `time ≤${TARGETS.startupRatio}x`, ok: row.ratio <= TARGETS.startupRatio });
@@ -616,7 +621,9 @@ function markdown(rows, info) {
     `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up. ` +
     `Splits write a directory of parts; the qpdf column of both split rows is \`qpdf --split-pages=${SPLIT_PAGES}\` ` +
     `(qpdf cannot split by size), and split by size (parts of at most ${SPLIT_BYTES.toLocaleString('en')} bytes) is judged ` +
-    `on its pdfsvc time within ${TARGETS.relativeRatio}x of pdfsvc's \`split ${SPLIT_PAGES} pages\` on the same document.`);
+    `on its pdfsvc time within ${TARGETS.relativeRatio}x of pdfsvc's \`split ${SPLIT_PAGES} pages\` on the same document. ` +
+    `The batch row rotates ${BATCH_FILES} copies of the document in one \`pdfsvc rotate --out-dir\` call, against a shell loop of ` +
+    '`qpdf --rotate` (one process per file) and a shell loop of `pdfsvc rotate`.');
   return lines.join('\n') + '\n';
 }
 
@@ -662,7 +669,10 @@ async function main() {
   for (const job of jobs.filter((j) => j.startup)) report(benchJob(job, null, options, method));
   for (const doc of docs) {
     log(`bench: ${doc.name} (${doc.pages} pages, ${(doc.bytes / MB).toFixed(1)} MB)`);
-    for (const job of jobs.filter((j) => !j.startup)) report(benchJob(job, doc, options, method));
+    for (const job of jobs.filter((j) => !j.startup)) {
+      if (!job.batch) report(benchJob(job, doc, options, method));
+      else if (job.document === doc.name) report(benchBatch(doc, options, { cli: CLI, node: NODE, work: WORK, run, verifyOutput }));
+    }
   }
   // Page rows first, start-up rows last, as the table reads best.
   rows.sort((a, b) => (a.document === null) - (b.document === null));
