@@ -12,6 +12,7 @@ import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { currentWarningHandler } from '../core/warnings.js';
+import { notePagesRead } from '../core/pages-read.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -97,8 +98,9 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
   const damage: { missingKids: number; repaired?: boolean } = { missingKids: 0 };
+  let pageCount: number;
   try {
-    pageEntries(doc, damage);
+    pageCount = pageEntries(doc, damage).length;
   } catch (err) {
     if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${UNREADABLE} (${err.message})`);
     throw err;
@@ -118,6 +120,8 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
       );
     }
   }
+  // Only documents accepted for work count as pages processed.
+  notePagesRead(pageCount);
   return doc;
 }
 

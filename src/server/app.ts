@@ -69,6 +69,8 @@ export interface RequestLogEntry {
   fault?: string;
   /** Damage the inputs were read through: fixed messages that quote nothing of the document. */
   warnings?: string[];
+  /** Answered actions only: pages of the input documents processed. */
+  pages?: number;
 }
 
 /** What the app keeps about a request while it runs (for the log line). */
@@ -77,11 +79,14 @@ interface RequestNotes {
   bytesIn?: number;
   fault?: string;
   warnings?: string[];
+  pages?: number;
 }
 
 export type App = H3 & {
   /** Action requests being handled right now (read by /healthz and by shutdown). */
   readonly inFlight: number;
+  /** Those of them whose body is still arriving (for the metrics). */
+  readonly uploadsInFlight: number;
 };
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
@@ -108,6 +113,7 @@ export function createApp(options: AppOptions): App {
   const run: WorkRunner = options.run ?? ((task) => runWork(task));
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let inFlight = 0;
+  let uploadsInFlight = 0;
   const app = new H3({
     silent: true,
     onError: (error, event) => {
@@ -176,6 +182,7 @@ export function createApp(options: AppOptions): App {
         }
         reserved = wanted;
       };
+      uploadsInFlight++;
       try {
         const announced = Number(request.headers.get('content-length'));
         if (Number.isFinite(announced) && announced > 0 && announced <= options.maxUploadBytes) reserve(announced);
@@ -184,8 +191,10 @@ export function createApp(options: AppOptions): App {
           reserve(n);
         });
         phase = 'work';
+        uploadsInFlight--;
         const result = await run({ action: action.name, contentType, body, packaging }, signal);
         if (result.warnings) notesOf(request).warnings = result.warnings.map(({ field, message }) => `${field}: ${message}`);
+        notesOf(request).pages = result.pages;
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
           headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength), ...rateHeaders },
@@ -203,6 +212,7 @@ export function createApp(options: AppOptions): App {
       } finally {
         clearTimeout(timer);
         inFlight--;
+        if (phase === 'upload') uploadsInFlight--;
         budget?.release(reserved);
       }
     });
@@ -233,12 +243,14 @@ export function createApp(options: AppOptions): App {
         ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name } : {}),
         ...(noted?.fault ? { fault: noted.fault } : {}),
         ...(noted?.warnings ? { warnings: noted.warnings } : {}),
+        ...(noted?.pages !== undefined ? { pages: noted.pages } : {}),
       });
     }
     return response;
   };
   Object.defineProperty(app, 'fetch', { value: handle, configurable: true, writable: true });
   Object.defineProperty(app, 'inFlight', { get: () => inFlight });
+  Object.defineProperty(app, 'uploadsInFlight', { get: () => uploadsInFlight });
   return app as App;
 }
 

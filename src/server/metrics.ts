@@ -13,6 +13,7 @@ import type { PoolStatus } from './pool.js';
 export interface MetricsSources {
   pool: () => PoolStatus;
   inFlight: () => number;
+  uploadsInFlight: () => number;
   memory: () => BudgetStatus;
   keyLabels: boolean;
 }
@@ -23,6 +24,7 @@ export class Metrics {
   private readonly duration: Histogram<string>;
   private readonly bytesIn: Counter<string>;
   private readonly bytesOut: Counter<string>;
+  private readonly pages: Counter<string>;
   private readonly keyLabels: boolean;
 
   constructor(sources: MetricsSources) {
@@ -41,6 +43,9 @@ export class Metrics {
     });
     this.bytesIn = new Counter({ name: 'pdfsvc_bytes_in_total', help: 'Request body bytes read, by action.', labelNames: ['action'], registers });
     this.bytesOut = new Counter({ name: 'pdfsvc_bytes_out_total', help: 'Answer body bytes sent, by action.', labelNames: ['action'], registers });
+    // Input pages, not output pages: the work done (a split reads every page
+    // whatever it writes), and what a merge of many documents is charged by.
+    this.pages = new Counter({ name: 'pdfsvc_pages_processed_total', help: 'Pages of the input documents of answered (200) action requests, by action.', labelNames: ['action'], registers });
     const gauge = (name: string, help: string, value: () => number) =>
       new Gauge({ name, help, registers, collect() {
         this.set(value());
@@ -49,6 +54,7 @@ export class Metrics {
     gauge('pdfsvc_workers_busy', 'Worker threads working on a request.', () => sources.pool().busy);
     gauge('pdfsvc_queue_length', 'Requests waiting for a worker.', () => sources.pool().queued);
     gauge('pdfsvc_requests_in_flight', 'Action requests being handled, uploads included.', sources.inFlight);
+    gauge('pdfsvc_uploads_in_flight', 'Action requests whose body is still arriving.', sources.uploadsInFlight);
     gauge('pdfsvc_memory_budget_bytes', 'The memory budget (--max-memory).', () => sources.memory().max_bytes);
     gauge('pdfsvc_memory_budget_in_use_bytes', 'Memory reserved by the requests in flight.', () => sources.memory().in_use_bytes);
     gauge('pdfsvc_memory_budget_refused', 'Requests refused because they would have passed the memory budget, since start.', () => sources.memory().refused);
@@ -64,6 +70,7 @@ export class Metrics {
     this.duration.observe({ action }, entry.duration_ms / 1000);
     this.bytesIn.inc({ action }, entry.bytes_in);
     this.bytesOut.inc({ action }, entry.bytes_out);
+    if (entry.pages !== undefined) this.pages.inc({ action }, entry.pages);
   }
 
   /** The listener for GET /metrics; resolves with its port once it listens. */

@@ -122,7 +122,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       } finally {
         admitted--;
       }
-      if (reply.ok) return { contentType: reply.contentType, body: reply.body, ...(reply.warnings ? { warnings: reply.warnings } : {}) };
+      if (reply.ok) return { contentType: reply.contentType, body: reply.body, pages: reply.pages, ...(reply.warnings ? { warnings: reply.warnings } : {}) };
       if (reply.errors) throw new ValidationError(reply.errors);
       if (reply.status < 500) throw new PdfsvcError(reply.status, reply.message);
       throw new WorkerFault(reply.fault ?? 'unknown');

@@ -167,7 +167,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   let metricsServer: import('node:http').Server | undefined;
   let metricsUrl: string | undefined;
   if (metricsPort !== undefined) {
-    metrics = new Metrics({ pool: () => pool.status(), inFlight: () => app.inFlight, memory: () => memoryBudget.status(), keyLabels: Boolean(options.metricsKeyLabels) });
+    metrics = new Metrics({ pool: () => pool.status(), inFlight: () => app.inFlight, uploadsInFlight: () => app.uploadsInFlight, memory: () => memoryBudget.status(), keyLabels: Boolean(options.metricsKeyLabels) });
     const listening = await metrics.listen(metricsHost, metricsPort).catch((err: NodeJS.ErrnoException) => {
       throw ValidationError.field('metrics-port', err.code === 'EADDRINUSE' ? `port ${metricsPort} is taken; choose another, or 0 for any free one` : `cannot listen on ${metricsHost}:${metricsPort}: ${err.message}`);
     });

@@ -11,6 +11,7 @@ import type { AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import type { Field, RawValues } from '../core/fields.js';
 import { packageDocuments, type Packaging } from '../core/packaging.js';
+import { countingPagesRead } from '../core/pages-read.js';
 import { runValidated, validateInput } from '../core/run.js';
 import { runWithWarnings, type Warning } from '../core/warnings.js';
 
@@ -30,6 +31,8 @@ export interface WorkResult {
   body: Uint8Array;
   /** Damage the inputs were read through (core/warnings.ts), for the request log. */
   warnings?: Warning[];
+  /** Pages of the input documents the action read (core/pages-read.ts), for the log and the metrics. */
+  pages: number;
 }
 
 /** Runs one task: throws ValidationError (400), PdfsvcError, or an internal fault. */
@@ -39,8 +42,8 @@ export async function runWork(task: WorkTask): Promise<WorkResult> {
   const raw = await formValues(action, task.contentType, task.body);
   const values = validateInput(action, raw);
   const warnings: Warning[] = [];
-  const result = await runWithWarnings((warning) => warnings.push(warning), () => runValidated(action, values));
-  const noted = warnings.length > 0 ? { warnings } : {};
+  const { result, pages } = await countingPagesRead(() => runWithWarnings((warning) => warnings.push(warning), () => runValidated(action, values)));
+  const noted = { pages, ...(warnings.length > 0 ? { warnings } : {}) };
   if (result.output === 'document') return { contentType: 'application/pdf', body: result.bytes, ...noted };
   const packaged = await packageDocuments(result.documents, task.packaging ?? 'zip');
   return { contentType: packaged.contentType, body: packaged.body, ...noted };

@@ -43,7 +43,7 @@ export default async function runTask(task: WorkTask): Promise<unknown> {
   try {
     const result = await runWork(task);
     const body = ownBuffer(result.body);
-    const reply: WorkerReply = { ok: true, contentType: result.contentType, body, ...(result.warnings ? { warnings: result.warnings } : {}) };
+    const reply: WorkerReply = { ok: true, contentType: result.contentType, body, pages: result.pages, ...(result.warnings ? { warnings: result.warnings } : {}) };
     return movable(reply, body.buffer as ArrayBuffer);
   } catch (err) {
     if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors } satisfies WorkerReply;

@@ -6,7 +6,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import { fixture, pageTexts, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
@@ -212,6 +212,29 @@ describe('HTTP API, in process only', () => {
     expect(response.status).toBe(413);
     // Stopped reading early: far fewer than the 100 chunks were pulled.
     expect(sent).toBeLessThan(10);
+  });
+
+  it('counts a request as an upload in flight until its body is in, then only as in flight (the metrics gauges)', async () => {
+    const app = inProcessApp();
+    const form = formRequest('http://pdfsvc.test/v1/reverse_pages', [['file', fixture('pages-3.pdf')]]);
+    const bytes = new Uint8Array(await form.arrayBuffer());
+    let finish!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(bytes.subarray(0, 100));
+        finish = () => {
+          controller.enqueue(bytes.subarray(100));
+          controller.close();
+        };
+      },
+    });
+    const answer = app.fetch(
+      new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body, duplex: 'half', headers: { 'X-API-Key': keys.free, 'content-type': form.headers.get('content-type')! } } as RequestInit),
+    );
+    await vi.waitFor(() => expect([app.inFlight, app.uploadsInFlight]).toEqual([1, 1]));
+    finish();
+    expect((await answer).status).toBe(200);
+    expect([app.inFlight, app.uploadsInFlight]).toEqual([0, 0]);
   });
 
   it('builds problem types from the request origin, or from --error-type-base when given', async () => {

@@ -8,20 +8,16 @@
  * rotated PDF, a refusal whose field error is shown, and a split whose ZIP is
  * offered as a download.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Download, type Locator, type Page, type Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath, pageMarkers, pdfinfo } from '../helpers/pdf-tools.js';
 import { checkedMarkers, unpack } from '../helpers/split-tools.js';
+import { haveTool } from '../helpers/tools.js';
 import { serve, type Served } from './spawn.js';
 
 const CHROMIUM = process.env.PDFSVC_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  const message = `Chromium not found at ${CHROMIUM}: the /docs browser tests need it (apt-get install -y chromium, or set PDFSVC_CHROMIUM)`;
-  if (process.env.CI) throw new Error(message);
-  console.warn(`${message}; skipping them`);
-}
+const haveChromium = haveTool(CHROMIUM, 'the /docs browser tests', 'apt-get install -y chromium, or set PDFSVC_CHROMIUM');
 
 const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 

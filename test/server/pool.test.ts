@@ -9,7 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '../../src/server/pool.js';
 import { MemoryBudget } from '../../src/server/memory-budget.js';
 import type { RequestLogEntry } from '../../src/server/app.js';
-import { inProcessApp, keys, problemOf } from './harness.js';
+import { fixture } from '../helpers/pdf-tools.js';
+import { formRequest, inProcessApp, keys, problemOf } from './harness.js';
 
 const SPIN_WORKER = new URL('./spin-worker.mjs', import.meta.url).href;
 const HOG_WORKER = new URL('./hog-worker.mjs', import.meta.url).href;
@@ -200,5 +201,15 @@ describe('request log (in process)', () => {
     const text = JSON.stringify(log);
     for (const key of Object.values(keys)) expect(text).not.toContain(key);
     expect(text).not.toContain('not a pdf');
+  });
+  it('says how many input pages an answered request processed: every document of a merge, the whole input of an extract that keeps one page; none for a refusal', async () => {
+    const log: RequestLogEntry[] = [];
+    const app = inProcessApp('global', { log: (entry) => log.push(entry) });
+    const post = (action: string, fields: Array<[string, Uint8Array | string]>) =>
+      app.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.business }));
+    expect((await post('merge_documents', [['file', fixture('pages-3.pdf')], ['file', fixture('pages-1.pdf')]])).status).toBe(200);
+    expect((await post('extract_pages', [['file', fixture('pages-10.pdf')], ['pages', '2']])).status).toBe(200);
+    expect((await post('rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '45']])).status).toBe(400);
+    expect(log.map((entry) => entry.pages)).toEqual([4, 10, undefined]);
   });
 });

@@ -4,37 +4,24 @@
  * processes sharing one keys file. 200 requests through nginx all succeed,
  * and both processes take a share of them (least_conn, no sticky sessions).
  *
- * Needs nginx (/usr/sbin/nginx): skipped without it, except in CI, where its
- * absence is a failure (.ci/run installs it).
+ * Needs nginx (/usr/sbin/nginx): see test/helpers/tools.ts for when its
+ * absence skips and when it fails.
  */
 import { execa, type ResultPromise } from 'execa';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, pageCount, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
-import { keysFile, postAction, ROOT, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
+import { haveTool } from '../helpers/tools.js';
+import { freePort, keysFile, postAction, ROOT, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
 
 const NGINX = '/usr/sbin/nginx';
-const HAVE_NGINX = existsSync(NGINX);
-const SKIP = !HAVE_NGINX && !process.env.CI;
-if (SKIP) console.warn(`scale-out.test.ts: skipped: ${NGINX} is not installed (apt-get install nginx); in CI (CI set) this is a failure`);
+const SKIP = !haveTool(NGINX, 'the scale-out tests', 'apt-get install -y nginx');
 
 const REQUESTS = 200;
 const CONCURRENCY = 8;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Replaces every match of `pattern` (global), which must match exactly `count` times. */
 function rewrite(text: string, pattern: RegExp, count: number, what: string, replace: (match: string, index: number, ...groups: string[]) => string): string {
@@ -74,7 +61,6 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
   const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
   beforeAll(async () => {
-    if (!HAVE_NGINX) throw new Error(`${NGINX} is not installed; CI must install nginx (apt-get install nginx) for this test`);
     dir = tempDir('pdfsvc-scale-out-');
     const keys = await keysFile(dir);
     key = keys.key;

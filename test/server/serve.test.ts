@@ -389,7 +389,9 @@ describe('Prometheus metrics (--metrics-port)', () => {
       expect(text).toMatch(/pdfsvc_request_duration_seconds_count\{action="rotate_pages"\} 3/);
       expect(text).toMatch(/pdfsvc_bytes_in_total\{action="rotate_pages"\} [1-9]\d*/);
       expect(text).toMatch(/pdfsvc_bytes_out_total\{action="rotate_pages"\} [1-9]\d*/);
-      for (const name of ['pdfsvc_workers_busy', 'pdfsvc_queue_length', 'pdfsvc_requests_in_flight', 'pdfsvc_memory_budget_in_use_bytes', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+      // One page each time the rotation was done; the refused request read none.
+      expect(text).toContain('pdfsvc_pages_processed_total{action="rotate_pages"} 2');
+      for (const name of ['pdfsvc_workers_busy', 'pdfsvc_queue_length', 'pdfsvc_requests_in_flight', 'pdfsvc_uploads_in_flight', 'pdfsvc_memory_budget_in_use_bytes', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
         expect(text).toMatch(new RegExp(`^${name} `, 'm'));
       }
       expect(text).not.toContain(served.key);

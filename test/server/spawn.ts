@@ -10,6 +10,7 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -24,6 +25,18 @@ afterAll(async () => {
   await Promise.allSettled([...running]);
   for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A loopback port free right now, for programs that cannot be told to pick one (nginx, Prometheus). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 export function tempDir(prefix = 'pdfsvc-server-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
