@@ -1,5 +1,6 @@
 // Builds dist/ from src/: one esbuild pass bundles the CLI, the library entry
-// and the worker with code splitting, so that `pdfsvc --help` loads only the
+// and the worker with code splitting (a second one the browser-safe HTTP
+// client), so that `pdfsvc --help` loads only the
 // action declarations and commander, and pdf-lib (bundled: about half the
 // import time of its 192 separate modules) is loaded only by a transform.
 // Type declarations for library users come from tsc.
@@ -41,6 +42,37 @@ await build({
     js: "import { createRequire as __pdfsvcCreateRequire } from 'node:module'; const require = __pdfsvcCreateRequire(import.meta.url);",
   },
 });
+
+// The HTTP client (pdfsvc/client) runs in browsers too: a pass of its own,
+// with no node: banner and no chunks shared with the Node entries. It needs
+// the action declarations only; their lazily imported transforms (and with
+// them pdf-lib) are replaced by a stub that is never called.
+await build({
+  absWorkingDir: root,
+  entryPoints: { client: 'src/client/index.ts' },
+  outdir: next,
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: ['es2022'],
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'no-transforms',
+      setup(build) {
+        build.onResolve({ filter: /\/transform\.js$/ }, (args) => ({ path: args.path, namespace: 'no-transform' }));
+        build.onLoad({ filter: /.*/, namespace: 'no-transform' }, () => ({
+          contents: "throw new Error('pdfsvc/client sends actions to a server; it has no transforms');",
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
+const clientCode = readFileSync(new URL(`../${next}/client.js`, import.meta.url), 'utf8');
+const nodeOnly = /\bfrom\s*["']node:|\bimport\(\s*["']node:|\brequire\(/.exec(clientCode);
+if (nodeOnly) throw new Error(`dist/client.js must run in browsers, but it contains ${JSON.stringify(nodeOnly[0])}`);
 
 const old = `dist.old-${process.pid}`;
 try {

@@ -12,6 +12,7 @@ import { describeDefault, describeRules, type Field, type RawValues } from '../c
 import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
 import { joinPdf, PdfPieces } from '../core/pdf-data.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
+import type { RemoteSettings } from './remote.js';
 import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
@@ -76,6 +77,7 @@ export function actionCommand(action: AnyAction): Command {
   command.option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error');
   command.action(async (...args: unknown[]) => {
     const options = command.opts();
+    const remote = remoteSettings(command.optsWithGlobals());
     let positional = args[0] as string | string[] | undefined;
     const single = input && !(input[1].kind === 'file' && input[1].multiple);
     if (single && Array.isArray(positional)) {
@@ -86,17 +88,30 @@ export function actionCommand(action: AnyAction): Command {
         const shared = await collectRawValues(action, undefined, undefined, options);
         const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
         if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 256)) throw ValidationError.field('jobs', `must be a whole number from 1 to 256; got ${JSON.stringify(options.jobs)}`);
-        process.exitCode = await runBatch(action, input[0], paths, shared, { ...options, jobs });
+        const connection = remote && (await import('./remote.js')).connect(remote);
+        try {
+          process.exitCode = await runBatch(action, input[0], paths, shared, { ...options, jobs }, connection);
+        } finally {
+          connection?.close();
+        }
         return;
       }
       positional = paths[0];
     }
-    await runFromCli(action, input?.[0], positional, options);
+    await runFromCli(action, input?.[0], positional, options, remote);
   });
   return command;
 }
 
-async function collectRawValues(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>): Promise<RawValues> {
+/** Remote mode's global options (`--server` or PDFSVC_SERVER); undefined: work locally. */
+function remoteSettings(globals: Record<string, unknown>): RemoteSettings | undefined {
+  const server = globals.server as string | undefined;
+  if (server === undefined || server === '') return undefined;
+  return { server, apiKeyFile: globals.apiKeyFile as string | undefined, cacert: globals.cacert as string | undefined };
+}
+
+/** `lazy`: PDF inputs read only where the reader looks (local work); remote mode sends them whole. */
+async function collectRawValues(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>, lazy = true): Promise<RawValues> {
   const raw: RawValues = {};
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
     const key = camel(kebabName(name));
@@ -104,9 +119,9 @@ async function collectRawValues(action: AnyAction, inputName: string | undefined
       if (field.multiple) {
         const paths = (positional as string[] | undefined) ?? [];
         if (paths.filter((p) => p === '-').length > 1) throw ValidationError.field(name, 'standard input (-) can be given only once');
-        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name, true)));
+        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name, lazy)));
       } else {
-        raw[name] = await readInput(positional as string | undefined, name, true);
+        raw[name] = await readInput(positional as string | undefined, name, lazy);
       }
       continue;
     }
@@ -141,18 +156,13 @@ function camel(kebab: string): string {
   return kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-async function runFromCli(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>): Promise<void> {
+async function runFromCli(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>, remote?: RemoteSettings): Promise<void> {
   const output = options.output as string | undefined;
   if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
   }
-  const raw = await collectRawValues(action, inputName, positional, options);
-  const values = validateInput(action, raw);
-  // Damage the input was read through: the output is made, and the user told.
-  const result = await runWithWarnings(
-    ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${field}: ${message}\n`),
-    () => runValidatedPieces(action, values),
-  );
+  const raw = await collectRawValues(action, inputName, positional, options, !remote);
+  const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw);
   if (result.output === 'document') {
     const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
     if (output === undefined) await writeStdout(pieces);
@@ -169,4 +179,22 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   }
   const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
   await writeStdout([packaged.body]);
+}
+
+function runLocally(action: AnyAction, raw: RawValues) {
+  const values = validateInput(action, raw);
+  // Damage the input was read through: the output is made, and the user told.
+  return runWithWarnings(
+    ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${field}: ${message}\n`),
+    () => runValidatedPieces(action, values),
+  );
+}
+
+async function runRemotely(settings: RemoteSettings, action: AnyAction, raw: RawValues) {
+  const remote = (await import('./remote.js')).connect(settings);
+  try {
+    return await remote.run(action, raw);
+  } finally {
+    remote.close();
+  }
 }

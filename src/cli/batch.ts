@@ -10,10 +10,12 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { basename, extname, join, resolve } from 'node:path';
 import type { AnyAction } from '../core/action.js';
-import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { ValidationError } from '../core/errors.js';
 import type { RawValues } from '../core/fields.js';
 import { PdfPieces } from '../core/pdf-data.js';
-import { problemFor } from '../core/problem.js';
+import type { Problem } from '../core/problem.js';
+import { exitStatusOf, problemOf } from './failure.js';
+import type { Remote } from './remote.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
 import { runWithWarnings } from '../core/warnings.js';
 import { readInput, writeDocumentsToDirectory, writeFileAtomically } from './io.js';
@@ -75,7 +77,7 @@ function planJobs(action: AnyAction, inputs: string[], options: BatchOptions): J
 /** What one file came to: sent back from a worker thread as plain data. */
 export type JobOutcome =
   | { ok: true; bytesIn: number; bytesOut: number; warnings: string[] }
-  | { ok: false; invalid: boolean; bytesIn: number; problem: ReturnType<typeof problemFor>; message: string; warnings: string[] };
+  | { ok: false; invalid: boolean; bytesIn: number; problem: Problem; message: string; warnings: string[] };
 
 export interface JobTask {
   action: string;
@@ -85,16 +87,24 @@ export interface JobTask {
   force: boolean;
 }
 
-/** Runs the action on one file and writes its output (atomically); never throws. */
-export async function runJob(action: AnyAction, task: JobTask): Promise<JobOutcome> {
+/** Requests batch mode keeps in flight by default in remote mode: the server's cores, not ours, set the pace. */
+const REMOTE_DEFAULT_JOBS = 4;
+
+/**
+ * Runs the action on one file and writes its output (atomically); never
+ * throws. With `remote`, the server does the work (remote mode).
+ */
+export async function runJob(action: AnyAction, task: JobTask, remote?: Remote): Promise<JobOutcome> {
   const warnings: string[] = [];
   let bytesIn = 0;
   try {
-    const bytes = await readInput(task.job.input, task.inputName, true);
+    const bytes = await readInput(task.job.input, task.inputName, !remote);
     bytesIn = bytes.byteLength;
-    const values = validateInput(action, { ...task.shared, [task.inputName]: bytes });
+    const raw = { ...task.shared, [task.inputName]: bytes };
     // Damage read through: the output is made, and the user told which file.
-    const result = await runWithWarnings(({ field, message }) => warnings.push(`${field}: ${message}`), () => runValidatedPieces(action, values));
+    const result = remote
+      ? await remote.run(action, raw)
+      : await runWithWarnings(({ field, message }) => warnings.push(`${field}: ${message}`), () => runValidatedPieces(action, validateInput(action, raw)));
     let bytesOut = 0;
     if (result.output === 'document') {
       const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
@@ -106,18 +116,20 @@ export async function runJob(action: AnyAction, task: JobTask): Promise<JobOutco
     }
     return { ok: true, bytesIn, bytesOut, warnings };
   } catch (err) {
-    return { ok: false, invalid: err instanceof PdfsvcError && err.status < 500, bytesIn, problem: problemFor(err, 'about:blank'), message: describe(err), warnings };
+    return { ok: false, invalid: exitStatusOf(err) === 2, bytesIn, problem: problemOf(err), message: describe(err), warnings };
   }
 }
 
 /**
  * Runs the jobs, `options.jobs` at a time on worker threads (one per core by
- * default; a single job, or --jobs 1, runs here without a thread). Returns
- * the exit status: 0 all done, 2 any input invalid, 1 otherwise.
+ * default; a single job, or --jobs 1, runs here without a thread). In remote
+ * mode the server does the work: the requests are kept in flight from this
+ * thread (REMOTE_DEFAULT_JOBS by default). Returns the exit status: 0 all
+ * done, 2 any input invalid, 1 otherwise.
  */
-export async function runBatch(action: AnyAction, inputName: string, inputs: string[], shared: RawValues, options: BatchOptions): Promise<number> {
+export async function runBatch(action: AnyAction, inputName: string, inputs: string[], shared: RawValues, options: BatchOptions, remote?: Remote): Promise<number> {
   const jobs = planJobs(action, inputs, options);
-  const threads = Math.min(jobs.length, options.jobs ?? availableParallelism());
+  const threads = Math.min(jobs.length, options.jobs ?? (remote ? REMOTE_DEFAULT_JOBS : availableParallelism()));
   if (options.outDir !== undefined) {
     try {
       mkdirSync(options.outDir, { recursive: true });
@@ -146,15 +158,17 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
   };
   const tasks = jobs.map((job): JobTask => ({ action: action.name, inputName, shared, job, force: Boolean(options.force) }));
   if (threads <= 1) {
-    for (const task of tasks) report(task.job, await runJob(action, task));
+    for (const task of tasks) report(task.job, await runJob(action, task, remote));
   } else {
     // Reported in input order, as each next one is done: the JSON lines and messages read the same at any --jobs.
     const outcomes: Array<JobOutcome | undefined> = [];
     let reported = 0;
-    await runOnThreads(tasks, threads, (index, outcome) => {
+    const done = (index: number, outcome: JobOutcome) => {
       outcomes[index] = outcome;
       for (; reported < tasks.length && outcomes[reported]; reported++) report(tasks[reported].job, outcomes[reported]!);
-    });
+    };
+    if (remote) await runInFlight(tasks, threads, (task) => runJob(action, task, remote), done);
+    else await runOnThreads(tasks, threads, done);
   }
   bar?.stop();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -181,6 +195,18 @@ async function progressBar(total: number) {
   return bar;
 }
 
+/** Remote mode: `lanes` requests in flight at once, each taking the next task when its answer is written. */
+async function runInFlight(tasks: JobTask[], lanes: number, run: (task: JobTask) => Promise<JobOutcome>, report: (index: number, outcome: JobOutcome) => void): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      report(index, await run(tasks[index]));
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+}
+
 /**
  * `threads` worker threads take the tasks in order, one at a time each. A
  * thread that dies (out of memory) fails only its own file; a new one takes
@@ -203,7 +229,7 @@ async function runOnThreads(tasks: JobTask[], threads: number, report: (index: n
           const onMessage = (value: JobOutcome) => done(value);
           const onError = (err: Error) => {
             worker = undefined;
-            done({ ok: false, invalid: false, bytesIn: 0, problem: problemFor(err, 'about:blank'), message: `the work stopped: ${err.message}`, warnings: [] });
+            done({ ok: false, invalid: false, bytesIn: 0, problem: problemOf(err), message: `the work stopped: ${err.message}`, warnings: [] });
           };
           worker!.on('message', onMessage).on('error', onError);
           worker!.postMessage(task);

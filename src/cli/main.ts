@@ -3,12 +3,12 @@
  * loaded up front; the PDF library, the server and key management are
  * imported when a command needs them, so `--help` stays fast.
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { actions } from '../actions/index.js';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
-import { problemFor } from '../core/problem.js';
+import { exitStatusOf, problemOf } from './failure.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -19,7 +19,11 @@ export function buildProgram(): Command {
     .description('PDF actions from the command line, as an HTTP service (pdfsvc serve), or as a library.')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(add --help for usage)')
-    .configureHelp({ sortSubcommands: false, showGlobalOptions: false });
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: false })
+    // Remote mode: global, so that they can stand before the action (`pdfsvc --server URL rotate …`).
+    .addOption(new Option('--server <url>', 'send actions to this pdfsvc server (its base URL) instead of working locally').env('PDFSVC_SERVER'))
+    .option('--api-key-file <file>', 'remote mode: read the API key from the first line of this file (or set PDFSVC_API_KEY); never give it as an argument')
+    .option('--cacert <file>', 'remote mode: also trust this certificate authority (PEM) for an https:// server');
   for (const action of actions as readonly AnyAction[]) program.addCommand(actionCommand(action));
   program
     .command('actions')
@@ -126,7 +130,7 @@ function report(err: unknown, json: boolean): number {
     return EXIT_INVALID; // commander has already printed its message
   }
   if (json) {
-    process.stderr.write(`${JSON.stringify(problemFor(err, 'about:blank'))}\n`);
+    process.stderr.write(`${JSON.stringify(problemOf(err))}\n`);
   } else if (err instanceof ValidationError) {
     for (const [field, messages] of Object.entries(err.errors)) {
       for (const message of messages) process.stderr.write(`pdfsvc: ${field}: ${message}\n`);
@@ -137,5 +141,5 @@ function report(err: unknown, json: boolean): number {
     const detail = process.env.PDFSVC_DEBUG ? (err as Error)?.stack : (err as Error)?.message;
     process.stderr.write(`pdfsvc: internal error: ${detail ?? String(err)}\n(set PDFSVC_DEBUG=1 for details; please report this with the input if you can)\n`);
   }
-  return err instanceof PdfsvcError && err.status < 500 ? EXIT_INVALID : EXIT_FAILURE;
+  return exitStatusOf(err);
 }

@@ -27,9 +27,9 @@ export type Transform<M extends FieldMap, O extends ActionOutput> = (
   context: TransformContext,
 ) => Promise<O extends 'document' ? PdfData : PdfData[]>;
 
-export interface ActionDefinition<M extends FieldMap = FieldMap, O extends ActionOutput = ActionOutput> {
-  /** API name, also the route (`POST /v1/<name>`) and a CLI alias. */
-  name: string;
+export interface ActionDefinition<M extends FieldMap = FieldMap, O extends ActionOutput = ActionOutput, N extends string = string> {
+  /** API name, also the route (`POST /v1/<name>`) and a CLI alias (kept as a literal type: the HTTP client's method names come from it). */
+  name: N;
   /** Short CLI verbs, where unambiguous (`rotate`). */
   aliases?: readonly string[];
   /** Which group the action belongs to, for listings and the docs page. */
@@ -52,9 +52,9 @@ export interface ActionDefinition<M extends FieldMap = FieldMap, O extends Actio
 export type AnyAction = ActionDefinition<any, ActionOutput>;
 
 /** Identity with inference: keeps field literal types for the transform's values. */
-export function defineAction<const M extends FieldMap, const O extends ActionOutput>(
-  definition: ActionDefinition<M, O>,
-): ActionDefinition<M, O> {
+export function defineAction<const M extends FieldMap, const O extends ActionOutput, const N extends string>(
+  definition: ActionDefinition<M, O, N>,
+): ActionDefinition<M, O, N> {
   return definition;
 }
 
@@ -69,4 +69,12 @@ export function kebabName(name: string): string {
 /** `rotate_pages` → `rotatePages` (library function). */
 export function camelName(name: string): string {
   return name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** camelName as a type: `'rotate_pages'` → `'rotatePages'`. */
+export type CamelName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelName<Tail>>}` : S;
+
+/** `00001.pdf`, `00002.pdf`, … (SERVICE.md: split outputs, in order). */
+export function partName(index: number): string {
+  return `${String(index + 1).padStart(5, '0')}.pdf`;
 }

@@ -108,23 +108,25 @@ export type FieldValues<M extends FieldMap> = {
   -readonly [K in keyof M as HasValue<M[K]> extends true ? never : K]?: ValueOf<M[K]>;
 };
 
-/** What library callers pass: text or typed values, files as bytes. */
-export type FieldInput<M extends FieldMap> = {
-  [K in keyof M as M[K] extends { required: true } ? K : never]: InputOf<M[K]>;
+/** What library callers pass: text or typed values, files as bytes (the HTTP client also takes Blobs: `File`). */
+export type FieldInput<M extends FieldMap, File = Uint8Array> = {
+  [K in keyof M as M[K] extends { required: true } ? K : never]: InputOf<M[K], File>;
 } & {
-  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K]>;
+  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K], File>;
 };
-type InputOf<F extends Field> = F extends FileField
+type InputOf<F extends Field, File> = F extends FileField
   ? F['multiple'] extends object
-    ? Uint8Array[]
-    : Uint8Array
+    ? File[]
+    : File
   : F extends IntegerField | NumberField
-    ? number | string
+    ? NumberInput<F>
     : F extends BooleanField
-      ? boolean | string
+      ? boolean | 'true' | 'false'
       : F extends ChoiceField<infer V>
         ? V
         : string;
+/** A number, or its decimal text (`'90'`); where the field lists its values (`oneOf`), only those. */
+type NumberInput<F extends IntegerField | NumberField> = F extends { oneOf: readonly (infer V extends number)[] } ? V | `${V}` : number | `${number}`;
 
 /** A raw value as it arrives: text from a form or argv, bytes for files, typed values from the library. */
 export type RawValue = string | number | boolean | Uint8Array | Uint8Array[] | undefined;

@@ -3,7 +3,7 @@
  * the transform, run it, name split outputs. The same path serves the
  * library, the CLI and the server's workers.
  */
-import type { AnyAction, NamedDocument } from './action.js';
+import { partName, type AnyAction, type NamedDocument } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
 
@@ -41,7 +41,5 @@ export async function runAction(action: AnyAction, raw: RawValues): Promise<Acti
   return runValidated(action, validateInput(action, raw));
 }
 
-/** `00001.pdf`, `00002.pdf`, … (SERVICE.md: split outputs, in order). */
-export function partName(index: number): string {
-  return `${String(index + 1).padStart(5, '0')}.pdf`;
-}
+// Declared beside the actions (browser-safe, for the HTTP client); kept exported here for callers of run.ts.
+export { partName };
