@@ -25,12 +25,20 @@ export async function startFuzzServer({ root, workers, rssLimitKb, requestTimeou
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // However the run ends (a crash of this script included), the server goes with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   // Keep only the tail of the request log: enough to say why a server died.
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
-  const died = new Promise((resolve) => child.once('exit', (code, signal) => resolve(signal ? `signal ${signal}` : `exit status ${code}`)));
+  const died = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      process.off('exit', killOnExit);
+      resolve(signal ? `signal ${signal}` : `exit status ${code}`);
+    }),
+  );
   const base = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fuzz: the server did not start: ${stdout}${stderr}`)), 30_000);
     child.stdout.on('data', () => {

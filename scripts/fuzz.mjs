@@ -296,7 +296,9 @@ if (options.server) {
         const result = await postCase(current, test, { file: test.bytes, ...ACTIONS[test.action](test.bytes) }, DEADLINE_MS);
         record(test, result);
         peakRssKb = Math.max(peakRssKb, current.peakRssKb);
-        if (current === server && (await Promise.race([current.died, Promise.resolve(false)]))) {
+        // One slot replaces a dead server; the others wait for it (two would start two, and leave one running).
+        const dead = await Promise.race([current.died, Promise.resolve(false)]);
+        if (dead && current === server && !restarting) {
           restarting = (async () => {
             await current.stop();
             server = await start();
@@ -306,6 +308,7 @@ if (options.server) {
       }
     }),
   );
+  await restarting;
   peakRssKb = Math.max(peakRssKb, server.peakRssKb);
   await server.stop();
 } else {
