@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SIGNED_OUTPUTS, buildSignedFixtures } from './fixtures-signing.mjs';
+import { HOSTILE_OUTPUTS, buildHostileFixtures } from './hostile-fixtures.mjs';
 // @cantoo/pdf-lib is imported lazily (see the bottom of this file), so the
 // up-to-date check stays fast.
 let PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFString, StandardFonts, degrees, rgb;
@@ -53,6 +54,7 @@ const OUTPUTS = [
   'sized.pdf',
   'watermark-pages.pdf',
   ...SIGNED_OUTPUTS,
+  ...HOSTILE_OUTPUTS,
 ];
 
 // ---------------------------------------------------------------------------
@@ -747,6 +749,10 @@ async function buildAll() {
 
   // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).
   await buildSignedFixtures({ lib: await import('@cantoo/pdf-lib'), newDoc, addMarkedPages, addAnnot, finishForm, writeOut, LETTER, signerKeyCache: join(OUT, 'test-signer-key.pem') });
+
+  // Bombs, loops, absurd numbers and broken images, written byte by byte (see hostile-fixtures.mjs).
+  mkdirSync(join(OUT, 'hostile'), { recursive: true });
+  buildHostileFixtures(writeOut);
 }
 
 /**
@@ -791,7 +797,7 @@ async function buildWatermarkPages() {
 }
 
 function upToDate() {
-  const scriptTime = Math.max(statSync(SCRIPT).mtimeMs, statSync(join(dirname(SCRIPT), 'fixtures-signing.mjs')).mtimeMs);
+  const scriptTime = Math.max(...[SCRIPT, ...['fixtures-signing.mjs', 'hostile-fixtures.mjs', 'raw-pdf.mjs'].map((name) => join(dirname(SCRIPT), name))].map((file) => statSync(file).mtimeMs));
   return OUTPUTS.every((name) => {
     const file = join(OUT, name);
     return existsSync(file) && statSync(file).mtimeMs >= scriptTime;

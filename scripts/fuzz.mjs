@@ -1,19 +1,24 @@
 #!/usr/bin/env node
 // Seeded mutation fuzzing of every action, through the library (dist/), on
-// worker threads with a heap cap and a deadline, as the server runs them.
+// worker threads with a heap cap and a deadline, as the server runs them; or,
+// with --server, through a live `pdfsvc serve` that the run starts itself
+// (scripts/fuzz-server.mjs).
 //
 //   npm run fuzz                                  # 60 s, seed from the clock (printed)
 //   npm run fuzz -- --seconds 300 --seed 42
 //   npm run fuzz -- --cases 200 --seed 1          # a fixed number of cases (the unit tests run a sample)
 //   npm run fuzz -- --actions rotate_pages,merge_documents
+//   npm run fuzz -- --server --cases 500 --seed 7 # the same cases as HTTP requests to serve --workers <jobs>
 //
 // Each case mutates one fixture of fixtures/out/ (built by
 // scripts/build-fixtures.mjs) with a PRNG seeded by (seed, case number), so a
 // case is made again from those two numbers alone. A case fails when the
 // action throws anything but a validation error (a 400), runs past its
 // deadline, passes its heap cap, or writes an output qpdf rejects although
-// qpdf reads the input. Failing inputs go to fuzz/out/ with a JSON file that
-// says how to make them again. Exit status 1 when a case failed.
+// qpdf reads the input. Through the server, a case also fails on any 5xx (a
+// 503 included), a reset, the server dying, or the server's RSS passing
+// 512 MiB while it was in flight. Failing inputs go to fuzz/out/ with a JSON
+// file that says how to make them again. Exit status 1 when a case failed.
 //
 // A plain seeded PRNG rather than fast-check: cases run in worker threads that
 // may be killed, and a reproducible (seed, case) pair is what a report needs.
@@ -24,15 +29,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { deflateSync } from 'node:zlib';
+import { postCase, startFuzzServer } from './fuzz-server.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = join(ROOT, 'fixtures', 'out');
 const OUT = join(ROOT, 'fuzz', 'out');
 const DEADLINE_MS = 10_000;
 const HEAP_MB = 512;
+/** Through the server: no request of a small mutant may take the process past this. */
+const SERVER_RSS_LIMIT_KB = 512 * 1024;
 const PASSWORD = 'fuzz password';
 
-const options = { seconds: 60, cases: undefined, seed: Date.now() % 2 ** 31, actions: undefined, jobs: Math.max(1, availableParallelism()) };
+const options = { seconds: 60, cases: undefined, seed: Date.now() % 2 ** 31, actions: undefined, jobs: Math.max(1, availableParallelism()), server: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const value = () => argv[++i];
@@ -41,6 +49,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (argv[i] === '--seed') options.seed = Number(value());
   else if (argv[i] === '--actions') options.actions = value().split(',');
   else if (argv[i] === '--jobs') options.jobs = Number(value());
+  else if (argv[i] === '--server') options.server = true;
   else {
     console.error(`fuzz: unknown option ${argv[i]} (see the top of scripts/fuzz.mjs)`);
     process.exit(2);
@@ -247,35 +256,75 @@ function judge(test, result) {
 
 // ---------------------------------------------------------------------------
 
-console.error(`fuzz: seed ${options.seed}, ${options.cases !== undefined ? `${options.cases} cases` : `${options.seconds} s`}, ${options.jobs} workers, ${actionNames.length} actions, ${fixtures.length} fixtures`);
-const slots = Array.from({ length: options.jobs }, () => startWorker());
+const through = options.server ? `a live server (serve --workers ${options.jobs})` : `${options.jobs} workers`;
+console.error(`fuzz: seed ${options.seed}, ${options.cases !== undefined ? `${options.cases} cases` : `${options.seconds} s`}, ${through}, ${actionNames.length} actions, ${fixtures.length} fixtures`);
 const stopAt = Date.now() + options.seconds * 1000;
 let next = 0;
 const tally = { ok: 0, refused: 0, failed: 0 };
 const failures = [];
 const more = () => (options.cases !== undefined ? next < options.cases : Date.now() < stopAt);
 
-await Promise.all(
-  slots.map(async (slot) => {
-    while (more()) {
-      const test = makeCase(options.seed, next++);
-      const result = await runCase(slot, test);
-      const failure = judge(test, result);
-      if (failure) {
-        tally.failed++;
-        failures.push({ ...test, failure });
-        mkdirSync(OUT, { recursive: true });
-        const stem = join(OUT, `seed-${options.seed}-case-${test.index}-${test.action}`);
-        writeFileSync(`${stem}.pdf`, test.bytes);
-        writeFileSync(`${stem}.json`, `${JSON.stringify({ seed: options.seed, case: test.index, fixture: test.fixture, action: test.action, mutations: test.steps, failure, again: `npm run fuzz -- --seed ${options.seed} --cases ${test.index + 1}` }, null, 2)}\n`);
-        console.error(`FAIL case ${test.index} ${test.action} on ${test.fixture} (${test.steps.join(' ')}): ${failure.split('\n')[0]}`);
-      } else tally[result.outcome === 'ok' ? 'ok' : 'refused']++;
-    }
-  }),
-);
-for (const slot of slots) await slot.worker.terminate();
+/** Judges a case's result, and saves its input and how to make it again when it failed. */
+function record(test, result) {
+  const failure = judge(test, result);
+  if (!failure) {
+    tally[result.outcome === 'ok' ? 'ok' : 'refused']++;
+    return;
+  }
+  tally.failed++;
+  failures.push({ ...test, failure });
+  mkdirSync(OUT, { recursive: true });
+  const stem = join(OUT, `seed-${options.seed}-case-${test.index}-${test.action}${options.server ? '-server' : ''}`);
+  writeFileSync(`${stem}.pdf`, test.bytes);
+  const again = `npm run fuzz -- --seed ${options.seed} --cases ${test.index + 1}${options.server ? ' --server' : ''}`;
+  writeFileSync(`${stem}.json`, `${JSON.stringify({ seed: options.seed, case: test.index, fixture: test.fixture, action: test.action, mutations: test.steps, through: options.server ? 'server' : 'library', failure, again }, null, 2)}\n`);
+  console.error(`FAIL case ${test.index} ${test.action} on ${test.fixture} (${test.steps.join(' ')}): ${failure.split('\n')[0]}`);
+}
 
-console.log(`fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${failures.length ? ` (inputs in ${OUT})` : ''}`);
+let peakRssKb = 0;
+if (options.server) {
+  // One request per worker at a time, as a loaded server sees them; a server that dies is replaced.
+  const start = () => startFuzzServer({ root: ROOT, workers: options.jobs, rssLimitKb: SERVER_RSS_LIMIT_KB, requestTimeoutMs: 2 * DEADLINE_MS });
+  let server = await start();
+  let restarting;
+  await Promise.all(
+    Array.from({ length: options.jobs }, async () => {
+      while (more()) {
+        if (restarting) await restarting;
+        const test = makeCase(options.seed, next++);
+        const current = server;
+        const result = await postCase(current, test, { file: test.bytes, ...ACTIONS[test.action](test.bytes) }, DEADLINE_MS);
+        record(test, result);
+        peakRssKb = Math.max(peakRssKb, current.peakRssKb);
+        // One slot replaces a dead server; the others wait for it (two would start two, and leave one running).
+        const dead = await Promise.race([current.died, Promise.resolve(false)]);
+        if (dead && current === server && !restarting) {
+          restarting = (async () => {
+            await current.stop();
+            server = await start();
+            restarting = undefined;
+          })();
+        }
+      }
+    }),
+  );
+  await restarting;
+  peakRssKb = Math.max(peakRssKb, server.peakRssKb);
+  await server.stop();
+} else {
+  const slots = Array.from({ length: options.jobs }, () => startWorker());
+  await Promise.all(
+    slots.map(async (slot) => {
+      while (more()) {
+        const test = makeCase(options.seed, next++);
+        record(test, await runCase(slot, test));
+      }
+    }),
+  );
+  for (const slot of slots) await slot.worker.terminate();
+}
+
+console.log(`fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${options.server ? `; through a live server, peak RSS ${Math.round(peakRssKb / 1024)} MiB` : ''}${failures.length ? ` (inputs in ${OUT})` : ''}`);
 process.exit(failures.length > 0 ? 1 : 0);
 
 /** A 64 x 32 RGBA PNG for add_image_watermark. */

@@ -38,6 +38,8 @@ export interface OpenOptions {
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
+/** A document past a reading limit: which one follows in parentheses (issue 11: say which limit, and why). */
+const PAST_LIMIT = 'passes a limit of what this service reads, far beyond any real document; it is too complex to process or looks malicious';
 
 /**
  * Opens a PDF for reading: objects are parsed when first looked up
@@ -91,6 +93,8 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     );
   }
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
+    const limit = objectTableOf(doc.context)?.limitPassed;
+    if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
   // Damage read through is reported to whoever runs the action (core/warnings.ts).
@@ -102,7 +106,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   try {
     pageCount = pageEntries(doc, damage).length;
   } catch (err) {
-    if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${UNREADABLE} (${err.message})`);
+    if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${err.message})`);
     throw err;
   }
   if (damage.repaired) warn?.('its page tree is damaged (a node reached twice, or a /Pages node where a page belongs): it was rebuilt with each page once, in the order qpdf and poppler list them');

@@ -7,7 +7,9 @@
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { addImageWatermark, addTextWatermark } from '../../src/index.js';
-import { graphicsDepth } from '../../src/pdf/watermark/balance.js';
+import { deflateSync } from 'node:zlib';
+import { zeroBomb } from '../../scripts/hostile-fixtures.mjs';
+import { DepthScan, flateDepth, graphicsDepth } from '../../src/pdf/watermark/balance.js';
 import { pageTexts, qpdfCheck } from '../helpers/pdf-tools.js';
 import { findPixels, makePng, reddish, renderPage } from '../helpers/render.js';
 
@@ -30,6 +32,35 @@ describe('graphicsDepth', () => {
     ['[ 1 2 q 0 0 m', { min: 0, end: 1, unclosed: '' }],
   ])('%j', (content, expected) => {
     expect(depth(content)).toEqual(expected);
+    // Fed in two pieces, split anywhere (a Flate stream is scanned as it inflates), the answer is the same.
+    const bytes = new TextEncoder().encode(content);
+    for (let at = 0; at <= bytes.length; at++) {
+      const scan = new DepthScan();
+      const carried = bytes.subarray(scan.feed(bytes.subarray(0, at), false), at);
+      scan.feed(Buffer.concat([carried, bytes.subarray(at)]), true);
+      expect(scan.result(), `split at ${at}`).toEqual(expected);
+    }
+  });
+});
+
+describe('Flate content, scanned as it inflates', () => {
+  it('gives the depth of the whole, with tokens, strings and inline images across piece boundaries', () => {
+    const unit = 'q 1 0 0 1 5 5 cm (a string with q and Q \\) inside) Tj BI /W 2 /H 1 /BPC 8 /CS /G ID \x00\xff EI [1 2 3] TJ % q q\n';
+    const content = Buffer.from(`${unit.repeat(20_000)}q q Q [ (never closed`, 'latin1');
+    // 2.3 MB: inflated in three 1 MB pieces, each cut somewhere inside a token.
+    const data = deflateSync(content);
+    expect(content.length).toBeGreaterThan(2 * 2 ** 20);
+    expect(flateDepth(data)).toEqual(graphicsDepth(content));
+    expect(flateDepth(data)).toEqual({ min: 0, end: 20_001, unclosed: ')]' });
+  });
+
+  it('a bomb (1 MB that inflates to 1 GiB) is taken as balanced, quickly and without holding it', () => {
+    const started = performance.now();
+    const before = process.memoryUsage().arrayBuffers;
+    expect(flateDepth(zeroBomb(1024))).toEqual({ min: 0, end: 0, unclosed: '' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // External memory (where zlib's output lives) stays far below the 128 MB it inflates before giving up.
+    expect((process.memoryUsage().arrayBuffers - before) / 2 ** 20).toBeLessThan(64);
   });
 });
 

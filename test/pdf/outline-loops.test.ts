@@ -9,29 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { mergeDocuments, removePages, splitBySize } from '../../src/index.js';
 import { execa } from 'execa';
 import { pageTexts, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../helpers/pdf-tools.js';
-import { buildPdf, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
+import { OUTLINE_CASES } from '../../scripts/hostile-fixtures.mjs';
 
-/** Two pages; the outline root is object 20, its items follow. */
-function withOutline(items: RawObject[], first = 21, last = 21): Uint8Array {
-  const doc = simpleDoc(['OUTLINE PAGE ONE', 'OUTLINE PAGE TWO'], { catalog: '/Outlines 20 0 R' });
-  doc.objects.push({ num: 20, body: `<< /Type /Outlines /First ${first} 0 R /Last ${last} 0 R /Count 1 >>` }, ...items);
-  return buildPdf([{ objects: doc.objects }]).bytes;
-}
-
-const item = (num: number, title: string, rest: string) => ({ num, body: `<< /Title (${title}) /Dest [4 0 R /Fit] ${rest} >>` });
-const DEPTH = 10_000;
-
-const CASES: Array<[string, () => Uint8Array, string[]]> = [
-  ['/Next to itself', () => withOutline([item(21, 'a', '/Parent 20 0 R /Next 21 0 R')]), ['a']],
-  ['/First to itself', () => withOutline([item(21, 'a', '/Parent 20 0 R /First 21 0 R /Last 21 0 R /Count 1')]), ['a']],
-  ['a /Parent cycle', () => withOutline([item(21, 'a', '/Parent 22 0 R /First 22 0 R /Last 22 0 R'), item(22, 'b', '/Parent 21 0 R')]), ['a', 'b']],
-  ['a /Next cycle of two', () => withOutline([item(21, 'a', '/Parent 20 0 R /Next 22 0 R'), item(22, 'b', '/Parent 20 0 R /Prev 21 0 R /Next 21 0 R')], 21, 22), ['a', 'b']],
-  [
-    `a chain ${DEPTH} levels deep`,
-    () => withOutline(Array.from({ length: DEPTH }, (_, i) => item(21 + i, `level ${i}`, `/Parent ${i === 0 ? 20 : 20 + i} 0 R${i < DEPTH - 1 ? ` /First ${22 + i} 0 R /Last ${22 + i} 0 R` : ''}`))),
-    Array.from({ length: DEPTH }, (_, i) => `level ${i}`),
-  ],
-];
+/** Built by scripts/hostile-fixtures.mjs, which also writes them to fixtures/out/hostile/. */
+const CASES = OUTLINE_CASES.map(([, about, make, titles]) => [about, make, titles] as [string, () => Uint8Array, string[]]);
 
 /**
  * Every title of an outline as qpdf reads it, depth first. qpdf's JSON stops

@@ -311,6 +311,9 @@ export class ObjectTable extends LayeredObjects {
 
   private warn?: (message: string) => void;
 
+  /** The first reading limit an object passed (nesting deeper than the parser follows), if any. */
+  limitPassed?: string;
+
   /** Rebuilds the table by scanning the file; false when it already was. */
   recover(): boolean {
     if (this.recovered) return false;
@@ -375,6 +378,8 @@ export class ObjectTable extends LayeredObjects {
       }
     } catch (err) {
       if (!(err instanceof PdfSyntaxError)) throw err;
+      // Kept to tell the user why an object the document needs could not be read.
+      if (err.message.startsWith('objects nested')) this.limitPassed ??= err.message;
       // A syntax error at a listed offset can mean the table is off: rebuild once and try again.
       if (entry.type === 1 && this.recover() && this.exists(num, ref.generationNumber)) return this.parse(ref);
     }

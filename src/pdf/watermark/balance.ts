@@ -11,6 +11,7 @@ import { constants as zlib, inflateSync } from 'node:zlib';
 import { PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
 import { decodePDFRawStream } from './drawing-lib.js';
 import { dataForOneLook } from '../reader/object-table.js';
+import { inflatePieces } from '../inflate-pieces.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at
@@ -33,86 +34,117 @@ for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 
 /** Counts `q` and `Q` operators, skipping strings, comments, names and inline image data. */
 export function graphicsDepth(data: Uint8Array): Depth {
-  // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
-  const bytes = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const n = bytes.length;
-  let depth = 0;
-  let min = 0;
-  let i = 0;
+  const scan = new DepthScan();
+  scan.feed(data, true);
+  return scan.result();
+}
+
+/**
+ * The scan of `graphicsDepth`, fed piece by piece so that a large stream is
+ * looked at as it inflates and never held whole. `feed` returns how many bytes
+ * it consumed: a token that may go on in the next piece (a number, a string,
+ * a comment, inline image data) is left for the caller to pass again in front
+ * of it, unless `last` says nothing follows.
+ */
+export class DepthScan {
+  private depth = 0;
+  private min = 0;
   // Open arrays and dictionaries, innermost last; what is cut off at the end.
-  const open: string[] = [];
-  let cutOff = '';
-  while (i < n) {
-    const c = bytes[i];
-    const kind = CLASS[c];
-    if (kind === 0) {
-      // A number or an operator: the common case first.
+  private readonly open: string[] = [];
+  private cutOff = '';
+
+  feed(data: Uint8Array, last: boolean): number {
+    // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
+    const bytes = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const n = bytes.length;
+    const open = this.open;
+    let i = 0;
+    while (i < n) {
       const start = i;
-      i++;
-      while (i < n && CLASS[bytes[i]] === 0) i++;
-      const length = i - start;
-      if (length === 1) {
-        if (c === 0x71) depth++;
-        else if (c === 0x51) {
-          depth--;
-          if (depth < min) min = depth;
-        } else if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
-      } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
-        // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
+      const c = bytes[i];
+      const kind = CLASS[c];
+      if (kind === 0) {
+        // A number or an operator: the common case first.
         i++;
-        while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
-        if (i >= n) cutOff = '\nEI';
-        i += 2;
-      } else if (open.length > 0 && !isOperand(bytes, start, length)) {
-        // An operator inside an "array": the array was never one (readers recover here).
-        open.length = 0;
+        while (i < n && CLASS[bytes[i]] === 0) i++;
+        if (i >= n && !last) return start;
+        const length = i - start;
+        if (length === 1) {
+          if (c === 0x71) this.depth++;
+          else if (c === 0x51) {
+            this.depth--;
+            if (this.depth < this.min) this.min = this.depth;
+          } else if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
+        } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
+          // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
+          i++;
+          while (i < n && !(CLASS[bytes[i - 1]] === 1 && bytes[i] === 0x45 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0))) i++;
+          if (i + 2 >= n && !last) return start;
+          if (i >= n) this.cutOff = '\nEI';
+          i += 2;
+        } else if (open.length > 0 && !isOperand(bytes, start, length)) {
+          // An operator inside an "array": the array was never one (readers recover here).
+          open.length = 0;
+        }
+        continue;
       }
-      continue;
-    }
-    if (kind === 1) {
-      i++;
-      continue;
-    }
-    if (c === 0x25) {
-      while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
-    } else if (c === 0x28) {
-      let nesting = 1;
-      i++;
-      while (i < n && nesting > 0) {
-        const d = bytes[i++];
-        if (d === 0x5c) i++;
-        else if (d === 0x28) nesting++;
-        else if (d === 0x29) nesting--;
+      if (kind === 1) {
+        i++;
+        continue;
       }
-      if (nesting > 0) cutOff = ')'.repeat(nesting);
-    } else if (c === 0x3c) {
-      if (bytes[i + 1] === 0x3c) {
-        open.push('>>');
-        i += 2;
+      // `<` and `>` look one byte ahead (`<<`, `>>`).
+      if (!last && (c === 0x3c || c === 0x3e) && i + 1 >= n) return start;
+      if (c === 0x25) {
+        while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
+        if (i >= n && !last) return start;
+      } else if (c === 0x28) {
+        let nesting = 1;
+        i++;
+        while (i < n && nesting > 0) {
+          const d = bytes[i++];
+          if (d === 0x5c) i++;
+          else if (d === 0x28) nesting++;
+          else if (d === 0x29) nesting--;
+        }
+        if (nesting > 0 || i > n) {
+          if (!last) return start;
+          if (nesting > 0) this.cutOff = ')'.repeat(nesting);
+        }
+      } else if (c === 0x3c) {
+        if (bytes[i + 1] === 0x3c) {
+          open.push('>>');
+          i += 2;
+        } else {
+          while (i < n && bytes[i] !== 0x3e) i++;
+          if (i >= n && !last) return start;
+          if (i >= n) this.cutOff = '>';
+          i++;
+        }
+      } else if (c === 0x3e) {
+        if (bytes[i + 1] === 0x3e) {
+          if (open[open.length - 1] === '>>') open.pop();
+          i += 2;
+        } else i++;
+      } else if (c === 0x5b) {
+        open.push(']');
+        i++;
+      } else if (c === 0x5d) {
+        if (open[open.length - 1] === ']') open.pop();
+        i++;
+      } else if (c === 0x2f) {
+        i++;
+        while (i < n && CLASS[bytes[i]] === 0) i++;
+        if (i >= n && !last) return start;
       } else {
-        while (i < n && bytes[i] !== 0x3e) i++;
-        if (i >= n) cutOff = '>';
         i++;
       }
-    } else if (c === 0x3e) {
-      if (bytes[i + 1] === 0x3e) {
-        if (open[open.length - 1] === '>>') open.pop();
-        i += 2;
-      } else i++;
-    } else if (c === 0x5b) {
-      open.push(']');
-      i++;
-    } else if (c === 0x5d) {
-      if (open[open.length - 1] === ']') open.pop();
-      i++;
-    } else if (c === 0x2f) {
-      i++;
-      while (i < n && CLASS[bytes[i]] === 0) i++;
-    } else {
-      i++;
     }
+    return n;
   }
-  return { min, end: depth, unclosed: cutOff + open.reverse().join(' ') };
+
+  result(): Depth {
+    return { min: this.min, end: this.depth, unclosed: this.cutOff + [...this.open].reverse().join(' ') };
+  }
 }
 
 /** Numbers, true, false and null are operands; any other bare token is an operator. */
@@ -145,6 +177,38 @@ export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDF
 /** The most of one content stream the balance scan inflates (real pages stay far below it). */
 const MAX_CONTENT_BYTES = 128 * 2 ** 20;
 
+/** The depth of Flate content, inflated and scanned a piece at a time; past MAX_CONTENT_BYTES it is taken as balanced. */
+export function flateDepth(data: Uint8Array): Depth {
+  const scan = new DepthScan();
+  // What the scan left for the next piece (a token that may go on), and what inflated since.
+  let carry: Uint8Array = new Uint8Array(0);
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let total = 0;
+  const streamed = inflatePieces(data, (piece) => {
+    total += piece.length;
+    if (total > MAX_CONTENT_BYTES) return false;
+    if (carry.length === 0) {
+      // The common case: the piece is scanned where it lies, and only a token cut at its end is kept.
+      carry = Buffer.from(piece.subarray(scan.feed(piece, false)));
+      return true;
+    }
+    pending.push(Buffer.from(piece));
+    pendingBytes += piece.length;
+    // A long carried token (a huge string or inline image) is scanned again only once as much again has come: linear time.
+    if (pendingBytes < carry.length) return true;
+    const bytes = Buffer.concat([carry, ...pending]);
+    carry = bytes.subarray(scan.feed(bytes, false));
+    pending = [];
+    pendingBytes = 0;
+    return true;
+  });
+  if (streamed === undefined) return graphicsDepth(inflateSync(data, { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
+  if (total > MAX_CONTENT_BYTES) return BALANCED;
+  scan.feed(Buffer.concat([carry, ...pending]), true);
+  return scan.result();
+}
+
 function streamDepth(stream: unknown): Depth {
   try {
     if (stream instanceof PDFRawStream) {
@@ -152,8 +216,8 @@ function streamDepth(stream: unknown): Depth {
       const filter = stream.dict.lookup(PDFName.of('Filter'));
       const flate = filter === PDFName.of('FlateDecode') || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of('FlateDecode'));
       if (flate && !stream.dict.has(PDFName.of('DecodeParms'))) {
-        // Capped: a few KB of Flate can claim gigabytes. Past the cap the stream is taken as balanced.
-        return graphicsDepth(inflateSync(dataForOneLook(stream), { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
+        // Capped and a piece at a time: a few KB of Flate can claim gigabytes.
+        return flateDepth(dataForOneLook(stream));
       }
       if (filter === undefined) return graphicsDepth(dataForOneLook(stream));
       return graphicsDepth(decodePDFRawStream(stream).decode());
