@@ -22,6 +22,7 @@ await build({
     cli: 'src/cli/main.ts',
     worker: 'src/server/worker.ts',
     'batch-worker': 'src/cli/batch-worker.ts',
+    'progress-worker': 'src/cli/progress-worker.ts',
   },
   outdir: next,
   bundle: true,

@@ -5,6 +5,7 @@
  */
 import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import { runWithWarnings } from '../core/warnings.js';
@@ -14,6 +15,7 @@ import { joinPdf, PdfPieces } from '../core/pdf-data.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
 import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
+import { formatBytes, Progress } from './progress.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
 function positionalField(action: AnyAction): [string, Field] | undefined {
@@ -66,7 +68,6 @@ export function actionCommand(action: AnyAction): Command {
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
     // Batch mode, for every action that takes one PDF.
     command.option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)');
-    command.option('--quiet', 'batch mode: no progress bar (there is one only when standard error is a terminal)');
     command.option('--jobs <n>', 'batch mode: files worked on at once, each on a worker thread (default: one per core)');
     command.option('--name <template>', `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`);
     if (action.output === 'document') {
@@ -74,6 +75,7 @@ export function actionCommand(action: AnyAction): Command {
       command.option('--force', 'overwrite existing outputs in --out-dir');
     }
   }
+  command.option('--quiet', 'no progress on standard error (shown only when it is a terminal: for batch mode, and for one file that takes more than a second)');
   command.option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error');
   command.action(async (...args: unknown[]) => {
     const options = command.opts();
@@ -162,30 +164,51 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
   }
   const raw = await collectRawValues(action, inputName, positional, options, !remote);
-  const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw);
-  if (result.output === 'document') {
-    const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
-    if (output === undefined) await writeStdout(pieces);
-    else await writeFileAtomically(output, pieces);
-    return;
+  // Off the terminal (pipes, scripts) nothing changes: no thread, no counting.
+  const progress = process.stderr.isTTY && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
+  try {
+    const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw, progress);
+    if (result.output === 'document') {
+      const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
+      const written = progress?.writing(result.data.byteLength);
+      if (output === undefined) await writeStdout(pieces, written);
+      else await writeFileAtomically(output, pieces, written);
+      return;
+    }
+    if (output !== undefined) {
+      const written = progress?.writing(result.documents.reduce((sum, { data }) => sum + data.byteLength, 0));
+      await writeDocumentsToDirectory(output, result.documents, Boolean(options.force), written);
+      return;
+    }
+    const packaging = options.format as Packaging;
+    if (process.stdout.isTTY) {
+      throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
+    }
+    const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
+    await writeStdout([packaged.body], progress?.writing(packaged.body.byteLength));
+  } finally {
+    // Before any error is printed: the terminal is left clean.
+    progress?.stop();
   }
-  if (output !== undefined) {
-    await writeDocumentsToDirectory(output, result.documents, Boolean(options.force));
-    return;
-  }
-  const packaging = options.format as Packaging;
-  if (process.stdout.isTTY) {
-    throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
-  }
-  const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
-  await writeStdout([packaged.body]);
 }
 
-function runLocally(action: AnyAction, raw: RawValues) {
+/** `scan.pdf (57.3 MB)`, or `3 files (…)` for merge. */
+function progressLabel(positional: string | string[] | undefined, input: RawValues[string]): string {
+  const paths = ([] as Array<string | undefined>).concat(positional ?? '-');
+  const size = ([] as unknown[]).concat(input).reduce((sum: number, bytes) => sum + ((bytes as Uint8Array | undefined)?.byteLength ?? 0), 0);
+  const name = paths.length > 1 ? `${paths.length} files` : paths[0] === '-' || paths[0] === undefined ? 'standard input' : basename(paths[0]);
+  return `${name} (${formatBytes(size)})`;
+}
+
+function runLocally(action: AnyAction, raw: RawValues, progress?: Progress) {
   const values = validateInput(action, raw);
   // Damage the input was read through: the output is made, and the user told.
   return runWithWarnings(
-    ({ field, message }) => process.stderr.write(`pdfsvc: warning: ${field}: ${message}\n`),
+    ({ field, message }) => {
+      const line = `pdfsvc: warning: ${field}: ${message}\n`;
+      if (progress) progress.say(line);
+      else process.stderr.write(line);
+    },
     () => runValidatedPieces(action, values),
   );
 }

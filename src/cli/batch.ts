@@ -19,6 +19,7 @@ import type { Remote } from './remote.js';
 import { runValidatedPieces, validateInput } from '../core/run.js';
 import { runWithWarnings } from '../core/warnings.js';
 import { readInput, writeDocumentsToDirectory, writeFileAtomically } from './io.js';
+import { formatBytes } from './progress.js';
 
 export interface BatchOptions {
   /** Files worked on at once, each on a worker thread (default: one per core). */
@@ -246,10 +247,4 @@ async function runOnThreads(tasks: JobTask[], threads: number, report: (index: n
 function describe(err: unknown): string {
   if (err instanceof ValidationError) return Object.entries(err.errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`)).join('; ');
   return (err as Error)?.message ?? String(err);
-}
-
-function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
-  return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -73,11 +73,14 @@ export function describeFsError(err: unknown): string {
   }
 }
 
+/** Told the bytes of each write as it is made: the progress line's measure (progress.ts). */
+export type WrittenBytes = (bytes: number) => void;
+
 /** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
-export async function writeFileAtomically(path: string, pieces: readonly Piece[]): Promise<void> {
+export async function writeFileAtomically(path: string, pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
   try {
-    writeNewFile(temporary, pieces);
+    writeNewFile(temporary, pieces, written);
     renameSync(temporary, path);
   } catch (err) {
     rmSync(temporary, { force: true });
@@ -86,10 +89,10 @@ export async function writeFileAtomically(path: string, pieces: readonly Piece[]
 }
 
 /** Creates `path` (it must not exist) with the pieces as its content. */
-function writeNewFile(path: string, pieces: readonly Piece[]): void {
+function writeNewFile(path: string, pieces: readonly Piece[], written?: WrittenBytes): void {
   const fd = openSync(path, 'wx');
   try {
-    writeAll(fd, pieces);
+    writeAll(fd, pieces, written);
   } finally {
     closeSync(fd);
   }
@@ -100,33 +103,35 @@ function writeNewFile(path: string, pieces: readonly Piece[]): void {
  * read go from the input file to the output through one reused buffer
  * (core/lazy-file.ts); the rest in batches of writev.
  */
-function writeAll(fd: number, pieces: readonly Piece[]): void {
+function writeAll(fd: number, pieces: readonly Piece[], written?: WrittenBytes): void {
   let batch: Uint8Array[] = [];
   for (const piece of pieces) {
     if (piece instanceof DeferredPiece) {
-      writeBatch(fd, batch);
+      writeBatch(fd, batch, written);
       batch = [];
-      piece.produce((chunk) => writeBatch(fd, [chunk]));
+      piece.produce((chunk) => writeBatch(fd, [chunk], written));
       continue;
     }
     const lazy = lazyFileOf(piece);
     if (lazy && !lazy.file.isLoaded(lazy.offset, lazy.offset + piece.byteLength)) {
-      writeBatch(fd, batch);
+      writeBatch(fd, batch, written);
       batch = [];
-      lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength);
+      if (written) lazy.file.forEachChunk(lazy.offset, lazy.offset + piece.byteLength, (chunk) => writeBatch(fd, [chunk], written));
+      else lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength);
       continue;
     }
     batch.push(piece);
   }
-  writeBatch(fd, batch);
+  writeBatch(fd, batch, written);
 }
 
 /** writev takes at most IOV_MAX (1024) buffers at a time. */
-function writeBatch(fd: number, pieces: readonly Uint8Array[]): void {
+function writeBatch(fd: number, pieces: readonly Uint8Array[], written?: WrittenBytes): void {
   for (let i = 0; i < pieces.length; i += 1024) {
     const batch = pieces.slice(i, i + 1024);
     let bytesWritten = writevSync(fd, batch as Uint8Array[]);
     const total = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
+    written?.(total);
     // A short write: finish the rest piece by piece.
     if (bytesWritten < total) {
       for (const piece of batch) {
@@ -144,10 +149,10 @@ function writeBatch(fd: number, pieces: readonly Uint8Array[]): void {
 
 let stdoutGuarded = false;
 
-export async function writeStdout(pieces: readonly Piece[]): Promise<void> {
+export async function writeStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
   if (fstatSync(1).isFile()) {
-    writeAll(1, pieces);
+    writeAll(1, pieces, written);
     return;
   }
   if (!stdoutGuarded) {
@@ -160,6 +165,7 @@ export async function writeStdout(pieces: readonly Piece[]): Promise<void> {
   }
   for (const piece of pieces) {
     if (!process.stdout.write(piece instanceof DeferredPiece ? piece.bytes() : ensureLoaded(piece))) await new Promise((resolve) => process.stdout.once('drain', resolve));
+    written?.(piece.byteLength);
   }
   await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }
@@ -168,7 +174,7 @@ export async function writeStdout(pieces: readonly Piece[]): Promise<void> {
  * Writes split outputs into a directory: every file is first written under
  * a temporary name, and all are renamed only when all were written.
  */
-export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; data: PdfData }>, force: boolean): Promise<string[]> {
+export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; data: PdfData }>, force: boolean, written?: WrittenBytes): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const targets = documents.map((doc) => join(dir, doc.name));
   if (!force) {
@@ -180,7 +186,7 @@ export async function writeDocumentsToDirectory(dir: string, documents: Array<{ 
     for (const [i, doc] of documents.entries()) {
       const temporary = `${targets[i]}.${randomBytes(6).toString('hex')}.partial`;
       temporaries.push(temporary);
-      writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data]);
+      writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data], written);
     }
     for (const [i, temporary] of temporaries.entries()) renameSync(temporary, targets[i]);
   } catch (err) {
