@@ -143,7 +143,8 @@ async function runCase(test: Case): Promise<Outcome> {
 
 describe('every action over every hostile file, through a live server', () => {
   beforeAll(async () => {
-    served = await serve({ args: ['--workers', '2'] });
+    // As deployed (deploy/Dockerfile): two malloc arenas keep the workers' freed memory reusable.
+    served = await serve({ args: ['--workers', '2'], env: { ...process.env, MALLOC_ARENA_MAX: '2' } as Record<string, string> });
     const sampler = setInterval(() => (peakRssKb = Math.max(peakRssKb, vmHwmKb(served.pid))), 200);
     try {
       let next = 0;

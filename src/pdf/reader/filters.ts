@@ -11,11 +11,11 @@ import { PdfSyntaxError } from './syntax.js';
 
 /**
  * The most one structural stream may inflate to: 100 times its compressed
- * size, at least 4 MB and at most 64 MB. Real object streams inflate 3 to 10
+ * size, at least 4 MB and at most 32 MB. Real object streams inflate 3 to 10
  * times and stay well under 10 MB; a bomb inflates a thousand times.
  */
 export function structureLimit(compressedBytes: number): number {
-  return Math.min(64 * 2 ** 20, Math.max(4 * 2 ** 20, 100 * compressedBytes));
+  return Math.min(32 * 2 ** 20, Math.max(4 * 2 ** 20, 100 * compressedBytes));
 }
 
 function filtersOf(dict: PDFDict): { filters: PDFObject[]; parms: PDFObject[] } {
