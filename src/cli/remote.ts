@@ -108,6 +108,12 @@ function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): E
         1,
         problem,
       );
+    case 406:
+      return new RemoteFailure(
+        `the server answered 406 Not Acceptable: it offers neither multipart/mixed nor application/json for this split${detail}; check that --server points at a server of the /v1/ API, or work locally without --server`,
+        1,
+        problem,
+      );
     case 413:
       return new RemoteFailure(`the upload is larger than the server accepts${detail}; send a smaller document, or work locally without --server`, 2, problem);
     case 503:

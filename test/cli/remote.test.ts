@@ -8,7 +8,7 @@
  */
 import AdmZip from 'adm-zip';
 import { execa } from 'execa';
-import { mkdirSync, readdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath, pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
@@ -177,6 +177,20 @@ describe('pdfsvc --server (remote mode)', () => {
     } finally {
       await Promise.all([eu.stop(), limited.stop()]);
     }
+  });
+
+  it('a 406 (a server that offers none of the split packagings) says so, exit 1, and writes nothing', async () => {
+    // The proxy asks the real server for application/pdf, which no split can answer.
+    const proxy = await startProxy({ target: server.base, accept: 'application/pdf' });
+    const out = outPath('');
+    const r = await pdfsvc(['--server', proxy.url, '--api-key-file', keyFile, 'split-at-page', '--page', '2', P('pages-3.pdf'), '-o', out]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^pdfsvc: the server answered 406 /m);
+    expect(existsSync(out)).toBe(false);
+    const json = await pdfsvc(['--server', proxy.url, '--api-key-file', keyFile, 'split-at-page', '--page', '2', P('pages-3.pdf'), '--json'], {});
+    expect(json.exitCode).toBe(1);
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1)!)).toMatchObject({ status: 406 });
+    await proxy.close();
   });
 
   it('a 503 is retried after Retry-After, then the output is written', async () => {

@@ -12,6 +12,8 @@ export interface ProxyOptions {
   target: string;
   busyFirst?: number;
   retryAfter?: string;
+  /** Replaces the Accept header passed on (a server that offers none of the client's packagings: 406). */
+  accept?: string;
   files?: Record<string, { type: string; body: string | Uint8Array }>;
 }
 
@@ -56,6 +58,7 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
+    if (options.accept !== undefined) headers.accept = options.accept;
     const answer = await fetch(`${options.target}${path}`, { method: request.method, headers, body: request.method === 'POST' ? Buffer.concat(chunks) : undefined });
     const passed: Record<string, string> = {};
     for (const name of ['content-type', 'x-region', 'retry-after']) {
