@@ -70,25 +70,21 @@ export function benchBatch(doc, options, { cli, node, work, run, verifyOutput })
   // loop (200 Node start-ups, minutes) runs once, in the first round: its
   // gap to batch mode is far wider than the noise.
   const order = ['batch', 'qpdf', 'loop'];
+  const wrong = (reason) => {
+    row.status = 'wrong';
+    row.reason = reason;
+    cleanUp();
+    return row;
+  };
   for (const which of ['batch', 'qpdf']) {
     const warm = once(which);
-    if (warm.failed) {
-      row.status = 'wrong';
-      row.reason = warm.failed;
-      cleanUp();
-      return row;
-    }
+    if (warm.failed) return wrong(warm.failed);
   }
   for (let i = 0; i < options.runs; i++) {
     for (const which of i % 2 === 0 ? order : ['qpdf', 'batch', 'loop']) {
       if (which === 'loop' && i > 0) continue;
       const timed = once(which);
-      if (timed.failed) {
-        row.status = 'wrong';
-        row.reason = timed.failed;
-        cleanUp();
-        return row;
-      }
+      if (timed.failed) return wrong(timed.failed);
       row[key[which]].runs.push(timed.seconds);
     }
   }
