@@ -373,6 +373,24 @@ describe('keys take effect at once', () => {
       await served.stop();
     }
   });
+
+  it('two processes sharing one keys file (a Secret mount, a shared volume) both follow a create and a revoke', async () => {
+    const keys = await keysFile();
+    const servers = await Promise.all([serve({ keys }), serve({ keys })]);
+    try {
+      const created = await execa('node', [CLI, 'keys', 'create', '--plan', 'starter', '--name', 'shared', '--keys-file', keys.path]);
+      const shared = created.stdout.trim();
+      const started = performance.now();
+      for (const served of servers) await waitFor(async () => (await status(served, shared)) === 200, 5000, 'the new key to work on both');
+      expect(performance.now() - started).toBeLessThan(2500);
+      await execa('node', [CLI, 'keys', 'revoke', 'shared', '--keys-file', keys.path]);
+      for (const served of servers) await waitFor(async () => (await status(served, shared)) === 401, 5000, 'the revoked key to stop on both');
+      // The other key of the file was never affected.
+      for (const served of servers) expect(await status(served, keys.key)).toBe(200);
+    } finally {
+      await Promise.all(servers.map((served) => served.stop()));
+    }
+  });
 });
 
 describe('Prometheus metrics (--metrics-port)', () => {
