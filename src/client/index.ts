@@ -101,12 +101,21 @@ function formOf(input: Record<string, unknown>): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(input)) {
     for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) {
-      if (item instanceof Blob) form.append(name, item, (item as File).name || `${name}.pdf`);
-      else if (item instanceof Uint8Array) form.append(name, new Blob([item as Uint8Array<ArrayBuffer>]), `${name}.pdf`);
+      if (item instanceof Blob) form.append(name, item, (item as File).name || name);
+      else if (item instanceof Uint8Array) form.append(name, new Blob([item as Uint8Array<ArrayBuffer>]), `${name}${extensionOf(item)}`);
       else form.append(name, String(item));
     }
   }
   return form;
+}
+
+/** A part's file name extension from its first bytes (servers read the bytes; a name only helps a reader of logs). */
+function extensionOf(bytes: Uint8Array): string {
+  const starts = (...magic: number[]) => magic.every((byte, i) => bytes[i] === byte);
+  if (starts(0x25, 0x50, 0x44, 0x46)) return '.pdf';
+  if (starts(0x89, 0x50, 0x4e, 0x47)) return '.png';
+  if (starts(0xff, 0xd8, 0xff)) return '.jpg';
+  return '';
 }
 
 async function readAnswer(response: Response): Promise<Uint8Array | NamedDocument[]> {
