@@ -41,5 +41,3 @@ export async function runAction(action: AnyAction, raw: RawValues): Promise<Acti
   return runValidated(action, validateInput(action, raw));
 }
 
-// Declared beside the actions (browser-safe, for the HTTP client); kept exported here for callers of run.ts.
-export { partName };
