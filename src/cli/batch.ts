@@ -168,8 +168,7 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
       outcomes[index] = outcome;
       for (; reported < tasks.length && outcomes[reported]; reported++) report(tasks[reported].job, outcomes[reported]!);
     };
-    if (remote) await runInFlight(tasks, threads, (task) => runJob(action, task, remote), done);
-    else await runOnThreads(tasks, threads, done);
+    await runInLanes(tasks, threads, remote ? () => ({ run: (task) => runJob(action, task, remote) }) : threadLane, done);
   }
   bar?.stop();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -196,52 +195,55 @@ async function progressBar(total: number) {
   return bar;
 }
 
-/** Remote mode: `lanes` requests in flight at once, each taking the next task when its answer is written. */
-async function runInFlight(tasks: JobTask[], lanes: number, run: (task: JobTask) => Promise<JobOutcome>, report: (index: number, outcome: JobOutcome) => void): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < tasks.length) {
-      const index = next++;
-      report(index, await run(tasks[index]));
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
+/** Works on one task at a time: a worker thread, or (remote mode) a request in flight. */
+interface Lane {
+  run(task: JobTask): Promise<JobOutcome>;
+  close?(): Promise<unknown>;
 }
 
-/**
- * `threads` worker threads take the tasks in order, one at a time each. A
- * thread that dies (out of memory) fails only its own file; a new one takes
- * its place for the rest.
- */
-async function runOnThreads(tasks: JobTask[], threads: number, report: (index: number, outcome: JobOutcome) => void): Promise<void> {
+/** `lanes` lanes take the tasks in order, one at a time each, and report each as it is done. */
+async function runInLanes(tasks: JobTask[], lanes: number, openLane: () => Lane, report: (index: number, outcome: JobOutcome) => void): Promise<void> {
   let next = 0;
-  const lane = async () => {
-    let worker: Worker | undefined;
+  const drive = async () => {
+    const lane = openLane();
     try {
       while (next < tasks.length) {
         const index = next++;
-        const task = tasks[index];
-        worker ??= new Worker(new URL('./batch-worker.js', import.meta.url));
-        const outcome = await new Promise<JobOutcome>((resolve) => {
-          const done = (value: JobOutcome) => {
-            worker!.off('message', onMessage).off('error', onError);
-            resolve(value);
-          };
-          const onMessage = (value: JobOutcome) => done(value);
-          const onError = (err: Error) => {
-            worker = undefined;
-            done({ ok: false, invalid: false, bytesIn: 0, problem: problemOf(err), message: `the work stopped: ${err.message}`, warnings: [] });
-          };
-          worker!.on('message', onMessage).on('error', onError);
-          worker!.postMessage(task);
-        });
-        report(index, outcome);
+        report(index, await lane.run(tasks[index]));
       }
     } finally {
-      await worker?.terminate();
+      await lane.close?.();
     }
   };
-  await Promise.all(Array.from({ length: threads }, lane));
+  await Promise.all(Array.from({ length: lanes }, drive));
+}
+
+/**
+ * A lane on a worker thread. A thread that dies (out of memory) fails only
+ * its own file; a new one takes its place for the rest.
+ */
+function threadLane(): Lane {
+  let worker: Worker | undefined;
+  return {
+    run(task) {
+      worker ??= new Worker(new URL('./batch-worker.js', import.meta.url));
+      const running = worker;
+      return new Promise<JobOutcome>((resolve) => {
+        const done = (value: JobOutcome) => {
+          running.off('message', onMessage).off('error', onError);
+          resolve(value);
+        };
+        const onMessage = (value: JobOutcome) => done(value);
+        const onError = (err: Error) => {
+          worker = undefined;
+          done({ ok: false, invalid: false, bytesIn: 0, problem: problemOf(err), message: `the work stopped: ${err.message}`, warnings: [] });
+        };
+        running.on('message', onMessage).on('error', onError);
+        running.postMessage(task);
+      });
+    },
+    close: async () => worker?.terminate(),
+  };
 }
 
 function describe(err: unknown): string {
