@@ -33,7 +33,9 @@ await build({
   sourcemap: true,
   // Packages with their own start-up cost or native parts stay external;
   // pdf-lib is bundled because that is what makes it load fast.
-  external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'commander', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress'],
+  external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress'],
+  // pdf-lib's fflate calls go to Node's zlib (src/pdf/fflate-node.ts says why).
+  alias: { fflate: './src/pdf/fflate-node.ts' },
   // Chunks sit beside the entries so that ./worker.js resolves from any of them.
   chunkNames: '_chunk-[hash]',
   logLevel: 'warning',
