@@ -14,7 +14,12 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_INVALID = 2;
 
-export function buildProgram(): Command {
+/**
+ * The whole program, or with `only`, the program with that one action: a run
+ * of an action needs no other command, and building the 16 others with all
+ * their options was a tenth of a short run's time.
+ */
+export function buildProgram(only?: AnyAction): Command {
   const program = new Command('pdfsvc')
     .description('PDF actions from the command line, as an HTTP service (pdfsvc serve), or as a library.')
     .version(VERSION, '-V, --version')
@@ -24,6 +29,10 @@ export function buildProgram(): Command {
     .addOption(new Option('--server <url>', 'send actions to this pdfsvc server (its base URL) instead of working locally').env('PDFSVC_SERVER'))
     .option('--api-key-file <file>', 'remote mode: read the API key from the first line of this file (or set PDFSVC_API_KEY); never give it as an argument')
     .option('--cacert <file>', 'remote mode: also trust this certificate authority (PEM) for an https:// server');
+  if (only) {
+    program.addCommand(actionCommand(only));
+    return withExitOverride(program);
+  }
   for (const action of actions as readonly AnyAction[]) program.addCommand(actionCommand(action));
   program
     .command('actions')
@@ -98,21 +107,35 @@ export function buildProgram(): Command {
     .argument('<name-or-id>')
     .option('--keys-file <path>', 'API keys file')
     .action(async (nameOrId: string, options) => (await import('../server/keys-cli.js')).revokeKey(nameOrId, options));
-  program.exitOverride();
-  for (const command of program.commands) exitOverrideDeep(command);
-  return program;
+  return withExitOverride(program);
 }
 
-function exitOverrideDeep(command: Command): void {
+function withExitOverride(command: Command): Command {
   command.exitOverride();
-  for (const sub of command.commands) exitOverrideDeep(sub);
+  for (const sub of command.commands) withExitOverride(sub);
+  return command;
+}
+
+/** Global options that take a value, which may stand before the command's name. */
+const GLOBAL_WITH_VALUE = new Set(['--server', '--api-key-file', '--cacert']);
+
+/** The action `argv` runs (by its command name or an alias), if that is what it does. */
+export function actionNamedIn(argv: string[]): AnyAction | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i];
+    if (GLOBAL_WITH_VALUE.has(arg)) i++;
+    else if (GLOBAL_WITH_VALUE.has(arg.split('=')[0])) continue;
+    else if (arg.startsWith('-')) return undefined;
+    else return (actions as readonly AnyAction[]).find((a) => kebabName(a.name) === arg || a.name === arg || a.aliases?.includes(arg));
+  }
+  return undefined;
 }
 
 declare const __PDFSVC_VERSION__: string | undefined;
 const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = buildProgram(actionNamedIn(argv));
   const wantsJson = argv.includes('--json');
   try {
     await program.parseAsync(argv);

@@ -9,7 +9,7 @@
  * lock that keeps the worker from drawing while the main thread writes a
  * message, or ever again once the main thread has cleared the line.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 
 /** Slots of the Int32Array: the lock's state, and whether anything was drawn. */
 export const STATE = 0;
@@ -48,6 +48,8 @@ export class Progress {
     this.numbers = new Float64Array(shared, INTS * 4, 2);
     const after = Number(process.env.PDFSVC_PROGRESS_AFTER_MS);
     const setup: ProgressSetup = { shared, label, startedAt: Date.now(), afterMs: Number.isFinite(after) && after >= 0 ? after : AFTER_MS, columns: process.stderr.columns || 80 };
+    // Loaded here, not at the top: a run that shows no progress does not pay for worker_threads (a few ms of every start).
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     this.worker = new Worker(new URL('./progress-worker.js', import.meta.url), { workerData: setup });
     // It never keeps the command alive, and a failure to draw never fails the command.
     this.worker.unref();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import { kebabName } from '../../src/core/action.js';
+import { actionNamedIn } from '../../src/cli/main.js';
 import type { Field } from '../../src/core/fields.js';
 import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 
@@ -40,6 +41,21 @@ describe('pdfsvc CLI', () => {
       expect(exitCode, name).toBe(0);
       expect((await pdfinfo(stdout)).pages[0].rotation).toBe(90);
     }
+  });
+
+  it('builds only the action it runs, found past the global options; anything else gets the whole program', () => {
+    const run = (...args: string[]) => actionNamedIn(['node', 'pdfsvc', ...args])?.name;
+    expect(run('rotate', '--angle', '90')).toBe('rotate_pages');
+    expect(run('rotate_pages')).toBe('rotate_pages');
+    expect(run('--server', 'http://h', '--cacert', 'ca.pem', 'split-by-size', 'x.pdf')).toBe('split_by_size');
+    expect(run('--server=http://h', 'merge')).toBe('merge_documents');
+    for (const other of [['serve'], ['keys', 'list'], ['--help'], ['-V'], ['rotat'], []]) expect(run(...other), other.join(' ')).toBeUndefined();
+  });
+
+  it('says which command is unknown when the name is mistyped', async () => {
+    const { exitCode, stderr } = await pdfsvc(['rotat', fixturePath('pages-1.pdf')]);
+    expect(exitCode).toBe(2);
+    expect(Buffer.from(stderr).toString()).toContain("unknown command 'rotat'");
   });
 
   it('reads standard input and writes standard output, for pipelines', async () => {
