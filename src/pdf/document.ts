@@ -9,8 +9,8 @@ import { dictAt, arrayAt } from './objects.js';
 import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
-import { objectTableOf, openContext, readOnly } from './reader/object-table.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
+import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { currentWarningHandler } from '../core/warnings.js';
 import { notePagesRead } from '../core/pages-read.js';
 import { PdfSyntaxError } from './reader/syntax.js';
@@ -151,24 +151,37 @@ export function countSignatures(doc: PDFDocument): number {
   const acroForm = dictAt(doc.catalog, 'AcroForm');
   const fields = acroForm && arrayAt(acroForm, 'Fields');
   if (!fields) return 0;
+  const table = objectTableOf(doc.context);
   let count = 0;
   const seen = new Set<PDFDict>();
+  const SIG = PDFName.of('Sig');
+  const visitItem = (item: PDFObject, inheritedType: PDFName | undefined) => {
+    // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
+    if (inheritedType !== SIG && item instanceof PDFRef && table && cannotHoldSignature(table, item)) return;
+    const dict = doc.context.lookup(item);
+    if (dict instanceof PDFDict) visit(dict, inheritedType);
+  };
   const visit = (node: PDFDict, inheritedType: PDFName | undefined) => {
     if (seen.has(node)) return;
     seen.add(node);
     const type = (node.lookup(PDFName.of('FT')) as PDFName | undefined) ?? inheritedType;
-    if (type === PDFName.of('Sig') && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
+    if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
     const kids = arrayAt(node, 'Kids');
-    if (kids) for (const kid of kids.asArray()) {
-      const dict = doc.context.lookup(kid);
-      if (dict instanceof PDFDict) visit(dict, type);
-    }
+    if (kids) for (const kid of kids.asArray()) visitItem(kid, type);
   };
-  for (const item of fields.asArray()) {
-    const dict = doc.context.lookup(item);
-    if (dict instanceof PDFDict) visit(dict, undefined);
-  }
+  for (const item of fields.asArray()) visitItem(item, undefined);
   return count;
+}
+
+/**
+ * True when a field's input bytes show it is no signature and has no kids:
+ * no `Sig`, no `Kids`, and no `#` (a name escape could spell either).
+ */
+function cannotHoldSignature(table: ObjectTable, ref: PDFRef): boolean {
+  const text = table.textAround(ref, 1 << 16);
+  if (!text) return false;
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  return bytes.indexOf('Sig') < 0 && bytes.indexOf('Kids') < 0 && bytes.indexOf(0x23) < 0;
 }
 
 export interface SaveOptions {

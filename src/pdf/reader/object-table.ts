@@ -251,6 +251,32 @@ export class ObjectTable extends LayeredObjects {
     return raw ?? undefined;
   }
 
+  /**
+   * Bytes that hold an untouched object's input text whole, perhaps with
+   * what lies between it and the next object; undefined when they are not at
+   * hand or larger than `atMost`. For a quick look for a word, without
+   * parsing or even skimming the object (see countSignatures): code that has
+   * not run yet is slow, and a form can have thousands of fields.
+   */
+  textAround(ref: PDFRef, atMost: number): Uint8Array | undefined {
+    const num = ref.objectNumber;
+    if (!this.isUntouched(ref) || !this.exists(num, ref.generationNumber)) return undefined;
+    let entry = this.entries_.get(num)!;
+    if (entry.type === 1) {
+      // The header is checked (a wrong offset rebuilds the table): the bytes must be this object's.
+      const header = this.header(num, entry);
+      entry = this.entries_.get(num)!;
+      if (!header || entry.type !== 1) return undefined;
+      const end = this.nextOffset(entry.offset);
+      if (end - header.bodyStart > atMost) return undefined;
+      this.ensure(header.bodyStart, end);
+      return this.bytes.subarray(header.bodyStart, end);
+    }
+    if (entry.type !== 2) return undefined;
+    const member = this.member(entry);
+    return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
+  }
+
   /** An object's bytes as they are, for one that cannot be parsed: carried, never dropped. */
   damagedBytes(ref: PDFRef): Uint8Array | undefined {
     // Ciphertext that cannot be parsed cannot be decrypted either.
