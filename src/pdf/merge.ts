@@ -21,7 +21,7 @@ import {
   PDFStream,
   PDFString,
 } from './lib.js';
-import { copyObject } from './copy.js';
+import { copyObject, moveObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
 import { reachableRefs } from './graph.js';
 import { arrayAt, dictAt } from './objects.js';
@@ -172,46 +172,24 @@ function movePart(target: PDFDocument, part: Part): void {
 
 /**
  * Gives every object the source reaches a new number in the target and
- * rewrites the references inside them. PDFRef instances are interned (one
- * `5 0 R` for every document), so references are replaced in their
- * containers rather than changed; each container is rewritten once, since a
- * rewritten reference may carry a number the source also uses. Dictionaries
- * and arrays learn their new context, through which pdf-lib's `lookup` goes.
- * This moves objects rather than copying them (copy.ts), because the merge
- * keeps working with the parts' catalogs and page dictionaries afterwards.
+ * moves it there (copy.ts, moveObject): the merge keeps working with the
+ * parts' catalogs and page dictionaries afterwards, now in the target's
+ * numbering. A reference to an object the source does not have is null by
+ * definition, never another object of the target.
  */
 function moveObjects(into: PDFContext, from: PDFContext): Map<PDFRef, PDFRef> {
   const mapping = new Map<PDFRef, PDFRef>();
   for (const ref of reachableRefs(from)) {
     if (from.lookup(ref) !== undefined) mapping.set(ref, into.nextRef());
   }
-  const rewritten = new Set<PDFObject>();
+  const renumber = (ref: PDFRef) => mapping.get(ref) ?? PDFNull;
+  const moved = new Set<PDFObject>();
   for (const [oldRef, newRef] of mapping) {
     const object = from.lookup(oldRef)!;
-    rebind(object, mapping, into, rewritten);
+    moveObject(object, into, renumber, moved);
     into.assign(newRef, object);
   }
   return mapping;
-}
-
-function rebind(object: PDFObject, mapping: Map<PDFRef, PDFRef>, context: PDFContext, rewritten: Set<PDFObject>): void {
-  const container = object instanceof PDFStream ? object.dict : object;
-  if (!(container instanceof PDFDict || container instanceof PDFArray) || rewritten.has(container)) return;
-  rewritten.add(container);
-  (container as unknown as { context: PDFContext }).context = context;
-  // A reference to an object the source does not have is null by definition.
-  const renumber = (value: PDFObject) => (value instanceof PDFRef ? (mapping.get(value) ?? PDFNull) : value);
-  if (container instanceof PDFDict) {
-    for (const [key, value] of container.entries()) {
-      if (value instanceof PDFRef) container.set(key, renumber(value));
-      else rebind(value, mapping, context, rewritten);
-    }
-  } else {
-    container.asArray().forEach((value, i) => {
-      if (value instanceof PDFRef) container.set(i, renumber(value));
-      else rebind(value, mapping, context, rewritten);
-    });
-  }
 }
 
 /**

@@ -469,7 +469,8 @@ export class ObjectTable extends LayeredObjects {
 
 const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
 
-const unloaded = new WeakMap<PDFRawStream, Uint8Array>();
+/** Streams whose data is still only in the file: the view of it, and how to read it in. */
+const unloaded = new WeakMap<PDFRawStream, { view: Uint8Array; ensure: Ensure; start: number }>();
 
 /**
  * A stream whose data is a view of a lazily read file, read in when first
@@ -479,7 +480,7 @@ const unloaded = new WeakMap<PDFRawStream, Uint8Array>();
 function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number): PDFRawStream {
   const stream = PDFRawStream.of(dict, view);
   let contents = view;
-  unloaded.set(stream, view);
+  unloaded.set(stream, { view, ensure, start });
   Object.defineProperty(stream, 'contents', {
     configurable: true,
     enumerable: true,
@@ -501,14 +502,25 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  * so it does not stay in memory and the writer still copies it from the file.
  */
 export function dataForOneLook(stream: PDFRawStream): Uint8Array {
-  const view = unloaded.get(stream);
+  const view = unloaded.get(stream)?.view;
   const lazy = view && lazyFileOf(view);
   return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength) : stream.contents;
 }
 
 /** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
 export function unloadedData(stream: PDFObject): Uint8Array | undefined {
-  return stream instanceof PDFRawStream ? unloaded.get(stream) : undefined;
+  return stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
+}
+
+/**
+ * A stream with `dict` and the data of `stream`, shared; data still in a
+ * lazily read file stays there (a merge copies every stream of its inputs,
+ * and the writer copies their data from the files).
+ */
+export function streamWithDataOf(stream: PDFRawStream, dict: PDFDict): PDFRawStream {
+  const lazy = unloaded.get(stream);
+  if (lazy) return lazyStream(dict, lazy.view, lazy.ensure, lazy.start);
+  return PDFRawStream.of(dict, stream.getContents(), (stream as unknown as { transform?: never }).transform);
 }
 
 /** The table a context reads through, when it was opened by this reader. */
