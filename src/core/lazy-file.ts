@@ -93,8 +93,10 @@ export class LazyFile {
    * loading them into this one: for data looked at once and dropped (the
    * watermark's content scan), which would otherwise stay resident.
    */
-  readCopy(start: number, end: number): Buffer {
-    const copy = Buffer.allocUnsafe(Math.max(0, end - start));
+  readCopy(start: number, end: number, into?: Buffer): Buffer {
+    const length = Math.max(0, end - start);
+    // `into` when it is large enough: a buffer the caller reuses, so looking costs no fresh memory.
+    const copy = into && into.byteLength >= length ? into.subarray(0, length) : Buffer.allocUnsafe(length);
     let at = 0;
     this.forEachChunk(start, end, (chunk) => {
       copy.set(chunk, at);

@@ -28,6 +28,8 @@ describe('graphicsDepth', () => {
     ['BT <4142 Tj', { min: 0, end: 0, unclosed: '>' }],
     ['BI /W 1 /H 1 /BPC 8 /CS /G ID \x00\x01 q', { min: 0, end: 0, unclosed: '\nEI' }],
     ['BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI q', { min: 0, end: 1, unclosed: '' }],
+    // Image bytes that look like the end but are not (`E` alone, `EI` glued to data or followed by more): q and Q in them do not count.
+    ['BI /W 9 /H 1 /BPC 8 /CS /G ID E Q\x00xEI Q EIQ q EI\x01 EIx Q EI Q', { min: -1, end: -1, unclosed: '' }],
     // An operator after an unclosed `[`: readers recover there, so nothing is left open.
     ['[ 1 2 q 0 0 m', { min: 0, end: 1, unclosed: '' }],
   ])('%j', (content, expected) => {

@@ -499,12 +499,13 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
 /**
  * A stream's data for a look that drops it after (the watermark's content
  * scan): data still in a lazily read file is copied out without loading it,
- * so it does not stay in memory and the writer still copies it from the file.
+ * so it does not stay in memory and the writer still copies it from the file;
+ * into `scratch` when it is large enough (valid until the caller's next look).
  */
-export function dataForOneLook(stream: PDFRawStream): Uint8Array {
+export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const view = unloaded.get(stream)?.view;
   const lazy = view && lazyFileOf(view);
-  return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength) : stream.contents;
+  return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength, scratch) : stream.contents;
 }
 
 /** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
