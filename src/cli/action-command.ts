@@ -39,7 +39,8 @@ export function actionCommand(action: AnyAction): Command {
   const command = new Command(kebabName(action.name))
     .summary(action.summary)
     .description(action.description ? `${action.summary}\n\n${action.description}` : action.summary)
-    .aliases([action.name, ...(action.aliases ?? [])]);
+    // The short verb first: commander shows the first alias in usage lines and suggests only it for a typo (`rotat`).
+    .aliases([...(action.aliases ?? []), action.name]);
   const input = positionalField(action);
   if (input) {
     const [name, field] = input;

@@ -52,10 +52,10 @@ describe('pdfsvc CLI', () => {
     for (const other of [['serve'], ['keys', 'list'], ['--help'], ['-V'], ['rotat'], []]) expect(run(...other), other.join(' ')).toBeUndefined();
   });
 
-  it('says which command is unknown when the name is mistyped', async () => {
+  it('says which command is unknown when the name is mistyped, and suggests the one meant', async () => {
     const { exitCode, stderr } = await pdfsvc(['rotat', fixturePath('pages-1.pdf')]);
     expect(exitCode).toBe(2);
-    expect(Buffer.from(stderr).toString()).toContain("unknown command 'rotat'");
+    expect(Buffer.from(stderr).toString()).toContain("unknown command 'rotat'\n(Did you mean rotate?)");
   });
 
   it('reads standard input and writes standard output, for pipelines', async () => {

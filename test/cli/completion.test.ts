@@ -29,7 +29,7 @@ describe('pdfsvc completion bash', () => {
       expect(all).toContain(action.name);
     }
     expect(all).toEqual(expect.arrayContaining(['serve', 'keys', 'completion']));
-    expect(await complete(path, ['pdfsvc', 'rot'])).toEqual(['rotate-pages', 'rotate_pages', 'rotate']);
+    expect(await complete(path, ['pdfsvc', 'rot'])).toEqual(['rotate-pages', 'rotate', 'rotate_pages']);
     expect(await complete(path, ['pdfsvc', 'add-text-watermark', '--position', 'top'])).toEqual(['top-left', 'top', 'top-right']);
     expect(await complete(path, ['pdfsvc', 'split-at-page', '--format', ''])).toEqual(['zip', 'json', 'multipart']);
     expect(await complete(path, ['pdfsvc', 'rotate', '--ang'])).toEqual(['--angle']);
@@ -45,7 +45,7 @@ describe('pdfsvc completion bash', () => {
   it('zsh and fish get their own scripts; another shell is exit 2 naming it', async () => {
     expect(await script('zsh')).toMatch(/^autoload -U \+X bashcompinit && bashcompinit$/m);
     const fish = await script('fish');
-    expect(fish).toMatch(/complete -c pdfsvc -n "__fish_seen_subcommand_from rotate-pages rotate_pages rotate" -l angle -x/);
+    expect(fish).toMatch(/complete -c pdfsvc -n "__fish_seen_subcommand_from rotate-pages rotate rotate_pages" -l angle -x/);
     expect(fish).toMatch(/-l position -x -a 'center top-left top top-right/);
     const other = await execa('node', ['bin/pdfsvc.js', 'completion', 'tcsh'], { reject: false });
     expect(other.exitCode).toBe(2);
