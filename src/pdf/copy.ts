@@ -42,8 +42,9 @@ function copy(object: PDFObject, context: PDFContext, mapRef?: (ref: PDFRef) => 
 
 /**
  * Moves `object` into `context` rather than copying it: its references are
- * rewritten where they stand, and its dictionaries and arrays answer to the
- * new context. For objects whose document is dropped after (a merge's later
+ * replaced where they stand (a PDFRef is one interned instance for every
+ * document, so it is never changed), and its dictionaries and arrays answer
+ * to the new context. For objects whose document is dropped after (a merge's later
  * inputs): copying them all made a merge a quarter slower, all of it garbage.
  * `moved` holds the containers already rewritten, since a direct dictionary
  * can be shared (inherited page attributes pushed onto each leaf) and
