@@ -4,7 +4,7 @@
  * imported when a command needs them, so `--help` stays fast.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { actions } from '../actions/index.js';
+import { actions, findAction } from '../actions/index.js';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
@@ -126,7 +126,7 @@ export function actionNamedIn(argv: string[]): AnyAction | undefined {
     if (GLOBAL_WITH_VALUE.has(arg)) i++;
     else if (GLOBAL_WITH_VALUE.has(arg.split('=')[0])) continue;
     else if (arg.startsWith('-')) return undefined;
-    else return (actions as readonly AnyAction[]).find((a) => kebabName(a.name) === arg || a.name === arg || a.aliases?.includes(arg));
+    else return findAction(arg);
   }
   return undefined;
 }
