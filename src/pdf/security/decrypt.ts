@@ -78,10 +78,9 @@ export function readEncryption(context: PDFContext, field: string, which: string
   if (!(encrypt instanceof PDFDict)) return undefined;
   const filter = nameAt(encrypt, 'Filter', 'Standard');
   if (filter !== 'Standard') {
-    throw ValidationError.field(
-      field,
-      `${which} is encrypted with a certificate (security handler /${filter}), which is not supported: only password encryption (the standard security handler) is`,
-    );
+    // qpdf, poppler and MuPDF refuse these too ("unsupported encryption filter"): without the handler nothing decrypts.
+    const handler = /PubSec/.test(filter) ? `a certificate (security handler /${filter})` : `the security handler /${filter}`;
+    throw ValidationError.field(field, `${which} is encrypted with ${handler}, which is not supported: only password encryption (the standard security handler) is`);
   }
   const V = numberAt(encrypt, 'V', 0);
   const R = numberAt(encrypt, 'R', 2);
@@ -91,8 +90,15 @@ export function readEncryption(context: PDFContext, field: string, which: string
   const ids = context.lookup(context.trailerInfo.ID);
   const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
   const id0 = first instanceof PDFString || first instanceof PDFHexString ? stringBytes(first) : new Uint8Array(0);
-  const O = bytesAt(encrypt, 'O') ?? new Uint8Array(0);
-  const U = bytesAt(encrypt, 'U') ?? new Uint8Array(0);
+  let O = bytesAt(encrypt, 'O');
+  let U = bytesAt(encrypt, 'U');
+  if (!O || !U) {
+    // qpdf refuses these as damaged; guessing would only say "wrong password" to every password.
+    throw ValidationError.field(field, `${which} ${UNREADABLE_ENCRYPTION} (/O or /U, which check the passwords, is missing or not a string)`);
+  }
+  // Short values are padded with zero bytes, as qpdf does (some writers drop trailing zeros).
+  O = padded(O, V >= 5 ? 48 : 32);
+  U = padded(U, V >= 5 ? 48 : 32);
   const encryptMetadata = encrypt.lookup(PDFName.of('EncryptMetadata'))?.toString() !== 'false';
   const filters = new Map<string, CipherMethod>([['Identity', 'None']]);
   let stmF = 'Identity';
@@ -121,14 +127,28 @@ export function readEncryption(context: PDFContext, field: string, which: string
     stmF = strF = efF = 'StdCF';
     keyLength = V === 1 ? 5 : Math.min(16, Math.max(5, Math.floor(numberAt(encrypt, 'Length', 40) / 8)));
   }
+  const optional = (key: string, length: number) => {
+    const bytes = bytesAt(encrypt, key);
+    return bytes && padded(bytes, length);
+  };
   return {
-    filter, V, R, keyLength, O, U,
-    OE: bytesAt(encrypt, 'OE'),
-    UE: bytesAt(encrypt, 'UE'),
-    Perms: bytesAt(encrypt, 'Perms'),
+    filter, V, R, keyLength, statedLength: numberAt(encrypt, 'Length', 0), O, U,
+    OE: optional('OE', 32),
+    UE: optional('UE', 32),
+    Perms: optional('Perms', 16),
     P: numberAt(encrypt, 'P', -4) | 0,
     encryptMetadata, filters, stmF, strF, efF, id0,
   };
+}
+
+const UNREADABLE_ENCRYPTION = 'could not be parsed; it may be invalid or corrupt: its encryption dictionary is damaged';
+
+/** `bytes` with zero bytes after them up to `length`. */
+function padded(bytes: Uint8Array, length: number): Uint8Array {
+  if (bytes.length >= length) return bytes;
+  const out = new Uint8Array(length);
+  out.set(bytes);
+  return out;
 }
 
 /** Literal-string form of raw bytes: backslash, parentheses and CR escaped, everything else as is. */

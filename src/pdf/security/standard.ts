@@ -20,6 +20,8 @@ export interface EncryptionParameters {
   R: number;
   /** File key length in bytes (5 to 16 for RC4 and AES-128, 32 for AES-256). */
   keyLength: number;
+  /** /Length as the dictionary states it (bits, or whatever a writer put there; 0 when absent). */
+  statedLength: number;
   O: Uint8Array;
   U: Uint8Array;
   OE?: Uint8Array;
@@ -104,9 +106,8 @@ export function rc4PasswordCandidates(password: string): Buffer[] {
 // ---------------------------------------------------------------------------
 // Revisions 2 to 4
 
-/** Algorithm 2: the file key from a (user) password. */
-function fileKeyR4(params: EncryptionParameters, password: Uint8Array): Buffer {
-  const n = params.R === 2 ? 5 : params.keyLength;
+/** Algorithm 2: the file key of `n` bytes from a (user) password. */
+function fileKeyR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer {
   const parts = [padPassword(password), params.O.subarray(0, 32), int32le(params.P), params.id0];
   if (params.R >= 4 && !params.encryptMetadata) parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
   let digest = md5(...parts);
@@ -128,30 +129,48 @@ function userValueR4(params: Pick<EncryptionParameters, 'R' | 'id0'>, key: Uint8
   return x;
 }
 
-/** Algorithm 3, steps a to d: the RC4 key that encrypts the padded user password into /O. */
-function ownerKeyR4(R: number, keyLength: number, ownerPassword: Uint8Array): Buffer {
-  const n = R === 2 ? 5 : keyLength;
+/** Algorithm 3, steps a to d: the RC4 key of `n` bytes that encrypts the padded user password into /O. */
+function ownerKeyR4(R: number, n: number, ownerPassword: Uint8Array): Buffer {
   let digest = md5(padPassword(ownerPassword));
   if (R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest);
   return digest.subarray(0, n);
 }
 
-/** Algorithm 6: the file key when `password` is the user password, else undefined. */
-function authenticateUserR4(params: EncryptionParameters, password: Uint8Array): Buffer | undefined {
-  const key = fileKeyR4(params, password);
+/** Algorithm 6: the file key of `n` bytes when `password` is the user password, else undefined. */
+function authenticateUserR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer | undefined {
+  const key = fileKeyR4(params, password, n);
   const expected = userValueR4(params, key);
   const significant = params.R === 2 ? 32 : 16;
   if (params.U.length < significant) return undefined;
   return sameBytes(expected.subarray(0, significant), params.U.subarray(0, significant)) ? key : undefined;
 }
 
-/** Algorithm 7: the file key when `password` is the owner password, else undefined. */
-function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array): Buffer | undefined {
-  const key = ownerKeyR4(params.R, params.keyLength, password);
+/** Algorithm 7: the file key of `n` bytes when `password` is the owner password, else undefined. */
+function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer | undefined {
+  const key = ownerKeyR4(params.R, n, password);
   let user: Uint8Array = params.O.subarray(0, 32);
   if (params.R === 2) user = rc4(key, user);
   else for (let i = 19; i >= 0; i--) user = rc4(xorKey(key, i), user);
-  return authenticateUserR4(params, user);
+  return authenticateUserR4(params, user, n);
+}
+
+/**
+ * File key lengths in bytes to try for revisions 2 to 4, the standard's
+ * reading first: 5 for revision 2, else /Length (readEncryption). Writers
+ * disagree with it: /Length in bytes instead of bits, a V4 /Length that is
+ * not its key's, a 128-bit key under revision 2. qpdf reads 40 bits for V1,
+ * 128 for V4, and for V2 /Length when it is a multiple of 8 from 40 to 128,
+ * else 128 (QPDF_encryption.cc, also under R2), and so opens such files;
+ * after its reading every length from 40 to 128 bits is tried. Trying is
+ * safe: a key opens only when it reproduces /U (16 or 32 bytes of it), and
+ * costs microseconds a length.
+ */
+function keyLengthCandidates(params: EncryptionParameters): number[] {
+  const standard = params.R === 2 ? 5 : params.keyLength;
+  const qpdf = params.V <= 1 ? 5 : params.V === 4 ? 16 : params.statedLength % 8 === 0 && params.statedLength >= 40 && params.statedLength <= 128 ? params.statedLength / 8 : 16;
+  const lengths = [standard, qpdf];
+  for (let n = 5; n <= 16; n++) lengths.push(n);
+  return [...new Set(lengths)];
 }
 
 // ---------------------------------------------------------------------------
@@ -183,8 +202,8 @@ function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint
   return k.subarray(0, 32);
 }
 
-/** Algorithm 2.A: the file key when `password` is the owner or the user password. */
-function authenticateR6(params: EncryptionParameters, password: Buffer): Buffer | undefined {
+/** Algorithm 2.A: the file key when `password` is the owner or (unless `only` says owner) the user password. */
+function authenticateR6(params: EncryptionParameters, password: Buffer, only?: 'owner'): Buffer | undefined {
   const { O, U, OE, UE, R } = params;
   if (O.length < 48 || U.length < 48) return undefined;
   const zeroIv = Buffer.alloc(16);
@@ -192,6 +211,7 @@ function authenticateR6(params: EncryptionParameters, password: Buffer): Buffer 
   if (OE && OE.length >= 32 && sameBytes(hashR6(R, password, O.subarray(32, 40), u48), O.subarray(0, 32))) {
     return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, O.subarray(40, 48), u48), zeroIv, OE.subarray(0, 32));
   }
+  if (only === 'owner') return undefined;
   if (UE && UE.length >= 32 && sameBytes(hashR6(R, password, U.subarray(32, 40)), U.subarray(0, 32))) {
     return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, U.subarray(40, 48)), zeroIv, UE.subarray(0, 32));
   }
@@ -202,14 +222,28 @@ function authenticateR6(params: EncryptionParameters, password: Buffer): Buffer 
 
 /**
  * The file key that `password` (owner or user) opens, or undefined when it
- * opens nothing. Every candidate encoding is tried; none is short-circuited
- * on a partial match.
+ * opens nothing. Every candidate encoding and key length is tried; none is
+ * short-circuited on a partial match.
  */
 export function authenticate(params: EncryptionParameters, password: string): Uint8Array | undefined {
   if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password));
-  for (const candidate of rc4PasswordCandidates(password)) {
-    const key = authenticateUserR4(params, candidate) ?? authenticateOwnerR4(params, candidate);
-    if (key) return key;
+  for (const n of keyLengthCandidates(params)) {
+    for (const candidate of rc4PasswordCandidates(password)) {
+      const key = authenticateUserR4(params, candidate, n) ?? authenticateOwnerR4(params, candidate, n);
+      if (key) return key;
+    }
+  }
+  return undefined;
+}
+
+/** The file key when `password` is the owner password (not merely the user password), else undefined. */
+export function authenticateOwner(params: EncryptionParameters, password: string): Uint8Array | undefined {
+  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), 'owner');
+  for (const n of keyLengthCandidates(params)) {
+    for (const candidate of rc4PasswordCandidates(password)) {
+      const key = authenticateOwnerR4(params, candidate, n);
+      if (key) return key;
+    }
   }
   return undefined;
 }
@@ -304,10 +338,10 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
     const ownerKey = ownerKeyR4(4, 16, owner);
     for (let i = 0; i <= 19; i++) O = rc4(xorKey(ownerKey, i), O);
     const params: EncryptionParameters = {
-      filter: 'Standard', V: 4, R: 4, keyLength: 16, O, U: new Uint8Array(32), P, encryptMetadata: true,
+      filter: 'Standard', V: 4, R: 4, keyLength: 16, statedLength: 128, O, U: new Uint8Array(32), P, encryptMetadata: true,
       filters: new Map([['StdCF', 'AESV2']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
     };
-    const fileKey = fileKeyR4(params, user);
+    const fileKey = fileKeyR4(params, user, 16);
     params.U = Buffer.concat([userValueR4(params, fileKey), randomBytes(16)]);
     return { params, fileKey };
   }
@@ -325,7 +359,7 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
   const perms = Buffer.concat([int32le(P), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), randomBytes(4)]);
   const Perms = aesNoPadding('encrypt', 'aes-256-ecb', fileKey, null, perms);
   const params: EncryptionParameters = {
-    filter: 'Standard', V: 5, R: 6, keyLength: 32, O, U, OE, UE, Perms, P, encryptMetadata: true,
+    filter: 'Standard', V: 5, R: 6, keyLength: 32, statedLength: 256, O, U, OE, UE, Perms, P, encryptMetadata: true,
     filters: new Map([['StdCF', 'AESV3']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
   };
   return { params, fileKey };
