@@ -11,7 +11,7 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
 import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
@@ -333,9 +333,18 @@ export class ObjectTable extends LayeredObjects {
   reportTo(warn: (message: string) => void): void {
     this.warn = warn;
     if (this.recovered) warn(REBUILT);
+    for (const message of this.noted.splice(0)) warn(message);
   }
 
   private warn?: (message: string) => void;
+  /** Warnings found before anyone listens (when the document is opened), for reportTo. */
+  private readonly noted: string[] = [];
+
+  /** Reports `message` as a warning about this document, now or when reportTo is called. */
+  note(message: string): void {
+    if (this.warn) this.warn(message);
+    else this.noted.push(message);
+  }
 
   /** The first reading limit an object passed (nesting deeper than the parser follows), if any. */
   limitPassed?: string;
@@ -561,6 +570,11 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
   const root = xref.trailer.get(PDFName_Root);
   if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
   setTrailerInfo(context, table.trailer, table);
+  const notApplying = encryptionThatDoesNotApply(table, !table.recovered && xref.staleEncrypt === true);
+  if (notApplying) {
+    delete context.trailerInfo.Encrypt;
+    table.note(`its encryption dictionary does not apply to it (${notApplying}): it was read as not encrypted, as qpdf and poppler read it`);
+  }
   ensure(0, 1024);
   context.header = headerOf(bytes);
   context.largestObjectNumber = table.largestNumber;
@@ -576,6 +590,22 @@ function setTrailerInfo(context: PDFContext, trailer: PDFDict, table: ObjectTabl
     return value instanceof PDFRef && !table.exists(value.objectNumber, value.generationNumber) ? undefined : value;
   };
   context.trailerInfo = { Root: get('Root'), Encrypt: get('Encrypt'), Info: get('Info'), ID: get('ID'), Size: get('Size') } as PDFContext['trailerInfo'];
+}
+
+/**
+ * Why the trailer's /Encrypt does not apply to the document, when it does
+ * not: qpdf (QPDF_encryption.cc), poppler and MuPDF then open the file
+ * without a password. An /Encrypt they refuse (not a dictionary, a handler
+ * other than /Standard) is refused later, as they do.
+ */
+function encryptionThatDoesNotApply(table: ObjectTable, staleEncrypt: boolean): string | undefined {
+  const value = table.trailer.get(PDFName.of('Encrypt'));
+  if (value === undefined) return staleEncrypt ? "only an older revision's trailer names one, and readers take the newest trailer's" : undefined;
+  if (!(value instanceof PDFRef)) return undefined;
+  if (!table.exists(value.objectNumber, value.generationNumber)) return `the trailer names object ${value.objectNumber}, which the file does not have`;
+  const object = table.get(value);
+  if (object === undefined) return `the trailer names object ${value.objectNumber}, which cannot be read`;
+  return object === PDFNull ? `the trailer names object ${value.objectNumber}, which is null` : undefined;
 }
 
 /** The version the header states (`%PDF-1.7`), 1.7 when it cannot be read. */

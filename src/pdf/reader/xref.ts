@@ -39,6 +39,8 @@ export interface CrossReference {
   trailer: PDFDict;
   /** True when the table was rebuilt by scanning the file. */
   recovered: boolean;
+  /** An older section's trailer names /Encrypt, the newest one's does not (see readCrossReference). */
+  staleEncrypt?: boolean;
 }
 
 /** No real file has ten million objects; a table that lists more is hostile. */
@@ -73,6 +75,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   const entries = new Map<number, XrefEntry>();
   const limit = MAX_OBJECT_NUMBER;
   let trailer: PDFDict | undefined;
+  let staleEncrypt = false;
   const visited = new Set<number>();
   for (let offset: number | undefined = start.value; offset !== undefined; ) {
     // A /Prev loop ends the chain: every section in it has been read.
@@ -80,17 +83,23 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
     visited.add(offset);
     const section = readSection(bytes, offset, context, limit, ensure);
     if (!trailer) trailer = section.trailer;
-    else for (const key of ['Root', 'Info', 'ID', 'Encrypt']) {
-      const name = PDFName.of(key);
-      if (!trailer.has(name) && section.trailer.has(name)) trailer.set(name, section.trailer.get(name)!);
+    else {
+      for (const key of ['Root', 'Info', 'ID']) {
+        const name = PDFName.of(key);
+        if (!trailer.has(name) && section.trailer.has(name)) trailer.set(name, section.trailer.get(name)!);
+      }
+      // Not /Encrypt: qpdf, poppler and MuPDF take it from the newest trailer alone, and open such a file without a password.
+      if (!trailer.has(ENCRYPT) && section.trailer.has(ENCRYPT)) staleEncrypt = true;
     }
     // Newest first: an entry an older section also has stays as the newer one says.
     for (const [num, entry] of section.entries) if (!entries.has(num)) entries.set(num, entry);
     const prev = section.trailer.get(PDFName.of('Prev'));
     offset = prev instanceof PDFNumber && prev.asNumber() >= 0 && prev.asNumber() < bytes.length ? prev.asNumber() : undefined;
   }
-  return { entries, trailer: trailer!, recovered: false };
+  return { entries, trailer: trailer!, recovered: false, ...(staleEncrypt ? { staleEncrypt } : {}) };
 }
+
+const ENCRYPT = PDFName.of('Encrypt');
 
 function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, ensure: Ensure): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
   ensure(offset, offset + SECTION_WINDOW);
