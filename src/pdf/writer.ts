@@ -15,6 +15,7 @@ import { lazyFileOf } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import type { Encryption } from './security/encrypt.js';
+import { fileIdToWrite } from './security/file-id.js';
 import { walkGraph, type ObjectSource } from './graph.js';
 import { serialize } from './serialize.js';
 import { objectTableOf, unloadedData } from './reader/object-table.js';
@@ -324,7 +325,8 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
   trailer.set(PDFName.of('Size'), PDFNumber.of(size));
   if (Root) trailer.set(PDFName.of('Root'), Root as PDFRef);
   if (Info) trailer.set(PDFName.of('Info'), Info as PDFObject);
-  if (ID) trailer.set(PDFName.of('ID'), ID as PDFObject);
+  const id = fileIdToWrite(context, ID as PDFObject | undefined);
+  if (id) trailer.set(PDFName.of('ID'), id);
   if (Encrypt) trailer.set(PDFName.of('Encrypt'), Encrypt as PDFObject);
   return trailer;
 }

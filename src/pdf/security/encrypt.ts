@@ -25,6 +25,7 @@ import {
   PDFString,
 } from '../lib.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
+import { directFileId, fileIdArray } from './file-id.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
 
 export interface EncryptOptions {
@@ -44,14 +45,26 @@ interface StreamInternals {
 
 const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('hex'));
 
-/** The file identifier: kept when the document has one, else 16 fresh random bytes (twice). */
-function fileId(context: PDFContext): Uint8Array {
-  const ids = context.lookup(context.trailerInfo.ID);
-  const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
-  if ((first instanceof PDFString || first instanceof PDFHexString) && stringBytes(first).length > 0) return stringBytes(first);
-  const id = randomBytes(16);
-  context.trailerInfo.ID = context.obj([hex(id), hex(id)]);
-  return id;
+/**
+ * Sets the output's /ID and returns its first string, from which revision 4
+ * derives the key: always a direct array of two byte strings, so that every
+ * reader sees exactly what the key was derived from. The input's first
+ * string is kept (it names the document for good) when its /ID is a direct
+ * array of two non-empty strings; when it is missing, a reference (to an
+ * object the output might not have, or that would be encrypted with the
+ * rest), malformed or not two strings, the first is 16 new bytes. Random,
+ * not a hash of the content as ISO 32000-2 14.4 suggests: the content is
+ * encrypted with a key derived from the /ID, so hashing it would mean writing
+ * the document twice, and CSPRNG bytes are as unique. The second string is
+ * new either way (it names this version), the same as the first when both are
+ * new, as the standard has it for a file written the first time.
+ */
+function setFileId(context: PDFContext): Uint8Array {
+  const kept = directFileId(context.trailerInfo.ID as PDFObject | undefined)?.[0];
+  const first = kept ?? randomBytes(16);
+  const second = kept ? randomBytes(16) : first;
+  context.trailerInfo.ID = fileIdArray(context, [first, second]);
+  return first;
 }
 
 /** Raises the header to the version the encryption needs (AES-128: 1.6; AES-256: 1.7 with Adobe extension level 8). */
@@ -86,7 +99,7 @@ export interface Encryption {
  */
 export function prepareEncryption(context: PDFContext, options: EncryptOptions): Encryption {
   raiseVersion(context, options.algorithm);
-  const id0 = fileId(context);
+  const id0 = setFileId(context);
   const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
   const method = params.filters.get(params.stmF)!;
   const ivs = new IvSource();
