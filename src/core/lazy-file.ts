@@ -21,17 +21,24 @@ const CHUNK = 4096;
 // Read at once on opening: the header, and `startxref` with the newest table.
 const HEAD_AND_TAIL = 1 << 16;
 
+/** Where a lazy file's bytes come from: a file descriptor, or (lazyBytes) anything that can copy a range. */
+export interface ByteSource {
+  readonly size: number;
+  /** Copies up to `length` bytes from `position` into `target`; returns how many (at least 1). */
+  readInto(target: Uint8Array, length: number, position: number): number;
+  close?(): void;
+}
+
 export class LazyFile {
   readonly bytes: Uint8Array;
   private readonly loaded: Uint8Array;
-  private fd: number | undefined;
+  private source: ByteSource | undefined;
 
-  constructor(fd: number) {
-    this.fd = fd;
-    const size = fstatSync(fd).size;
+  constructor(source: ByteSource) {
+    this.source = source;
     // allocUnsafeSlow: a buffer of its own (not from the pool), whose pages are untouched until read into.
-    this.bytes = Buffer.allocUnsafeSlow(size);
-    this.loaded = new Uint8Array(Math.ceil(size / CHUNK));
+    this.bytes = Buffer.allocUnsafeSlow(source.size);
+    this.loaded = new Uint8Array(Math.ceil(source.size / CHUNK));
   }
 
   /** Makes bytes[start, end) hold the file's bytes. */
@@ -106,8 +113,8 @@ export class LazyFile {
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.source?.close?.();
+    this.source = undefined;
   }
 
   private read(start: number, end: number): void {
@@ -116,11 +123,22 @@ export class LazyFile {
   }
 
   private readInto(target: Uint8Array, length: number, position: number): number {
-    if (this.fd === undefined) throw new Error('the input file was closed before it was read');
-    const got = readSync(this.fd, target, 0, length, position);
-    if (got <= 0) throw new Error('the input file changed size while it was read');
-    return got;
+    if (this.source === undefined) throw new Error('the input file was closed before it was read');
+    return this.source.readInto(target, length, position);
   }
+}
+
+/** A file's bytes through its descriptor. */
+function fileSource(fd: number): ByteSource {
+  return {
+    size: fstatSync(fd).size,
+    readInto(target, length, position) {
+      const got = readSync(fd, target, 0, length, position);
+      if (got <= 0) throw new Error('the input file changed size while it was read');
+      return got;
+    },
+    close: () => closeSync(fd),
+  };
 }
 
 function writeFully(fd: number, bytes: Uint8Array): void {
@@ -145,11 +163,22 @@ export function openLazyFile(path: string): LazyFile | undefined {
     closeSync(fd);
     return undefined;
   }
-  const file = new LazyFile(fd);
+  const file = new LazyFile(fileSource(fd));
   file.ensure(0, HEAD_AND_TAIL);
   file.ensure(file.bytes.length - HEAD_AND_TAIL, file.bytes.length);
   files.set(file.bytes.buffer, file);
   return file;
+}
+
+/**
+ * Bytes that the reader reads like a lazily read file, copied from `source`
+ * only where it looks (the check of an encrypted output reads its tail and
+ * a few objects of an output still in pieces: core/pdf-data.ts).
+ */
+export function lazyBytes(source: ByteSource): Uint8Array {
+  const file = new LazyFile(source);
+  files.set(file.bytes.buffer, file);
+  return file.bytes;
 }
 
 /** The lazy file a view belongs to, with the view's offset in it. */
