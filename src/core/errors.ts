@@ -46,3 +46,14 @@ export class ValidationErrors {
 export function isValidationError(err: unknown): err is ValidationError {
   return err instanceof ValidationError;
 }
+
+/**
+ * An output failed the check an action makes of it before answering (an
+ * encrypted output that its own password does not open, issue 21): HTTP 500
+ * with the cause, exit status 1, and no output at all.
+ */
+export class OutputCheckError extends PdfsvcError {
+  constructor(cause: string) {
+    super(500, `the output failed pdfsvc's own check and was not returned: ${cause}. This is a fault in pdfsvc, not in the document; please report it`);
+  }
+}

@@ -17,6 +17,7 @@ import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
 import { prepareEncryption, type EncryptOptions } from './security/encrypt.js';
+import { checkEncryptedOutput } from './security/check-output.js';
 
 export interface OpenOptions {
   /** The field the bytes came from, for messages (`file`, or `file` of merge). */
@@ -199,7 +200,10 @@ export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions 
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
-  return writeDocumentPieces(doc.context, { objectStreams, encryption });
+  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption });
+  // An encrypted output that its passwords do not open would lock its owner out: it is never returned.
+  if (encryption) checkEncryptedOutput(pdf, encryption);
+  return pdf;
 }
 
 export { PDFArray, PDFRef };

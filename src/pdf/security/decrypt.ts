@@ -22,7 +22,7 @@ import {
   PDFStream,
   PDFString,
 } from '../lib.js';
-import { openContext } from '../reader/object-table.js';
+import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -267,7 +267,15 @@ export function openDecrypted(bytes: Uint8Array, password: string, field: string
   if (!params) return { context };
   const fileKey = authenticate(params, password);
   if (!fileKey) throw new WrongPasswordError();
+  decryptWith(context, table, params, fileKey);
+  return { context, encryption: params };
+}
 
+/**
+ * Makes `table` decrypt what it reads with `fileKey` from now on, and takes
+ * /Encrypt out of the context (it does not describe the decrypted objects).
+ */
+export function decryptWith(context: PDFContext, table: ObjectTable, params: EncryptionParameters, fileKey: Uint8Array): void {
   const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
   const strMethod = params.filters.get(params.strF)!;
   const stmMethod = params.filters.get(params.stmF)!;
@@ -312,7 +320,6 @@ export function openDecrypted(bytes: Uint8Array, password: string, field: string
 
   if (encryptRef) context.delete(encryptRef);
   delete context.trailerInfo.Encrypt;
-  return { context, encryption: params };
 }
 
 /** Object streams and cross-reference streams: read by the reader, never written. */

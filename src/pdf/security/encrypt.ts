@@ -89,6 +89,36 @@ export interface Encryption {
   dictRef: PDFRef;
   /** What to write for `object`: its strings and stream data encrypted (in place where they can be). */
   encrypt(ref: PDFRef, object: PDFObject): PDFObject;
+  /** What the output must show when it is read back (check-output.ts). */
+  expected: ExpectedEncryption;
+}
+
+/** An object's plaintext as encrypt() met it: its strings (in transformStrings order) and a stream's data. */
+export interface Probe {
+  ref: PDFRef;
+  strings: Uint8Array[];
+  data?: Uint8Array;
+}
+
+export interface ExpectedEncryption {
+  options: EncryptOptions;
+  /** The key every object was encrypted with. */
+  fileKey: Uint8Array;
+  /** Objects to decrypt from the output and compare: the first with a string, the first stream with at most PROBE_DATA_LIMIT bytes of data. */
+  probes: Probe[];
+}
+
+/** Stream data larger than this is not kept as a probe's plaintext (the check must stay cheap). */
+const PROBE_DATA_LIMIT = 1 << 16;
+
+/**
+ * Faults that tests inject to see the output check catch them (never set in
+ * use): `encrypt-id` writes an /ID other than the one the key was derived
+ * from (the fault of issue 21); `encrypt-data` encrypts the objects with a
+ * key other than the one the passwords open.
+ */
+function injectedFault(): string | undefined {
+  return process.env.PDFSVC_TEST_FAULT;
 }
 
 /**
@@ -103,6 +133,12 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
   const method = params.filters.get(params.stmF)!;
   const ivs = new IvSource();
+  const fault = injectedFault();
+  if (fault === 'encrypt-id') context.trailerInfo.ID = fileIdArray(context, [randomBytes(16), randomBytes(16)]);
+  const objectsKey = fault === 'encrypt-data' ? Uint8Array.from(fileKey, (byte, i) => (i === 0 ? byte ^ 1 : byte)) : fileKey;
+  const expected: ExpectedEncryption = { options, fileKey, probes: [] };
+  let stringProbe = false;
+  let streamProbe = false;
 
   const dict: Record<string, PDFObject> = {
     Filter: PDFName.of('Standard'),
@@ -123,28 +159,71 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   const dictRef: PDFRef = context.register(context.obj(dict));
   context.trailerInfo.Encrypt = dictRef;
 
+  /** Keeps `ref`'s plaintext as a probe while no probe of its kind is kept yet (before its strings are encrypted in place). */
+  const probe = (ref: PDFRef, object: PDFObject, data?: Uint8Array) => {
+    if (object instanceof PDFDict && readSpecially(object)) return;
+    const takeData = !streamProbe && data !== undefined && data.byteLength <= PROBE_DATA_LIMIT;
+    if (stringProbe && !takeData) return;
+    const strings = plainStrings(object);
+    if (strings.length === 0 && !takeData) return;
+    stringProbe ||= strings.length > 0;
+    streamProbe ||= takeData;
+    expected.probes.push({ ref, strings, data: takeData ? Uint8Array.from(data) : undefined });
+  };
+
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
-    const key = objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
+    const key = objectKey(objectsKey, method, ref.objectNumber, ref.generationNumber);
     const encryptBytes = (data: Uint8Array) => encryptData(method, key, data, ivs);
-    if (object instanceof PDFString || object instanceof PDFHexString) return literalString(encryptBytes(stringBytes(object)));
+    if (object instanceof PDFString || object instanceof PDFHexString) {
+      probe(ref, object);
+      return literalString(encryptBytes(stringBytes(object)));
+    }
     if (object instanceof PDFStream) {
       const stream = object as unknown as StreamInternals;
       const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
       if (unread && isAes(method)) {
-        // Data still in the input file: encrypted from the file to the output as it is written.
+        // Data still in the input file: encrypted from the file to the output as it is written (a probe's small data is copied).
+        probe(ref, object.dict, unread.length <= PROBE_DATA_LIMIT && !streamProbe ? unread.file.readCopy(unread.offset, unread.offset + unread.length) : undefined);
         pieces = [encryptFromFile(method, key, unread, ivs)];
       } else {
         const contents = stream.getContents();
         stream.updateDict?.();
+        probe(ref, object.dict, contents);
         pieces = encryptPieces(method, key, contents, ivs);
       }
       transformStrings(object.dict, encryptBytes);
       return piecewiseStream(object.dict, pieces);
     }
-    if (object instanceof PDFDict || object instanceof PDFArray) transformStrings(object, encryptBytes);
+    if (object instanceof PDFDict || object instanceof PDFArray) {
+      probe(ref, object);
+      transformStrings(object, encryptBytes);
+    }
     return object;
   };
-  return { dictRef, encrypt };
+  return { dictRef, encrypt, expected };
+}
+
+/**
+ * Stream dictionaries a reader does not decrypt as it does the others (a
+ * stream that calls itself a cross-reference or object stream, one with its
+ * own /Crypt filter): never a probe, whatever a damaged input put in them.
+ */
+function readSpecially(dict: PDFDict): boolean {
+  const type = dict.get(PDFName.of('Type'));
+  const filter = dict.get(PDFName.of('Filter'));
+  const first = filter instanceof PDFArray ? filter.get(0) : filter;
+  return type === PDFName.of('XRef') || type === PDFName.of('ObjStm') || first === PDFName.of('Crypt');
+}
+
+/** The bytes of every string in `object`, in the order transformStrings meets them (it leaves them as they are). */
+export function plainStrings(object: PDFObject): Uint8Array[] {
+  if (object instanceof PDFString || object instanceof PDFHexString) return [Buffer.from(stringBytes(object))];
+  const strings: Uint8Array[] = [];
+  transformStrings(object, (bytes) => {
+    strings.push(Buffer.from(bytes));
+    return bytes;
+  });
+  return strings;
 }
