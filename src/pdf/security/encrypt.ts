@@ -25,7 +25,7 @@ import {
   PDFString,
 } from '../lib.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
-import { directFileId, fileIdArray } from './file-id.js';
+import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
 
 export interface EncryptOptions {
@@ -42,8 +42,6 @@ interface StreamInternals {
   updateDict?(): void;
 }
 
-
-const hex = (bytes: Uint8Array) => PDFHexString.of(Buffer.from(bytes).toString('hex'));
 
 /**
  * Sets the output's /ID and returns its first string, from which revision 4

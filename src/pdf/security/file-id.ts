@@ -39,7 +39,10 @@ export function fileIdToWrite(context: PDFContext, value: PDFObject | undefined)
   return directFileId(resolved) ? resolved : undefined;
 }
 
+/** Bytes as a hex string object. */
+export const hexString = (bytes: Uint8Array): PDFHexString => PDFHexString.of(Buffer.from(bytes).toString('hex'));
+
 /** A direct /ID array of two byte strings, written in hex. */
 export function fileIdArray(context: PDFContext, ids: [Uint8Array, Uint8Array]): PDFArray {
-  return context.obj(ids.map((id) => PDFHexString.of(Buffer.from(id).toString('hex')))) as PDFArray;
+  return context.obj(ids.map(hexString)) as PDFArray;
 }
