@@ -252,7 +252,7 @@ function problemResponses(used: Set<number>): Record<string, unknown> {
       headers,
       content: {
         'application/problem+json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { properties: { status: { const: status }, type: { pattern: `/${status}$` } } }] },
+          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { status: { type: 'integer', const: status }, type: { type: 'string', pattern: `/${status}$` } } }] },
         },
       },
     };
