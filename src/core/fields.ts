@@ -173,7 +173,7 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
       if (field.printableAscii && !/^[\x20-\x7e]*$/.test(raw)) {
         errors.add(name, 'may contain only printable ASCII characters (space through tilde); no accents, tabs or line breaks');
       } else if (field.minLength !== undefined && chars < field.minLength) {
-        errors.add(name, `${chars === 0 ? 'is empty' : `is ${chars} characters long`}; it must be at least ${field.minLength} character${field.minLength === 1 ? '' : 's'} long`);
+        errors.add(name, `${chars === 0 ? 'is empty' : `is ${chars} characters long`}; it must be at least ${field.minLength}`);
       } else if (field.maxLength !== undefined && chars > field.maxLength) {
         errors.add(name, `is ${chars} characters long; the maximum is ${field.maxLength}`);
       } else return raw;

@@ -45,9 +45,9 @@ describe('an empty value is a value (DECISIONS.md §2: a boolean is true or fals
   });
 
   it('an empty required text or page field is refused as empty; an empty optional one too when it has rules', () => {
-    expect(errorsOf('add_password', { password: '' }).password).toEqual(['is empty; it must be at least 4 characters long']);
-    expect(errorsOf('add_text_watermark', { line_1: '' }).line_1).toEqual(['is empty; it must be at least 1 character long']);
-    expect(errorsOf('add_text_watermark', { line_1: 'A', line_2: '' }).line_2).toEqual(['is empty; it must be at least 1 character long']);
+    expect(errorsOf('add_password', { password: '' }).password).toEqual(['is empty; it must be at least 4']);
+    expect(errorsOf('add_text_watermark', { line_1: '' }).line_1).toEqual(['is empty; it must be at least 1']);
+    expect(errorsOf('add_text_watermark', { line_1: 'A', line_2: '' }).line_2).toEqual(['is empty; it must be at least 1']);
     expect(errorsOf('reorder_pages', { page_order: '' }).page_order?.[0]).toMatch(/^is empty: give pages such as/);
     expect(errorsOf('extract_pages', { pages: '' }).pages?.[0]).toMatch(/^is empty: give pages such as/);
   });
