@@ -248,6 +248,7 @@ function checkPageSyntax(text: string, field: PagesField, name: string): void {
   if (text.length > MAX_PAGE_SPEC_LENGTH) {
     throw ValidationError.field(name, `is ${text.length} characters long; the maximum is ${MAX_PAGE_SPEC_LENGTH}`);
   }
+  if (text.trim() === '') throw ValidationError.field(name, 'is empty: give groups such as 1..3;4,6;7.. (one output document per group)');
   text.split(';').forEach((group, i) => {
     if (group.trim() === '') {
       throw ValidationError.field(name, `group ${i + 1} is empty; separate non-empty page lists with ';' (for example 1..3;4,6;7..)`);
