@@ -17,7 +17,15 @@ export function boundaryOf(contentType: string): string | undefined {
   return match?.[1] ?? match?.[2];
 }
 
-export function parseMultipart(body: Uint8Array, boundary: string): MultipartPart[] {
+export interface ParseOptions {
+  /** More parts than this is an error (a server bounds the work one body can cause). */
+  maxParts?: number;
+  /** Part bodies as views into `body` rather than copies (a server that keeps `body` anyway saves a copy of every upload). */
+  views?: boolean;
+}
+
+export function parseMultipart(body: Uint8Array, boundary: string, options: ParseOptions = {}): MultipartPart[] {
+  const maxParts = options.maxParts ?? Infinity;
   const encoder = new TextEncoder();
   // The first delimiter may open the body or follow a preamble; every later one follows CRLF.
   const first = encoder.encode(`--${boundary}`);
@@ -45,7 +53,8 @@ export function parseMultipart(body: Uint8Array, boundary: string): MultipartPar
     const start = headersEnd === at ? at + 2 : headersEnd + 4;
     const end = indexOf(body, delimiter, start);
     if (end < 0) throw new Error('multipart body ends before its closing boundary');
-    parts.push({ headers, body: body.slice(start, end) });
+    if (parts.length >= maxParts) throw new Error(`multipart body has more than ${maxParts} parts`);
+    parts.push({ headers, body: options.views ? body.subarray(start, end) : body.slice(start, end) });
     at = end + 2;
   }
 }

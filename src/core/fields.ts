@@ -133,18 +133,25 @@ export type RawValue = string | number | boolean | Uint8Array | Uint8Array[] | u
 export type RawValues = Record<string, RawValue>;
 
 const INTEGER = /^[+-]?\d+$/;
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** Decimal notation, with an exponent as JavaScript's String(n) writes very small and very large numbers (1e-7). */
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+/** The largest whole number every client and JSON reader holds exactly: 2^53 - 1. */
+export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /** Validates one field; returns the typed value, or undefined when absent and optional. */
 function parseField(name: string, field: Field, raw: RawValue, errors: ValidationErrors): unknown {
-  if (typeof raw === 'string' && raw === '' && field.kind !== 'file') {
-    // An HTML form sends unfilled inputs as empty strings: an empty optional
-    // field counts as absent, an empty required one as missing.
-    raw = undefined;
-  }
+  // An empty value is a value, checked like any other (DECISIONS.md: a boolean is
+  // true or false, anything else a 400), so that `allow_print=` never passes for
+  // "omitted" and keeps a permission on. Only a field that says so takes it as
+  // absent (SERVICE.md: an empty user_password means none).
+  if (raw === '' && field.kind === 'text' && field.emptyMeansAbsent) raw = undefined;
   if (raw === undefined) {
     if ('default' in field && field.default !== undefined) return field.default;
     if (field.required) errors.add(name, missingMessage(field));
+    return undefined;
+  }
+  if (raw === '' && field.kind !== 'text' && field.kind !== 'file' && field.kind !== 'pages') {
+    errors.add(name, emptyMessage(field));
     return undefined;
   }
   switch (field.kind) {
@@ -166,7 +173,7 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
       if (field.printableAscii && !/^[\x20-\x7e]*$/.test(raw)) {
         errors.add(name, 'may contain only printable ASCII characters (space through tilde); no accents, tabs or line breaks');
       } else if (field.minLength !== undefined && chars < field.minLength) {
-        errors.add(name, `is ${chars} characters long; it must be at least ${field.minLength}`);
+        errors.add(name, `${chars === 0 ? 'is empty' : `is ${chars} characters long`}; it must be at least ${field.minLength}`);
       } else if (field.maxLength !== undefined && chars > field.maxLength) {
         errors.add(name, `is ${chars} characters long; the maximum is ${field.maxLength}`);
       } else return raw;
@@ -174,23 +181,28 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
     }
     case 'integer': {
       const n = toNumber(raw, INTEGER);
-      if (n === undefined || !Number.isSafeInteger(n)) {
+      // Beyond 2^53 a number is rounded: its text (digits only here) says what was sent.
+      const got = typeof raw === 'string' ? raw.trim() : String(n);
+      if (n === undefined || !Number.isInteger(n)) {
         errors.add(name, `must be a whole number written in decimal digits; got ${quote(raw)}`);
       } else if (field.oneOf && !field.oneOf.includes(n)) {
-        errors.add(name, `must be one of ${field.oneOf.join(', ')}; got ${n}`);
+        errors.add(name, `must be one of ${field.oneOf.join(', ')}; got ${got}`);
       } else if (field.min !== undefined && n < field.min) {
-        errors.add(name, `must be ${field.min} or greater; got ${n}`);
+        errors.add(name, `must be ${field.min} or greater; got ${got}`);
       } else if (field.max !== undefined && n > field.max) {
-        errors.add(name, `must be ${field.max} or less; got ${n}`);
+        errors.add(name, `must be ${field.max} or less; got ${got}`);
+      } else if (!Number.isSafeInteger(n)) {
+        errors.add(name, `is too ${n > 0 ? 'large' : 'small'}: the ${n > 0 ? 'largest' : 'smallest'} accepted is ${n > 0 ? '' : '-'}${MAX_INTEGER} (2^53 - 1); got ${got}`);
       } else return n;
       return undefined;
     }
     case 'number': {
       const n = toNumber(raw, DECIMAL);
-      if (n === undefined || !Number.isFinite(n)) {
-        errors.add(name, `must be a number such as 12 or 12.5; got ${quote(raw)}`);
+      if (n === undefined || Number.isNaN(n)) {
+        errors.add(name, `must be a number such as 12, 12.5 or -0.5; got ${quote(raw)}`);
       } else if (n < field.min || n > field.max) {
-        errors.add(name, `must be from ${field.min} to ${field.max}${field.unit ? ` ${field.unit}` : ''}; got ${n}`);
+        // 1e400 is Infinity: out of range like any other large number.
+        errors.add(name, `must be from ${field.min} to ${field.max}${field.unit ? ` ${field.unit}` : ''}; got ${typeof raw === 'string' ? raw.trim() : n}`);
       } else return n;
       return undefined;
     }
@@ -236,6 +248,7 @@ function checkPageSyntax(text: string, field: PagesField, name: string): void {
   if (text.length > MAX_PAGE_SPEC_LENGTH) {
     throw ValidationError.field(name, `is ${text.length} characters long; the maximum is ${MAX_PAGE_SPEC_LENGTH}`);
   }
+  if (text.trim() === '') throw ValidationError.field(name, 'is empty: give groups such as 1..3;4,6;7.. (one output document per group)');
   text.split(';').forEach((group, i) => {
     if (group.trim() === '') {
       throw ValidationError.field(name, `group ${i + 1} is empty; separate non-empty page lists with ';' (for example 1..3;4,6;7..)`);
@@ -253,6 +266,13 @@ function missingMessage(field: Field): string {
     default:
       return 'is required';
   }
+}
+
+/** An empty value of a field that is not text: what to send instead. */
+function emptyMessage(field: Field): string {
+  const fallback = describeDefault(field);
+  const omit = field.required ? '' : fallback !== undefined ? `, or leave the field out for the default (${fallback})` : ', or leave the field out';
+  return `is empty; send ${describeRules(field)}${omit}`;
 }
 
 function toNumber(raw: RawValue, pattern: RegExp): number | undefined {

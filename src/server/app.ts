@@ -11,7 +11,7 @@
  * upload is cut off with 408, or the work is cancelled (its worker freed)
  * and the client gets 503 with Retry-After.
  */
-import { H3, HTTPResponse } from 'h3';
+import { H3, HTTPError, HTTPResponse, type H3Event } from 'h3';
 import type { IncomingMessage } from 'node:http';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError } from '../core/errors.js';
@@ -25,7 +25,8 @@ import { errorPage } from './pages.js';
 import { Busy, queueIsFull, WorkerDied, WorkerFault, type PoolStatus } from './pool.js';
 import { WORKING_SET_FACTOR, type MemoryBudget } from './memory-budget.js';
 import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
-import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
+import { boundaryOf } from '../client/multipart.js';
+import { faultSummary, missingBoundary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 /** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
 export type WorkRunner = (task: WorkTask, signal: AbortSignal) => Promise<WorkResult>;
@@ -117,8 +118,12 @@ export function createApp(options: AppOptions): App {
   const app = new H3({
     silent: true,
     onError: (error, event) => {
-      const cause = error.cause ?? error;
       const request = event.req as Request;
+      // h3 wraps what a handler throws (the cause); an HTTPError without an
+      // Error cause is h3's own refusal (a path that is not valid
+      // percent-encoding): the client's mistake, not a fault.
+      const refusedByH3 = HTTPError.isError(error) && !(error.cause instanceof Error) && error.status < 500 && STATUSES[error.status] !== undefined;
+      const cause = refusedByH3 ? new HttpProblem(error.status, error.status === 400 ? 'the request path is not valid percent-encoding (RFC 3986 §2.1)' : undefined) : (error.cause ?? error);
       if (cause instanceof WorkerFault) notesOf(request).fault = cause.fault;
       else if (!(cause instanceof HttpProblem) && !(cause instanceof PdfsvcError)) notesOf(request).fault = faultSummary(cause);
       const headers = cause instanceof HttpProblem ? cause.headers : cause instanceof Busy || cause instanceof WorkerDied ? { 'Retry-After': String(cause.retryAfter) } : {};
@@ -126,22 +131,36 @@ export function createApp(options: AppOptions): App {
     },
   });
   const typeBase = (request: Request) => options.errorTypeBase ?? `${new URL(request.url).origin}/v1/errors`;
-  const openapi = openApiDocument(options.actions, options.version);
+  const openapi = openApiDocument(options.actions, options.version, options.region);
   const docs = docsPage(openapi);
 
   const openapiText = JSON.stringify(openapi);
-  app.get('/healthz', () =>
+  /**
+   * A resource read with GET, and so with HEAD (RFC 9110 §9.3.2: the same
+   * headers, no body; h3 drops the body); any other method is 405 with Allow
+   * (§15.5.6). `exists` lets a path template refuse what it does not name
+   * (404 comes before 405: the path is checked first).
+   */
+  const readOnly = (path: string, answer: (event: H3Event) => Response, exists: (event: H3Event) => boolean = () => true) =>
+    app.all(path, (event) => {
+      if (!exists(event)) throw new HttpProblem(404);
+      const method = (event.req as Request).method;
+      if (method !== 'GET' && method !== 'HEAD') throw new HttpProblem(405, `${new URL((event.req as Request).url).pathname} answers GET and HEAD only`, { Allow: 'GET, HEAD' });
+      return answer(event);
+    });
+  readOnly('/healthz', () =>
     textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight, ...(options.poolStatus ? { workers: options.poolStatus() } : {}), ...(options.memoryBudget ? { memory: options.memoryBudget.status() } : {}) }), {
       'content-type': 'application/json',
     }),
   );
-  app.get('/v1/openapi.json', () => textResponse(openapiText, { 'content-type': 'application/json' }));
-  app.get('/docs', () => textResponse(docs.html, docs.headers));
-  app.get('/v1/errors/:status', (event) => {
-    const status = Number(event.context.params?.status);
-    if (!STATUSES[status]) throw new HttpProblem(404);
-    return textResponse(errorPage(status), { 'content-type': 'text/html; charset=utf-8' });
-  });
+  readOnly('/v1/openapi.json', () => textResponse(openapiText, { 'content-type': 'application/json' }));
+  readOnly('/docs', () => textResponse(docs.html, docs.headers));
+  const errorStatus = (event: H3Event) => Number(event.context.params?.status);
+  readOnly(
+    '/v1/errors/:status',
+    (event) => textResponse(errorPage(errorStatus(event)), { 'content-type': 'text/html; charset=utf-8' }),
+    (event) => STATUSES[errorStatus(event)] !== undefined,
+  );
 
   for (const action of options.actions) {
     app.all(`/v1/${action.name}`, async (event) => {
@@ -156,9 +175,12 @@ export function createApp(options: AppOptions): App {
       }
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
       const contentType = request.headers.get('content-type') ?? '';
-      if (!/^multipart\/form-data\s*;/i.test(contentType)) {
-        throw new HttpProblem(415, `send the fields as multipart/form-data (got ${contentType ? JSON.stringify(contentType.split(';')[0]) : 'no Content-Type'})`);
+      const mediaType = contentType.split(';')[0].trim();
+      if (mediaType.toLowerCase() !== 'multipart/form-data') {
+        throw new HttpProblem(415, `send the fields as multipart/form-data (got ${mediaType ? JSON.stringify(mediaType) : 'no Content-Type'})`);
       }
+      // The right media type without its boundary: the body cannot be split, a client mistake (400), not an unsupported type.
+      if (!boundaryOf(contentType)) throw missingBoundary();
       // A full queue refuses before the upload is read: a body that could only
       // be refused after it arrived would cost the client its upload and the
       // server its memory. (Uploads under way are not counted; the pool checks
@@ -238,7 +260,8 @@ export function createApp(options: AppOptions): App {
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes_in: noted?.bytesIn ?? 0,
-        bytes_out: Number(response.headers.get('content-length') ?? 0),
+        // A HEAD answer carries the Content-Length of the GET one, and no body.
+        bytes_out: request.method === 'HEAD' ? 0 : Number(response.headers.get('content-length') ?? 0),
         region: options.region,
         ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name } : {}),
         ...(noted?.fault ? { fault: noted.fault } : {}),

@@ -26,18 +26,63 @@ interface Schema {
   minItems?: number;
 }
 
+interface FormSchema {
+  properties?: Record<string, Schema>;
+  required?: string[];
+  /** merge_documents: at least one of the repeated part and its numbered alternatives. */
+  minProperties?: number;
+}
+
+interface ResponseObject {
+  description: string;
+  content?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+}
+
 interface Operation {
   operationId: string;
   summary?: string;
   description?: string;
   tags?: string[];
-  requestBody?: { content: Record<string, { schema: { properties?: Record<string, Schema>; required?: string[] } }> };
-  responses: Record<string, { description: string; content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+  requestBody?: { content: Record<string, { schema: FormSchema }> };
+  responses: Record<string, ResponseObject | { $ref: string }>;
 }
 
 interface OpenApi {
   info: { title: string; version: string; description?: string };
   paths: Record<string, { post?: Operation }>;
+  components?: { responses?: Record<string, ResponseObject> };
+}
+
+/** A response, or the shared one its `$ref` names (`#/components/responses/<name>`). */
+function resolveResponse(doc: OpenApi, response: ResponseObject | { $ref: string }): ResponseObject {
+  if (!('$ref' in response)) return response;
+  return doc.components?.responses?.[response.$ref.replace('#/components/responses/', '')] ?? { description: '' };
+}
+
+/** A problem response's title: the first sentence of its description (the error page linked beside it explains the rest). */
+function titleOf(description: string): string {
+  return /^.*?\.(?=\s|$)/.exec(description)?.[0] ?? description;
+}
+
+/** The headers a response names, but X-Region, which every response has (the overview says so). */
+function headerList(r: ResponseObject): string {
+  const names = Object.keys(r.headers ?? {}).filter((name) => name !== 'X-Region');
+  return names.length > 0 ? ` (headers: ${names.map(escape).join(', ')})` : '';
+}
+
+/**
+ * The fields the page shows and which a request must send. The numbered
+ * alternatives of a repeated part (merge's file_1 … file_N) are left out: the
+ * part's description names them, and a form repeats a file input anyway. A
+ * form that needs at least one of them (minProperties) needs the repeated part.
+ */
+function formFields(form: FormSchema): { properties: Record<string, Schema>; required: string[] } {
+  const all = form.properties ?? {};
+  const repeated = Object.keys(all).filter((name) => all[name].type === 'array');
+  const properties = Object.fromEntries(Object.entries(all).filter(([name]) => !repeated.some((base) => new RegExp(`^${base}_\\d+$`).test(name))));
+  const required = [...(form.required ?? []), ...((form.minProperties ?? 0) > 0 && (form.required ?? []).length === 0 ? repeated : [])];
+  return { properties, required };
 }
 
 function escape(text: unknown): string {
@@ -98,11 +143,9 @@ function curlExample(path: string, properties: Record<string, Schema>, required:
   return parts.join(' ');
 }
 
-function operationSection(path: string, op: Operation): string {
-  const form = op.requestBody?.content['multipart/form-data']?.schema ?? {};
-  const properties = form.properties ?? {};
-  const required = form.required ?? [];
-  const success = op.responses['200'];
+function operationSection(doc: OpenApi, path: string, op: Operation): string {
+  const { properties, required } = formFields(op.requestBody?.content['multipart/form-data']?.schema ?? {});
+  const success = resolveResponse(doc, op.responses['200']);
   const successTypes = Object.keys(success?.content ?? {});
   const splits = successTypes.length > 1;
   const rows = Object.entries(properties)
@@ -112,10 +155,11 @@ function operationSection(path: string, op: Operation): string {
     )
     .join('');
   const responses = Object.entries(op.responses)
-    .map(([status, r]) => {
+    .map(([status, ref]) => {
+      const r = resolveResponse(doc, ref);
       const types = Object.keys(r.content ?? {}).map((t) => `<code>${escape(t)}</code>`).join(', ');
       const link = status === '200' ? escape(status) : `<a href="v1/errors/${escape(status)}">${escape(status)}</a>`;
-      return `<li>${link} ${escape(r.description)}${types ? ` — ${types}` : ''}${r.headers ? ` (headers: ${Object.keys(r.headers).map(escape).join(', ')})` : ''}</li>`;
+      return `<li>${link} ${escape(status === '200' ? r.description : titleOf(r.description))}${types ? ` — ${types}` : ''}${headerList(r)}</li>`;
     })
     .join('');
   const accept = splits
@@ -245,7 +289,7 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
     .map(([tag, ops]) => `<h4>${escape(tag)}</h4><ul>${ops.map(([, op]) => `<li><a href="#op-${escape(op.operationId)}">${escape(op.operationId)}</a></li>`).join('')}</ul>`)
     .join('');
   const statuses = new Map<string, string>();
-  for (const [, op] of operations) for (const [status, r] of Object.entries(op.responses)) if (status !== '200') statuses.set(status, r.description);
+  for (const [, op] of operations) for (const [status, r] of Object.entries(op.responses)) if (status !== '200') statuses.set(status, titleOf(resolveResponse(doc, r).description));
   const errors = [...statuses]
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([status, title]) => `<li><a href="v1/errors/${escape(status)}">${escape(status)}</a> ${escape(title)}</li>`)
@@ -264,7 +308,7 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
 <p>Every action is <code>POST /v1/&lt;action&gt;</code> with a <code>multipart/form-data</code> body and an <code>X-API-Key</code> header. Single-document actions answer <code>application/pdf</code>; split actions answer with the packaging their <code>Accept</code> header asks for (ZIP when it asks for none). Failures are <code>application/problem+json</code> objects:</p>
 <ul class="errors">${errors}</ul>
 <p>Checks run in this order: path, method, key, region, <code>Accept</code>, content type, size, fields, document. <code>GET /healthz</code> needs no key.</p></section>
-${operations.map(([path, op]) => operationSection(path, op)).join('\n')}
+${operations.map(([path, op]) => operationSection(doc, path, op)).join('\n')}
 </main></div>
 <script>${SCRIPT}</script>
 </body></html>

@@ -13,12 +13,13 @@ import { listen } from 'listhen';
 import { X509Certificate } from 'node:crypto';
 import { type Stats, unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer, isIP, type Socket } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { problem } from '../core/problem.js';
 import { createApp } from './app.js';
 import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
@@ -179,6 +180,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const active = new Set<ServerResponse>();
   let stopping = false;
   let onIdle: (() => void) | undefined;
+  // Problem `type` URIs for what is refused before the app sees a request: no
+  // Host to take the origin from, so this server's own URL (set once listening).
+  let refusals: Refusals | undefined;
   const node = (req: IncomingMessage, res: ServerResponse) => {
     active.add(res);
     if (stopping) res.shouldKeepAlive = false;
@@ -187,6 +191,11 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
       active.delete(res);
       if (active.size === 0) onIdle?.();
     });
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Node checks
+    // it itself with an empty body (requireHostHeader, turned off in harden()).
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      return refusals!.answer(res, 400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', 'missing Host');
+    }
     return handler(req, res);
   };
 
@@ -203,10 +212,14 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   } as never);
   const server = listener.server as Server;
   const sockets = new Set<Socket>();
-  harden(server, requestTimeoutMs, sockets);
-
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
+  const scheme = options.https ? 'https' : 'http';
+  const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
+  const url = `${scheme}://${host}:${actualPort}`;
+  refusals = new Refusals(options.errorTypeBase ?? `${url}/v1/errors`, region);
+  harden(server, requestTimeoutMs, sockets, refusals);
+
   if (port !== 0 && actualPort !== port) {
     // Taken between the check and the bind, or a port get-port-please will not use.
     await listener.close();
@@ -215,9 +228,6 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     await ensurePortFree(options.host, port);
     throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
   }
-  const scheme = options.https ? 'https' : 'http';
-  const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
-  const url = `${scheme}://${host}:${actualPort}`;
   process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
   if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
@@ -312,7 +322,7 @@ async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
  * traffic at all for longer than the request timeout is closed (a client
  * that stops reading its answer), and at most 1000 connections.
  */
-function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>): void {
+function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, refusals: Refusals): void {
   server.headersTimeout = Math.min(LIMITS.headersTimeoutMs, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs + 1000;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
@@ -334,18 +344,74 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>):
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  // Malformed requests and header timeouts never reach the app: log them too
-  // (Node's own handling, which this replaces, answers the same way).
+  // The missing-Host check is made in the request handler, with a problem object.
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // What Node answers by itself, before the app sees a request, replaced by
+  // the same statuses with a problem object (every status is one, DECISIONS.md
+  // §4): malformed requests (400), headers too large (431), chunk extensions
+  // too large (413), headers not in within headersTimeout (408).
+  const answered = new WeakSet<Socket>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    // The parser stays in error and reports again as more bytes arrive: answer once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
     const pending = (socket as Socket & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
     if (socket.writable && (!pending || !pending._headerSent)) {
-      const reason = status === 408 ? 'Request Timeout' : status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-      socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    }
+      const detail =
+        status === 408
+          ? `the request's headers did not arrive within ${server.headersTimeout} ms`
+          : status === 431
+            ? "the request's headers are larger than this server reads"
+            : status === 413
+              ? "the request's chunk extensions are larger than this server reads"
+              : `the request is not well-formed HTTP/1.1 (${err.code ?? 'unknown'}); check its request line and headers`;
+      // Sent with the FIN after it; the socket goes once the client has had a moment to read it.
+      socket.end(refusals.raw(status, detail));
+      setTimeout(() => socket.destroy(), LIMITS.lingerMs).unref();
+    } else socket.destroy();
     if (err.code !== 'ECONNRESET') logEvent('client_error', { status, code: err.code ?? 'unknown' });
-    socket.destroy();
   });
+  // Any Expect but 100-continue: Node would answer 417 with an empty body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    refusals.answer(res, 417, `this server meets no expectation but 100-continue; send the request without "Expect: ${String(req.headers.expect).slice(0, 60)}"`, 'Expect');
+  });
+}
+
+/** Node's codes for requests it cannot read, and the status each is answered with (as Node's own answers would be). */
+const CLIENT_ERROR_STATUS: Record<string, number> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+};
+
+/** Problem answers for requests refused before they reach the app: written to the response, or as raw bytes to a socket. */
+class Refusals {
+  constructor(
+    private readonly typeBase: string,
+    private readonly region: string,
+  ) {}
+
+  private body(status: number, detail: string): Buffer {
+    return Buffer.from(JSON.stringify(problem(status, this.typeBase, { detail })));
+  }
+
+  private headers(body: Buffer): Record<string, string> {
+    return { 'Content-Type': 'application/problem+json', 'Content-Length': String(body.byteLength), 'X-Region': this.region, Connection: 'close' };
+  }
+
+  answer(res: ServerResponse, status: number, detail: string, code: string): void {
+    const body = this.body(status, detail);
+    res.shouldKeepAlive = false;
+    res.writeHead(status, this.headers(body)).end(body);
+    logEvent('client_error', { status, code });
+  }
+
+  raw(status: number, detail: string): Buffer {
+    const body = this.body(status, detail);
+    const head = Object.entries(this.headers(body)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    return Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n`, 'latin1'), body]);
+  }
 }
 
 /** How often the keys file is looked at: a change takes effect within about this long. */

@@ -10,6 +10,7 @@ import { findAction } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import type { Field, RawValues } from '../core/fields.js';
+import { boundaryOf, filenameOf, parseMultipart, type MultipartPart } from '../client/multipart.js';
 import { packageDocuments, type Packaging } from '../core/packaging.js';
 import { countingPagesRead } from '../core/pages-read.js';
 import { runValidated, validateInput } from '../core/run.js';
@@ -39,7 +40,7 @@ export interface WorkResult {
 export async function runWork(task: WorkTask): Promise<WorkResult> {
   const action = findAction(task.action);
   if (!action) throw new Error(`unknown action ${task.action}`);
-  const raw = await formValues(action, task.contentType, task.body);
+  const raw = formValues(action, task.contentType, task.body);
   const values = validateInput(action, raw);
   const warnings: Warning[] = [];
   const { result, pages } = await countingPagesRead(() => runWithWarnings((warning) => warnings.push(warning), () => runValidated(action, values)));
@@ -49,50 +50,82 @@ export async function runWork(task: WorkTask): Promise<WorkResult> {
   return { contentType: packaged.contentType, body: packaged.body, ...noted };
 }
 
+/** Parts one request may have: far more than any form needs, few enough that a body of empty parts costs little. */
+export const MAX_FORM_PARTS = 10_000;
+
 /**
  * Turns the multipart form into raw field values: files as bytes, others as
  * text. A field sent twice is an error (except the repeated `file` of merge),
  * and `file_1` … `file_N` are read in numeric order.
+ *
+ * Read with the RFC 2046 reader on bytes (client/multipart.ts) rather than
+ * fetch's FormData, which refuses a preamble or an epilogue (RFC 2046 §5.1.1
+ * allows both) and turns a file part sent without a filename (RFC 7578 §4.2:
+ * SHOULD, not MUST) into text. Here the field decides: a file field takes the
+ * part's bytes, with or without a filename.
  */
-export async function formValues(action: AnyAction, contentType: string, body: Uint8Array): Promise<RawValues> {
-  let form: FormData;
+export function formValues(action: AnyAction, contentType: string, body: Uint8Array): RawValues {
+  const boundary = boundaryOf(contentType);
+  if (!boundary) throw missingBoundary();
+  let parts: MultipartPart[];
   try {
-    form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
-  } catch {
-    throw new ValidationError({ body: ['the multipart/form-data body could not be read; check the boundary and the part headers'] });
+    // Views, not copies: the body stays alive for the request anyway.
+    parts = parseMultipart(body, boundary, { maxParts: MAX_FORM_PARTS, views: true });
+  } catch (err) {
+    throw new ValidationError({ body: [`the multipart/form-data body could not be read: ${(err as Error).message}; check the boundary and the part headers`] });
   }
   const fields = action.fields as Record<string, Field>;
+  const numberedBase = (name: string) => {
+    const match = /^(.+)_(\d+)$/.exec(name);
+    const base = match ? fields[match[1]] : undefined;
+    return match && !fields[name] && base?.kind === 'file' && base.multiple ? { base: match[1], n: Number(match[2]), upTo: base.multiple.numberedUpTo } : undefined;
+  };
   const grouped = new Map<string, Array<string | Uint8Array>>();
-  for (const [name, value] of form.entries()) {
-    const item = typeof value === 'string' ? value : new Uint8Array(await value.arrayBuffer());
-    grouped.set(name, [...(grouped.get(name) ?? []), item]);
+  const errors: Record<string, string[]> = {};
+  for (const part of parts) {
+    const disposition = part.headers['content-disposition'];
+    const name = disposition === undefined ? undefined : formDataName(disposition);
+    if (name === undefined) {
+      errors.body = ['every part needs a Content-Disposition: form-data header with a name (RFC 7578 §4.2)'];
+      continue;
+    }
+    const encoding = part.headers['content-transfer-encoding']?.toLowerCase();
+    if (encoding && !['binary', '8bit', '7bit'].includes(encoding)) {
+      errors[name] = [`was sent with Content-Transfer-Encoding: ${encoding}; send the bytes as they are (RFC 7578 §4.7)`];
+      continue;
+    }
+    const isFile = fields[name]?.kind === 'file' || numberedBase(name) !== undefined || filenameOf(disposition) !== undefined;
+    const item = isFile ? part.body : new TextDecoder().decode(part.body);
+    const items = grouped.get(name);
+    if (items) items.push(item);
+    else grouped.set(name, [item]);
   }
   const raw: RawValues = {};
-  const errors: Record<string, string[]> = {};
   const numbered = new Map<string, Array<[number, Uint8Array]>>();
   for (const [name, items] of grouped) {
+    if (errors[name]) continue;
     const field = fields[name];
-    const numberedMatch = /^(.+)_(\d+)$/.exec(name);
-    const base = numberedMatch && fields[numberedMatch[1]];
-    if (!field && base && base.kind === 'file' && base.multiple) {
-      const n = Number(numberedMatch![2]);
-      if (n < 1 || n > base.multiple.numberedUpTo || items.length > 1 || !(items[0] instanceof Uint8Array)) {
-        errors[name] = [`numbered fields run from ${numberedMatch![1]}_1 to ${numberedMatch![1]}_${base.multiple.numberedUpTo}, one file each; for more documents repeat the ${numberedMatch![1]} part`];
+    const numberedField = numberedBase(name);
+    if (numberedField) {
+      const { base, n, upTo } = numberedField;
+      if (n < 1 || n > upTo || items.length > 1) {
+        errors[name] = [`numbered fields run from ${base}_1 to ${base}_${upTo}, one file each; for more documents repeat the ${base} part`];
         continue;
       }
-      numbered.set(numberedMatch![1], [...(numbered.get(numberedMatch![1]) ?? []), [n, items[0]]]);
+      const list = numbered.get(base);
+      if (list) list.push([n, items[0] as Uint8Array]);
+      else numbered.set(base, [[n, items[0] as Uint8Array]]);
       continue;
     }
     if (field?.kind === 'file' && field.multiple) {
       raw[name] = items as Uint8Array[];
-      if (items.some((i) => typeof i === 'string')) errors[name] = ['must be a file part (with a filename), not a text value'];
       continue;
     }
     if (items.length > 1 && field) {
       errors[name] = [`was sent ${items.length} times; send it once`];
       continue;
     }
-    raw[name] = items[0] as string | Uint8Array;
+    raw[name] = items[0];
   }
   for (const [name, parts] of numbered) {
     if (raw[name] !== undefined) {
@@ -103,6 +136,22 @@ export async function formValues(action: AnyAction, contentType: string, body: U
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return raw;
+}
+
+/** The 400 for `multipart/form-data` without its boundary parameter: the body cannot be split into fields. */
+export function missingBoundary(): ValidationError {
+  return ValidationError.field(
+    'Content-Type',
+    'multipart/form-data needs its boundary parameter (RFC 7578 §4.1), as in "multipart/form-data; boundary=…"; HTTP clients add it themselves when given a form, so do not set Content-Type by hand',
+  );
+}
+
+/** The `name` parameter of a part's Content-Disposition (RFC 7578 §4.2), quoted or not; undefined when it is not form-data or has none. */
+function formDataName(disposition: string): string | undefined {
+  if (!/^\s*form-data\s*(;|$)/i.test(disposition)) return undefined;
+  const match = /;\s*name\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]+))/i.exec(disposition);
+  if (!match) return undefined;
+  return match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : match[2];
 }
 
 /**

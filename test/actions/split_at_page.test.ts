@@ -42,7 +42,7 @@ describe('split_at_page', () => {
     ['2..4', /one page number/],
     ['3,5', /one page number/],
     ['x', /not allowed/],
-    ['', /required/],
+    ['', /^is empty/],
   ])('page %j is refused with errors.page', async (page, message) => {
     const errors = await refusal(splitAtPage, 'pages-10.pdf', { page });
     expect(Object.keys(errors)).toEqual(['page']);

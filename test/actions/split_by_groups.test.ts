@@ -34,7 +34,7 @@ describe('split_by_groups', () => {
     ['1..3;11', /group 2 \("11"\): page "11" does not exist \(the document has 10 pages\)/],
     ['1,0', /pages are numbered from 1/],
     ['x'.repeat(1001), /maximum is 1000/],
-    ['', /required/],
+    ['', /^is empty: give groups such as/],
   ])('groups %j is refused with errors.groups', async (groups, message) => {
     const errors = await refusal(splitByGroups, 'pages-10.pdf', { groups });
     expect(Object.keys(errors)).toEqual(['groups']);

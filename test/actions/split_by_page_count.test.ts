@@ -140,7 +140,7 @@ describe('split_by_page_count', () => {
     [{ page_count: '2.5' }, /whole number/],
     [{ page_count: 'two' }, /whole number/],
     [{}, /required/],
-    [{ page_count: '' }, /required/],
+    [{ page_count: '' }, /^is empty; send whole number, 1 or greater$/],
   ])('refuses %j with errors.page_count', async (values, message) => {
     const errors = await refusal(splitByPageCount, 'pages-10.pdf', values);
     expect(Object.keys(errors)).toEqual(['page_count']);

@@ -173,7 +173,7 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     expect(replies.every((r) => r.status === 429 || r.status === 401)).toBe(true);
     expect(limited[0].headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(limited[0].headers['retry-after']).toBe('1');
-    expect(JSON.parse(limited[0].body.toString('utf8'))).toMatchObject({ status: 429, title: 'Too many requests.' });
+    expect(JSON.parse(limited[0].body.toString('utf8'))).toMatchObject({ status: 429, title: 'Too many requests.', type: `${base}/v1/errors/429` });
     // The real key has its own budget.
     expect((await postAction({ base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent })).status).toBe(200);
   });
