@@ -10,13 +10,20 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** Where a dockerd started here keeps its socket and state (run time) and its images (kept between runs). */
+/**
+ * Where a dockerd started here keeps its socket and state (run time) and its
+ * images (kept between runs), in a data root per storage driver: BuildKit's
+ * cache records in a data root refer to one driver's layers, and fail under
+ * another.
+ */
+const RUN_DIR = '/run/pdfsvc-docker';
+const DATA_DIR = '/var/lib/pdfsvc-docker';
 export const OWN_ENGINE = {
-  socket: '/run/pdfsvc-docker/docker.sock',
-  execRoot: '/run/pdfsvc-docker/exec',
-  pidFile: '/run/pdfsvc-docker/dockerd.pid',
-  log: '/run/pdfsvc-docker/dockerd.log',
-  dataRoot: '/var/lib/pdfsvc-docker',
+  socket: `${RUN_DIR}/docker.sock`,
+  execRoot: `${RUN_DIR}/exec`,
+  pidFile: `${RUN_DIR}/dockerd.pid`,
+  log: `${RUN_DIR}/dockerd.log`,
+  dataRoot: (driver) => `${DATA_DIR}/${driver ?? 'default'}`,
 };
 
 /** A command's result; never throws (`error` says why it could not run at all). */
@@ -80,17 +87,17 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function startDockerd(cli, env, driver, extraArgs, log) {
   mkdirSync(OWN_ENGINE.execRoot, { recursive: true });
-  mkdirSync(OWN_ENGINE.dataRoot, { recursive: true });
+  mkdirSync(OWN_ENGINE.dataRoot(driver), { recursive: true });
   const args = [
     `--host=unix://${OWN_ENGINE.socket}`,
-    `--data-root=${OWN_ENGINE.dataRoot}`,
+    `--data-root=${OWN_ENGINE.dataRoot(driver)}`,
     `--exec-root=${OWN_ENGINE.execRoot}`,
     `--pidfile=${OWN_ENGINE.pidFile}`,
     ...(driver ? [`--storage-driver=${driver}`] : []),
     ...extraArgs,
   ];
   log(`starting dockerd ${args.join(' ')}`);
-  const out = openSync(OWN_ENGINE.log, 'a');
+  const out = openSync(OWN_ENGINE.log, 'w');
   const child = spawn('dockerd', args, { stdio: ['ignore', out, out], detached: true });
   let exited = false;
   child.once('exit', () => (exited = true));
@@ -175,6 +182,13 @@ function engineHandle(client, env, started, child, log) {
       await exited;
       clearTimeout(timer);
       process.off('exit', stopOnExit);
+      // What dockerd leaves mounted when it stops (the host network's
+      // namespace under its exec root; its data root, after an unclean stop).
+      const leftovers = readFileSync('/proc/mounts', 'utf8')
+        .split('\n')
+        .map((line) => line.split(' ')[1])
+        .filter((point) => point && [RUN_DIR, DATA_DIR].some((root) => point === root || point.startsWith(`${root}/`)));
+      for (const point of leftovers.reverse()) runSync('umount', [point]);
     },
   };
 }
