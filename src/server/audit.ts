@@ -72,7 +72,8 @@ function streamLog(destination: string, stream: NodeJS.WritableStream, owned: bo
   };
 }
 
-const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: string; open: (argument: string) => AuditLog }> = {
+/** The kinds of destination; `open` may connect somewhere first (a database), so it may be async. */
+const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: string; open: (argument: string) => AuditLog | Promise<AuditLog> }> = {
   stderr: { argument: 'none', example: 'stderr', open: () => streamLog('stderr', process.stderr, false) },
   file: {
     argument: 'required',
@@ -91,7 +92,7 @@ const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: str
 };
 
 /** Opens the destination `--audit-log` names; a ValidationError (exit status 2) says what is wrong with it. */
-export function openAuditLog(spec: string): AuditLog {
+export async function openAuditLog(spec: string): Promise<AuditLog> {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const argument = colon < 0 ? undefined : spec.slice(colon + 1);

@@ -157,7 +157,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  const audit = options.auditLog ? openAuditLog(options.auditLog) : undefined;
+  const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const keyStore = new KeyStore(stored);
   const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
