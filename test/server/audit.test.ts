@@ -67,7 +67,7 @@ describe('--audit-log destinations', () => {
 });
 
 describe('the audit record', () => {
-  it('names the action in the server own words, never a path the client made up', () => {
+  it("names the action in the server's own words, never a path the client made up", () => {
     expect(endpointOf('/v1/rotate_pages', NAMES)).toBe('rotate_pages');
     expect(endpointOf('/healthz', NAMES)).toBe('healthz');
     expect(endpointOf('/v1/openapi.json', NAMES)).toBe('openapi');
