@@ -4,7 +4,8 @@
  * that the API's port never exposes them. No key secret is ever a label; key
  * names become one only with `--metrics-key-labels`.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from './app.js';
 import type { BudgetStatus } from './memory-budget.js';
@@ -73,15 +74,21 @@ export class Metrics {
     if (entry.pages !== undefined) this.pages.inc({ action }, entry.pages);
   }
 
-  /** The listener for GET /metrics; resolves with its port once it listens. */
-  listen(host: string, port: number): Promise<{ server: Server; port: number }> {
-    const server = createServer(async (req, res) => {
+  /**
+   * The listener for GET /metrics; resolves with its port once it listens.
+   * With `tls`, it serves HTTPS with that certificate, and `headers` go on
+   * every answer (the us-hipaa region: TLS on every listener, and HSTS).
+   */
+  listen(host: string, port: number, tls?: { cert: string; key: string; headers: Record<string, string> }): Promise<{ server: Server; port: number }> {
+    const handler = async (req: IncomingMessage, res: ServerResponse) => {
+      if (tls) for (const [name, value] of Object.entries(tls.headers)) res.setHeader(name, value);
       if (req.method !== 'GET' || req.url !== '/metrics') {
         res.writeHead(404).end();
         return;
       }
       res.writeHead(200, { 'content-type': this.registry.contentType }).end(await this.registry.metrics());
-    });
+    };
+    const server: Server = tls ? createTlsServer({ cert: tls.cert, key: tls.key }, handler) : createServer(handler);
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host, port }, () => {

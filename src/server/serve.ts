@@ -18,14 +18,16 @@ import { createServer, isIP, type Socket } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
-import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { PdfsvcError, ValidationError, ValidationErrors } from '../core/errors.js';
 import { problem } from '../core/problem.js';
 import { createApp } from './app.js';
+import { auditRecord, endpointOf, openAuditLog, refusedRecord } from './audit.js';
 import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
 import { Metrics } from './metrics.js';
+import { currentRuntime, enforceTlsFloor, ephemeralKeyRefusal, HIPAA_REGION, HSTS, INSECURE_DEVELOPMENT_WARNING, MIN_TLS_VERSION, regionRefusals } from './us-hipaa.js';
 
 export interface ServeOptions {
   host: string;
@@ -46,6 +48,10 @@ export interface ServeOptions {
   maxQueue?: string;
   requestTimeoutMs: string;
   errorTypeBase?: string;
+  /** Where the audit log goes: stderr, file:PATH (audit.ts). Required in us-hipaa. */
+  auditLog?: string;
+  /** us-hipaa only: allow plain HTTP on loopback and a development key. */
+  insecureDevelopment?: boolean;
 }
 
 declare const __PDFSVC_VERSION__: string | undefined;
@@ -102,6 +108,11 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     throw ValidationError.field('region', `unknown region ${JSON.stringify(options.region)}; use one of ${REGIONS.join(', ')}`);
   }
   const region = options.region as Region;
+  // The region's own rules (us-hipaa), all refusals at once: an operator fixes them in one go.
+  const regionErrors = new ValidationErrors();
+  for (const [option, why] of regionRefusals(region, options, currentRuntime())) regionErrors.add(option, why);
+  regionErrors.throwIfAny();
+  const hipaa = region === HIPAA_REGION;
   const port = positiveInteger('port', options.port, true)!;
   const maxUploadBytes = positiveInteger('max-upload-bytes', options.maxUploadBytes)!;
   const workers = positiveInteger('workers', options.workers);
@@ -126,10 +137,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     throw new PdfsvcError(400, `cannot read the keys file ${keysPath}: ${(err as Error).message}`);
   })).keys;
   let ephemeral: string | undefined;
+  if (stored.length === 0 && hipaa && !options.insecureDevelopment) throw ValidationError.field(...ephemeralKeyRefusal());
   if (stored.length === 0) {
     ephemeral = newKey();
     stored.push({ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(ephemeral), created: new Date().toISOString() });
   }
+  // Before listhen makes the server: its defaults are the only ones it uses.
+  if (hipaa) enforceTlsFloor();
   const tls = options.https
     ? options.cert
       ? { cert: await readPem(options.cert, 'cert'), key: await readPem(options.key!, 'key') }
@@ -144,6 +158,8 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
+  const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;
+  const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const keyStore = new KeyStore(stored);
   const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
   const pool = createPool({ workers, maxQueue, workerHeapMb });
@@ -160,8 +176,11 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     errorTypeBase: options.errorTypeBase,
     version: VERSION,
     log: (entry) => {
-      logLine(entry as unknown as Record<string, unknown>);
-      metrics?.observe(entry);
+      // us-hipaa: a path the server does not serve is not repeated (a client may have written anything there).
+      const logged = hipaa && endpointOf(entry.path, actionNames) === 'unknown' ? { ...entry, path: '(unknown)' } : entry;
+      logLine(logged as unknown as Record<string, unknown>);
+      metrics?.observe(logged);
+      audit?.write(auditRecord(entry, actionNames));
     },
   });
   const handler = toNodeHandler(app);
@@ -169,11 +188,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   let metricsUrl: string | undefined;
   if (metricsPort !== undefined) {
     metrics = new Metrics({ pool: () => pool.status(), inFlight: () => app.inFlight, uploadsInFlight: () => app.uploadsInFlight, memory: () => memoryBudget.status(), keyLabels: Boolean(options.metricsKeyLabels) });
-    const listening = await metrics.listen(metricsHost, metricsPort).catch((err: NodeJS.ErrnoException) => {
+    // us-hipaa: TLS on every listener (regionRefusals asks for --cert/--key with --https and metrics).
+    const metricsTls = hipaa && tls && tls.cert ? { cert: tls.cert, key: tls.key, headers: { 'Strict-Transport-Security': HSTS } } : undefined;
+    const listening = await metrics.listen(metricsHost, metricsPort, metricsTls).catch((err: NodeJS.ErrnoException) => {
       throw ValidationError.field('metrics-port', err.code === 'EADDRINUSE' ? `port ${metricsPort} is taken; choose another, or 0 for any free one` : `cannot listen on ${metricsHost}:${metricsPort}: ${err.message}`);
     });
     metricsServer = listening.server;
-    metricsUrl = `http://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
+    metricsUrl = `${metricsTls ? 'https' : 'http'}://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
   }
 
   // Requests received and not yet answered: shutdown waits for these.
@@ -185,6 +206,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   let refusals: Refusals | undefined;
   const node = (req: IncomingMessage, res: ServerResponse) => {
     active.add(res);
+    if (hipaa) res.setHeader('Strict-Transport-Security', HSTS);
     if (stopping) res.shouldKeepAlive = false;
     lingerOnEarlyAnswer(req);
     res.once('close', () => {
@@ -217,8 +239,8 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const scheme = options.https ? 'https' : 'http';
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
   const url = `${scheme}://${host}:${actualPort}`;
-  refusals = new Refusals(options.errorTypeBase ?? `${url}/v1/errors`, region);
-  harden(server, requestTimeoutMs, sockets, refusals);
+  refusals = new Refusals(options.errorTypeBase ?? `${url}/v1/errors`, region, hipaa ? { 'Strict-Transport-Security': HSTS } : {});
+  harden(server, requestTimeoutMs, sockets, refusals, audit ? (status, code) => audit.write(refusedRecord(region, status, code)) : undefined);
 
   if (port !== 0 && actualPort !== port) {
     // Taken between the check and the bind, or a port get-port-please will not use.
@@ -227,6 +249,10 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     stopWatchingKeys();
     await ensurePortFree(options.host, port);
     throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
+  }
+  if (options.insecureDevelopment) {
+    process.stdout.write(`${INSECURE_DEVELOPMENT_WARNING}\n`);
+    logEvent('insecure_development', { region, https: Boolean(options.https), development_key: Boolean(ephemeral) });
   }
   process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
   if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
@@ -239,8 +265,10 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
     process.stdout.write(`X-API-Key: ${ephemeral}\n`);
   }
-  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
+  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION, ...(audit ? { audit_log: audit.destination } : {}), ...(hipaa && options.https ? { tls_min_version: MIN_TLS_VERSION, hsts: HSTS } : {}) });
 
+  // 1 once the audit log has failed.
+  let exitStatus = 0;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) {
       logEvent('stop_forced', { signal, in_flight: active.size });
@@ -273,11 +301,20 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     await pool.close();
     stopWatchingKeys();
     metricsServer?.close();
+    await audit?.close();
     logEvent('stopped', { signal });
-    process.exit(0);
+    process.exit(exitStatus);
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // A line that cannot be written (a full disk, a revoked file): the server
+  // stops as on SIGTERM, finishing what it has, rather than serve requests it
+  // cannot record, and exits 1.
+  audit?.onFailure((error) => {
+    exitStatus = 1;
+    logEvent('audit_log_failed', { destination: audit.destination, error: error.code ?? 'unknown', in_flight: active.size });
+    if (!stopping) process.kill(process.pid, 'SIGTERM');
+  });
 }
 
 /**
@@ -322,7 +359,7 @@ async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
  * traffic at all for longer than the request timeout is closed (a client
  * that stops reading its answer), and at most 1000 connections.
  */
-function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, refusals: Refusals): void {
+function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, refusals: Refusals, onClientError?: (status: number, code: string | undefined) => void): void {
   server.headersTimeout = Math.min(LIMITS.headersTimeoutMs, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs + 1000;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
@@ -370,7 +407,10 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, 
       socket.end(refusals.raw(status, detail));
       setTimeout(() => socket.destroy(), LIMITS.lingerMs).unref();
     } else socket.destroy();
-    if (err.code !== 'ECONNRESET') logEvent('client_error', { status, code: err.code ?? 'unknown' });
+    if (err.code !== 'ECONNRESET') {
+      logEvent('client_error', { status, code: err.code ?? 'unknown' });
+      onClientError?.(status, err.code);
+    }
   });
   // Any Expect but 100-continue: Node would answer 417 with an empty body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -390,6 +430,8 @@ class Refusals {
   constructor(
     private readonly typeBase: string,
     private readonly region: string,
+    /** Headers every answer carries (HSTS in us-hipaa). */
+    private readonly always: Record<string, string> = {},
   ) {}
 
   private body(status: number, detail: string): Buffer {
@@ -397,7 +439,7 @@ class Refusals {
   }
 
   private headers(body: Buffer): Record<string, string> {
-    return { 'Content-Type': 'application/problem+json', 'Content-Length': String(body.byteLength), 'X-Region': this.region, Connection: 'close' };
+    return { 'Content-Type': 'application/problem+json', 'Content-Length': String(body.byteLength), 'X-Region': this.region, ...this.always, Connection: 'close' };
   }
 
   answer(res: ServerResponse, status: number, detail: string, code: string): void {
