@@ -25,6 +25,8 @@ export interface Database extends Queryable {
   readonly kind: 'embedded' | 'postgres';
   /** Where it is, for messages: the data directory, or the URL without its password. */
   readonly location: string;
+  /** The embedded database held by another process, reached through its socket (share.ts). */
+  readonly borrowed?: boolean;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -117,9 +119,16 @@ async function openPostgres(url: string): Promise<Database> {
 const EMBEDDED_CONF = ['shared_buffers=8MB', 'work_mem=2MB', 'maintenance_work_mem=16MB'];
 
 async function openEmbedded(dataDir: string): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
   const memory = dataDir === 'memory://';
-  const lock = memory ? undefined : await takeDirectoryLock(dataDir);
+  let lock: { release(): Promise<void> } | undefined;
+  if (!memory) {
+    // Held by a running pdfsvc serve: use it through the socket it lends it on.
+    const { borrowDatabase, socketPath } = await import('./share.js');
+    const taken = await takeDirectoryLock(dataDir, 15_000, () => borrowDatabase(socketPath(dataDir), dataDir));
+    if ('query' in taken) return taken;
+    lock = taken;
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
   let db: InstanceType<typeof PGlite>;
   try {
     if (!memory) {
@@ -169,7 +178,7 @@ async function openEmbedded(dataDir: string): Promise<Database> {
  * process waits up to `waitMs` (another short CLI command finishing), then
  * fails saying who holds it.
  */
-export async function takeDirectoryLock(dataDir: string, waitMs = 15_000): Promise<{ release(): Promise<void> }> {
+export async function takeDirectoryLock<T extends object = never>(dataDir: string, waitMs = 15_000, whileHeld?: () => Promise<T | undefined>): Promise<{ release(): Promise<void> } | T> {
   const { mkdir, readFile, rm, writeFile } = await import('node:fs/promises');
   const { dirname } = await import('node:path');
   const path = `${dataDir.replace(/\/+$/, '')}.lock`;
@@ -187,6 +196,8 @@ export async function takeDirectoryLock(dataDir: string, waitMs = 15_000): Promi
         await rm(path, { force: true });
         continue;
       }
+      const instead = await whileHeld?.();
+      if (instead) return instead;
       if (Date.now() > until) {
         throw new PdfsvcError(
           409,
