@@ -22,7 +22,9 @@ import { PdfsvcError, ValidationError, ValidationErrors } from '../core/errors.j
 import { problem } from '../core/problem.js';
 import { createApp } from './app.js';
 import { auditRecord, endpointOf, openAuditLog, refusedRecord } from './audit.js';
-import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
+import { KeyStore, REGIONS, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
+import type { UsageMeter } from './accounts.js';
+import { keySource } from '../store/location.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
@@ -34,6 +36,9 @@ export interface ServeOptions {
   port: string;
   region: string;
   keysFile?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  dashboardUrl?: string;
   https?: boolean;
   cert?: string;
   key?: string;
@@ -132,16 +137,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   if ((options.cert || options.key) && !options.https) throw ValidationError.field(options.cert ? 'cert' : 'key', '--cert and --key need --https');
   if (Boolean(options.cert) !== Boolean(options.key)) throw ValidationError.field(options.cert ? 'key' : 'cert', '--cert and --key go together');
 
-  const keysPath = options.keysFile ?? defaultKeysFile();
-  const stored = (await readKeysFile(keysPath).catch((err) => {
-    throw new PdfsvcError(400, `cannot read the keys file ${keysPath}: ${(err as Error).message}`);
-  })).keys;
-  let ephemeral: string | undefined;
-  if (stored.length === 0 && hipaa && !options.insecureDevelopment) throw ValidationError.field(...ephemeralKeyRefusal());
-  if (stored.length === 0) {
-    ephemeral = newKey();
-    stored.push({ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(ephemeral), created: new Date().toISOString() });
-  }
+  const keys = await openKeys(options, region, !hipaa || Boolean(options.insecureDevelopment));
   // Before listhen makes the server: its defaults are the only ones it uses.
   if (hipaa) enforceTlsFloor();
   const tls = options.https
@@ -160,13 +156,12 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   let metrics: Metrics | undefined;
   const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
-  const keyStore = new KeyStore(stored);
-  const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
-    keys: keyStore,
+    keys: keys.store,
+    count: keys.meter ? (key, entry) => keys.meter!.record(key, entry) : undefined,
     run: (task, signal) => pool.run(task, signal),
     poolStatus: () => pool.status(),
     memoryBudget,
@@ -246,13 +241,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     // Taken between the check and the bind, or a port get-port-please will not use.
     await listener.close();
     await pool.close();
-    stopWatchingKeys();
+    await keys.close();
     await ensurePortFree(options.host, port);
     throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
   }
   if (options.insecureDevelopment) {
     process.stdout.write(`${INSECURE_DEVELOPMENT_WARNING}\n`);
-    logEvent('insecure_development', { region, https: Boolean(options.https), development_key: Boolean(ephemeral) });
+    logEvent('insecure_development', { region, https: Boolean(options.https), development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')) });
   }
   process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
   if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
@@ -261,10 +256,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  if (ephemeral) {
-    process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
-    process.stdout.write(`X-API-Key: ${ephemeral}\n`);
-  }
+  for (const line of keys.banner(url)) process.stdout.write(`${line}\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION, ...(audit ? { audit_log: audit.destination } : {}), ...(hipaa && options.https ? { tls_min_version: MIN_TLS_VERSION, hsts: HSTS } : {}) });
 
   // 1 once the audit log has failed.
@@ -299,7 +291,8 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, LIMITS.shutdownDrainMs).unref())]);
     for (const socket of sockets) socket.destroy();
     await pool.close();
-    stopWatchingKeys();
+    // The usage counted until the last answer is written before the exit.
+    await keys.close();
     metricsServer?.close();
     await audit?.close();
     logEvent('stopped', { signal });
@@ -341,6 +334,105 @@ function lingerOnEarlyAnswer(req: IncomingMessage): void {
     timer.unref();
     this.once('end', () => this.destroy()).once('close', () => clearTimeout(timer));
   };
+}
+
+interface ServedKeys {
+  store: KeyStore;
+  /** Usage counting, with a database. */
+  meter?: UsageMeter;
+  /** Lines for standard output once listening at `url`: where keys come from, a development key. */
+  banner: (url: string) => string[];
+  /** Stops following the keys, writes the last usage, lets the database go. */
+  close(): Promise<void>;
+}
+
+/**
+ * The keys this server checks requests against: from a keys file as before,
+ * or from the database (src/store/location.ts decides which). A keys file
+ * with no keys gives one ephemeral development key. The embedded database
+ * with no accounts, or only the development account, gives the account
+ * `dev` a new development key at each start (the old one stops) and, while
+ * it has no password, a link to set one: the README's first command works
+ * as before. PostgreSQL never gets one: a shared database is a real
+ * deployment, where a key printed to a log would be a leak.
+ */
+/** `developmentKey`: whether a key may be made and printed when there is none (never in us-hipaa, unless --insecure-development). */
+async function openKeys(options: ServeOptions, region: Region, developmentKey: boolean): Promise<ServedKeys> {
+  const source = await keySource(options);
+  if (source.kind === 'file') {
+    const path = source.path;
+    const stored = (await readKeysFile(path).catch((err) => {
+      throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
+    })).keys;
+    const banner: string[] = [];
+    let ephemeral: StoredKey[] | undefined;
+    if (stored.length === 0 && !developmentKey) throw ValidationError.field(...ephemeralKeyRefusal());
+    if (stored.length === 0) {
+      const key = newKey();
+      ephemeral = [{ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(key), created: new Date().toISOString() }];
+      banner.push(`Development API key for this run only (no keys in ${path}; create lasting ones with pdfsvc keys create):`, `X-API-Key: ${key}`);
+    } else if (source.legacy) {
+      banner.push(`Keys from ${path}; move them into the database, with accounts and usage, with pdfsvc keys import`);
+    }
+    const store = new KeyStore(ephemeral ?? stored);
+    const stopWatching = watchKeysFile(path, store, ephemeral);
+    return { store, banner: () => banner, close: async () => stopWatching() };
+  }
+
+  const [{ openStore }, { shareDatabase, socketPath }, { DatabaseKeys, UsageMeter }] = await Promise.all([import('../store/store.js'), import('../store/share.js'), import('./accounts.js')]);
+  const database = await openStore(source.config);
+  const where = `Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`;
+  let development: (url: string) => string[] = () => [];
+  let unshare: (() => Promise<void>) | undefined;
+  try {
+    if (database.db.borrowed) {
+      throw new PdfsvcError(409, `the embedded database ${database.db.location} is held by another pdfsvc serve; one server at a time may hold it: give this one another --data-dir, or share a PostgreSQL database with --database-url`);
+    }
+    const dataDir = source.config.dataDir;
+    // The CLI reaches the database through this server while it holds it (share.ts).
+    if (dataDir && dataDir !== 'memory://') unshare = await shareDatabase(database.db, socketPath(dataDir));
+    if (database.db.kind === 'embedded' && developmentKey) development = await developmentAccount(database, options.dashboardUrl);
+  } catch (err) {
+    await unshare?.();
+    await database.close();
+    throw err;
+  }
+  const watcher = await DatabaseKeys.start(database, logEvent);
+  const meter = new UsageMeter(database, region, logEvent);
+  const onHangup = () => void watcher.poll(true, 'SIGHUP');
+  process.on('SIGHUP', onHangup);
+  return {
+    store: watcher.keys,
+    meter,
+    banner: (url) => [where, ...development(url)],
+    async close() {
+      process.off('SIGHUP', onHangup);
+      await watcher.stop();
+      await meter.stop();
+      await unshare?.();
+      await database.close();
+    },
+  };
+}
+
+/** The account the development key belongs to. */
+const DEV_ACCOUNT = 'dev';
+
+/** The development key and password link, as lines for the server at `url` (its dashboard, unless --dashboard-url says where). */
+async function developmentAccount(database: import('../store/store.js').Store, dashboardUrl: string | undefined): Promise<(url: string) => string[]> {
+  const accounts = await database.listAccounts();
+  if (accounts.some((a) => a.name !== DEV_ACCOUNT)) return () => [];
+  const { passwordLink } = await import('../store/cli.js');
+  const by = { actor: 'pdfsvc serve (development key)' };
+  const account = accounts[0] ?? (await database.createAccount({ name: DEV_ACCOUNT, email: 'dev@localhost', plan: 'business' }, by));
+  for (const key of await database.listKeys({ account: account.id })) if (key.name === 'development') await database.revokeKey(key.id, {}, by);
+  const { key } = await database.createKey({ account: account.id, name: 'development' }, by);
+  const lines = [
+    `Development API key of the account ${DEV_ACCOUNT} (a new one at each start while ${DEV_ACCOUNT} is the only account; create lasting ones with pdfsvc accounts create and pdfsvc keys create):`,
+    `X-API-Key: ${key}`,
+  ];
+  const token = account.passwordHash === null ? (await database.createPasswordToken(account.id, undefined, by)).token : undefined;
+  return (url) => (token ? [...lines, `Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? `${url}/dashboard`, token)}`] : lines);
 }
 
 async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
