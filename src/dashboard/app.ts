@@ -1,0 +1,410 @@
+/**
+ * The key dashboard as an h3 app of its own (`pdfsvc dashboard` serves it):
+ * sign-in, keys, usage, audit log and the operator's view of every account.
+ * The API (`pdfsvc serve`) knows nothing of it; both read the same database.
+ *
+ * Every page is server-rendered (pages.ts). Every POST must come from this
+ * origin (Sec-Fetch-Site, Origin) and carry the CSRF token of the session it
+ * is made in; before sign-in, that is a pre-session cookie of its own (so
+ * even the sign-in form cannot be posted from elsewhere). Whatever concerns
+ * keys takes the signed-in account's id: another account's key is "not found".
+ */
+import { getRequestIP, H3 } from 'h3';
+import { randomBytes } from 'node:crypto';
+import { hashPassword, passwordProblem, PASSWORD_MIN_LENGTH, verifyPassword } from './password.js';
+import { monthOf, parseMonth } from './html.js';
+import {
+  auditPage,
+  contentSecurityPolicy,
+  keyPage,
+  keysPage,
+  messagePage,
+  METRIC_NAMES,
+  operatorPage,
+  revokeConfirmPage,
+  setPasswordPage,
+  signInPage,
+  usagePage,
+  type Frame,
+  type KeyView,
+  type MetricName,
+} from './pages.js';
+import { clearedSessionCookie, crossSiteProblem, csrfToken, csrfTokenMatches, hashSecret, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
+import type { DashboardAccount, DashboardStore } from './store.js';
+
+/** Failed sign-ins allowed in the window before further attempts are refused (429), per account and per address. */
+export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
+
+/** Largest form body read: the dashboard's forms are a few hundred bytes. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
+const GRACE = { '0s': 0, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
+
+export interface DashboardOptions {
+  store: DashboardStore;
+  /** Served over HTTPS: cookies are Secure with the __Host- prefix, and HSTS is sent. */
+  secure: boolean;
+  /** Regions of each plan (SERVICE.md), offered as per-key limits. */
+  planRegions: Record<string, readonly string[]>;
+  /** The origin people reach the dashboard at (behind a proxy); default: the request's own. */
+  publicOrigin?: string;
+  /** Take the client's address from X-Forwarded-For (behind a proxy that sets it). */
+  trustProxy?: boolean;
+  /** One line per event that may be logged: never a password, key, token or session id. */
+  log?: (entry: Record<string, unknown>) => void;
+  now?: () => Date;
+}
+
+interface Signed {
+  account: DashboardAccount;
+  /** What the session's CSRF token is derived from. */
+  csrfSecret: string;
+  frame: Frame;
+}
+
+/** An answer decided early (a refusal), thrown from helpers and turned into its response. */
+class Answer extends Error {
+  constructor(readonly response: Response) {
+    super('answer');
+  }
+}
+
+export function createDashboardApp(options: DashboardOptions): H3 {
+  const { store, secure } = options;
+  const now = options.now ?? (() => new Date());
+  const log = options.log ?? (() => {});
+  const preCookie = secure ? '__Host-pdfsvc_pre' : 'pdfsvc_pre';
+
+  const app = new H3({
+    silent: true,
+    onError: (error) => {
+      const cause = (error.cause ?? error) as unknown;
+      if (cause instanceof Answer) return cause.response;
+      log({ event: 'dashboard_error', error: (cause as Error)?.name ?? 'error' });
+      return page(500, 'Something went wrong', 'The dashboard could not answer this request. Try again; if it keeps happening, tell your operator.');
+    },
+  });
+
+  const address = (event: Parameters<typeof getRequestIP>[0]) => getRequestIP(event, { xForwardedFor: Boolean(options.trustProxy) }) ?? null;
+  const originOf = (request: Request) => options.publicOrigin ?? new URL(request.url).origin;
+
+  function htmlResponse(html: string, nonce: string, status = 200, headers: Record<string, string> = {}): Response {
+    return new Response(html, {
+      status,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': contentSecurityPolicy(nonce),
+        'cache-control': 'no-store',
+        'referrer-policy': 'no-referrer',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+        'cross-origin-opener-policy': 'same-origin',
+        ...(secure ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+        ...headers,
+      },
+    });
+  }
+
+  const newNonce = () => randomBytes(16).toString('base64');
+
+  function page(status: number, title: string, text: string, link?: { href: string; label: string }, frame?: Frame): Response {
+    const nonce = frame?.nonce ?? newNonce();
+    return htmlResponse(messagePage({ ...frame, nonce }, title, text, link), nonce, status);
+  }
+
+  const redirect = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
+
+  /** The signed-in account, or undefined. */
+  async function session(request: Request): Promise<Signed | undefined> {
+    const id = sessionIdOf(request, secure);
+    if (!id) return undefined;
+    const found = await store.sessionAccount(hashSecret(id));
+    if (!found || found.account.status !== 'active') return undefined;
+    const { account, csrfSecret } = found;
+    return { account, csrfSecret, frame: { nonce: newNonce(), account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator }, csrf: csrfToken(csrfSecret) } };
+  }
+
+  async function requireSession(request: Request): Promise<Signed> {
+    const signed = await session(request);
+    if (!signed) throw new Answer(redirect('/sign-in'));
+    return signed;
+  }
+
+  /** The form of a POST made from this dashboard's own page in this session (or pre-session); else a 403. */
+  async function checkedForm(request: Request, csrfSecret: string | undefined): Promise<URLSearchParams> {
+    const crossSite = crossSiteProblem(request, originOf(request));
+    if (crossSite) {
+      log({ event: 'dashboard_csrf_refused', reason: crossSite });
+      throw new Answer(page(403, 'Refused', `This form was not sent from the dashboard: ${crossSite}. Open the dashboard and try again.`, { href: '/', label: 'Open the dashboard' }));
+    }
+    const form = await readForm(request);
+    if (!csrfSecret || !csrfTokenMatches(csrfSecret, form.get('csrf'))) {
+      log({ event: 'dashboard_csrf_refused', reason: 'token' });
+      throw new Answer(page(403, 'Refused', 'This form has expired or was not sent from the dashboard. Reload the page and try again.', { href: '/', label: 'Open the dashboard' }));
+    }
+    return form;
+  }
+
+  /** The pre-session id for forms shown before sign-in: the cookie's, or a new one to set. */
+  function preSession(request: Request): { id: string; setCookie?: string } {
+    for (const part of (request.headers.get('cookie') ?? '').split(';')) {
+      const [key, value] = part.trim().split('=');
+      if (key === preCookie && /^[A-Za-z0-9_-]{43}$/.test(value ?? '')) return { id: value };
+    }
+    const id = newSessionId();
+    return { id, setCookie: `${preCookie}=${id}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}` };
+  }
+  const preSessionId = (request: Request) => {
+    const found = preSession(request);
+    return found.setCookie ? undefined : found.id;
+  };
+
+  const currentMonth = () => monthOf(now());
+
+  async function keyOr404(signed: Signed, keyId: string | undefined): Promise<KeyView> {
+    const key = keyId ? await store.getKey(signed.account.id, keyId, currentMonth()) : undefined;
+    if (!key) throw new Answer(page(404, 'No such key', 'This account has no key with that id (it may have been revoked).', { href: '/keys', label: 'Back to the keys' }, signed.frame));
+    return key;
+  }
+
+  const audit = (signed: { account: DashboardAccount }, event: string, ip: string | null, detail: string) =>
+    store.audit({ accountId: signed.account.id, event, actor: signed.account.email, address: ip, detail });
+
+  app.get('/', async (event) => redirect((await session(event.req as Request)) ? '/keys' : '/sign-in'));
+
+  app.get('/sign-in', async (event) => {
+    const request = event.req as Request;
+    if (await session(request)) return redirect('/keys');
+    const pre = preSession(request);
+    const nonce = newNonce();
+    const query = new URL(request.url).searchParams;
+    const notice = query.has('signed-out') ? 'You are signed out.' : undefined;
+    return htmlResponse(signInPage({ nonce, csrf: csrfToken(pre.id) }, { notice }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
+  });
+
+  app.post('/sign-in', async (event) => {
+    const request = event.req as Request;
+    const form = await checkedForm(request, preSessionId(request));
+    const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
+    const password = form.get('password') ?? '';
+    const ip = address(event);
+    const nonce = newNonce();
+    const frame: Frame = { nonce, csrf: form.get('csrf')! };
+    const account = email ? await store.accountByEmail(email) : undefined;
+    const failures = await store.failedSignIns(account?.id ?? null, ip ?? 'unknown', new Date(now().getTime() - THROTTLE.windowMs));
+    if (failures.account >= THROTTLE.perAccount || failures.address >= THROTTLE.perAddress) {
+      log({ event: 'dashboard_sign_in_throttled', by: failures.account >= THROTTLE.perAccount ? 'account' : 'address' });
+      const minutes = THROTTLE.windowMs / 60_000;
+      return htmlResponse(signInPage(frame, { email, error: `Too many failed sign-ins. Wait ${minutes} minutes, then try again.` }), nonce, 429, { 'retry-after': String(THROTTLE.windowMs / 1000) });
+    }
+    const ok = (await verifyPassword(password, account?.passwordHash)) && account !== undefined;
+    await store.recordSignIn({ accountId: account?.id ?? null, address: ip ?? 'unknown', ok: ok && account.status === 'active' });
+    if (!ok) {
+      log({ event: 'dashboard_sign_in_failed' });
+      return htmlResponse(signInPage(frame, { email, error: 'That e-mail address and password do not match an account.' }), nonce, 401);
+    }
+    if (account.status !== 'active') {
+      return htmlResponse(signInPage(frame, { email, error: 'This account is suspended; ask your operator.' }), nonce, 403);
+    }
+    return startSession(account, ip, 'signed in');
+  });
+
+  /** A fresh session (never one the browser brought: no fixation) and the way to the keys. */
+  async function startSession(account: DashboardAccount, ip: string | null, what: string): Promise<Response> {
+    const id = newSessionId();
+    await store.createSession({ hash: hashSecret(id), accountId: account.id, csrfSecret: newSessionId(), expires: new Date(now().getTime() + SESSION_LIFETIME_MS), address: ip });
+    await store.audit({ accountId: account.id, event: 'signed_in', actor: account.email, address: ip, detail: what });
+    log({ event: 'dashboard_signed_in', account: account.name });
+    return redirect('/keys', { 'set-cookie': sessionCookie(id, secure) });
+  }
+
+  app.post('/sign-out', async (event) => {
+    const request = event.req as Request;
+    const signed = await session(request);
+    await checkedForm(request, signed?.csrfSecret);
+    await store.deleteSession(hashSecret(sessionIdOf(request, secure)!));
+    await audit(signed!, 'signed_out', address(event), 'signed out');
+    return redirect('/sign-in?signed-out', { 'set-cookie': clearedSessionCookie(secure) });
+  });
+
+  app.get('/set-password', async (event) => {
+    const request = event.req as Request;
+    const token = new URL(request.url).searchParams.get('token') ?? '';
+    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(hashSecret(token)) : undefined;
+    if (!account) return expiredLink();
+    const pre = preSession(request);
+    const nonce = newNonce();
+    return htmlResponse(setPasswordPage({ nonce, csrf: csrfToken(pre.id) }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
+  });
+
+  const expiredLink = () =>
+    page(410, 'This link no longer works', 'Password links work once and for a limited time. Ask your operator for a new one (pdfsvc accounts reset-password), or sign in if you have set your password.', { href: '/sign-in', label: 'Sign in' });
+
+  app.post('/set-password', async (event) => {
+    const request = event.req as Request;
+    const form = await checkedForm(request, preSessionId(request));
+    const token = form.get('token') ?? '';
+    const password = form.get('password') ?? '';
+    const tokenHash = hashSecret(token);
+    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(tokenHash) : undefined;
+    if (!account) return expiredLink();
+    const problem = password !== (form.get('confirm') ?? '') ? 'the two passwords differ' : passwordProblem(password);
+    if (problem) {
+      const nonce = newNonce();
+      return htmlResponse(setPasswordPage({ nonce, csrf: form.get('csrf')! }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` }), nonce, 400);
+    }
+    const used = await store.usePasswordToken(tokenHash, await hashPassword(password));
+    if (!used) return expiredLink();
+    // A new password ends every session made with the old one.
+    await store.deleteSessionsOf(used.id);
+    await store.audit({ accountId: used.id, event: 'password_set', actor: used.email, address: address(event), detail: 'password set with a one-time link' });
+    return startSession(used, address(event), 'signed in after setting the password');
+  });
+
+  app.get('/keys', async (event) => {
+    const signed = await requireSession(event.req as Request);
+    const month = currentMonth();
+    return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month }), signed.frame.nonce);
+  });
+
+  app.post('/keys', async (event) => {
+    const request = event.req as Request;
+    const signed = await requireSession(request);
+    const form = await checkedForm(request, signed.csrfSecret);
+    const name = (form.get('name') ?? '').trim();
+    const month = currentMonth();
+    const refuse = async (error: string) => htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, error }), signed.frame.nonce, 400);
+    if (!KEY_NAME.test(name)) return refuse('Not created: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.');
+    const existing = await store.listKeys(signed.account.id, month);
+    if (existing.some((k) => k.name === name)) return refuse(`Not created: this account already has a key named “${name}”.`);
+    const created = await store.createKey(signed.account.id, name);
+    await audit(signed, 'key.created', address(event), `created key “${name}” (${created.id})`);
+    return htmlResponse(
+      keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, revealed: { name, key: created.key, note: 'Your new key is ready.' } }),
+      signed.frame.nonce,
+    );
+  });
+
+  app.get('/keys/:id', async (event) => {
+    const signed = await requireSession(event.req as Request);
+    const key = await keyOr404(signed, event.context.params?.id);
+    return htmlResponse(keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10) }), signed.frame.nonce);
+  });
+
+  app.get('/keys/:id/revoke', async (event) => {
+    const signed = await requireSession(event.req as Request);
+    const key = await keyOr404(signed, event.context.params?.id);
+    return htmlResponse(revokeConfirmPage(signed.frame, key), signed.frame.nonce);
+  });
+
+  /** The key pages' POSTs: checked, applied to the signed-in account's key only, audited. */
+  const keyAction = (name: string, act: (signed: Signed, key: KeyView, form: URLSearchParams, ip: string | null) => Promise<Response>) =>
+    app.post(`/keys/:id/${name}`, async (event) => {
+      const request = event.req as Request;
+      const signed = await requireSession(request);
+      const form = await checkedForm(request, signed.csrfSecret);
+      const key = await keyOr404(signed, event.context.params?.id);
+      return act(signed, key, form, address(event));
+    });
+
+  const keyPageWith = async (signed: Signed, keyId: string, status: number, extra: { error?: string; notice?: string; revealed?: { name: string; key: string; note: string } }) => {
+    const key = await keyOr404(signed, keyId);
+    return htmlResponse(keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10), ...extra }), signed.frame.nonce, status);
+  };
+
+  keyAction('rename', async (signed, key, form, ip) => {
+    const name = (form.get('name') ?? '').trim();
+    if (!KEY_NAME.test(name)) return keyPageWith(signed, key.id, 400, { error: 'Not renamed: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.' });
+    if (name !== key.name && (await store.listKeys(signed.account.id, currentMonth())).some((k) => k.name === name)) {
+      return keyPageWith(signed, key.id, 400, { error: `Not renamed: this account already has a key named “${name}”.` });
+    }
+    await store.renameKey(signed.account.id, key.id, name);
+    await audit(signed, 'key.renamed', ip, `renamed key “${key.name}” (${key.id}) to “${name}”`);
+    return keyPageWith(signed, key.id, 200, { notice: `Renamed to “${name}”.` });
+  });
+
+  keyAction('limits', async (signed, key, form, ip) => {
+    const planRegions = options.planRegions[signed.account.plan] ?? [];
+    const regions = form.getAll('regions');
+    const outside = regions.filter((r) => !planRegions.includes(r));
+    if (outside.length) return keyPageWith(signed, key.id, 400, { error: `Not saved: the ${signed.account.plan} plan does not include ${outside.join(', ')}.` });
+    const expiresText = (form.get('expires') ?? '').trim();
+    let expires: string | null = null;
+    if (expiresText) {
+      const end = /^\d{4}-\d{2}-\d{2}$/.test(expiresText) ? new Date(`${expiresText}T23:59:59.999Z`) : undefined;
+      if (!end || Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== expiresText) return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry is a date such as 2027-01-31.' });
+      if (end.getTime() <= now().getTime()) return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry date is in the past; to stop the key now, revoke it.' });
+      expires = end.toISOString();
+    }
+    const limits = { regions: regions.length ? [...new Set(regions)] : null, expires };
+    await store.setKeyLimits(signed.account.id, key.id, limits);
+    await audit(signed, 'key.limits', ip, `key “${key.name}” (${key.id}): regions ${limits.regions ? limits.regions.join(', ') : 'all of the plan'}, expires ${expires ?? 'never'}`);
+    return keyPageWith(signed, key.id, 200, { notice: 'Limits saved; every server applies them within 2 seconds.' });
+  });
+
+  keyAction('rotate', async (signed, key, form, ip) => {
+    const grace = form.get('grace') ?? '';
+    if (!(grace in GRACE)) return keyPageWith(signed, key.id, 400, { error: 'Not rotated: choose a grace period from the list.' });
+    const graceMs = GRACE[grace as keyof typeof GRACE];
+    const rotated = await store.rotateKey(signed.account.id, key.id, graceMs);
+    if (!rotated) throw new Answer(page(404, 'No such key', 'This account has no key with that id.', { href: '/keys', label: 'Back to the keys' }, signed.frame));
+    await audit(signed, 'key.rotated', ip, `rotated key “${key.name}” (${key.id} → ${rotated.id}); the old key ${graceMs ? `works for ${grace} more` : 'stopped at once'}`);
+    const note = graceMs ? `The old key keeps working for ${grace}, then stops.` : 'The old key has stopped working.';
+    return keyPageWith(signed, rotated.id, 200, { revealed: { name: key.name, key: rotated.key, note: `Rotated. ${note}` } });
+  });
+
+  keyAction('revoke', async (signed, key, form, ip) => {
+    if (form.get('confirm') !== 'yes') return redirect(`/keys/${key.id}/revoke`);
+    await store.revokeKey(signed.account.id, key.id);
+    await audit(signed, 'key.revoked', ip, `revoked key “${key.name}” (${key.id})`);
+    const month = currentMonth();
+    return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.` }), signed.frame.nonce);
+  });
+
+  app.get('/usage', async (event) => {
+    const request = event.req as Request;
+    const signed = await requireSession(request);
+    const query = new URL(request.url).searchParams;
+    const month = parseMonth(query.get('month')) ?? currentMonth();
+    const metric = (METRIC_NAMES as readonly string[]).includes(query.get('metric') ?? '') ? (query.get('metric') as MetricName) : 'requests';
+    return htmlResponse(usagePage(signed.frame, { month, metric, rows: await store.usage(signed.account.id, month) }), signed.frame.nonce);
+  });
+
+  app.get('/audit', async (event) => {
+    const signed = await requireSession(event.req as Request);
+    return htmlResponse(auditPage(signed.frame, await store.auditList(signed.account.id, 200)), signed.frame.nonce);
+  });
+
+  app.get('/operator', async (event) => {
+    const request = event.req as Request;
+    const signed = await requireSession(request);
+    if (!signed.account.operator) return page(403, 'Operators only', 'This page shows every account; it is for accounts with the operator flag (pdfsvc accounts create --operator).', { href: '/keys', label: 'Back to your keys' }, signed.frame);
+    const month = parseMonth(new URL(request.url).searchParams.get('month')) ?? currentMonth();
+    return htmlResponse(operatorPage(signed.frame, { month, rows: await store.operatorTotals(month) }), signed.frame.nonce);
+  });
+
+  app.get('/healthz', () => new Response('{"status":"ok"}', { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } }));
+
+  app.all('/**', () => page(404, 'Not found', 'There is no such page in the dashboard.', { href: '/', label: 'Open the dashboard' }));
+  return app;
+}
+
+/** A urlencoded form body of at most MAX_FORM_BYTES; anything else is refused. */
+async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new Answer(new Response('send the form as application/x-www-form-urlencoded', { status: 415, headers: { 'content-type': 'text/plain' } }));
+  const tooLarge = new Answer(new Response('form too large', { status: 413, headers: { 'content-type': 'text/plain' } }));
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_FORM_BYTES) throw tooLarge;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (request.body) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > MAX_FORM_BYTES) throw tooLarge;
+      chunks.push(chunk);
+    }
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
