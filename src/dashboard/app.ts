@@ -29,8 +29,9 @@ import {
   type KeyView,
   type MetricName,
 } from './pages.js';
-import { clearedSessionCookie, crossSiteProblem, csrfToken, csrfTokenMatches, hashSecret, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
-import type { DashboardAccount, DashboardStore } from './store.js';
+import { clearedSessionCookie, crossSiteProblem, csrfToken, csrfTokenMatches, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
+import type { Actor, DashboardAccount, DashboardStore } from './store.js';
+import { PdfsvcError, ValidationError } from '../core/errors.js';
 
 /** Failed sign-ins allowed in the window before further attempts are refused (429), per account and per address. */
 export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
@@ -81,6 +82,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     onError: (error) => {
       const cause = (error.cause ?? error) as unknown;
       if (cause instanceof Answer) return cause.response;
+      // The store's refusals (a key gone meanwhile): the page says what it said.
+      if (cause instanceof PdfsvcError && cause.status < 500) return page(cause.status, 'Not done', cause.message, { href: '/keys', label: 'Back to the keys' });
       log({ event: 'dashboard_error', error: (cause as Error)?.name ?? 'error' });
       return page(500, 'Something went wrong', 'The dashboard could not answer this request. Try again; if it keeps happening, tell your operator.');
     },
@@ -119,7 +122,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   async function session(request: Request): Promise<Signed | undefined> {
     const id = sessionIdOf(request, secure);
     if (!id) return undefined;
-    const found = await store.sessionAccount(hashSecret(id));
+    const found = await store.sessionAccount(id);
     if (!found || found.account.status !== 'active') return undefined;
     const { account, csrfSecret } = found;
     return { account, csrfSecret, frame: { nonce: newNonce(), account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator }, csrf: csrfToken(csrfSecret) } };
@@ -168,8 +171,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     return key;
   }
 
-  const audit = (signed: { account: DashboardAccount }, event: string, ip: string | null, detail: string) =>
-    store.audit({ accountId: signed.account.id, event, actor: signed.account.email, address: ip, detail });
+  const by = (signed: { account: DashboardAccount }, ip: string | null): Actor => ({ actor: signed.account.email, address: ip });
 
   app.get('/', async (event) => redirect((await session(event.req as Request)) ? '/keys' : '/sign-in'));
 
@@ -192,7 +194,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const nonce = newNonce();
     const frame: Frame = { nonce, csrf: form.get('csrf')! };
     const account = email ? await store.accountByEmail(email) : undefined;
-    const failures = await store.failedSignIns(account?.id ?? null, ip ?? 'unknown', new Date(now().getTime() - THROTTLE.windowMs));
+    const failures = await store.failedSignIns(account?.id ?? null, ip ?? 'unknown', THROTTLE.windowMs);
     if (failures.account >= THROTTLE.perAccount || failures.address >= THROTTLE.perAddress) {
       log({ event: 'dashboard_sign_in_throttled', by: failures.account >= THROTTLE.perAccount ? 'account' : 'address' });
       const minutes = THROTTLE.windowMs / 60_000;
@@ -212,26 +214,25 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   /** A fresh session (never one the browser brought: no fixation) and the way to the keys. */
   async function startSession(account: DashboardAccount, ip: string | null, what: string): Promise<Response> {
-    const id = newSessionId();
-    await store.createSession({ hash: hashSecret(id), accountId: account.id, csrfSecret: newSessionId(), expires: new Date(now().getTime() + SESSION_LIFETIME_MS), address: ip });
-    await store.audit({ accountId: account.id, event: 'signed_in', actor: account.email, address: ip, detail: what });
+    const { token } = await store.createSession(account.id, SESSION_LIFETIME_MS, ip);
+    await store.audit({ accountId: account.id, kind: 'signed_in', actor: account.email, address: ip, detail: { how: what } });
     log({ event: 'dashboard_signed_in', account: account.name });
-    return redirect('/keys', { 'set-cookie': sessionCookie(id, secure) });
+    return redirect('/keys', { 'set-cookie': sessionCookie(token, secure) });
   }
 
   app.post('/sign-out', async (event) => {
     const request = event.req as Request;
     const signed = await session(request);
     await checkedForm(request, signed?.csrfSecret);
-    await store.deleteSession(hashSecret(sessionIdOf(request, secure)!));
-    await audit(signed!, 'signed_out', address(event), 'signed out');
+    await store.endSession(sessionIdOf(request, secure)!);
+    await store.audit({ accountId: signed!.account.id, kind: 'signed_out', ...by(signed!, address(event)), detail: {} });
     return redirect('/sign-in?signed-out', { 'set-cookie': clearedSessionCookie(secure) });
   });
 
   app.get('/set-password', async (event) => {
     const request = event.req as Request;
     const token = new URL(request.url).searchParams.get('token') ?? '';
-    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(hashSecret(token)) : undefined;
+    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(token) : undefined;
     if (!account) return expiredLink();
     const pre = preSession(request);
     const nonce = newNonce();
@@ -246,19 +247,16 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const form = await checkedForm(request, preSessionId(request));
     const token = form.get('token') ?? '';
     const password = form.get('password') ?? '';
-    const tokenHash = hashSecret(token);
-    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(tokenHash) : undefined;
+    const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(token) : undefined;
     if (!account) return expiredLink();
     const problem = password !== (form.get('confirm') ?? '') ? 'the two passwords differ' : passwordProblem(password);
     if (problem) {
       const nonce = newNonce();
       return htmlResponse(setPasswordPage({ nonce, csrf: form.get('csrf')! }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` }), nonce, 400);
     }
-    const used = await store.usePasswordToken(tokenHash, await hashPassword(password));
+    // Also ends every session made with the old password.
+    const used = await store.usePasswordToken(token, await hashPassword(password), address(event));
     if (!used) return expiredLink();
-    // A new password ends every session made with the old one.
-    await store.deleteSessionsOf(used.id);
-    await store.audit({ accountId: used.id, event: 'password_set', actor: used.email, address: address(event), detail: 'password set with a one-time link' });
     return startSession(used, address(event), 'signed in after setting the password');
   });
 
@@ -278,8 +276,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     if (!KEY_NAME.test(name)) return refuse('Not created: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.');
     const existing = await store.listKeys(signed.account.id, month);
     if (existing.some((k) => k.name === name)) return refuse(`Not created: this account already has a key named “${name}”.`);
-    const created = await store.createKey(signed.account.id, name);
-    await audit(signed, 'key.created', address(event), `created key “${name}” (${created.id})`);
+    const created = await refusal(store.createKey(signed.account.id, name, by(signed, address(event))));
+    if (typeof created === 'string') return refuse(`Not created: ${created}`);
     return htmlResponse(
       keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, revealed: { name, key: created.key, note: 'Your new key is ready.' } }),
       signed.frame.nonce,
@@ -319,8 +317,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     if (name !== key.name && (await store.listKeys(signed.account.id, currentMonth())).some((k) => k.name === name)) {
       return keyPageWith(signed, key.id, 400, { error: `Not renamed: this account already has a key named “${name}”.` });
     }
-    await store.renameKey(signed.account.id, key.id, name);
-    await audit(signed, 'key.renamed', ip, `renamed key “${key.name}” (${key.id}) to “${name}”`);
+    const failed = await refusal(store.renameKey(signed.account.id, key.id, name, by(signed, ip)));
+    if (typeof failed === 'string') return keyPageWith(signed, key.id, 400, { error: `Not renamed: ${failed}` });
     return keyPageWith(signed, key.id, 200, { notice: `Renamed to “${name}”.` });
   });
 
@@ -338,8 +336,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       expires = end.toISOString();
     }
     const limits = { regions: regions.length ? [...new Set(regions)] : null, expires };
-    await store.setKeyLimits(signed.account.id, key.id, limits);
-    await audit(signed, 'key.limits', ip, `key “${key.name}” (${key.id}): regions ${limits.regions ? limits.regions.join(', ') : 'all of the plan'}, expires ${expires ?? 'never'}`);
+    const failed = await refusal(store.setKeyLimits(signed.account.id, key.id, limits, by(signed, ip)));
+    if (typeof failed === 'string') return keyPageWith(signed, key.id, 400, { error: `Not saved: ${failed}` });
     return keyPageWith(signed, key.id, 200, { notice: 'Limits saved; every server applies them within 2 seconds.' });
   });
 
@@ -347,17 +345,14 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const grace = form.get('grace') ?? '';
     if (!(grace in GRACE)) return keyPageWith(signed, key.id, 400, { error: 'Not rotated: choose a grace period from the list.' });
     const graceMs = GRACE[grace as keyof typeof GRACE];
-    const rotated = await store.rotateKey(signed.account.id, key.id, graceMs);
-    if (!rotated) throw new Answer(page(404, 'No such key', 'This account has no key with that id.', { href: '/keys', label: 'Back to the keys' }, signed.frame));
-    await audit(signed, 'key.rotated', ip, `rotated key “${key.name}” (${key.id} → ${rotated.id}); the old key ${graceMs ? `works for ${grace} more` : 'stopped at once'}`);
+    const rotated = await store.rotateKey(signed.account.id, key.id, graceMs, by(signed, ip));
     const note = graceMs ? `The old key keeps working for ${grace}, then stops.` : 'The old key has stopped working.';
     return keyPageWith(signed, rotated.id, 200, { revealed: { name: key.name, key: rotated.key, note: `Rotated. ${note}` } });
   });
 
   keyAction('revoke', async (signed, key, form, ip) => {
     if (form.get('confirm') !== 'yes') return redirect(`/keys/${key.id}/revoke`);
-    await store.revokeKey(signed.account.id, key.id);
-    await audit(signed, 'key.revoked', ip, `revoked key “${key.name}” (${key.id})`);
+    await store.revokeKey(signed.account.id, key.id, by(signed, ip));
     const month = currentMonth();
     return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.` }), signed.frame.nonce);
   });
@@ -388,6 +383,16 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   app.all('/**', () => page(404, 'Not found', 'There is no such page in the dashboard.', { href: '/', label: 'Open the dashboard' }));
   return app;
+}
+
+/** What the store refused (a name taken, a region outside the plan) as text for the page; undefined when it worked. */
+async function refusal<T>(work: Promise<T>): Promise<T | string> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ValidationError) return Object.values(err.errors).flat().join('; ');
+    throw err;
+  }
 }
 
 /** A urlencoded form body of at most MAX_FORM_BYTES; anything else is refused. */

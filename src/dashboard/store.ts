@@ -26,43 +26,50 @@ export interface KeyLimits {
 
 export interface AuditEntry {
   accountId: string;
-  event: string;
+  kind: string;
   actor: string;
   address: string | null;
-  detail: string;
+  /** Never a secret. */
+  detail: Record<string, unknown>;
 }
 
 export interface DashboardStore {
   accountByEmail(email: string): Promise<DashboardAccount | undefined>;
   /** The account a one-time password link is for, while it is unused and unexpired. */
-  passwordTokenAccount(tokenHash: string): Promise<DashboardAccount | undefined>;
-  /** Uses the link (once: a second call finds nothing) and sets the password; returns the account. */
-  usePasswordToken(tokenHash: string, passwordHash: string): Promise<DashboardAccount | undefined>;
+  passwordTokenAccount(token: string): Promise<DashboardAccount | undefined>;
+  /** Uses the link (once: a second call finds nothing), sets the password and ends the account's sessions. */
+  usePasswordToken(token: string, passwordHash: string, address: string | null): Promise<DashboardAccount | undefined>;
 
-  /** `csrfSecret`: random per session; the forms' anti-forgery token is derived from it. */
-  createSession(session: { hash: string; accountId: string; csrfSecret: string; expires: Date; address: string | null }): Promise<void>;
+  /** A new session: the token goes in the cookie (the database keeps its hash); the forms' CSRF token derives from `csrfSecret`. */
+  createSession(accountId: string, ttlMs: number, address: string | null): Promise<{ token: string; csrfSecret: string }>;
   /** The account of a session not ended and not expired, with the session's CSRF secret. */
-  sessionAccount(hash: string): Promise<{ account: DashboardAccount; csrfSecret: string } | undefined>;
-  deleteSession(hash: string): Promise<void>;
-  deleteSessionsOf(accountId: string): Promise<void>;
+  sessionAccount(token: string): Promise<{ account: DashboardAccount; csrfSecret: string } | undefined>;
+  endSession(token: string): Promise<void>;
 
   recordSignIn(attempt: { accountId: string | null; address: string; ok: boolean }): Promise<void>;
-  /** Failed sign-ins since `since` for this account (if there is one) and from this network address. */
-  failedSignIns(accountId: string | null, address: string, since: Date): Promise<{ account: number; address: number }>;
+  /** Failed sign-ins within the window for this account (if there is one) and from this network address. */
+  failedSignIns(accountId: string | null, address: string, windowMs: number): Promise<{ account: number; address: number }>;
 
   listKeys(accountId: string, month: string): Promise<KeyView[]>;
+  /** The account's live key with this id; undefined for any other account's key. */
   getKey(accountId: string, keyId: string, month: string): Promise<KeyView | undefined>;
   /** A new key of the account's plan; returns its id and the key itself (shown once). */
-  createKey(accountId: string, name: string): Promise<{ id: string; key: string }>;
-  renameKey(accountId: string, keyId: string, name: string): Promise<boolean>;
-  setKeyLimits(accountId: string, keyId: string, limits: KeyLimits): Promise<boolean>;
+  createKey(accountId: string, name: string, by: Actor): Promise<{ id: string; key: string }>;
+  renameKey(accountId: string, keyId: string, name: string, by: Actor): Promise<void>;
+  setKeyLimits(accountId: string, keyId: string, limits: KeyLimits, by: Actor): Promise<void>;
   /** As `pdfsvc keys rotate`: a new key takes the name and limits; the old one stops after the grace period. */
-  rotateKey(accountId: string, keyId: string, graceMs: number): Promise<{ id: string; key: string } | undefined>;
-  revokeKey(accountId: string, keyId: string): Promise<boolean>;
+  rotateKey(accountId: string, keyId: string, graceMs: number, by: Actor): Promise<{ id: string; key: string }>;
+  revokeKey(accountId: string, keyId: string, by: Actor): Promise<void>;
 
   usage(accountId: string, month: string): Promise<UsageRow[]>;
   operatorTotals(month: string): Promise<OperatorRow[]>;
 
   audit(entry: AuditEntry): Promise<void>;
   auditList(accountId: string, limit: number): Promise<AuditView[]>;
+}
+
+/** Who does something in the dashboard, for the audit list. */
+export interface Actor {
+  actor: string;
+  address: string | null;
 }

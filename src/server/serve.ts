@@ -80,7 +80,7 @@ function positiveInteger(name: string, text: string | undefined, allowZero = fal
 }
 
 /** Loopback addresses and names: the only places plain HTTP may be served. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1';

@@ -1,0 +1,96 @@
+/**
+ * Puts the dashboard app on a port: `pdfsvc dashboard` (a process of its
+ * own) and `pdfsvc serve --dashboard-port` (beside the API, sharing its
+ * database handle: the embedded database can be opened by one process only).
+ * As for the API, plain HTTP only on a loopback address: a password and a
+ * session cookie must not cross a network in clear.
+ */
+import { listen } from 'listhen';
+import type { Server } from 'node:http';
+import { isIP } from 'node:net';
+import { toNodeHandler } from 'h3/node';
+import { ValidationError } from '../core/errors.js';
+import { PLAN_REGIONS } from '../server/keys.js';
+import { isLoopback } from '../server/serve.js';
+import { createDashboardApp } from './app.js';
+import type { DashboardStore } from './store.js';
+
+export const DEFAULT_DASHBOARD_PORT = 8090;
+
+export interface DashboardListenOptions {
+  store: DashboardStore;
+  host: string;
+  port: number;
+  https?: boolean;
+  cert?: string;
+  key?: string;
+  /** The URL people open (behind a proxy); its origin is the only one forms may come from. */
+  publicUrl?: string;
+  trustProxy?: boolean;
+  log: (entry: Record<string, unknown>) => void;
+}
+
+export interface ListeningDashboard {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export function checkDashboardAddress(host: string, https: boolean, publicUrl: string | undefined, option = 'dashboard-host'): void {
+  if (publicUrl !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(publicUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !/^https?:$/.test(parsed.protocol)) throw ValidationError.field('public-url', `${JSON.stringify(publicUrl)} is not an http(s) URL; give the address people open, such as https://dashboard.example.com`);
+  }
+  // Behind a TLS proxy (public URL https), the dashboard itself may listen in clear on loopback only.
+  if (!https && !isLoopback(host)) {
+    throw ValidationError.field(option, `${host} is not a loopback address; plain HTTP would expose passwords and session cookies on the network. Use --https, or bind 127.0.0.1 behind a TLS proxy (with --public-url https://…)`);
+  }
+}
+
+export async function listenDashboard(options: DashboardListenOptions): Promise<ListeningDashboard> {
+  checkDashboardAddress(options.host, Boolean(options.https), options.publicUrl);
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
+  // Secure cookies whenever the browser reaches the dashboard over HTTPS, directly or through a proxy.
+  const secure = Boolean(options.https) || publicUrl?.protocol === 'https:';
+  const app = createDashboardApp({ store: options.store, secure, planRegions: PLAN_REGIONS, publicOrigin: publicUrl?.origin, trustProxy: options.trustProxy, log: options.log });
+  const { readFile } = await import('node:fs/promises');
+  const tls = options.https
+    ? options.cert && options.key
+      ? { cert: await readFile(options.cert, 'utf8'), key: await readFile(options.key, 'utf8') }
+      : { validityDays: 365, domains: [...new Set(['localhost', '127.0.0.1', '::1', options.host])] }
+    : false;
+  const listener = await listen(toNodeHandler(app) as never, {
+    hostname: options.host,
+    port: options.port === 0 ? 0 : { port: options.port, random: false, alternativePortRange: [] },
+    https: tls,
+    showURL: false,
+    autoClose: false,
+    qr: false,
+    public: false,
+    isTest: true,
+  } as never);
+  const server = listener.server as Server;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  if (options.port !== 0 && port !== options.port) {
+    await listener.close();
+    throw ValidationError.field('dashboard-port', `cannot listen on port ${options.port}; choose another (0 picks a free one)`);
+  }
+  const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
+  const url = publicUrl ? publicUrl.origin : `${options.https ? 'https' : 'http'}://${host}:${port}`;
+  return {
+    url,
+    server,
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
