@@ -29,9 +29,12 @@ import {
   type KeyView,
   type MetricName,
 } from './pages.js';
-import { clearedSessionCookie, crossSiteProblem, csrfToken, csrfTokenMatches, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
+import { clearedSessionCookie, cookieName, crossSiteProblem, csrfToken, csrfTokenMatches, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
 import type { Actor, DashboardAccount, DashboardStore } from './store.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
+
+/** Where the dashboard lives beside the API (`pdfsvc serve`), and in `pdfsvc dashboard` alike, so links work in both. */
+export const DASHBOARD_BASE = '/dashboard';
 
 /** Failed sign-ins allowed in the window before further attempts are refused (429), per account and per address. */
 export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
@@ -48,6 +51,8 @@ export interface DashboardOptions {
   secure: boolean;
   /** Regions of each plan (SERVICE.md), offered as per-key limits. */
   planRegions: Record<string, readonly string[]>;
+  /** The path it is served under: '/dashboard' (the default) beside the API, or '' at the root. */
+  base?: string;
   /** The origin people reach the dashboard at (behind a proxy); default: the request's own. */
   publicOrigin?: string;
   /** Take the client's address from X-Forwarded-For (behind a proxy that sets it). */
@@ -73,9 +78,11 @@ class Answer extends Error {
 
 export function createDashboardApp(options: DashboardOptions): H3 {
   const { store, secure } = options;
+  const base = options.base ?? DASHBOARD_BASE;
+  const cookie = { secure, path: base || '/' };
   const now = options.now ?? (() => new Date());
   const log = options.log ?? (() => {});
-  const preCookie = secure ? '__Host-pdfsvc_pre' : 'pdfsvc_pre';
+  const preCookie = `${cookieName(cookie)}_pre`;
 
   const app = new H3({
     silent: true,
@@ -83,7 +90,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       const cause = (error.cause ?? error) as unknown;
       if (cause instanceof Answer) return cause.response;
       // The store's refusals (a key gone meanwhile): the page says what it said.
-      if (cause instanceof PdfsvcError && cause.status < 500) return page(cause.status, 'Not done', cause.message, { href: '/keys', label: 'Back to the keys' });
+      if (cause instanceof PdfsvcError && cause.status < 500) return page(cause.status, 'Not done', cause.message, { href: `${base}/keys`, label: 'Back to the keys' });
       log({ event: 'dashboard_error', error: (cause as Error)?.name ?? 'error' });
       return page(500, 'Something went wrong', 'The dashboard could not answer this request. Try again; if it keeps happening, tell your operator.');
     },
@@ -113,24 +120,24 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   function page(status: number, title: string, text: string, link?: { href: string; label: string }, frame?: Frame): Response {
     const nonce = frame?.nonce ?? newNonce();
-    return htmlResponse(messagePage({ ...frame, nonce }, title, text, link), nonce, status);
+    return htmlResponse(messagePage({ base, ...frame, nonce }, title, text, link), nonce, status);
   }
 
   const redirect = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
   /** The signed-in account, or undefined. */
   async function session(request: Request): Promise<Signed | undefined> {
-    const id = sessionIdOf(request, secure);
+    const id = sessionIdOf(request, cookie);
     if (!id) return undefined;
     const found = await store.sessionAccount(id);
     if (!found || found.account.status !== 'active') return undefined;
     const { account, csrfSecret } = found;
-    return { account, csrfSecret, frame: { nonce: newNonce(), account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator }, csrf: csrfToken(csrfSecret) } };
+    return { account, csrfSecret, frame: { nonce: newNonce(), base, account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator }, csrf: csrfToken(csrfSecret) } };
   }
 
   async function requireSession(request: Request): Promise<Signed> {
     const signed = await session(request);
-    if (!signed) throw new Answer(redirect('/sign-in'));
+    if (!signed) throw new Answer(redirect(`${base}/sign-in`));
     return signed;
   }
 
@@ -139,12 +146,12 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const crossSite = crossSiteProblem(request, originOf(request));
     if (crossSite) {
       log({ event: 'dashboard_csrf_refused', reason: crossSite });
-      throw new Answer(page(403, 'Refused', `This form was not sent from the dashboard: ${crossSite}. Open the dashboard and try again.`, { href: '/', label: 'Open the dashboard' }));
+      throw new Answer(page(403, 'Refused', `This form was not sent from the dashboard: ${crossSite}. Open the dashboard and try again.`, { href: `${base}/`, label: 'Open the dashboard' }));
     }
     const form = await readForm(request);
     if (!csrfSecret || !csrfTokenMatches(csrfSecret, form.get('csrf'))) {
       log({ event: 'dashboard_csrf_refused', reason: 'token' });
-      throw new Answer(page(403, 'Refused', 'This form has expired or was not sent from the dashboard. Reload the page and try again.', { href: '/', label: 'Open the dashboard' }));
+      throw new Answer(page(403, 'Refused', 'This form has expired or was not sent from the dashboard. Reload the page and try again.', { href: `${base}/`, label: 'Open the dashboard' }));
     }
     return form;
   }
@@ -156,7 +163,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       if (key === preCookie && /^[A-Za-z0-9_-]{43}$/.test(value ?? '')) return { id: value };
     }
     const id = newSessionId();
-    return { id, setCookie: `${preCookie}=${id}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}` };
+    return { id, setCookie: `${preCookie}=${id}; Path=${cookie.path}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}` };
   }
   const preSessionId = (request: Request) => {
     const found = preSession(request);
@@ -167,32 +174,34 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   async function keyOr404(signed: Signed, keyId: string | undefined): Promise<KeyView> {
     const key = keyId ? await store.getKey(signed.account.id, keyId, currentMonth()) : undefined;
-    if (!key) throw new Answer(page(404, 'No such key', 'This account has no key with that id (it may have been revoked).', { href: '/keys', label: 'Back to the keys' }, signed.frame));
+    if (!key) throw new Answer(page(404, 'No such key', 'This account has no key with that id (it may have been revoked).', { href: `${base}/keys`, label: 'Back to the keys' }, signed.frame));
     return key;
   }
 
   const by = (signed: { account: DashboardAccount }, ip: string | null): Actor => ({ actor: signed.account.email, address: ip });
 
-  app.get('/', async (event) => redirect((await session(event.req as Request)) ? '/keys' : '/sign-in'));
+  const home = async (event: { req: unknown }) => redirect((await session(event.req as Request)) ? `${base}/keys` : `${base}/sign-in`);
+  app.get(`${base}/`, home);
+  if (base) app.get(base, home);
 
-  app.get('/sign-in', async (event) => {
+  app.get(`${base}/sign-in`, async (event) => {
     const request = event.req as Request;
-    if (await session(request)) return redirect('/keys');
+    if (await session(request)) return redirect(`${base}/keys`);
     const pre = preSession(request);
     const nonce = newNonce();
     const query = new URL(request.url).searchParams;
     const notice = query.has('signed-out') ? 'You are signed out.' : undefined;
-    return htmlResponse(signInPage({ nonce, csrf: csrfToken(pre.id) }, { notice }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
+    return htmlResponse(signInPage({ nonce, base, csrf: csrfToken(pre.id) }, { notice }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
   });
 
-  app.post('/sign-in', async (event) => {
+  app.post(`${base}/sign-in`, async (event) => {
     const request = event.req as Request;
     const form = await checkedForm(request, preSessionId(request));
     const email = (form.get('email') ?? '').trim().toLowerCase().slice(0, 320);
     const password = form.get('password') ?? '';
     const ip = address(event);
     const nonce = newNonce();
-    const frame: Frame = { nonce, csrf: form.get('csrf')! };
+    const frame: Frame = { nonce, base, csrf: form.get('csrf')! };
     const account = email ? await store.accountByEmail(email) : undefined;
     const failures = await store.failedSignIns(account?.id ?? null, ip ?? 'unknown', THROTTLE.windowMs);
     if (failures.account >= THROTTLE.perAccount || failures.address >= THROTTLE.perAddress) {
@@ -217,32 +226,32 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const { token } = await store.createSession(account.id, SESSION_LIFETIME_MS, ip);
     await store.audit({ accountId: account.id, kind: 'signed_in', actor: account.email, address: ip, detail: { how: what } });
     log({ event: 'dashboard_signed_in', account: account.name });
-    return redirect('/keys', { 'set-cookie': sessionCookie(token, secure) });
+    return redirect(`${base}/keys`, { 'set-cookie': sessionCookie(token, cookie) });
   }
 
-  app.post('/sign-out', async (event) => {
+  app.post(`${base}/sign-out`, async (event) => {
     const request = event.req as Request;
     const signed = await session(request);
     await checkedForm(request, signed?.csrfSecret);
-    await store.endSession(sessionIdOf(request, secure)!);
+    await store.endSession(sessionIdOf(request, cookie)!);
     await store.audit({ accountId: signed!.account.id, kind: 'signed_out', ...by(signed!, address(event)), detail: {} });
-    return redirect('/sign-in?signed-out', { 'set-cookie': clearedSessionCookie(secure) });
+    return redirect(`${base}/sign-in?signed-out`, { 'set-cookie': clearedSessionCookie(cookie) });
   });
 
-  app.get('/set-password', async (event) => {
+  app.get(`${base}/set-password`, async (event) => {
     const request = event.req as Request;
     const token = new URL(request.url).searchParams.get('token') ?? '';
     const account = /^[A-Za-z0-9_-]{16,128}$/.test(token) ? await store.passwordTokenAccount(token) : undefined;
     if (!account) return expiredLink();
     const pre = preSession(request);
     const nonce = newNonce();
-    return htmlResponse(setPasswordPage({ nonce, csrf: csrfToken(pre.id) }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
+    return htmlResponse(setPasswordPage({ nonce, base, csrf: csrfToken(pre.id) }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
   });
 
   const expiredLink = () =>
-    page(410, 'This link no longer works', 'Password links work once and for a limited time. Ask your operator for a new one (pdfsvc accounts reset-password), or sign in if you have set your password.', { href: '/sign-in', label: 'Sign in' });
+    page(410, 'This link no longer works', 'Password links work once and for a limited time. Ask your operator for a new one (pdfsvc accounts reset-password), or sign in if you have set your password.', { href: `${base}/sign-in`, label: 'Sign in' });
 
-  app.post('/set-password', async (event) => {
+  app.post(`${base}/set-password`, async (event) => {
     const request = event.req as Request;
     const form = await checkedForm(request, preSessionId(request));
     const token = form.get('token') ?? '';
@@ -252,7 +261,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const problem = password !== (form.get('confirm') ?? '') ? 'the two passwords differ' : passwordProblem(password);
     if (problem) {
       const nonce = newNonce();
-      return htmlResponse(setPasswordPage({ nonce, csrf: form.get('csrf')! }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` }), nonce, 400);
+      return htmlResponse(setPasswordPage({ nonce, base, csrf: form.get('csrf')! }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` }), nonce, 400);
     }
     // Also ends every session made with the old password.
     const used = await store.usePasswordToken(token, await hashPassword(password), address(event));
@@ -260,13 +269,13 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     return startSession(used, address(event), 'signed in after setting the password');
   });
 
-  app.get('/keys', async (event) => {
+  app.get(`${base}/keys`, async (event) => {
     const signed = await requireSession(event.req as Request);
     const month = currentMonth();
     return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month }), signed.frame.nonce);
   });
 
-  app.post('/keys', async (event) => {
+  app.post(`${base}/keys`, async (event) => {
     const request = event.req as Request;
     const signed = await requireSession(request);
     const form = await checkedForm(request, signed.csrfSecret);
@@ -284,13 +293,13 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     );
   });
 
-  app.get('/keys/:id', async (event) => {
+  app.get(`${base}/keys/:id`, async (event) => {
     const signed = await requireSession(event.req as Request);
     const key = await keyOr404(signed, event.context.params?.id);
     return htmlResponse(keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10) }), signed.frame.nonce);
   });
 
-  app.get('/keys/:id/revoke', async (event) => {
+  app.get(`${base}/keys/:id/revoke`, async (event) => {
     const signed = await requireSession(event.req as Request);
     const key = await keyOr404(signed, event.context.params?.id);
     return htmlResponse(revokeConfirmPage(signed.frame, key), signed.frame.nonce);
@@ -298,7 +307,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   /** The key pages' POSTs: checked, applied to the signed-in account's key only, audited. */
   const keyAction = (name: string, act: (signed: Signed, key: KeyView, form: URLSearchParams, ip: string | null) => Promise<Response>) =>
-    app.post(`/keys/:id/${name}`, async (event) => {
+    app.post(`${base}/keys/:id/${name}`, async (event) => {
       const request = event.req as Request;
       const signed = await requireSession(request);
       const form = await checkedForm(request, signed.csrfSecret);
@@ -351,13 +360,13 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   });
 
   keyAction('revoke', async (signed, key, form, ip) => {
-    if (form.get('confirm') !== 'yes') return redirect(`/keys/${key.id}/revoke`);
+    if (form.get('confirm') !== 'yes') return redirect(`${base}/keys/${key.id}/revoke`);
     await store.revokeKey(signed.account.id, key.id, by(signed, ip));
     const month = currentMonth();
     return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.` }), signed.frame.nonce);
   });
 
-  app.get('/usage', async (event) => {
+  app.get(`${base}/usage`, async (event) => {
     const request = event.req as Request;
     const signed = await requireSession(request);
     const query = new URL(request.url).searchParams;
@@ -366,22 +375,22 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     return htmlResponse(usagePage(signed.frame, { month, metric, rows: await store.usage(signed.account.id, month) }), signed.frame.nonce);
   });
 
-  app.get('/audit', async (event) => {
+  app.get(`${base}/audit`, async (event) => {
     const signed = await requireSession(event.req as Request);
     return htmlResponse(auditPage(signed.frame, await store.auditList(signed.account.id, 200)), signed.frame.nonce);
   });
 
-  app.get('/operator', async (event) => {
+  app.get(`${base}/operator`, async (event) => {
     const request = event.req as Request;
     const signed = await requireSession(request);
-    if (!signed.account.operator) return page(403, 'Operators only', 'This page shows every account; it is for accounts with the operator flag (pdfsvc accounts create --operator).', { href: '/keys', label: 'Back to your keys' }, signed.frame);
+    if (!signed.account.operator) return page(403, 'Operators only', 'This page shows every account; it is for accounts with the operator flag (pdfsvc accounts create --operator).', { href: `${base}/keys`, label: 'Back to your keys' }, signed.frame);
     const month = parseMonth(new URL(request.url).searchParams.get('month')) ?? currentMonth();
     return htmlResponse(operatorPage(signed.frame, { month, rows: await store.operatorTotals(month) }), signed.frame.nonce);
   });
 
-  app.get('/healthz', () => new Response('{"status":"ok"}', { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } }));
+  app.get(`${base}/healthz`, () => new Response('{"status":"ok"}', { headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } }));
 
-  app.all('/**', () => page(404, 'Not found', 'There is no such page in the dashboard.', { href: '/', label: 'Open the dashboard' }));
+  app.all(`${base}/**`, () => page(404, 'Not found', 'There is no such page in the dashboard.', { href: `${base}/`, label: 'Open the dashboard' }));
   return app;
 }
 

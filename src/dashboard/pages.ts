@@ -67,6 +67,8 @@ export interface OperatorRow extends UsageTotals {
 /** What every signed-in page needs: who, the CSRF token for its forms, and the response's nonce. */
 export interface Frame {
   nonce: string;
+  /** The path the dashboard is served under ('' or '/dashboard'): every link and form starts with it. */
+  base: string;
   account?: AccountView;
   csrf?: string;
   current?: 'keys' | 'usage' | 'audit' | 'operator';
@@ -146,9 +148,9 @@ export function layout(title: string, frame: Frame, body: string): string {
   const account = frame.account;
   const link = (href: string, label: string, name: Frame['current']) => `<li><a href="${href}"${frame.current === name ? ' aria-current="page"' : ''}>${label}</a></li>`;
   const nav = account
-    ? `<nav aria-label="Dashboard"><ul>${link('/keys', 'Keys', 'keys')}${link('/usage', 'Usage', 'usage')}${link('/audit', 'Audit log', 'audit')}${account.operator ? link('/operator', 'All accounts', 'operator') : ''}</ul></nav>` +
+    ? `<nav aria-label="Dashboard"><ul>${link(`${frame.base}/keys`, 'Keys', 'keys')}${link(`${frame.base}/usage`, 'Usage', 'usage')}${link(`${frame.base}/audit`, 'Audit log', 'audit')}${account.operator ? link(`${frame.base}/operator`, 'All accounts', 'operator') : ''}</ul></nav>` +
       `<span class="hint">${e(account.name)} · ${e(account.email)} · ${e(account.plan)} plan</span>` +
-      `<form class="inline" method="post" action="/sign-out">${csrfField(frame)}<button type="submit" class="secondary">Sign out</button></form>`
+      `<form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">Sign out</button></form>`
     : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
@@ -168,7 +170,7 @@ export function signInPage(frame: Frame, options: { email?: string; error?: stri
     'Sign in',
     frame,
     `${message('notice', options.notice)}${message('error', options.error)}
-<form method="post" action="/sign-in" class="card narrow-form">${csrfField(frame)}
+<form method="post" action="${frame.base}/sign-in" class="card narrow-form">${csrfField(frame)}
 <div class="field"><label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="username" required value="${e(options.email ?? '')}"${options.email ? '' : ' autofocus'}></div>
 <div class="field"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required${options.email ? ' autofocus' : ''}></div>
 <p><button type="submit">Sign in</button></p></form>
@@ -181,7 +183,7 @@ export function setPasswordPage(frame: Frame, options: { token: string; email: s
     'Choose your password',
     frame,
     `${message('error', options.error)}
-<form method="post" action="/set-password" class="card narrow-form">${csrfField(frame)}<input type="hidden" name="token" value="${e(options.token)}">
+<form method="post" action="${frame.base}/set-password" class="card narrow-form">${csrfField(frame)}<input type="hidden" name="token" value="${e(options.token)}">
 <p>For <strong>${e(options.email)}</strong>. This link works once.</p>
 <input type="hidden" name="username" autocomplete="username" value="${e(options.email)}">
 <div class="field"><label for="password">New password <span class="hint">(at least ${options.minLength} characters)</span></label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${options.minLength}" required autofocus></div>
@@ -210,7 +212,7 @@ function regionsText(regions: string[] | null): string {
 export function keysPage(frame: Frame, options: { keys: KeyView[]; revealed?: { name: string; key: string; note: string }; error?: string; notice?: string; month: string }): string {
   const rows = options.keys
     .map(
-      (k) => `<tr><th scope="row"><a href="/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
+      (k) => `<tr><th scope="row"><a href="${frame.base}/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
     )
     .join('');
   const table = options.keys.length
@@ -222,7 +224,7 @@ export function keysPage(frame: Frame, options: { keys: KeyView[]; revealed?: { 
     `${options.revealed ? revealedKey(options.revealed) : ''}${message('notice', options.notice)}${message('error', options.error)}
 ${table}
 <h2 id="create-title">Create a key</h2>
-<form method="post" action="/keys" class="card" aria-labelledby="create-title">${csrfField(frame)}
+<form method="post" action="${frame.base}/keys" class="card" aria-labelledby="create-title">${csrfField(frame)}
 <div class="row"><div class="field"><label for="key-name">Name <span class="hint">(what the key is for)</span></label><input id="key-name" name="name" required maxlength="64" pattern="[A-Za-z0-9][A-Za-z0-9 ._\\-]*" title="letters, digits, spaces, dots, dashes and underscores"></div>
 <div><button type="submit">Create key</button></div></div>
 <p class="hint">Region limits and an expiry date can be set on the key's page after it is created.</p></form>`,
@@ -244,20 +246,20 @@ export function keyPage(
     `${options.revealed ? revealedKey(options.revealed) : ''}${message('notice', options.notice)}${message('error', options.error)}
 <dl class="card"><dt>Prefix</dt><dd><code>${e(k.prefix)}…</code></dd><dt>Created</dt><dd>${e(formatTime(k.created))}</dd><dt>Last used</dt><dd>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</dd><dt>Expires</dt><dd>${k.expires ? e(formatTime(k.expires)) : 'none'}</dd><dt>Regions</dt><dd>${e(regionsText(k.regions))}</dd><dt>Requests this month</dt><dd>${formatCount(k.requestsThisMonth)}</dd></dl>
 <h2 id="rename-title">Rename</h2>
-<form method="post" action="/keys/${id}/rename" class="card" aria-labelledby="rename-title">${csrfField(frame)}<div class="row">
+<form method="post" action="${frame.base}/keys/${id}/rename" class="card" aria-labelledby="rename-title">${csrfField(frame)}<div class="row">
 <div class="field"><label for="rename">New name</label><input id="rename" name="name" required maxlength="64" value="${e(k.name)}"></div><div><button type="submit">Rename</button></div></div></form>
 <h2 id="limits-title">Limits</h2>
-<form method="post" action="/keys/${id}/limits" class="card" aria-labelledby="limits-title">${csrfField(frame)}
+<form method="post" action="${frame.base}/keys/${id}/limits" class="card" aria-labelledby="limits-title">${csrfField(frame)}
 <fieldset><legend>Regions this key works in <span class="hint">(none ticked: every region of the plan)</span></legend>${regionBoxes}</fieldset>
 <div class="row"><div class="field narrow"><label for="expires">Expires on <span class="hint">(UTC, end of day; empty: never)</span></label><input id="expires" name="expires" type="date" min="${e(options.today)}" value="${k.expires ? e(k.expires.slice(0, 10)) : ''}"></div>
 <div><button type="submit">Save limits</button></div></div></form>
 <h2 id="rotate-title">Rotate</h2>
-<form method="post" action="/keys/${id}/rotate" class="card" aria-labelledby="rotate-title">${csrfField(frame)}
+<form method="post" action="${frame.base}/keys/${id}/rotate" class="card" aria-labelledby="rotate-title">${csrfField(frame)}
 <p>Makes a new key with this name and settings, shown once. The old one keeps working for the grace period, so it can be replaced where it is deployed, then stops.</p>
 <div class="row"><div class="field narrow"><label for="grace">Grace period</label><select id="grace" name="grace"><option value="1h">1 hour</option><option value="24h" selected>24 hours</option><option value="7d">7 days</option><option value="0s">none: stop the old key now</option></select></div>
 <div><button type="submit">Rotate key</button></div></div></form>
 <h2 id="revoke-title">Revoke</h2>
-<div class="card"><p>A revoked key stops working everywhere within 2 seconds. This cannot be undone.</p><p><a href="/keys/${id}/revoke">Revoke this key…</a></p></div>`,
+<div class="card"><p>A revoked key stops working everywhere within 2 seconds. This cannot be undone.</p><p><a href="${frame.base}/keys/${id}/revoke">Revoke this key…</a></p></div>`,
   );
 }
 
@@ -265,9 +267,9 @@ export function revokeConfirmPage(frame: Frame, key: KeyView): string {
   return layout(
     `Revoke “${key.name}”?`,
     { ...frame, current: 'keys' },
-    `<form method="post" action="/keys/${e(key.id)}/revoke" class="card">${csrfField(frame)}<input type="hidden" name="confirm" value="yes">
+    `<form method="post" action="${frame.base}/keys/${e(key.id)}/revoke" class="card">${csrfField(frame)}<input type="hidden" name="confirm" value="yes">
 <p>The key <code>${e(key.prefix)}…</code> (“${e(key.name)}”) will stop working in every region within 2 seconds. Applications using it get <code>401</code>. This cannot be undone.</p>
-<div class="row"><button type="submit" class="danger" autofocus>Yes, revoke it</button><a href="/keys/${e(key.id)}">No, keep it</a></div></form>`,
+<div class="row"><button type="submit" class="danger" autofocus>Yes, revoke it</button><a href="${frame.base}/keys/${e(key.id)}">No, keep it</a></div></form>`,
   );
 }
 
@@ -322,7 +324,7 @@ export function usagePage(frame: Frame, options: { month: string; metric: Metric
 <h2 id="per-key">Per key</h2><div class="table-wrap"><table aria-labelledby="per-key"><thead><tr><th scope="col">Key</th>${NUMBER_HEADS}</tr></thead><tbody>${keyRows}</tbody><tfoot><tr><th scope="row">Account total</th>${numberCells(total)}</tr></tfoot></table></div>
 <h2 id="per-day">Per key and day</h2><div class="table-wrap"><table aria-labelledby="per-day"><thead><tr><th scope="col">Day</th><th scope="col">Key</th>${NUMBER_HEADS}</tr></thead><tbody>${dayRows}</tbody><tfoot><tr><th scope="row" colspan="2">Account total</th>${numberCells(total)}</tr></tfoot></table></div>`
     : `<p>No requests in ${e(options.month)}.</p>`;
-  return layout(`Usage, ${options.month}`, { ...frame, current: 'usage' }, `${monthForm('/usage', options.month, metricSelect)}${body}`);
+  return layout(`Usage, ${options.month}`, { ...frame, current: 'usage' }, `${monthForm(`${frame.base}/usage`, options.month, metricSelect)}${body}`);
 }
 
 export function auditPage(frame: Frame, events: AuditView[]): string {
@@ -346,7 +348,7 @@ export function operatorPage(frame: Frame, options: { month: string; rows: Opera
   return layout(
     `All accounts, ${options.month}`,
     { ...frame, current: 'operator' },
-    `${monthForm('/operator', options.month)}<div class="table-wrap"><table><thead><tr><th scope="col">Account</th><th scope="col">E-mail</th><th scope="col">Plan</th><th scope="col">Status</th><th scope="col" class="num">Keys</th>${NUMBER_HEADS}</tr></thead><tbody>${rows}</tbody><tfoot><tr><th scope="row" colspan="5">All accounts</th>${numberCells(total)}</tr></tfoot></table></div>
+    `${monthForm(`${frame.base}/operator`, options.month)}<div class="table-wrap"><table><thead><tr><th scope="col">Account</th><th scope="col">E-mail</th><th scope="col">Plan</th><th scope="col">Status</th><th scope="col" class="num">Keys</th>${NUMBER_HEADS}</tr></thead><tbody>${rows}</tbody><tfoot><tr><th scope="row" colspan="5">All accounts</th>${numberCells(total)}</tr></tfoot></table></div>
 <p class="hint">For invoices: <code>pdfsvc usage --month ${e(options.month)} --format csv</code>.</p>`,
   );
 }

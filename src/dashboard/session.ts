@@ -25,22 +25,32 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
 }
 
-export function cookieName(secure: boolean): string {
-  return secure ? '__Host-pdfsvc_session' : 'pdfsvc_session';
+/** Where the cookie goes: over HTTPS or not, and the dashboard's path (the cookie is sent for that path only). */
+export interface CookieScope {
+  secure: boolean;
+  path: string;
 }
 
-export function sessionCookie(id: string, secure: boolean, maxAgeMs = SESSION_LIFETIME_MS): string {
-  return `${cookieName(secure)}=${id}; Path=/; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+/**
+ * Over HTTPS the name has a prefix the browser enforces: `__Host-` at the
+ * root (Secure, no Domain, Path=/), `__Secure-` under a path.
+ */
+export function cookieName(scope: CookieScope): string {
+  return `${scope.secure ? (scope.path === '/' ? '__Host-' : '__Secure-') : ''}pdfsvc_session`;
+}
+
+export function sessionCookie(id: string, scope: CookieScope, maxAgeMs = SESSION_LIFETIME_MS): string {
+  return `${cookieName(scope)}=${id}; Path=${scope.path}; Max-Age=${Math.floor(maxAgeMs / 1000)}; HttpOnly; SameSite=Strict${scope.secure ? '; Secure' : ''}`;
 }
 
 /** A cookie that replaces the session cookie with nothing, at once. */
-export function clearedSessionCookie(secure: boolean): string {
-  return `${cookieName(secure)}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+export function clearedSessionCookie(scope: CookieScope): string {
+  return `${cookieName(scope)}=; Path=${scope.path}; Max-Age=0; HttpOnly; SameSite=Strict${scope.secure ? '; Secure' : ''}`;
 }
 
 /** The session id the request presents, if it has the shape of one. */
-export function sessionIdOf(request: Request, secure: boolean): string | undefined {
-  const name = cookieName(secure);
+export function sessionIdOf(request: Request, scope: CookieScope): string | undefined {
+  const name = cookieName(scope);
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const [key, ...rest] = part.trim().split('=');
     const value = rest.join('=');

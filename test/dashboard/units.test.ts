@@ -36,14 +36,16 @@ describe('passwords', () => {
 });
 
 describe('session cookies and CSRF', () => {
-  it('are HttpOnly, SameSite=Strict and expire; Secure with __Host- over HTTPS', () => {
+  it('are HttpOnly, SameSite=Strict and expire; Secure with a __Host-/__Secure- prefix over HTTPS', () => {
     const id = newSessionId();
-    expect(sessionCookie(id, true)).toBe(`__Host-pdfsvc_session=${id}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`);
-    expect(sessionCookie(id, false)).toBe(`pdfsvc_session=${id}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict`);
+    const root = { secure: true, path: '/' };
+    expect(sessionCookie(id, root)).toBe(`__Host-pdfsvc_session=${id}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`);
+    expect(sessionCookie(id, { secure: true, path: '/dashboard' })).toBe(`__Secure-pdfsvc_session=${id}; Path=/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`);
+    expect(sessionCookie(id, { secure: false, path: '/dashboard' })).toBe(`pdfsvc_session=${id}; Path=/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict`);
     const request = new Request('http://x/', { headers: { cookie: `other=1; __Host-pdfsvc_session=${id}` } });
-    expect(sessionIdOf(request, true)).toBe(id);
-    expect(sessionIdOf(request, false)).toBeUndefined();
-    expect(sessionIdOf(new Request('http://x/', { headers: { cookie: 'pdfsvc_session=short' } }), false)).toBeUndefined();
+    expect(sessionIdOf(request, root)).toBe(id);
+    expect(sessionIdOf(request, { secure: false, path: '/' })).toBeUndefined();
+    expect(sessionIdOf(new Request('http://x/', { headers: { cookie: 'pdfsvc_session=short' } }), { secure: false, path: '/' })).toBeUndefined();
   });
 
   it('a CSRF token belongs to one session', () => {
@@ -79,7 +81,7 @@ describe('the usage chart and pages', () => {
 
   it('escapes what users typed and shows a revealed key in a read-only field', () => {
     const html = keysPage(
-      { nonce: 'n0nce', csrf: 'tok', account: { name: 'a"b', email: 'x@y', plan: 'free', operator: false } },
+      { nonce: 'n0nce', base: '/dashboard', csrf: 'tok', account: { name: 'a"b', email: 'x@y', plan: 'free', operator: false } },
       {
         month: '2026-11',
         keys: [{ id: 'k_1', name: '<script>alert(1)</script>', prefix: 'pdfsvc_abcd', created: '2026-11-01T00:00:00Z', lastUsed: null, expires: null, regions: null, requestsThisMonth: 1234 }],
@@ -90,12 +92,14 @@ describe('the usage chart and pages', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('<input id="new-key" readonly value="pdfsvc_SECRET"');
     expect(html).toContain('1,234');
+    expect(html).toContain('<a href="/dashboard/keys/k_1">');
+    expect(html).toContain('<form method="post" action="/dashboard/keys"');
     expect(html.match(/<(script|style)\b[^>]*>/g)!.every((tag) => tag.includes('nonce="n0nce"'))).toBe(true);
   });
 
   it('adds the month up per key and for the account', () => {
     const row = (day: string, keyId: string, requests: number) => ({ day, keyId, keyName: keyId, requests, pages: requests * 2, bytesIn: 1024 * requests, bytesOut: 0 });
-    const html = usagePage({ nonce: 'n' }, { month: '2026-02', metric: 'pages', rows: [row('2026-02-01', 'a', 1), row('2026-02-28', 'a', 2), row('2026-02-28', 'b', 4)] });
+    const html = usagePage({ nonce: 'n', base: '' }, { month: '2026-02', metric: 'pages', rows: [row('2026-02-01', 'a', 1), row('2026-02-28', 'a', 2), row('2026-02-28', 'b', 4)] });
     expect(html).toMatch(/Account total<\/th><td class="num">7<\/td><td class="num">14<\/td><td class="num" title="7168 bytes">7\.0 KiB/);
     expect(html).toContain('Pages processed per day, 2026-02');
     expect(daysInMonth('2026-02')).toBe(28);
