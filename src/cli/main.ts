@@ -61,7 +61,10 @@ export function buildProgram(only?: AnyAction): Command {
     .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
     .option('--region <region>', 'region this server answers for: global, us, us-hipaa, eu, uk, ca, au, jp, in, br', 'global')
-    .option('--keys-file <path>', 'API keys file (default: $PDFSVC_KEYS_FILE, else the user config directory)')
+    .option('--keys-file <path>', 'read API keys from this keys file, without accounts or usage (also $PDFSVC_KEYS_FILE)')
+    .addOption(new Option('--database-url <url>', 'accounts, keys and usage in this PostgreSQL database, shared by several servers (postgres://user:password@host/db)').env('PDFSVC_DATABASE_URL'))
+    .addOption(new Option('--data-dir <dir>', 'accounts, keys and usage in the embedded database here (default: $XDG_DATA_HOME/pdfsvc/db)').env('PDFSVC_DATA_DIR'))
+    .addOption(new Option('--dashboard-url <url>', 'base of the dashboard links printed at start-up').env('PDFSVC_DASHBOARD_URL'))
     .option('--https', 'serve TLS (with --cert/--key, or a self-signed certificate)')
     .option('--cert <file>', 'TLS certificate (PEM)')
     .option('--key <file>', 'TLS private key (PEM)')
@@ -80,34 +83,120 @@ export function buildProgram(only?: AnyAction): Command {
       const { serveFromCli } = await import('../server/serve.js');
       await serveFromCli(options);
     });
-  const keys = program.command('keys').description('Create, list and revoke API keys for pdfsvc serve.');
-  keys
-    .command('create')
-    .description('Create a key; prints it once, as the only line on standard output.')
-    .requiredOption('--plan <plan>', 'free, starter or business')
-    .option('--name <name>', 'a name to tell the key apart (default: key-<id>)')
-    .option('--keys-file <path>', 'API keys file')
-    .action(async (options) => (await import('../server/keys-cli.js')).createKey(options));
-  keys
-    .command('list')
-    .description('List keys (id, name, plan, created); never the keys themselves.')
-    .option('--keys-file <path>', 'API keys file')
-    .option('--json', 'print as JSON')
-    .action(async (options) => (await import('../server/keys-cli.js')).listKeys(options));
-  keys
-    .command('rotate')
-    .description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.')
-    .argument('<name-or-id>')
-    .option('--grace <duration>', 'how long the old key keeps working (24h, 30m, 7d)', '24h')
-    .option('--keys-file <path>', 'API keys file')
-    .action(async (nameOrId: string, options) => (await import('../server/keys-cli.js')).rotateKey(nameOrId, options));
-  keys
-    .command('revoke')
-    .description('Revoke a key by its name or id.')
-    .argument('<name-or-id>')
-    .option('--keys-file <path>', 'API keys file')
-    .action(async (nameOrId: string, options) => (await import('../server/keys-cli.js')).revokeKey(nameOrId, options));
+  const keys = program.command('keys').description('Create, list, rotate and revoke API keys (in the database, or in a keys file with --keys-file).');
+  const keysCli = () => import('../server/keys-cli.js');
+  databaseOptions(
+    keys
+      .command('create')
+      .description("Create a key for an account (it has the account's plan); prints it once, as the only line on standard output.")
+      .option('--account <name>', 'the account the key belongs to (database)')
+      .option('--name <name>', 'a name to tell the key apart (default: key-<id>)')
+      .option('--regions <list>', "limit the key to some of the plan's regions, such as eu or us,eu (default: all of them)")
+      .option('--expires <when>', 'the key stops working then: a duration from now (30d, 12h) or a date (2027-01-31)')
+      .option('--plan <plan>', 'keys file only: free, starter or business'),
+  ).action(async (options) => (await keysCli()).createKey(options));
+  databaseOptions(
+    keys
+      .command('list')
+      .description('List keys (id, account, name, prefix, plan, created, last used, expires); never the keys themselves.')
+      .option('--account <name>', 'only this account\'s keys')
+      .option('--all', 'revoked keys too')
+      .option('--json', 'print as JSON'),
+  ).action(async (options) => (await keysCli()).listKeys(options));
+  databaseOptions(
+    keys
+      .command('rotate')
+      .description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.')
+      .argument('<name-or-id>')
+      .option('--grace <duration>', 'how long the old key keeps working (24h, 30m, 7d)', '24h')
+      .option('--account <name>', 'the account, when several have a key of that name'),
+  ).action(async (nameOrId: string, options) => (await keysCli()).rotateKey(nameOrId, options));
+  databaseOptions(
+    keys
+      .command('revoke')
+      .description('Revoke a key by its name or id: every server refuses it within 2 s.')
+      .argument('<name-or-id>')
+      .option('--account <name>', 'the account, when several have a key of that name'),
+  ).action(async (nameOrId: string, options) => (await keysCli()).revokeKey(nameOrId, options));
+  databaseOptions(
+    keys
+      .command('rename')
+      .description('Rename a key (database).')
+      .argument('<name-or-id>')
+      .argument('<new-name>')
+      .option('--account <name>', 'the account, when several have a key of that name'),
+    false,
+  ).action(async (nameOrId: string, name: string, options) => (await import('../store/cli.js')).keysRename(nameOrId, name, options));
+  databaseOptions(
+    keys
+      .command('import')
+      .description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).')
+      .option('--keys-file <path>', 'the keys file to import (default: $PDFSVC_KEYS_FILE, else the user config directory)')
+      .option('--account <name>', "the account the keys go to, made if missing; a file that mixes plans gets one account per plan, NAME-<plan>", 'default')
+      .option('--email <address>', 'the e-mail address of an account made for the import (default: <account>@localhost)'),
+    false,
+  ).action(async (options) => (await import('../store/cli.js')).keysImport(options));
+
+  const accounts = program.command('accounts').description('Create and manage customer accounts: their plan, status and dashboard password link.');
+  const accountsCli = () => import('../store/cli.js');
+  databaseOptions(
+    accounts
+      .command('create')
+      .description('Create an account; prints a one-time link that sets its dashboard password.')
+      .argument('<name>', "the account's name (letters, digits, '.', '_', '-')")
+      .requiredOption('--email <address>', "the owner's e-mail address (the dashboard sign-in)")
+      .requiredOption('--plan <plan>', 'free, starter or business')
+      .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
+      .option('--link-ttl <duration>', 'how long the link works', '24h'),
+    false,
+  ).action(async (name: string, options) => (await accountsCli()).accountsCreate(name, options));
+  databaseOptions(accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'), false).action(async (options) =>
+    (await accountsCli()).accountsList(options),
+  );
+  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', 'free, starter or business'), false).action(
+    async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options),
+  );
+  databaseOptions(accounts.command('suspend').description("Suspend an account: its keys get 403 within 2 s on every server.").argument('<name>'), false).action(async (name: string, options) =>
+    (await accountsCli()).accountsSetStatus(name, 'suspended', options),
+  );
+  databaseOptions(accounts.command('resume').description('Resume a suspended account.').argument('<name>'), false).action(async (name: string, options) =>
+    (await accountsCli()).accountsSetStatus(name, 'active', options),
+  );
+  databaseOptions(accounts.command('delete').description('Delete an account and its keys (its usage stays for billing).').argument('<name>'), false).action(async (name: string, options) =>
+    (await accountsCli()).accountsDelete(name, options),
+  );
+  databaseOptions(
+    accounts
+      .command('link')
+      .description('Print a new one-time password link for an account (earlier ones stop working).')
+      .argument('<name>')
+      .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
+      .option('--link-ttl <duration>', 'how long the link works', '24h'),
+    false,
+  ).action(async (name: string, options) => (await accountsCli()).accountsLink(name, options));
+
+  databaseOptions(
+    program
+      .command('usage')
+      .description('Print the usage of a month for billing: requests by status class, pages, bytes in and out, per account, key, region and day.')
+      .option('--month <YYYY-MM>', 'the month (UTC; default: this month)')
+      .option('--account <name>', 'only this account')
+      .option('--format <format>', 'table (totals per key and account), csv or json (one row per account, key, region and day)', 'table'),
+    false,
+  ).action(async (options) => (await import('../store/cli.js')).usageReport(options));
   return withExitOverride(program);
+}
+
+/**
+ * The options that name the database (src/store/location.ts); with
+ * `keysFile`, also --keys-file, for commands that can work on a keys file.
+ */
+function databaseOptions(command: Command, keysFile = true): Command {
+  command
+    .addOption(new Option('--database-url <url>', 'PostgreSQL shared by several servers (postgres://user:password@host/db)').env('PDFSVC_DATABASE_URL'))
+    .addOption(new Option('--data-dir <dir>', 'the embedded database (default: $XDG_DATA_HOME/pdfsvc/db, ~/.local/share/pdfsvc/db)').env('PDFSVC_DATA_DIR'));
+  if (keysFile) command.option('--keys-file <path>', 'work on this keys file instead of the database (also $PDFSVC_KEYS_FILE)');
+  return command;
 }
 
 function withExitOverride(command: Command): Command {

@@ -50,6 +50,8 @@ export interface AppOptions {
   version: string;
   /** Called once per request with what may be logged (never contents, passwords or keys). */
   log?: (entry: RequestLogEntry) => void;
+  /** Called once per action request that passed the key checks, with its key and log entry: usage counting (accounts.ts). */
+  count?: (key: StoredKey, entry: RequestLogEntry) => void;
 }
 
 export interface RequestLogEntry {
@@ -224,14 +226,14 @@ export function createApp(options: AppOptions): App {
   });
 
   const fetch = app.fetch.bind(app);
-  const log = options.log;
+  const { log, count } = options;
   const handle = async (request: Request): Promise<Response> => {
     const started = performance.now();
     const response = await fetch(request);
     response.headers.set('X-Region', options.region);
-    if (log) {
+    if (log || count) {
       const noted = notes.get(request);
-      log({
+      const entry: RequestLogEntry = {
         time: new Date().toISOString(),
         method: request.method,
         path: new URL(request.url).pathname,
@@ -244,7 +246,9 @@ export function createApp(options: AppOptions): App {
         ...(noted?.fault ? { fault: noted.fault } : {}),
         ...(noted?.warnings ? { warnings: noted.warnings } : {}),
         ...(noted?.pages !== undefined ? { pages: noted.pages } : {}),
-      });
+      };
+      log?.(entry);
+      if (count && noted?.key) count(noted.key, entry);
     }
     return response;
   };
@@ -257,8 +261,13 @@ export function createApp(options: AppOptions): App {
 function authenticate(request: Request, options: AppOptions): StoredKey {
   const key = options.keys.find(request.headers.get('x-api-key'));
   if (!key) throw new HttpProblem(401, 'send a valid API key in the X-API-Key header');
+  // 403, not 401: the key is right, so replacing it would not help (README, "Accounts, keys and usage").
+  if (key.suspended) throw new HttpProblem(403, `the account${key.accountName ? ` ${key.accountName}` : ''} is suspended: its keys are refused until the operator resumes it`);
   if (!PLAN_REGIONS[key.plan].includes(options.region)) {
     throw new HttpProblem(403, `the ${key.plan} plan does not include the ${options.region} region; it includes ${PLAN_REGIONS[key.plan].join(', ')}`);
+  }
+  if (key.regions && !key.regions.includes(options.region)) {
+    throw new HttpProblem(403, `this key is limited to the ${key.regions.join(', ')} region${key.regions.length > 1 ? 's' : ''}; use a key for the ${options.region} region, or one without a region limit`);
   }
   return key;
 }

@@ -1,14 +1,33 @@
-/** `pdfsvc keys create|list|revoke|rotate`. */
+/**
+ * `pdfsvc keys create|list|revoke|rotate`: on the database (src/store/cli.ts)
+ * or on a keys file, whichever src/store/location.ts picks; the database
+ * code is loaded only when it is the one.
+ */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
-import { PLANS, defaultKeysFile, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type Plan, type StoredKey } from './keys.js';
+import { keySource, type StoreOptions } from '../store/location.js';
+import { PLANS, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type Plan, type StoredKey } from './keys.js';
 
-interface KeysOptions {
-  keysFile?: string;
+type KeysOptions = StoreOptions & { account?: string };
+
+/** The keys file to work on, or undefined when the database is the place (then `database` has run the command). */
+async function keysFileFor(options: KeysOptions, database: (cli: typeof import('../store/cli.js')) => Promise<void>): Promise<string | undefined> {
+  const source = await keySource(options);
+  if (source.kind === 'database') {
+    await database(await import('../store/cli.js'));
+    return undefined;
+  }
+  if (options.account) {
+    const how = source.legacy ? `move its keys into the database with pdfsvc keys import, or name a database with --data-dir or --database-url` : 'leave out --keys-file to use the database';
+    throw ValidationError.field('account', `keys in a keys file (${source.path}) have no accounts: ${how}`);
+  }
+  return source.path;
 }
 
-export async function createKey(options: KeysOptions & { plan: string; name?: string }): Promise<void> {
+export async function createKey(options: KeysOptions & { plan?: string; name?: string; regions?: string; expires?: string }): Promise<void> {
+  const path = await keysFileFor(options, (cli) => cli.keysCreate(options));
+  if (path === undefined) return;
+  if (options.regions || options.expires) throw ValidationError.field(options.regions ? 'regions' : 'expires', 'keys in a keys file cannot be limited to regions or given an expiry; use the database (leave out --keys-file)');
   if (!PLANS.includes(options.plan as Plan)) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got ${JSON.stringify(options.plan)}`);
-  const path = options.keysFile ?? defaultKeysFile();
   const key = newKey();
   const { id, name } = await updateKeysFile(path, (file) => {
     const id = newKeyId();
@@ -21,8 +40,9 @@ export async function createKey(options: KeysOptions & { plan: string; name?: st
   process.stderr.write(`created key ${id} (${name}, plan ${options.plan}) in ${path}; it is shown only this once\n`);
 }
 
-export async function listKeys(options: KeysOptions & { json?: boolean }): Promise<void> {
-  const path = options.keysFile ?? defaultKeysFile();
+export async function listKeys(options: KeysOptions & { json?: boolean; all?: boolean }): Promise<void> {
+  const path = await keysFileFor(options, (cli) => cli.keysList(options));
+  if (path === undefined) return;
   const { keys } = await readKeysFile(path);
   // Never the hash or the key: what a key is for and when it stops working.
   const rows = keys.map(({ id, name, plan, created, expires }) => ({ id, name, plan, created, expires: expires ?? null }));
@@ -35,7 +55,8 @@ export async function listKeys(options: KeysOptions & { json?: boolean }): Promi
 }
 
 export async function revokeKey(nameOrId: string, options: KeysOptions): Promise<void> {
-  const path = options.keysFile ?? defaultKeysFile();
+  const path = await keysFileFor(options, (cli) => cli.keysRevoke(nameOrId, options));
+  if (path === undefined) return;
   const revoked = await updateKeysFile(path, (file) => {
     const before = file.keys.length;
     file.keys = file.keys.filter((k) => k.id !== nameOrId && k.name !== nameOrId);
@@ -53,7 +74,8 @@ export async function revokeKey(nameOrId: string, options: KeysOptions): Promise
 export async function rotateKey(nameOrId: string, options: KeysOptions & { grace?: string }): Promise<void> {
   const grace = parseDuration(options.grace ?? '24h');
   if (grace === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
-  const path = options.keysFile ?? defaultKeysFile();
+  const path = await keysFileFor(options, (cli) => cli.keysRotate(nameOrId, options));
+  if (path === undefined) return;
   const key = newKey();
   const { replaced, expires } = await updateKeysFile(path, (file) => {
     const old = file.keys.find((k) => k.id === nameOrId || k.name === nameOrId);

@@ -29,6 +29,13 @@ export interface StoredKey {
   created: string;
   /** After this time the key no longer works (set by `keys rotate` for the key it replaces). */
   expires?: string;
+  /** Keys from the database (src/store): the owning account. Keys files have no accounts. */
+  accountId?: string;
+  accountName?: string;
+  /** The account is suspended: the key is known, and refused. */
+  suspended?: boolean;
+  /** Regions the key is limited to; absent: every region of its plan. */
+  regions?: Region[];
 }
 
 export interface KeysFile {

@@ -20,7 +20,9 @@ import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { createApp } from './app.js';
-import { KeyStore, REGIONS, defaultKeysFile, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
+import { KeyStore, REGIONS, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
+import type { UsageMeter } from './accounts.js';
+import { keySource } from '../store/location.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
@@ -31,6 +33,9 @@ export interface ServeOptions {
   port: string;
   region: string;
   keysFile?: string;
+  databaseUrl?: string;
+  dataDir?: string;
+  dashboardUrl?: string;
   https?: boolean;
   cert?: string;
   key?: string;
@@ -120,15 +125,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   if ((options.cert || options.key) && !options.https) throw ValidationError.field(options.cert ? 'cert' : 'key', '--cert and --key need --https');
   if (Boolean(options.cert) !== Boolean(options.key)) throw ValidationError.field(options.cert ? 'key' : 'cert', '--cert and --key go together');
 
-  const keysPath = options.keysFile ?? defaultKeysFile();
-  const stored = (await readKeysFile(keysPath).catch((err) => {
-    throw new PdfsvcError(400, `cannot read the keys file ${keysPath}: ${(err as Error).message}`);
-  })).keys;
-  let ephemeral: string | undefined;
-  if (stored.length === 0) {
-    ephemeral = newKey();
-    stored.push({ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(ephemeral), created: new Date().toISOString() });
-  }
+  const keys = await openKeys(options, region);
   const tls = options.https
     ? options.cert
       ? { cert: await readPem(options.cert, 'cert'), key: await readPem(options.key!, 'key') }
@@ -143,13 +140,12 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  const keyStore = new KeyStore(stored);
-  const stopWatchingKeys = watchKeysFile(keysPath, keyStore, ephemeral ? stored : undefined);
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
-    keys: keyStore,
+    keys: keys.store,
+    count: keys.meter ? (key, entry) => keys.meter!.record(key, entry) : undefined,
     run: (task, signal) => pool.run(task, signal),
     poolStatus: () => pool.status(),
     memoryBudget,
@@ -211,7 +207,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     // Taken between the check and the bind, or a port get-port-please will not use.
     await listener.close();
     await pool.close();
-    stopWatchingKeys();
+    await keys.close();
     await ensurePortFree(options.host, port);
     throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
   }
@@ -225,10 +221,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  if (ephemeral) {
-    process.stdout.write(`Development API key for this run only (no keys in ${keysPath}; create lasting ones with pdfsvc keys create):\n`);
-    process.stdout.write(`X-API-Key: ${ephemeral}\n`);
-  }
+  for (const line of keys.banner) process.stdout.write(`${line}\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
   const stop = async (signal: NodeJS.Signals) => {
@@ -261,7 +254,8 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, LIMITS.shutdownDrainMs).unref())]);
     for (const socket of sockets) socket.destroy();
     await pool.close();
-    stopWatchingKeys();
+    // The usage counted until the last answer is written before the exit.
+    await keys.close();
     metricsServer?.close();
     logEvent('stopped', { signal });
     process.exit(0);
@@ -294,6 +288,104 @@ function lingerOnEarlyAnswer(req: IncomingMessage): void {
     timer.unref();
     this.once('end', () => this.destroy()).once('close', () => clearTimeout(timer));
   };
+}
+
+interface ServedKeys {
+  store: KeyStore;
+  /** Usage counting, with a database. */
+  meter?: UsageMeter;
+  /** Lines for standard output once listening: where keys come from, a development key. */
+  banner: string[];
+  /** Stops following the keys, writes the last usage, lets the database go. */
+  close(): Promise<void>;
+}
+
+/**
+ * The keys this server checks requests against: from a keys file as before,
+ * or from the database (src/store/location.ts decides which). A keys file
+ * with no keys gives one ephemeral development key. The embedded database
+ * with no accounts, or only the development account, gives the account
+ * `dev` a new development key at each start (the old one stops) and, while
+ * it has no password, a link to set one: the README's first command works
+ * as before. PostgreSQL never gets one: a shared database is a real
+ * deployment, where a key printed to a log would be a leak.
+ */
+async function openKeys(options: ServeOptions, region: Region): Promise<ServedKeys> {
+  const source = await keySource(options);
+  if (source.kind === 'file') {
+    const path = source.path;
+    const stored = (await readKeysFile(path).catch((err) => {
+      throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
+    })).keys;
+    const banner: string[] = [];
+    let ephemeral: StoredKey[] | undefined;
+    if (stored.length === 0) {
+      const key = newKey();
+      ephemeral = [{ id: 'k_ephemeral', name: 'ephemeral', plan: 'business', hash: hashKey(key), created: new Date().toISOString() }];
+      banner.push(`Development API key for this run only (no keys in ${path}; create lasting ones with pdfsvc keys create):`, `X-API-Key: ${key}`);
+    } else if (source.legacy) {
+      banner.push(`Keys from ${path}; move them into the database, with accounts and usage, with pdfsvc keys import`);
+    }
+    const store = new KeyStore(ephemeral ?? stored);
+    const stopWatching = watchKeysFile(path, store, ephemeral);
+    return { store, banner, close: async () => stopWatching() };
+  }
+
+  const [{ openStore }, { shareDatabase, socketPath }, { DatabaseKeys, UsageMeter }] = await Promise.all([import('../store/store.js'), import('../store/share.js'), import('./accounts.js')]);
+  const database = await openStore(source.config);
+  const banner = [`Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`];
+  let unshare: (() => Promise<void>) | undefined;
+  try {
+    if (database.db.borrowed) {
+      throw new PdfsvcError(409, `the embedded database ${database.db.location} is held by another pdfsvc serve; one server at a time may hold it: give this one another --data-dir, or share a PostgreSQL database with --database-url`);
+    }
+    const dataDir = source.config.dataDir;
+    // The CLI reaches the database through this server while it holds it (share.ts).
+    if (dataDir && dataDir !== 'memory://') unshare = await shareDatabase(database.db, socketPath(dataDir));
+    if (database.db.kind === 'embedded') banner.push(...(await developmentAccount(database, options.dashboardUrl)));
+  } catch (err) {
+    await unshare?.();
+    await database.close();
+    throw err;
+  }
+  const watcher = await DatabaseKeys.start(database, logEvent);
+  const meter = new UsageMeter(database, region, logEvent);
+  const onHangup = () => void watcher.poll(true, 'SIGHUP');
+  process.on('SIGHUP', onHangup);
+  return {
+    store: watcher.keys,
+    meter,
+    banner,
+    async close() {
+      process.off('SIGHUP', onHangup);
+      await watcher.stop();
+      await meter.stop();
+      await unshare?.();
+      await database.close();
+    },
+  };
+}
+
+/** The account the development key belongs to. */
+const DEV_ACCOUNT = 'dev';
+
+async function developmentAccount(database: import('../store/store.js').Store, dashboardUrl: string | undefined): Promise<string[]> {
+  const accounts = await database.listAccounts();
+  if (accounts.some((a) => a.name !== DEV_ACCOUNT)) return [];
+  const { DEFAULT_DASHBOARD_URL, passwordLink } = await import('../store/cli.js');
+  const by = { actor: 'pdfsvc serve (development key)' };
+  const account = accounts[0] ?? (await database.createAccount({ name: DEV_ACCOUNT, email: 'dev@localhost', plan: 'business' }, by));
+  for (const key of await database.listKeys({ account: account.id })) if (key.name === 'development') await database.revokeKey(key.id, {}, by);
+  const { key } = await database.createKey({ account: account.id, name: 'development' }, by);
+  const lines = [
+    `Development API key of the account ${DEV_ACCOUNT} (a new one at each start while ${DEV_ACCOUNT} is the only account; create lasting ones with pdfsvc accounts create and pdfsvc keys create):`,
+    `X-API-Key: ${key}`,
+  ];
+  if (account.passwordHash === null) {
+    const { token } = await database.createPasswordToken(account.id, undefined, by);
+    lines.push(`Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? DEFAULT_DASHBOARD_URL, token)}`);
+  }
+  return lines;
 }
 
 async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {

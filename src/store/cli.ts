@@ -1,0 +1,266 @@
+/**
+ * `pdfsvc accounts …`, the database side of `pdfsvc keys …`, and
+ * `pdfsvc usage`: thin commands over store.ts. Secrets go to standard output
+ * alone on their line (a key, a password link), so that a script can take
+ * them; what was done goes to standard error.
+ */
+import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { PLANS, defaultKeysFile, parseDuration, readKeysFile, type StoredKey } from '../server/keys.js';
+import { databaseConfig, type StoreOptions } from './location.js';
+import { openStore, PASSWORD_LINK_TTL_MS, validateMonth, type KeyRecord, type Store, type UsageRow } from './store.js';
+
+/** Where `accounts create` links point unless told otherwise: the dashboard of a `pdfsvc serve` started with no options. */
+export const DEFAULT_DASHBOARD_URL = 'http://127.0.0.1:8080/dashboard';
+
+/** The password link for a token; the token rides in the query (pdfsvc logs paths without their query). */
+export function passwordLink(base: string, token: string): string {
+  return `${base.replace(/\/+$/, '')}/set-password?token=${token}`;
+}
+
+/** Runs `work` on the database the options name (never a keys file: these commands need accounts). */
+export async function withStore<T>(options: StoreOptions, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = await openStore(databaseConfig(options));
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+const note = (line: string): void => void process.stderr.write(`${line}\n`);
+const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
+
+function linkTtl(text: string | undefined): number {
+  if (text === undefined) return PASSWORD_LINK_TTL_MS;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) throw ValidationError.field('link-ttl', `${JSON.stringify(text)} is not a duration; write it as 24h, 30m or 7d`);
+  return ms;
+}
+
+// ---- accounts ---------------------------------------------------------------
+
+interface AccountCreateOptions extends StoreOptions {
+  email: string;
+  plan: string;
+  dashboardUrl?: string;
+  linkTtl?: string;
+}
+
+export async function accountsCreate(name: string, options: AccountCreateOptions): Promise<void> {
+  const ttl = linkTtl(options.linkTtl);
+  await withStore(options, async (store) => {
+    const account = await store.createAccount({ name, email: options.email, plan: options.plan });
+    const { token, expires } = await store.createPasswordToken(account.id, ttl);
+    out(passwordLink(options.dashboardUrl ?? DEFAULT_DASHBOARD_URL, token));
+    note(`created account ${account.name} (${account.id}, ${account.plan} plan, ${account.email}) in ${store.db.location}`);
+    note(`send its owner the link above: it sets the dashboard password, works once, and expires at ${expires.toISOString()} (a new one: pdfsvc accounts link ${account.name})`);
+  });
+}
+
+export async function accountsLink(name: string, options: StoreOptions & { dashboardUrl?: string; linkTtl?: string }): Promise<void> {
+  const ttl = linkTtl(options.linkTtl);
+  await withStore(options, async (store) => {
+    const account = await store.account(name);
+    const { token, expires } = await store.createPasswordToken(account.id, ttl);
+    out(passwordLink(options.dashboardUrl ?? DEFAULT_DASHBOARD_URL, token));
+    note(`a password link for ${account.name}: it works once, until ${expires.toISOString()}; earlier links no longer work`);
+  });
+}
+
+export async function accountsList(options: StoreOptions & { json?: boolean }): Promise<void> {
+  await withStore(options, async (store) => {
+    const accounts = await store.listAccounts();
+    const rows = accounts.map((a) => ({ id: a.id, name: a.name, email: a.email, plan: a.plan, status: a.status, keys: a.keys, password_set: a.passwordHash !== null, created: iso(a.created) }));
+    if (options.json) return out(JSON.stringify(rows, null, 2));
+    if (rows.length === 0) note(`no accounts in ${store.db.location}; create one with pdfsvc accounts create`);
+    else printTable(['name', 'id', 'email', 'plan', 'status', 'keys', 'password', 'created'], rows.map((r) => [r.name, r.id, r.email, r.plan, r.status, String(r.keys), r.password_set ? 'set' : 'not set', r.created!]));
+  });
+}
+
+export async function accountsSetPlan(name: string, plan: string, options: StoreOptions): Promise<void> {
+  await withStore(options, async (store) => {
+    const account = await store.setPlan(name, plan);
+    note(`${account.name} is on the ${account.plan} plan; its keys follow within 2 s on every server`);
+  });
+}
+
+export async function accountsSetStatus(name: string, status: 'active' | 'suspended', options: StoreOptions): Promise<void> {
+  await withStore(options, async (store) => {
+    const account = await store.setStatus(name, status);
+    note(status === 'suspended' ? `suspended ${account.name}: its keys get 403 within 2 s on every server` : `resumed ${account.name}: its keys work again within 2 s`);
+  });
+}
+
+export async function accountsDelete(name: string, options: StoreOptions): Promise<void> {
+  await withStore(options, async (store) => {
+    const account = await store.deleteAccount(name);
+    note(`deleted ${account.name} (${account.id}) and its keys; its usage stays for billing`);
+  });
+}
+
+// ---- keys (database) -----------------------------------------------------------
+
+/** "30d", "12h": from now; else an ISO 8601 date or time. */
+function parseExpiry(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  const date = ms !== undefined ? new Date(Date.now() + ms) : /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw ValidationError.field('expires', `${JSON.stringify(text)} is neither a duration (30d, 12h) nor a date (2027-01-31)`);
+  return date;
+}
+
+function parseRegions(text: string | undefined): string[] | undefined {
+  return text === undefined ? undefined : text.split(',').map((r) => r.trim()).filter(Boolean);
+}
+
+export async function keysCreate(options: StoreOptions & { account?: string; name?: string; regions?: string; expires?: string; plan?: string }): Promise<void> {
+  if (!options.account) throw ValidationError.field('account', 'name the account the key is for (--account NAME); see pdfsvc accounts list');
+  if (options.plan) throw ValidationError.field('plan', 'a key has its account\'s plan; change it with pdfsvc accounts set-plan (--plan is for keys files only)');
+  const expires = parseExpiry(options.expires);
+  await withStore(options, async (store) => {
+    const { key, record } = await store.createKey({ account: options.account!, name: options.name, regions: parseRegions(options.regions), expires });
+    out(key);
+    note(`created key ${record.id} (${record.name}, account ${record.accountName}, ${record.plan} plan${record.regions ? `, only ${record.regions.join(', ')}` : ''}${record.expires ? `, expires ${iso(record.expires)}` : ''}); it is shown only this once`);
+  });
+}
+
+export async function keysList(options: StoreOptions & { account?: string; all?: boolean; json?: boolean }): Promise<void> {
+  await withStore(options, async (store) => {
+    const keys = await store.listKeys({ account: options.account, revoked: options.all });
+    const rows = keys.map(keyRow);
+    if (options.json) return out(JSON.stringify(rows, null, 2));
+    if (rows.length === 0) note(`no keys${options.account ? ` in the account ${options.account}` : ''} in ${store.db.location}`);
+    else
+      printTable(
+        ['id', 'account', 'name', 'prefix', 'plan', 'regions', 'created', 'last used', 'expires', 'revoked'],
+        rows.map((r) => [r.id, r.account, r.name, r.prefix ?? '(imported)', r.plan, r.regions?.join(',') ?? 'all', r.created!, r.last_used ?? 'never', r.expires ?? 'never', r.revoked ?? '']),
+      );
+  });
+}
+
+/** What a listing shows of a key: never the key or its hash. */
+function keyRow(k: KeyRecord) {
+  return { id: k.id, account: k.accountName, name: k.name, prefix: k.prefix, plan: k.plan, regions: k.regions, created: iso(k.created), last_used: iso(k.lastUsed), expires: iso(k.expires), revoked: iso(k.revokedAt) };
+}
+
+export async function keysRevoke(nameOrId: string, options: StoreOptions & { account?: string }): Promise<void> {
+  await withStore(options, async (store) => {
+    const key = await store.revokeKey(nameOrId, { account: options.account });
+    note(`revoked ${key.id} (${key.name}, account ${key.accountName}): every server refuses it within 2 s`);
+  });
+}
+
+export async function keysRename(nameOrId: string, name: string, options: StoreOptions & { account?: string }): Promise<void> {
+  await withStore(options, async (store) => {
+    const key = await store.renameKey(nameOrId, name, { account: options.account });
+    note(`renamed ${key.id} to ${key.name}`);
+  });
+}
+
+export async function keysRotate(nameOrId: string, options: StoreOptions & { account?: string; grace?: string }): Promise<void> {
+  const graceMs = parseDuration(options.grace ?? '24h');
+  if (graceMs === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
+  await withStore(options, async (store) => {
+    const { key, replaced } = await store.rotateKey(nameOrId, { account: options.account, graceMs });
+    out(key);
+    note(`rotated ${nameOrId}: the new key is shown only this once; the old one (${replaced.id}) stops working at ${iso(replaced.expires)}`);
+  });
+}
+
+/**
+ * Imports a keys file into the database, once: hashes only, so every key
+ * keeps working. Keys files have no accounts: the keys go to the account
+ * named by --account (default `default`), made if missing with --email. A
+ * plan belongs to an account, so when the file mixes plans each plan's keys
+ * go to an account of their own (`default-free`, `default-business`…): no
+ * key gains or loses a region.
+ */
+export async function keysImport(options: StoreOptions & { keysFile?: string; account?: string; email?: string }): Promise<void> {
+  const path = options.keysFile ?? defaultKeysFile();
+  const file = await readKeysFile(path).catch((err) => {
+    throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
+  });
+  if (file.keys.length === 0) throw new PdfsvcError(404, `no keys in ${path}; name the keys file with --keys-file`);
+  const base = options.account ?? 'default';
+  const plans = PLANS.filter((plan) => file.keys.some((k) => k.plan === plan));
+  const accountFor = (key: StoredKey) => (plans.length === 1 ? base : `${base}-${key.plan}`);
+  // The keys file is the source here, never the destination: the database is whatever the other options name.
+  await withStore({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }, async (store) => {
+    for (const plan of plans) {
+      const name = plans.length === 1 ? base : `${base}-${plan}`;
+      const existing = await store.findAccount(name);
+      if (!existing) {
+        await store.createAccount({ name, email: plans.length === 1 && options.email ? options.email : `${name}@localhost`, plan });
+        note(`created account ${name} (${plan} plan) for the keys of the ${plan} plan`);
+      } else if (existing.plan !== plan) {
+        throw ValidationError.field('account', `the account ${name} has the ${existing.plan} plan, but the file's keys have the ${plan} plan; name another account with --account`);
+      }
+    }
+    const { imported, skipped } = await store.importKeys(file.keys, accountFor);
+    for (const key of imported) note(`imported ${key.id} (${key.name}) into ${key.accountName}`);
+    note(`imported ${imported.length} key(s) from ${path} into ${store.db.location}${skipped.length ? `; ${skipped.length} were there already` : ''}. Servers that read the file go on doing so until started without --keys-file`);
+  });
+}
+
+// ---- usage -----------------------------------------------------------------
+
+const FORMATS = ['table', 'csv', 'json'] as const;
+
+export async function usageReport(options: StoreOptions & { month?: string; account?: string; format?: string }): Promise<void> {
+  const month = validateMonth(options.month ?? new Date().toISOString().slice(0, 7));
+  const format = (options.format ?? 'table') as (typeof FORMATS)[number];
+  if (!FORMATS.includes(format)) throw ValidationError.field('format', `must be one of ${FORMATS.join(', ')}; got ${JSON.stringify(options.format)}`);
+  const rows = await withStore(options, (store) => store.usage({ month, account: options.account }));
+  if (format === 'csv') return printCsv(rows);
+  const byAccount = totals(rows, (r) => r.accountId);
+  const accounts = byAccount.map(({ first, sums }) => ({ account: first.account, account_id: first.accountId, ...sums }));
+  if (format === 'json') {
+    const daily = rows.map((r) => ({ account: r.account, account_id: r.accountId, key: r.key, key_id: r.keyId, region: r.region, day: r.day, ...counters(r) }));
+    return out(JSON.stringify({ month, accounts, rows: daily }, null, 2));
+  }
+  if (rows.length === 0) return note(`no usage in ${month}${options.account ? ` for ${options.account}` : ''}`);
+  const keys = totals(rows, (r) => `${r.accountId} ${r.keyId}`);
+  const line = (account: string, key: string, s: Record<string, number>) => [account, key, String(s.requests), String(s.requests_2xx), String(s.requests_4xx), String(s.requests_5xx), String(s.pages), String(s.bytes_in), String(s.bytes_out)];
+  printTable(
+    ['account', 'key', 'requests', '2xx', '4xx', '5xx', 'pages', 'bytes in', 'bytes out'],
+    [...keys.map(({ first, sums }) => line(first.account, first.key, sums)), ...byAccount.map(({ first, sums }) => line(first.account, '(total)', sums))],
+  );
+}
+
+function counters(r: UsageRow): Record<string, number> {
+  return {
+    requests: r.requests2xx + r.requests4xx + r.requests5xx,
+    requests_2xx: r.requests2xx,
+    requests_4xx: r.requests4xx,
+    requests_5xx: r.requests5xx,
+    pages: r.pages,
+    bytes_in: r.bytesIn,
+    bytes_out: r.bytesOut,
+  };
+}
+
+/** Sums of the counters over rows grouped by `by`, in the rows' order. */
+export function totals(rows: readonly UsageRow[], by: (r: UsageRow) => string): Array<{ first: UsageRow; sums: Record<string, number> }> {
+  const groups = new Map<string, { first: UsageRow; sums: Record<string, number> }>();
+  for (const row of rows) {
+    const group = groups.get(by(row)) ?? groups.set(by(row), { first: row, sums: {} }).get(by(row))!;
+    for (const [name, value] of Object.entries(counters(row))) group.sums[name] = (group.sums[name] ?? 0) + value;
+  }
+  return [...groups.values()];
+}
+
+/** One line per account, key, region and day: what a billing system imports. */
+function printCsv(rows: readonly UsageRow[]): void {
+  const field = (value: string | number) => (typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : String(value));
+  out(['day', 'account', 'account_id', 'key', 'key_id', 'region', 'requests', 'requests_2xx', 'requests_4xx', 'requests_5xx', 'pages', 'bytes_in', 'bytes_out'].join(','));
+  for (const r of rows) out([r.day, r.account, r.accountId, r.key, r.keyId, r.region, ...Object.values(counters(r))].map(field).join(','));
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  out(line(header));
+  for (const row of rows) out(line(row));
+}
