@@ -11,7 +11,7 @@
  */
 import { getRequestIP, H3 } from 'h3';
 import { randomBytes } from 'node:crypto';
-import { hashPassword, passwordProblem, PASSWORD_MIN_LENGTH, verifyPassword } from './password.js';
+import { checkPassword, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';
 import { monthOf, parseMonth } from './html.js';
 import {
   auditPage,
@@ -106,7 +106,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
         'content-type': 'text/html; charset=utf-8',
         'content-security-policy': contentSecurityPolicy(nonce),
         'cache-control': 'no-store',
-        'referrer-policy': 'no-referrer',
+        // same-origin, not no-referrer: with no-referrer Chromium sends "Origin: null" on form posts, which the CSRF check refuses.
+        'referrer-policy': 'same-origin',
         'x-content-type-options': 'nosniff',
         'x-frame-options': 'DENY',
         'cross-origin-opener-policy': 'same-origin',
@@ -209,7 +210,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       const minutes = THROTTLE.windowMs / 60_000;
       return htmlResponse(signInPage(frame, { email, error: `Too many failed sign-ins. Wait ${minutes} minutes, then try again.` }), nonce, 429, { 'retry-after': String(THROTTLE.windowMs / 1000) });
     }
-    const ok = (await verifyPassword(password, account?.passwordHash)) && account !== undefined;
+    const ok = (await checkPassword(password, account?.passwordHash)) && account !== undefined;
     await store.recordSignIn({ accountId: account?.id ?? null, address: ip ?? 'unknown', ok: ok && account.status === 'active' });
     if (!ok) {
       log({ event: 'dashboard_sign_in_failed' });

@@ -6,13 +6,15 @@
  * session cookie must not cross a network in clear.
  */
 import { listen } from 'listhen';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { ValidationError } from '../core/errors.js';
 import { PLAN_REGIONS } from '../server/keys.js';
 import { isLoopback } from '../server/serve.js';
-import { createDashboardApp } from './app.js';
+import { createDashboardApp, DASHBOARD_BASE } from './app.js';
+import type { Store } from '../store/store.js';
+import { sqlDashboardStore } from './sql-store.js';
 import type { DashboardStore } from './store.js';
 
 export const DEFAULT_DASHBOARD_PORT = 8090;
@@ -52,19 +54,47 @@ export function checkDashboardAddress(host: string, https: boolean, publicUrl: s
   }
 }
 
+/**
+ * The dashboard as a Node request handler, for a server of its own or beside
+ * the API in `pdfsvc serve` (which sends it every path under /dashboard).
+ */
+export function dashboardHandler(options: { store: DashboardStore; https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void }) {
+  const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
+  // Secure cookies whenever the browser reaches the dashboard over HTTPS, directly or through a proxy.
+  const secure = options.https || publicUrl?.protocol === 'https:';
+  const app = createDashboardApp({ store: options.store, secure, planRegions: PLAN_REGIONS, publicOrigin: publicUrl?.origin, trustProxy: options.trustProxy, log: options.log });
+  return toNodeHandler(app);
+}
+
+/** The dashboard over the accounts store, as a Node request handler (`pdfsvc serve` mounts it at /dashboard). */
+export function dashboardFor(store: Store, options: { https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void }) {
+  return dashboardHandler({ ...options, store: sqlDashboardStore(store) });
+}
+
+export { DASHBOARD_BASE };
+
+/** True for the paths the dashboard answers. */
+export function isDashboardPath(url: string | undefined): boolean {
+  return url !== undefined && (url === DASHBOARD_BASE || url.startsWith(`${DASHBOARD_BASE}/`) || url.startsWith(`${DASHBOARD_BASE}?`));
+}
+
 export async function listenDashboard(options: DashboardListenOptions): Promise<ListeningDashboard> {
   checkDashboardAddress(options.host, Boolean(options.https), options.publicUrl);
   const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
-  // Secure cookies whenever the browser reaches the dashboard over HTTPS, directly or through a proxy.
-  const secure = Boolean(options.https) || publicUrl?.protocol === 'https:';
-  const app = createDashboardApp({ store: options.store, secure, planRegions: PLAN_REGIONS, publicOrigin: publicUrl?.origin, trustProxy: options.trustProxy, log: options.log });
+  const dashboard = dashboardHandler({ ...options, https: Boolean(options.https) });
   const { readFile } = await import('node:fs/promises');
   const tls = options.https
     ? options.cert && options.key
       ? { cert: await readFile(options.cert, 'utf8'), key: await readFile(options.key, 'utf8') }
       : { validityDays: 365, domains: [...new Set(['localhost', '127.0.0.1', '::1', options.host])] }
     : false;
-  const listener = await listen(toNodeHandler(app) as never, {
+  // Its own server: the root leads to the dashboard.
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (isDashboardPath(req.url)) return dashboard(req, res);
+    res.writeHead(req.url === '/' ? 303 : 404, { location: `${DASHBOARD_BASE}/`, 'content-type': 'text/plain; charset=utf-8' });
+    res.end(req.url === '/' ? '' : `the dashboard is at ${DASHBOARD_BASE}/\n`);
+  };
+  const listener = await listen(handler as never, {
     hostname: options.host,
     port: options.port === 0 ? 0 : { port: options.port, random: false, alternativePortRange: [] },
     https: tls,
@@ -84,7 +114,7 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
     throw ValidationError.field('dashboard-port', `cannot listen on port ${options.port}; choose another (0 picks a free one)`);
   }
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
-  const url = publicUrl ? publicUrl.origin : `${options.https ? 'https' : 'http'}://${host}:${port}`;
+  const url = `${publicUrl ? publicUrl.origin : `${options.https ? 'https' : 'http'}://${host}:${port}`}${DASHBOARD_BASE}`;
   return {
     url,
     server,

@@ -153,7 +153,7 @@ export function layout(title: string, frame: Frame, body: string): string {
       `<form class="inline" method="post" action="${frame.base}/sign-out">${csrfField(frame)}<button type="submit" class="secondary">Sign out</button></form>`
     : '';
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer">
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin">
 <title>${e(title)} · pdfsvc dashboard</title><style nonce="${e(frame.nonce)}">${STYLE}</style></head>
 <body><a class="skip" href="#main">Skip to the content</a>
 <header><span class="brand">pdfsvc dashboard</span>${nav}</header>

@@ -36,6 +36,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   dataDir?: string;
   dashboardUrl?: string;
+  /** false (--no-dashboard): no /dashboard on this server. */
+  dashboard?: boolean;
   https?: boolean;
   cert?: string;
   key?: string;
@@ -160,6 +162,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     },
   });
   const handler = toNodeHandler(app);
+  // With a database, the key dashboard at /dashboard (src/dashboard), unless --no-dashboard.
+  const dashboard = keys.database && options.dashboard !== false ? await import('../dashboard/listen.js') : undefined;
+  const dashboardHandler = dashboard?.dashboardFor(keys.database!, { https: Boolean(options.https), log: logLine });
   let metricsServer: import('node:http').Server | undefined;
   let metricsUrl: string | undefined;
   if (metricsPort !== undefined) {
@@ -183,6 +188,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
       active.delete(res);
       if (active.size === 0) onIdle?.();
     });
+    if (dashboardHandler && dashboard!.isDashboardPath(req.url)) return dashboardHandler(req, res);
     return handler(req, res);
   };
 
@@ -222,6 +228,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
   for (const line of keys.banner) process.stdout.write(`${line}\n`);
+  if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
   const stop = async (signal: NodeJS.Signals) => {
@@ -294,6 +301,8 @@ interface ServedKeys {
   store: KeyStore;
   /** Usage counting, with a database. */
   meter?: UsageMeter;
+  /** The database, when keys come from one (the dashboard uses it too). */
+  database?: import('../store/store.js').Store;
   /** Lines for standard output once listening: where keys come from, a development key. */
   banner: string[];
   /** Stops following the keys, writes the last usage, lets the database go. */
@@ -355,6 +364,7 @@ async function openKeys(options: ServeOptions, region: Region): Promise<ServedKe
   return {
     store: watcher.keys,
     meter,
+    database,
     banner,
     async close() {
       process.off('SIGHUP', onHangup);
