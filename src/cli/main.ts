@@ -176,6 +176,14 @@ export function buildProgram(only?: AnyAction): Command {
     false,
   ).action(async (name: string, options) => (await accountsCli()).accountsLink(name, options));
 
+  const database = program.command('database').description('The database of accounts, keys and usage.');
+  databaseOptions(
+    database
+      .command('copy')
+      .description('Copy accounts, keys, usage and the rest into an empty PostgreSQL database (moving off the embedded one).')
+      .requiredOption('--to <url>', 'the PostgreSQL database to copy into (postgres://user:password@host/db)'),
+    false,
+  ).action(async (options) => (await import('../store/cli.js')).databaseCopy(options));
   databaseOptions(
     program
       .command('usage')

@@ -204,6 +204,23 @@ export async function keysImport(options: StoreOptions & { keysFile?: string; ac
   });
 }
 
+// ---- moving to PostgreSQL --------------------------------------------------
+
+/** Copies the database the options name (by default the embedded one) into the empty PostgreSQL database `to`. */
+export async function databaseCopy(options: StoreOptions & { to: string }): Promise<void> {
+  if (!/^postgres(ql)?:\/\//.test(options.to)) throw ValidationError.field('to', 'give the PostgreSQL database to copy into as postgres://user:password@host/db');
+  await withStore(options, async (source) => {
+    const target = await openStore({ url: options.to });
+    try {
+      const counts = await source.copyTo(target);
+      note(`copied ${Object.entries(counts).map(([table, n]) => `${n} ${table}`).join(', ')} from ${source.db.location} to ${target.db.location}`);
+      note('start the servers with --database-url (or PDFSVC_DATABASE_URL) pointing there; the source is left as it was');
+    } finally {
+      await target.close();
+    }
+  });
+}
+
 // ---- usage -----------------------------------------------------------------
 
 const FORMATS = ['table', 'csv', 'json'] as const;

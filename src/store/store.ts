@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { PLAN_REGIONS, PLANS, REGIONS, hashKey, newKey, newKeyId, type Plan, type Region, type StoredKey } from '../server/keys.js';
-import { openDatabase, type Database, type DatabaseConfig, type Queryable } from './database.js';
+import { openDatabase, type Database, type DatabaseConfig, type Queryable, type Row } from './database.js';
 import { migrate } from './migrations.js';
 import { hashToken, newToken } from './secrets.js';
 
@@ -141,6 +141,10 @@ export async function openStore(config: DatabaseConfig): Promise<Store> {
   }
   return new Store(db);
 }
+
+/** Every table with data, parents first. */
+const COPIED_TABLES = ['accounts', 'api_keys', 'usage_daily', 'sessions', 'password_tokens', 'sign_in_attempts', 'audit_events'];
+const IDENTITY_TABLES = ['sign_in_attempts', 'audit_events'];
 
 const ACCOUNT_COLUMNS = 'id, name, email, plan, status, password_hash, created';
 const KEY_COLUMNS = `k.id, k.account_id, a.name as account_name, k.name, k.prefix, a.plan, k.created, k.expires, k.last_used, k.revoked_at, k.regions`;
@@ -678,6 +682,35 @@ export class Store {
       await tx.query(`delete from sign_in_attempts where at < now() - $1 * interval '1 millisecond'`, [ms]);
       await tx.query(`delete from sessions where coalesce(ended_at, expires) < now() - $1 * interval '1 millisecond'`, [ms]);
       await tx.query(`delete from password_tokens where coalesce(used_at, expires) < now() - $1 * interval '1 millisecond'`, [ms]);
+    });
+  }
+
+  // ---- moving between databases ------------------------------------------
+
+  /**
+   * Copies everything into `target`, an empty database of the same schema
+   * (moving from the embedded database to PostgreSQL): one statement per
+   * table, all in one transaction, so the copy is whole or absent. Returns
+   * the rows copied per table.
+   */
+  async copyTo(target: Store): Promise<Record<string, number>> {
+    if ((await target.db.query('select 1 from accounts limit 1')).length > 0) {
+      throw new PdfsvcError(409, `the database ${target.db.location} already has accounts; copy into an empty one`);
+    }
+    const tables: Record<string, Row[]> = {};
+    // Parents before children (foreign keys).
+    for (const table of COPIED_TABLES) tables[table] = await this.db.query<Row>(`select * from ${table}`);
+    const version = await this.version();
+    return target.db.transaction(async (tx) => {
+      const counts: Record<string, number> = {};
+      for (const table of COPIED_TABLES) {
+        counts[table] = tables[table].length;
+        if (tables[table].length === 0) continue;
+        await tx.query(`insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`, [JSON.stringify(tables[table])]);
+        if (IDENTITY_TABLES.includes(table)) await tx.query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`);
+      }
+      await tx.query('update store_state set version = greatest(version, $1) + 1 where id = 1', [version]);
+      return counts;
     });
   }
 

@@ -70,8 +70,8 @@ export interface Served {
 export interface ServeOptions {
   /** Extra `serve` arguments. */
   args?: string[];
-  /** A keys file (default: a new one with one Business key). */
-  keys?: { path: string; key: string };
+  /** A keys file (default: a new one with one Business key); null: none (keys from the database `args` name). */
+  keys?: { path: string; key: string } | null;
   env?: Record<string, string>;
   cwd?: string;
   /** A command the server runs under (`strace -f …`, `setpriv …`). */
@@ -80,8 +80,8 @@ export interface ServeOptions {
 }
 
 export async function serve(options: ServeOptions = {}): Promise<Served> {
-  const keys = options.keys ?? (await keysFile());
-  const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', '--port', '0', '--keys-file', keys.path, ...(options.args ?? [])];
+  const keys = options.keys === null ? { path: '', key: '' } : (options.keys ?? (await keysFile()));
+  const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', '--port', '0', ...(keys.path ? ['--keys-file', keys.path] : []), ...(options.args ?? [])];
   const child = execa(command[0], command.slice(1), {
     reject: false,
     cwd: options.cwd ?? ROOT,
@@ -178,7 +178,7 @@ export function send(url: string, options: SendOptions = {}): Promise<Reply> {
 export type FormPart = string | Uint8Array | Uint8Array[];
 
 /** A multipart/form-data body as bytes (arrays become repeated parts), encoded by Node's FormData, with its Content-Type. */
-async function multipart(fields: Record<string, FormPart | undefined>): Promise<{ body: Buffer; contentType: string }> {
+export async function multipart(fields: Record<string, FormPart | undefined>): Promise<{ body: Buffer; contentType: string }> {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     for (const item of value === undefined ? [] : Array.isArray(value) ? value : [value]) {

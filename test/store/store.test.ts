@@ -334,3 +334,37 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     });
   }
 });
+
+describe.runIf(BACKENDS.some((b) => b.name === 'postgres'))('moving from the embedded database to PostgreSQL', () => {
+  it('copyTo: every key keeps working, usage, sessions and audit events come along, and the copy takes new rows', async () => {
+    const [embedded, postgres] = ['embedded', 'postgres'].map((name) => BACKENDS.find((b) => b.name === name)!);
+    const source = await openStore(await embedded.fresh());
+    const target = await openStore(await postgres.fresh());
+    try {
+      const account = await source.createAccount({ name: 'acme', email: 'ops@acme.test', plan: 'starter' });
+      const eu = await source.createKey({ account: 'acme', name: 'eu', regions: ['eu'] });
+      const rotated = await source.rotateKey('eu', { account: 'acme', graceMs: 3_600_000 });
+      await source.addUsage([delta({ keyId: eu.record.id, accountId: account.id, region: 'eu', requests2xx: 4, pages: 12, bytesIn: 5_000_000_000 })]);
+      const session = await source.createSession(account.id, 60_000, '192.0.2.9');
+      await source.recordSignIn({ accountId: account.id, address: '192.0.2.9', succeeded: false });
+
+      const counts = await source.copyTo(target);
+      expect(counts).toEqual({ accounts: 1, api_keys: 2, usage_daily: 1, sessions: 1, password_tokens: 0, sign_in_attempts: 1, audit_events: 3 });
+      const lookup = new KeyStore(await target.loadKeys());
+      expect(lookup.find(eu.key)).toMatchObject({ id: eu.record.id, plan: 'starter', regions: ['eu'], expires: rotated.replaced.expires!.toISOString() });
+      expect(lookup.find(rotated.key)).toMatchObject({ name: 'eu', regions: ['eu'] });
+      expect(await target.usage({ month: '2026-11' })).toEqual(await source.usage({ month: '2026-11' }));
+      expect((await target.findSession(session.token))?.session.address).toBe('192.0.2.9');
+      expect(await target.recentFailures({ accountId: account.id, address: '192.0.2.9', windowMs: 60_000 })).toEqual({ account: 1, address: 1 });
+      expect(await target.listAudit(account.id)).toEqual(await source.listAudit(account.id));
+      expect(await target.version()).toBeGreaterThan(0);
+      // New rows after the copy: identities continue past the copied ones.
+      await target.revokeKey('eu', { account: 'acme' });
+      expect((await target.listAudit(account.id))[0].kind).toBe('key_revoked');
+      await expect(source.copyTo(target)).rejects.toThrow(/already has accounts/);
+    } finally {
+      await source.close();
+      await target.close();
+    }
+  });
+});
