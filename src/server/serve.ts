@@ -227,7 +227,10 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  for (const line of keys.banner) process.stdout.write(`${line}\n`);
+  // The development account's password link was made before the port was known: it points at this server's own dashboard.
+  const ownDashboard = dashboardHandler && !options.dashboardUrl ? `${url}${dashboard!.DASHBOARD_BASE}` : undefined;
+  const { DEFAULT_DASHBOARD_URL } = ownDashboard ? await import('../store/cli.js') : { DEFAULT_DASHBOARD_URL: '' };
+  for (const line of keys.banner) process.stdout.write(`${ownDashboard ? line.replace(`${DEFAULT_DASHBOARD_URL}/`, `${ownDashboard}/`) : line}\n`);
   if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
