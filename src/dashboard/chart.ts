@@ -22,15 +22,14 @@ const RIGHT = 8;
 const TOP = 12;
 const BOTTOM = 28;
 
-/** A round number at or above `max` for the top of the axis, with its tick step. */
+/** A round top for the axis (4 ticks of 1, 2 or 5 times a power of ten, never below 1: counts are whole), and its step. */
 function axis(max: number): { top: number; step: number } {
-  if (max <= 0) return { top: 1, step: 1 };
-  const magnitude = 10 ** Math.floor(Math.log10(max));
-  for (const factor of [1, 2, 2.5, 5, 10]) {
-    const step = (factor * magnitude) / 4;
-    if (step * 4 >= max) return { top: step * 4, step: Math.max(step, 1e-9) };
+  for (let magnitude = 1; ; magnitude *= 10) {
+    for (const factor of [1, 2, 5]) {
+      const step = factor * magnitude;
+      if (step * 4 >= max) return { top: step * 4, step };
+    }
   }
-  return { top: 10 * magnitude, step: (10 * magnitude) / 4 };
 }
 
 export function usageChart(id: string, title: string, series: ChartSeries[], days: number, format: (n: number) => string): string {

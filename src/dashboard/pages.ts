@@ -93,7 +93,7 @@ form.inline{display:inline}
 .card{border:1px solid var(--line);border-radius:6px;padding:1rem;margin:1rem 0;background:var(--bg)}
 .row{display:flex;flex-wrap:wrap;gap:.75rem;align-items:flex-end}
 .field{display:flex;flex-direction:column;gap:.25rem;min-width:12rem;flex:1 1 14rem}
-.field.narrow{flex:0 1 10rem;min-width:8rem}
+.field.narrow{flex:0 1 13rem;min-width:11rem}
 label{font-weight:600}
 .hint{color:var(--muted);font-size:.9rem;font-weight:400}
 input,select,button{font:inherit;padding:.45rem .6rem;border:1px solid #767676;border-radius:4px;background:#fff;color:var(--fg)}
@@ -106,6 +106,7 @@ fieldset label{font-weight:400;margin-right:.75rem;white-space:nowrap}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{text-align:left;padding:.45rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
 th{background:var(--soft)}
+tbody th{background:none}
 td.num,th.num{text-align:right;white-space:nowrap}
 tfoot td,tfoot th{font-weight:700;border-top:2px solid var(--fg)}
 code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.95em}
@@ -113,7 +114,8 @@ code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.95em}
 .secret input{flex:1 1 24rem;font-family:ui-monospace,Menlo,Consolas,monospace;min-width:0}
 .notice{border-left:4px solid var(--ok);background:#eef7f0;padding:.75rem 1rem;margin:1rem 0}
 .error{border-left:4px solid var(--bad);background:#fbeeee;padding:.75rem 1rem;margin:1rem 0}
-.chart svg{width:100%;height:auto;max-height:320px;display:block}
+.chart>svg{width:100%;height:auto;max-height:320px;display:block}
+.legend svg{width:12px;height:12px;vertical-align:-1px}
 .chart figcaption{color:var(--muted);font-size:.9rem}
 .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0;margin:.25rem 0 0}
 .narrow-form{max-width:26rem}
