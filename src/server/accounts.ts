@@ -155,9 +155,18 @@ export class UsageMeter {
     for (const name of ['requests2xx', 'requests4xx', 'requests5xx', 'pages', 'bytesIn', 'bytesOut'] as const) current[name] += delta[name];
   }
 
-  /** Stops the timer and writes the rest (shutdown). */
-  async stop(): Promise<void> {
+  /**
+   * Stops the timer and writes the rest (shutdown). A database that does not
+   * answer gets up to `retries` more tries a second apart; what is still
+   * unwritten then is logged as lost (how many rows), never silently.
+   */
+  async stop(retries = 10): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    for (let attempt = 0; this.failing && attempt < retries; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await this.flush();
+    }
+    if (this.failing) this.log('usage_lost', { rows: this.counts.size, requests: [...this.counts.values()].reduce((n, d) => n + d.requests2xx + d.requests4xx + d.requests5xx, 0) });
   }
 }

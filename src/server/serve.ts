@@ -227,10 +227,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  // The development account's password link was made before the port was known: it points at this server's own dashboard.
-  const ownDashboard = dashboardHandler && !options.dashboardUrl ? `${url}${dashboard!.DASHBOARD_BASE}` : undefined;
-  const { DEFAULT_DASHBOARD_URL } = ownDashboard ? await import('../store/cli.js') : { DEFAULT_DASHBOARD_URL: '' };
-  for (const line of keys.banner) process.stdout.write(`${ownDashboard ? line.replace(`${DEFAULT_DASHBOARD_URL}/`, `${ownDashboard}/`) : line}\n`);
+  for (const line of keys.banner(url)) process.stdout.write(`${line}\n`);
   if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION });
 
@@ -306,8 +303,8 @@ interface ServedKeys {
   meter?: UsageMeter;
   /** The database, when keys come from one (the dashboard uses it too). */
   database?: import('../store/store.js').Store;
-  /** Lines for standard output once listening: where keys come from, a development key. */
-  banner: string[];
+  /** Lines for standard output once listening at `url`: where keys come from, a development key. */
+  banner: (url: string) => string[];
   /** Stops following the keys, writes the last usage, lets the database go. */
   close(): Promise<void>;
 }
@@ -340,12 +337,13 @@ async function openKeys(options: ServeOptions, region: Region): Promise<ServedKe
     }
     const store = new KeyStore(ephemeral ?? stored);
     const stopWatching = watchKeysFile(path, store, ephemeral);
-    return { store, banner, close: async () => stopWatching() };
+    return { store, banner: () => banner, close: async () => stopWatching() };
   }
 
   const [{ openStore }, { shareDatabase, socketPath }, { DatabaseKeys, UsageMeter }] = await Promise.all([import('../store/store.js'), import('../store/share.js'), import('./accounts.js')]);
   const database = await openStore(source.config);
-  const banner = [`Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`];
+  const where = `Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`;
+  let development: (url: string) => string[] = () => [];
   let unshare: (() => Promise<void>) | undefined;
   try {
     if (database.db.borrowed) {
@@ -354,7 +352,7 @@ async function openKeys(options: ServeOptions, region: Region): Promise<ServedKe
     const dataDir = source.config.dataDir;
     // The CLI reaches the database through this server while it holds it (share.ts).
     if (dataDir && dataDir !== 'memory://') unshare = await shareDatabase(database.db, socketPath(dataDir));
-    if (database.db.kind === 'embedded') banner.push(...(await developmentAccount(database, options.dashboardUrl)));
+    if (database.db.kind === 'embedded') development = await developmentAccount(database, options.dashboardUrl);
   } catch (err) {
     await unshare?.();
     await database.close();
@@ -368,7 +366,7 @@ async function openKeys(options: ServeOptions, region: Region): Promise<ServedKe
     store: watcher.keys,
     meter,
     database,
-    banner,
+    banner: (url) => [where, ...development(url)],
     async close() {
       process.off('SIGHUP', onHangup);
       await watcher.stop();
@@ -382,10 +380,11 @@ async function openKeys(options: ServeOptions, region: Region): Promise<ServedKe
 /** The account the development key belongs to. */
 const DEV_ACCOUNT = 'dev';
 
-async function developmentAccount(database: import('../store/store.js').Store, dashboardUrl: string | undefined): Promise<string[]> {
+/** The development key and password link, as lines for the server at `url` (its dashboard, unless --dashboard-url says where). */
+async function developmentAccount(database: import('../store/store.js').Store, dashboardUrl: string | undefined): Promise<(url: string) => string[]> {
   const accounts = await database.listAccounts();
-  if (accounts.some((a) => a.name !== DEV_ACCOUNT)) return [];
-  const { DEFAULT_DASHBOARD_URL, passwordLink } = await import('../store/cli.js');
+  if (accounts.some((a) => a.name !== DEV_ACCOUNT)) return () => [];
+  const { passwordLink } = await import('../store/cli.js');
   const by = { actor: 'pdfsvc serve (development key)' };
   const account = accounts[0] ?? (await database.createAccount({ name: DEV_ACCOUNT, email: 'dev@localhost', plan: 'business' }, by));
   for (const key of await database.listKeys({ account: account.id })) if (key.name === 'development') await database.revokeKey(key.id, {}, by);
@@ -394,11 +393,8 @@ async function developmentAccount(database: import('../store/store.js').Store, d
     `Development API key of the account ${DEV_ACCOUNT} (a new one at each start while ${DEV_ACCOUNT} is the only account; create lasting ones with pdfsvc accounts create and pdfsvc keys create):`,
     `X-API-Key: ${key}`,
   ];
-  if (account.passwordHash === null) {
-    const { token } = await database.createPasswordToken(account.id, undefined, by);
-    lines.push(`Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? DEFAULT_DASHBOARD_URL, token)}`);
-  }
-  return lines;
+  const token = account.passwordHash === null ? (await database.createPasswordToken(account.id, undefined, by)).token : undefined;
+  return (url) => (token ? [...lines, `Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? `${url}/dashboard`, token)}`] : lines);
 }
 
 async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {

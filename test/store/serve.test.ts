@@ -272,11 +272,23 @@ describe('usage counting cost', () => {
     meter.record(key, entry(400));
     meter.record(key, entry(503));
     meter.record(key, entry(499)); // nobody got that answer: not billed
-    fail = false;
+    // Shutdown retries a database that does not answer, a second apart.
+    setTimeout(() => (fail = false), 1500);
     await meter.stop();
     expect(logged).toEqual(['usage_flush_failed', 'usage_flush_recovered']);
     expect(written).toEqual([
       expect.objectContaining({ keyId: 'k_1', accountId: 'a_1', region: 'eu', day: '2026-11-05', requests2xx: 1, requests4xx: 1, requests5xx: 1, pages: 2, bytesIn: 30, bytesOut: 60 }),
     ]);
+  });
+
+  it('counts a database never takes back are logged as lost at shutdown, with how many', async () => {
+    const store = { addUsage: async () => Promise.reject(new Error('database down')), touchKeys: async () => {} } as unknown as Store;
+    const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+    const meter = new UsageMeter(store, 'eu', (event, fields) => logged.push([event, fields]), 60_000);
+    const key = { id: 'k_1', name: 'k', plan: 'business' as const, hash: '', created: '', accountId: 'a_1', accountName: 'a' };
+    for (let i = 0; i < 3; i++) meter.record(key, { time: '2026-11-05T10:00:00.000Z', method: 'POST', path: '/v1/rotate_pages', status: 200, duration_ms: 1, bytes_in: 1, bytes_out: 1, region: 'eu', pages: 1 });
+    await meter.stop(1);
+    expect(logged.map(([event]) => event)).toEqual(['usage_flush_failed', 'usage_lost']);
+    expect(logged[1][1]).toEqual({ rows: 1, requests: 3 });
   });
 });
