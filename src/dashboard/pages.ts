@@ -218,7 +218,7 @@ export function keysPage(frame: Frame, options: { keys: KeyView[]; revealed?: { 
     )
     .join('');
   const table = options.keys.length
-    ? `<div class="table-wrap"><table><caption class="hint">Requests are counted for ${e(options.month)} (UTC).</caption><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Regions</th><th scope="col" class="num">Requests this month</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    ? `<p class="hint">Requests are counted for ${e(options.month)} (UTC).</p><div class="table-wrap"><table aria-label="API keys"><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Regions</th><th scope="col" class="num">Requests this month</th></tr></thead><tbody>${rows}</tbody></table></div>`
     : '<p>No keys yet. Create one below: use a separate key per application, so that one can be revoked alone.</p>';
   return layout(
     'API keys',
@@ -337,7 +337,7 @@ export function auditPage(frame: Frame, events: AuditView[]): string {
     'Audit log',
     { ...frame, current: 'audit' },
     events.length
-      ? `<div class="table-wrap"><table><caption class="hint">The latest ${events.length} events of this account, newest first.</caption><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">From</th></tr></thead><tbody>${rows}</tbody></table></div>`
+      ? `<p class="hint">The latest ${events.length} events of this account, newest first.</p><div class="table-wrap"><table aria-label="Audit log"><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">From</th></tr></thead><tbody>${rows}</tbody></table></div>`
       : '<p>No events yet.</p>',
   );
 }
