@@ -7,7 +7,7 @@
 import { ValidationError } from '../core/errors.js';
 import { databaseConfig, type StoreOptions } from '../store/location.js';
 import { openStore } from '../store/store.js';
-import { listenDashboard } from './listen.js';
+import { checkDashboardAddress, listenDashboard } from './listen.js';
 import { setOperator, sqlDashboardStore } from './sql-store.js';
 import { withStore } from '../store/cli.js';
 
@@ -31,6 +31,8 @@ function logLine(entry: Record<string, unknown>): void {
 export async function dashboardFromCli(options: DashboardCliOptions): Promise<void> {
   if (!/^\d+$/.test(options.port)) throw ValidationError.field('port', `must be a whole number; got ${JSON.stringify(options.port)}`);
   if ((options.cert || options.key) && !options.https) throw ValidationError.field(options.cert ? 'cert' : 'key', '--cert and --key need --https');
+  // Refused before the database is opened (or, embedded, made).
+  checkDashboardAddress(options.host, Boolean(options.https), options.publicUrl, 'host');
   const store = await openStore(databaseConfig(options));
   let listening;
   try {

@@ -38,7 +38,7 @@ export interface ListeningDashboard {
   close(): Promise<void>;
 }
 
-export function checkDashboardAddress(host: string, https: boolean, publicUrl: string | undefined, option = 'dashboard-host'): void {
+export function checkDashboardAddress(host: string, https: boolean, publicUrl: string | undefined, option = 'host'): void {
   if (publicUrl !== undefined) {
     let parsed: URL | undefined;
     try {
