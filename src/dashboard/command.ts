@@ -7,7 +7,7 @@
 import { ValidationError } from '../core/errors.js';
 import { databaseConfig, type StoreOptions } from '../store/location.js';
 import { openStore } from '../store/store.js';
-import { checkDashboardAddress, listenDashboard } from './listen.js';
+import { checkDashboardAddress, listenDashboard, prunePeriodically } from './listen.js';
 import { setOperator, sqlDashboardStore } from './sql-store.js';
 import { withStore } from '../store/cli.js';
 
@@ -20,9 +20,6 @@ export interface DashboardCliOptions extends StoreOptions {
   publicUrl?: string;
   trustProxy?: boolean;
 }
-
-/** Ended sessions, used links and sign-in attempts are kept this long (for the throttle and for inquiries), then deleted. */
-const PRUNE_AFTER_MS = 30 * 86_400_000;
 
 function logLine(entry: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
@@ -53,15 +50,11 @@ export async function dashboardFromCli(options: DashboardCliOptions): Promise<vo
   }
   process.stdout.write(`pdfsvc dashboard on ${listening.url}/ (database ${store.db.location})\n`);
   logLine({ event: 'dashboard_listening', url: listening.url, database: store.db.kind });
-  const prune = () => store.prune(PRUNE_AFTER_MS).catch((err: Error) => logLine({ event: 'dashboard_prune_failed', error: err.name }));
-  void prune();
-  const timer = setInterval(prune, 3_600_000);
-  timer.unref();
+  prunePeriodically(store, logLine);
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
-    clearInterval(timer);
     await listening.close();
     await store.close();
     logLine({ event: 'dashboard_stopped', signal });

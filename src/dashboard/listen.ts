@@ -68,7 +68,18 @@ export function dashboardHandler(options: { store: DashboardStore; https: boolea
 
 /** The dashboard over the accounts store, as a Node request handler (`pdfsvc serve` mounts it at /dashboard). */
 export function dashboardFor(store: Store, options: { https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void }) {
+  prunePeriodically(store, options.log);
   return dashboardHandler({ ...options, store: sqlDashboardStore(store) });
+}
+
+/** Ended sessions, used links and sign-in attempts are kept this long (for the throttle and for inquiries), then deleted. */
+const PRUNE_AFTER_MS = 30 * 86_400_000;
+
+/** Deletes them now and every hour, for as long as the process runs (the timer does not keep it running). */
+export function prunePeriodically(store: Store, log: (entry: Record<string, unknown>) => void): void {
+  const prune = () => store.prune(PRUNE_AFTER_MS).catch((err: Error) => log({ event: 'dashboard_prune_failed', error: err.name }));
+  void prune();
+  setInterval(prune, 3_600_000).unref();
 }
 
 export { DASHBOARD_BASE };
