@@ -65,6 +65,7 @@ export function buildProgram(only?: AnyAction): Command {
     .addOption(new Option('--database-url <url>', 'accounts, keys and usage in this PostgreSQL database, shared by several servers (postgres://user:password@host/db)').env('PDFSVC_DATABASE_URL'))
     .addOption(new Option('--data-dir <dir>', 'accounts, keys and usage in the embedded database here (default: $XDG_DATA_HOME/pdfsvc/db)').env('PDFSVC_DATA_DIR'))
     .addOption(new Option('--dashboard-url <url>', 'base of the dashboard links printed at start-up').env('PDFSVC_DASHBOARD_URL'))
+    .option('--no-dashboard', 'with a database, do not serve the key dashboard at /dashboard (when one pdfsvc dashboard serves every region)')
     .option('--https', 'serve TLS (with --cert/--key, or a self-signed certificate)')
     .option('--cert <file>', 'TLS certificate (PEM)')
     .option('--key <file>', 'TLS private key (PEM)')
@@ -194,6 +195,27 @@ export function buildProgram(only?: AnyAction): Command {
       .option('--format <format>', 'table (totals per key and account), csv or json (one row per account, key, region and day)', 'table'),
     false,
   ).action(async (options) => (await import('../store/cli.js')).usageReport(options));
+  databaseOptions(
+    accounts
+      .command('operator')
+      .description("Let an account's owner see every account's usage in the dashboard (All accounts), or stop it with --off.")
+      .argument('<name>')
+      .option('--off', 'take the operator view away'),
+    false,
+  ).action(async (name: string, options) => (await import('../dashboard/command.js')).accountsOperator(name, options));
+  databaseOptions(
+    program
+      .command('dashboard')
+      .description('Serve the key dashboard alone, at /dashboard, on the database the API servers share (pdfsvc serve also serves it, at its own /dashboard).')
+      .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
+      .option('--port <port>', 'port to listen on; 0 picks a free one', '8090')
+      .option('--https', 'serve TLS (with --cert/--key, or a self-signed certificate)')
+      .option('--cert <file>', 'TLS certificate (PEM)')
+      .option('--key <file>', 'TLS private key (PEM)')
+      .option('--public-url <url>', 'the address people open, behind a proxy (https://dashboard.example.com): forms are accepted from its origin only')
+      .option('--trust-proxy', "take the client's address from X-Forwarded-For (for sign-in throttling and the audit list)"),
+    false,
+  ).action(async (options) => (await import('../dashboard/command.js')).dashboardFromCli(options));
   return withExitOverride(program);
 }
 

@@ -39,6 +39,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   dataDir?: string;
   dashboardUrl?: string;
+  /** false (--no-dashboard): no /dashboard on this server. */
+  dashboard?: boolean;
   https?: boolean;
   cert?: string;
   key?: string;
@@ -92,7 +94,7 @@ function positiveInteger(name: string, text: string | undefined, allowZero = fal
 }
 
 /** Loopback addresses and names: the only places plain HTTP may be served. */
-function isLoopback(host: string): boolean {
+export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1';
@@ -179,6 +181,9 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     },
   });
   const handler = toNodeHandler(app);
+  // With a database, the key dashboard at /dashboard (src/dashboard), unless --no-dashboard.
+  const dashboard = keys.database && options.dashboard !== false ? await import('../dashboard/listen.js') : undefined;
+  const dashboardHandler = dashboard?.dashboardFor(keys.database!, { https: Boolean(options.https), log: logLine });
   let metricsServer: import('node:http').Server | undefined;
   let metricsUrl: string | undefined;
   if (metricsPort !== undefined) {
@@ -213,6 +218,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       return refusals!.answer(res, 400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', 'missing Host');
     }
+    if (dashboardHandler && dashboard!.isDashboardPath(req.url)) return dashboardHandler(req, res);
     return handler(req, res);
   };
 
@@ -257,6 +263,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
   for (const line of keys.banner(url)) process.stdout.write(`${line}\n`);
+  if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
   logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION, ...(audit ? { audit_log: audit.destination } : {}), ...(hipaa && options.https ? { tls_min_version: MIN_TLS_VERSION, hsts: HSTS } : {}) });
 
   // 1 once the audit log has failed.
@@ -340,6 +347,8 @@ interface ServedKeys {
   store: KeyStore;
   /** Usage counting, with a database. */
   meter?: UsageMeter;
+  /** The database, when keys come from one (the dashboard uses it too). */
+  database?: import('../store/store.js').Store;
   /** Lines for standard output once listening at `url`: where keys come from, a development key. */
   banner: (url: string) => string[];
   /** Stops following the keys, writes the last usage, lets the database go. */
@@ -404,6 +413,7 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
   return {
     store: watcher.keys,
     meter,
+    database,
     banner: (url) => [where, ...development(url)],
     async close() {
       process.off('SIGHUP', onHangup);

@@ -133,6 +133,15 @@ export const MIGRATIONS: readonly Migration[] = [
       create index audit_events_account on audit_events (account_id, at);
     `,
   },
+  {
+    version: 3,
+    name: 'dashboard: operator accounts',
+    sql: `
+      -- Whoever signs in to an operator account also sees every account's
+      -- totals in the dashboard (pdfsvc accounts operator NAME).
+      alter table accounts add column operator boolean not null default false;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -28,13 +28,13 @@ describe('pdfsvc completion bash', () => {
       expect(all).toContain(kebabName(action.name));
       expect(all).toContain(action.name);
     }
-    expect(all).toEqual(expect.arrayContaining(['serve', 'keys', 'completion']));
+    expect(all).toEqual(expect.arrayContaining(['serve', 'keys', 'completion', 'dashboard']));
     expect(await complete(path, ['pdfsvc', 'rot'])).toEqual(['rotate-pages', 'rotate', 'rotate_pages']);
     expect(await complete(path, ['pdfsvc', 'add-text-watermark', '--position', 'top'])).toEqual(['top-left', 'top', 'top-right']);
     expect(await complete(path, ['pdfsvc', 'split-at-page', '--format', ''])).toEqual(['zip', 'json', 'multipart']);
     expect(await complete(path, ['pdfsvc', 'rotate', '--ang'])).toEqual(['--angle']);
     expect(await complete(path, ['pdfsvc', 'keys', ''])).toEqual(['create', 'list', 'rotate', 'revoke', 'rename', 'import']);
-    expect(await complete(path, ['pdfsvc', 'accounts', ''])).toEqual(['create', 'list', 'set-plan', 'suspend', 'resume', 'delete', 'link']);
+    expect(await complete(path, ['pdfsvc', 'accounts', ''])).toEqual(['create', 'list', 'set-plan', 'suspend', 'resume', 'delete', 'link', 'operator']);
     // Inputs: PDF files (and folders), not other files.
     const folder = tempFile(new Uint8Array(), '').replace(/[^/]*$/, '');
     writeFileSync(`${folder}/completion-input.pdf`, '');

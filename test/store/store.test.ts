@@ -291,7 +291,9 @@ describe.each(BACKENDS)('store on $name', (backend) => {
       await db.query(`insert into usage_daily (key_id, account_id, region, day, requests_2xx, pages) values ('k_000000000001', 'a_000000000001', 'eu', '2026-11-02', 5, 9)`);
       expect(await migrate(db)).toEqual({ from: 1, to: LATEST_VERSION });
       expect(await migrate(db)).toEqual({ from: LATEST_VERSION, to: LATEST_VERSION });
-      expect((await db.query<{ version: number }>('select version from schema_migrations order by version')).map((r) => r.version)).toEqual([1, 2]);
+      expect((await db.query<{ version: number }>('select version from schema_migrations order by version')).map((r) => r.version)).toEqual(Array.from({ length: LATEST_VERSION }, (_, i) => i + 1));
+      // Version 3 (the dashboard's operator flag): existing accounts are not operators.
+      expect(await db.query('select name, operator from accounts')).toEqual([{ name: 'v1', operator: false }]);
       const upgraded = new Store(db);
       expect(new KeyStore(await upgraded.loadKeys()).find(key)).toMatchObject({ name: 'v1-key', plan: 'starter', accountName: 'v1' });
       expect(await upgraded.usage({ month: '2026-11' })).toEqual([expect.objectContaining({ account: 'v1', key: 'v1-key', region: 'eu', requests2xx: 5, pages: 9 })]);

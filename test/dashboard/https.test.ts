@@ -1,0 +1,47 @@
+/**
+ * `pdfsvc dashboard` on its own over HTTPS: the session cookie is Secure with
+ * the __Secure- prefix, HSTS is sent; and plain HTTP off loopback is refused.
+ */
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, ROOT } from '../server/spawn.js';
+import { createAccount, embeddedDatabase, HttpClient, startPdfsvc, type Running } from './harness.js';
+
+describe('pdfsvc dashboard --https', { timeout: 120_000 }, () => {
+  let dashboard: Running;
+  let token: string;
+  const database = embeddedDatabase();
+
+  beforeAll(async () => {
+    token = await createAccount(database, 'tls', 'tls@example.com', 'starter');
+    dashboard = await startPdfsvc(['dashboard', '--port', '0', '--https', ...database]);
+  }, 120_000);
+
+  afterAll(async () => {
+    expect(await dashboard?.stop()).toBe(0);
+  });
+
+  it('serves over HTTPS with Secure, prefixed, path-scoped cookies and HSTS', async () => {
+    expect(dashboard.base).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const client = new HttpClient(dashboard.base);
+    const page = await client.get(`/dashboard/set-password?token=${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(page.headers['set-cookie']![0]).toMatch(/^__Secure-pdfsvc_session_pre=[\w-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Secure$/);
+    const signedIn = await client.setPassword(token, 'a long enough passphrase');
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers['set-cookie']![0]).toMatch(/^__Secure-pdfsvc_session=[\w-]{43}; Path=\/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/);
+    expect((await client.get('/dashboard/keys')).body.toString()).toContain('tls@example.com');
+  });
+
+  it('refuses plain HTTP on a non-loopback address (exit 2, naming what to do)', async () => {
+    const other = embeddedDatabase();
+    const dataDir = other[1];
+    const run = await execa(process.execPath, [CLI, 'dashboard', '--host', '0.0.0.0', '--port', '0', ...other], { cwd: ROOT, reject: false, env: { PDFSVC_KEYS_FILE: '' } });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/host: 0\.0\.0\.0 is not a loopback address.*--https/);
+    // Refused before anything was made: no database directory.
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
