@@ -68,6 +68,8 @@ export interface RequestLogEntry {
   /** The key's id and name from the keys file; never the key. */
   key_id?: string;
   key_name?: string;
+  /** The account that owns the key (keys from the database; keys files have no accounts). */
+  account?: string;
   /** 500 only: the kind of fault and where it happened (no message: it could quote the document). */
   fault?: string;
   /** Damage the inputs were read through: fixed messages that quote nothing of the document. */
@@ -265,7 +267,7 @@ export function createApp(options: AppOptions): App {
         // A HEAD answer carries the Content-Length of the GET one, and no body.
         bytes_out: request.method === 'HEAD' ? 0 : Number(response.headers.get('content-length') ?? 0),
         region: options.region,
-        ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name } : {}),
+        ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name, ...(noted.key.accountName ? { account: noted.key.accountName } : {}) } : {}),
         ...(noted?.fault ? { fault: noted.fault } : {}),
         ...(noted?.warnings ? { warnings: noted.warnings } : {}),
         ...(noted?.pages !== undefined ? { pages: noted.pages } : {}),

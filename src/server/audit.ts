@@ -22,7 +22,7 @@ export interface AuditRecord {
   region: Region;
   /** The key's id; null when the request named no valid key. */
   key_id: string | null;
-  /** Whose key it was. Until accounts exist, the key's name stands for its account. */
+  /** Whose key it was: the owning account, or for a keys file (which has no accounts) the key's name. */
   account: string | null;
   /** An action's name, or one of the server's fixed endpoints: see `endpointOf`. */
   action: string;
@@ -126,7 +126,7 @@ export function auditRecord(entry: RequestLogEntry, actionNames: ReadonlySet<str
     log: 'audit',
     region: entry.region,
     key_id: entry.key_id ?? null,
-    account: entry.key_name ?? null,
+    account: entry.account ?? entry.key_name ?? null,
     action: endpointOf(entry.path, actionNames),
     method: entry.method,
     status: entry.status,
