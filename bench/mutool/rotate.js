@@ -1,6 +1,7 @@
 // mutool run rotate.js <input> <output> <angle>: every page turned by angle (a multiple of 90).
 var doc = new PDFDocument(scriptArgs[0]);
-var angle = Number(scriptArgs[2]);
+// parseInt: MuJS (mutool 1.21) reads Number("-90") as NaN.
+var angle = parseInt(scriptArgs[2], 10);
 var n = doc.countPages();
 for (var i = 0; i < n; i++) {
   var page = doc.findPage(i);

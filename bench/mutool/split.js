@@ -1,6 +1,6 @@
 // mutool run split.js <input> <output-dir> <pages-per-part>: consecutive parts 00001.pdf, 00002.pdf, …
 var src = new PDFDocument(scriptArgs[0]);
-var per = Number(scriptArgs[2]);
+var per = parseInt(scriptArgs[2], 10);
 var n = src.countPages();
 for (var first = 0, part = 1; first < n; first += per, part++) {
   var out = new PDFDocument();
