@@ -151,6 +151,15 @@ function capture(command, args) {
 // fingerprint from poppler: its size, the sizes of its images and (unless a
 // watermark adds text) the start of its text.
 
+const fingerprints = new Map();
+
+/** Fingerprints of the inputs, kept: every tool's output of every job is compared with the same source pages. */
+function sourceFingerprint(path, page) {
+  const key = `${path}\0${page}`;
+  if (!fingerprints.has(key)) fingerprints.set(key, fingerprint(path, page));
+  return fingerprints.get(key);
+}
+
 function fingerprint(path, page, password) {
   const upw = password ? ['-upw', password] : [];
   const at = ['-f', String(page), '-l', String(page)];
@@ -199,9 +208,9 @@ function verify(tool, job, s, output) {
   if (e.mergeOf) {
     if (npages(output) !== e.pages) return `${npages(output)} pages, expected ${e.pages}`;
     const lastFile = e.mergeOf.at(-1);
-    const first = samePage(fingerprint(output, 1), fingerprint(e.mergeOf[0], 1), {});
+    const first = samePage(fingerprint(output, 1), sourceFingerprint(e.mergeOf[0], 1), {});
     if (first) return `page 1 is not the first file's page 1: ${first}`;
-    const last = samePage(fingerprint(output, e.pages), fingerprint(lastFile, npages(lastFile)), {});
+    const last = samePage(fingerprint(output, e.pages), sourceFingerprint(lastFile, npages(lastFile)), {});
     if (last) return `the last page is not the last file's last page: ${last}`;
     return null;
   }
@@ -225,9 +234,9 @@ function verify(tool, job, s, output) {
   const counts = files.map((f) => npages(f, password));
   const total = counts.reduce((a, b) => a + b, 0);
   if (total !== e.pages) return `${total} pages in all, expected ${e.pages}`;
-  const first = samePage(fingerprint(files[0], 1, password), fingerprint(s.path, e.first), { mark: e.mark, tool });
+  const first = samePage(fingerprint(files[0], 1, password), sourceFingerprint(s.path, e.first), { mark: e.mark, tool });
   if (first) return `page 1 is not source page ${e.first}: ${first}`;
-  const last = samePage(fingerprint(files.at(-1), counts.at(-1), password), fingerprint(s.path, e.last), { mark: e.mark, tool });
+  const last = samePage(fingerprint(files.at(-1), counts.at(-1), password), sourceFingerprint(s.path, e.last), { mark: e.mark, tool });
   if (last) return `the last page is not source page ${e.last}: ${last}`;
   if (e.rotate !== undefined) {
     for (const p of [1, e.pages]) {
@@ -308,6 +317,17 @@ export function markdown(rows, info) {
 
 // ------------------------------------------------------------------- main
 
+/** Writes bench/out/real-results.md (after every row, so a run cut short leaves its table so far); returns it. */
+function writeTable(rows, info, loads, started, partial) {
+  const ten = rows.find((r) => r.shape === 'ten-pages' && r.job.name === 'rotate' && r.medians.pdfsvc);
+  if (ten) info.startup = { pdfsvc: ten.medians.pdfsvc, node0: info.node0 };
+  info.load = { start: loads[0].toFixed(1), mean: (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1), max: Math.max(...loads).toFixed(1), end: loads.at(-1).toFixed(1) };
+  info.seconds = (performance.now() - started) / 1000;
+  const md = markdown(rows, info) + (partial ? '\n(partial: the run is still going, or was cut short)\n' : '');
+  writeFileSync(`${OUT}real-results.md`, md);
+  return md;
+}
+
 async function main() {
   const fail = (message) => {
     console.error(`bench:real: ${message}`);
@@ -327,6 +347,8 @@ async function main() {
       writeFileSync(`${WORK}mutool-${script}`, `${common}\n${readFileSync(`${MUTOOL_DIR}${script}`, 'utf8')}`);
     }
     const shapes = ensureShapes({ names: options.shapes, force: options.force, log: (l) => console.error(`bench:real: ${l}`) });
+    // In the order asked for: a run cut short has the shapes that matter most.
+    if (options.shapes) shapes.sort((a, b) => options.shapes.indexOf(a.name) - options.shapes.indexOf(b.name));
     const loads = [os.loadavg()[0]];
     const info = { ...machineInfo(SNAPSHOT), runs: options.runs };
     info.mutool = capture('mutool', ['-v']).stderr.trim().split('\n')[0] || 'mutool';
@@ -371,18 +393,13 @@ async function main() {
         row.rss = rsses.length ? median(rsses) : undefined;
         rows.push(row);
         loads.push(os.loadavg()[0]);
+        writeTable(rows, info, loads, started, true);
         const v = judgeRow(row, info.node0);
         console.error(`${s.name} / ${job.name}: ${row.wrong ? `WRONG ${row.wrong}` : row.failed ? `FAILED ${row.failed}` : `÷qpdf ${v.qpdf}; ÷mutool ${v.mutool}`} (load ${os.loadavg()[0].toFixed(1)})`);
       }
     }
-    const ten = rows.find((r) => r.shape === 'ten-pages' && r.job.name === 'rotate' && r.medians.pdfsvc);
-    if (ten) info.startup = { pdfsvc: ten.medians.pdfsvc, node0: info.node0 };
     loads.push(os.loadavg()[0]);
-    info.load = { start: loads[0].toFixed(1), mean: (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1), max: Math.max(...loads).toFixed(1), end: loads.at(-1).toFixed(1) };
-    info.seconds = (performance.now() - started) / 1000;
-    const md = markdown(rows, info);
-    writeFileSync(`${OUT}real-results.md`, md);
-    console.log(md);
+    console.log(writeTable(rows, info, loads, started, false));
     console.error('bench:real: wrote bench/out/real-results.md');
     if (rows.some((r) => r.wrong || r.failed)) process.exitCode = 1;
   } finally {
