@@ -126,14 +126,15 @@ function makeMergeSet(dir) {
 }
 
 /**
- * An incrementally updated file: the many-small-objects document (classic
- * cross-reference table) with five updates appended the way an editor saves
- * them: each adds a note annotation and a small drawing to five pages (new
- * versions of those page objects, a new content stream and annotation
- * object), a new document information dictionary, and a new xref section
- * whose trailer points to the previous one with /Prev.
+ * An incrementally updated file: `base` (rewritten with a classic
+ * cross-reference table) with `updates` updates appended the way an editor
+ * saves them: each adds a note annotation and a small drawing to `perUpdate`
+ * pages without annotations (new versions of those page objects, a new
+ * content stream and annotation object), a new document information
+ * dictionary, and a new xref section whose trailer points to the previous one
+ * with /Prev.
  */
-function makeIncremental(base, output) {
+export function makeIncremental(base, output, { updates = 5, perUpdate = 5 } = {}) {
   const temporary = `${output}.tmp`;
   // Classic xref table first, so each update's table section has the same kind below it.
   qpdf(['--object-streams=disable', base, temporary]);
@@ -142,10 +143,9 @@ function makeIncremental(base, output) {
   const id = /\/ID (\[[^\]]*\])/.exec(trailer)?.[1];
   let size = Number(/\/Size (\d+)/.exec(trailer)[1]);
   const pageRefs = [...qpdf(['--show-pages', temporary]).matchAll(/^page (\d+): (\d+) (\d+) R/gm)].map((m) => ({ page: Number(m[1]), num: Number(m[2]), gen: Number(m[3]) }));
-  const UPDATES = 5;
-  const PER_UPDATE = 5;
   let page = 1;
-  for (let update = 1; update <= UPDATES; update++) {
+  let tried = 0;
+  for (let update = 1; update <= updates; update++) {
     const fileBytes = readFileSync(temporary);
     const tail = fileBytes.subarray(Math.max(0, fileBytes.length - 2048)).toString('latin1');
     const prev = Number([...tail.matchAll(/startxref\s+(\d+)/g)].pop()[1]);
@@ -160,7 +160,8 @@ function makeIncremental(base, output) {
     };
     // Pages spread over the document, each without annotations of its own (so /Annots is new).
     let done = 0;
-    while (done < PER_UPDATE) {
+    while (done < perUpdate) {
+      if (++tried > 2 * pageRefs.length) throw new Error(`${base}: not enough pages without annotations for ${updates} x ${perUpdate} updated pages`);
       const ref = pageRefs[(page * 37) % pageRefs.length];
       page++;
       const dict = qpdf([`--show-object=${ref.num},${ref.gen}`, temporary]).trim();
