@@ -1,31 +1,34 @@
-// The baseline for `npm run bench:serve`: the way several self-hosted PDF APIs
-// work, a small HTTP server that runs the qpdf command line once per request.
-// Same routes and form fields as pdfsvc serve:
+// The baselines for `npm run bench:serve`: the way several self-hosted PDF
+// APIs work, a small HTTP server that runs a PDF command line once per
+// request: qpdf (the default) or, with --tool mutool, MuPDF's mutool (`mutool
+// run` with bench/mutool/rotate.js to rotate, `mutool merge` to merge). Same
+// routes and form fields as pdfsvc serve:
 //
 //   POST /v1/rotate_pages     file (one PDF), angle (a multiple of 90)
 //   POST /v1/merge_documents  file (repeated, in order)
 //
 // Each request: check X-API-Key, read the body, parse the multipart form
 // (`Response.formData()`, as pdfsvc does), write the inputs to a fresh temp
-// directory, run qpdf as an asynchronous child process (so requests overlap
-// and the OS spreads them over the cores), read the output, delete the temp
-// directory, answer application/pdf. No artificial slowness and no limit on
-// concurrent qpdf processes.
+// directory, run the tool as an asynchronous child process (so requests
+// overlap and the OS spreads them over the cores), read the output, delete the
+// temp directory, answer application/pdf. No artificial slowness and no limit
+// on concurrent child processes.
 //
-//   QPDF_SERVER_KEY=secret node bench/qpdf-server.mjs [--port 0] [--host 127.0.0.1] [--exit-with-stdin]
+//   QPDF_SERVER_KEY=secret node bench/qpdf-server.mjs [--tool qpdf|mutool] [--port 0] [--host 127.0.0.1] [--exit-with-stdin]
 //
-// Prints `qpdf-server listening on http://127.0.0.1:<port>` on its first
+// Prints `<tool>-server listening on http://127.0.0.1:<port>` on its first
 // stdout line. With --exit-with-stdin it exits when its standard input closes
 // (the bench's pipe), so a bench killed outright leaves no server behind.
 import { execFile } from 'node:child_process';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const MAX_UPLOAD_BYTES = 100 * 1024 * 1024; // pdfsvc's default
-const QPDF_TIMEOUT_MS = 120_000; // pdfsvc's default request timeout
+const CHILD_TIMEOUT_MS = 120_000; // pdfsvc's default request timeout
 const ANGLES = new Set([0, 90, 180, 270, -90, -180, -270]);
 
 function option(name, fallback) {
@@ -33,6 +36,11 @@ function option(name, fallback) {
   return i > 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : fallback;
 }
 
+const tool = option('--tool', 'qpdf');
+if (tool !== 'qpdf' && tool !== 'mutool') {
+  process.stderr.write('qpdf-server: --tool must be qpdf or mutool\n');
+  process.exit(2);
+}
 const host = option('--host', '127.0.0.1');
 const port = Number(option('--port', '0'));
 const key = process.env.QPDF_SERVER_KEY;
@@ -72,32 +80,56 @@ function readBody(req) {
   });
 }
 
-// How many qpdf processes may run at once (0: no limit); more wait their turn.
+// How many child processes may run at once (0: no limit); more wait their turn.
 const maxChildren = Number(option('--max-children', process.env.QPDF_SERVER_MAX_CHILDREN ?? '0'));
 let running = 0;
 const waiting = [];
 
-async function qpdf(args) {
+/** Runs the tool (`command`: qpdf or mutool) with `args`, at most maxChildren at once. */
+async function child(command, args) {
   if (maxChildren > 0 && running >= maxChildren) await new Promise((resolve) => waiting.push(resolve));
   running++;
   try {
-    return await runQpdf(args);
+    return await runChild(command, args);
   } finally {
     running--;
     waiting.shift()?.();
   }
 }
 
-/** Runs qpdf; exit status 3 means "succeeded with warnings". */
-function runQpdf(args) {
+/** qpdf's exit status 3 means "succeeded with warnings". */
+function runChild(command, args) {
   return new Promise((resolve, reject) => {
-    execFile('qpdf', args, { timeout: QPDF_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) => {
-      if (!err || err.code === 3) return resolve();
-      if (typeof err.code === 'number') return reject(new HttpError(400, `qpdf exit ${err.code}: ${String(stderr).trim().split('\n')[0]}`));
+    execFile(command, args, { timeout: CHILD_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) => {
+      if (!err || (command === 'qpdf' && err.code === 3)) return resolve();
+      if (typeof err.code === 'number') return reject(new HttpError(400, `${command} exit ${err.code}: ${String(stderr).trim().split('\n')[0]}`));
       reject(err);
     });
   });
 }
+
+// `mutool run` has no modules: the rotate script runs with bench/mutool/common.js
+// in front, written once to a temp file that is removed at exit.
+let mutoolRotate;
+if (tool === 'mutool') {
+  const dir = mkdtempSync(join(tmpdir(), 'mutool-server-'));
+  mutoolRotate = join(dir, 'rotate.js');
+  const script = (name) => readFileSync(new URL(`./mutool/${name}`, import.meta.url), 'utf8');
+  writeFileSync(mutoolRotate, `${script('common.js')}\n${script('rotate.js')}`);
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
+
+/** Each tool's command lines for the two routes. */
+const COMMANDS = {
+  qpdf: {
+    rotate: (input, output, angle) => ['qpdf', [input, `--rotate=${angle < 0 ? angle : `+${angle}`}`, output]],
+    merge: (inputs, output) => ['qpdf', ['--empty', '--pages', ...inputs, '--', output]],
+  },
+  mutool: {
+    rotate: (input, output, angle) => ['mutool', ['run', mutoolRotate, input, output, String(angle)]],
+    merge: (inputs, output) => ['mutool', ['merge', '-o', output, ...inputs]],
+  },
+}[tool];
 
 /** The form's files (in order) and text fields. */
 async function readForm(req, body) {
@@ -124,7 +156,7 @@ const ROUTES = {
     const input = join(dir, 'in.pdf');
     const output = join(dir, 'out.pdf');
     await writeFile(input, files[0]);
-    await qpdf([input, `--rotate=${angle < 0 ? angle : `+${angle}`}`, output]);
+    await child(...COMMANDS.rotate(input, output, angle));
     return readFile(output);
   },
   async merge_documents({ files }, dir) {
@@ -132,7 +164,7 @@ const ROUTES = {
     const inputs = files.map((_, i) => join(dir, `in-${i + 1}.pdf`));
     await Promise.all(files.map((bytes, i) => writeFile(inputs[i], bytes)));
     const output = join(dir, 'out.pdf');
-    await qpdf(['--empty', '--pages', ...inputs, '--', output]);
+    await child(...COMMANDS.merge(inputs, output));
     return readFile(output);
   },
 };
@@ -162,7 +194,7 @@ async function handleAction(req, res, url) {
   if (!/^multipart\/form-data\s*;/i.test(req.headers['content-type'] ?? '')) throw new HttpError(415, 'send multipart/form-data');
   const body = await readBody(req);
   const form = await readForm(req, body);
-  const dir = await mkdtemp(join(tmpdir(), 'qpdf-server-'));
+  const dir = await mkdtemp(join(tmpdir(), `${tool}-server-`));
   try {
     const pdf = await route(form, dir);
     res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': pdf.length });
@@ -175,7 +207,7 @@ async function handleAction(req, res, url) {
 const server = createServer((req, res) => {
   handle(req, res).catch((err) => {
     const status = err instanceof HttpError ? err.status : 500;
-    if (status === 500) process.stderr.write(`qpdf-server: ${err && err.stack ? err.stack : err}\n`);
+    if (status === 500) process.stderr.write(`${tool}-server: ${err && err.stack ? err.stack : err}\n`);
     if (res.headersSent) return res.destroy();
     const text = JSON.stringify({ status, detail: err instanceof HttpError ? err.message : 'internal error' });
     res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(text), ...(status === 413 ? { connection: 'close' } : {}) });
@@ -203,5 +235,5 @@ if (process.argv.includes('--exit-with-stdin')) {
 server.listen(port, host, () => {
   const address = server.address();
   const shown = host.includes(':') ? `[${host}]` : host;
-  process.stdout.write(`qpdf-server listening on http://${shown}:${address.port}\n`);
+  process.stdout.write(`${tool}-server listening on http://${shown}:${address.port}\n`);
 });

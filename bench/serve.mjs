@@ -1,6 +1,7 @@
-// pdfsvc serve against a qpdf-per-request HTTP server (bench/qpdf-server.mjs):
-// the same requests, the same load, the same run. autocannon drives each server
-// at several concurrencies; the result that counts is the ratio of throughputs.
+// pdfsvc serve against two peers that run a command line per request
+// (bench/qpdf-server.mjs: one runs qpdf, one mutool): the same requests, the
+// same load, the same run. autocannon drives each server at several
+// concurrencies; the result that counts is the ratio of throughputs.
 // See bench/README.md, "bench:serve".
 //
 //   npm run bench:serve                        # 10 s per cell, concurrency 1, 8, 32
@@ -20,7 +21,12 @@ import { machineInfo, snapshotCli } from './machine.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST_DIR = fileURLToPath(new URL('../dist/', import.meta.url));
-const BASELINE_SERVER = fileURLToPath(new URL('./qpdf-server.mjs', import.meta.url));
+const PEER_SERVER = fileURLToPath(new URL('./qpdf-server.mjs', import.meta.url));
+/** The peers: bench/qpdf-server.mjs with each tool. */
+const PEERS = [
+  { name: 'qpdf-server', tool: 'qpdf', how: 'one `qpdf` child process per request' },
+  { name: 'mutool-server', tool: 'mutool', how: 'one `mutool` child process per request (`mutool run` bench/mutool/rotate.js, `mutool merge`)' },
+];
 // pdfsvc serve runs from a copy of bin/ and dist/ taken at the start (as in
 // bench.mjs): its worker threads import action modules lazily, so a rebuild
 // of dist/ by someone else during the run would break them. One copy per run.
@@ -69,7 +75,8 @@ export const JOBS = [
 ];
 
 const TARGETS = {
-  throughputRatio: 2, // at least 2x the baseline's requests per second…
+  // Issue 22: at least 3x qpdf-server's and 2x mutool-server's requests per second…
+  throughputRatio: { 'qpdf-server': 3, 'mutool-server': 2 },
   throughputJob: 'rotate', // …on rotate of the 10-page document…
   throughputConcurrency: 8, // …at concurrency 8
   noFailuresConcurrency: 32, // and no failed request at concurrency 32
@@ -360,7 +367,10 @@ function judge(row) {
   if (row.status === 'wrong') return [{ what: 'correct output', ok: false }];
   if (row.status !== 'ok') return verdicts;
   if (row.job === TARGETS.throughputJob && row.concurrency === TARGETS.throughputConcurrency) {
-    verdicts.push({ what: `≥${TARGETS.throughputRatio}x`, ok: row.ratio >= TARGETS.throughputRatio });
+    for (const peer of PEERS) {
+      const target = TARGETS.throughputRatio[peer.name];
+      verdicts.push({ what: `≥${target}x ${peer.tool}`, ok: row.ratios[peer.name] !== null && row.ratios[peer.name] >= target });
+    }
   }
   if (row.concurrency === TARGETS.noFailuresConcurrency) {
     verdicts.push({ what: 'no failed request', ok: row.pdfsvc.failed === 0 });
@@ -373,30 +383,32 @@ function markdown(rows, info) {
   lines.push(`# pdfsvc serve benchmark, ${info.date.slice(0, 10)}`);
   lines.push('');
   lines.push(`- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`);
-  lines.push(`- Node ${info.node}; ${info.qpdf}; pdfsvc at ${info.commit}, dist/ built ${info.distBuilt ?? 'never'}`);
+  lines.push(`- Node ${info.node}; ${info.qpdf}; ${info.mutool}; pdfsvc at ${info.commit}, dist/ built ${info.distBuilt ?? 'never'}`);
   lines.push(`- pdfsvc serve: ${info.pdfsvc.workers ?? '?'} worker threads${info.pdfsvc.workersOption ? ` (--workers ${info.pdfsvc.workersOption})` : ' (default: one per core)'}, max queue ${info.pdfsvc.maxQueue ?? '?'}, request timeout ${info.pdfsvc.requestTimeoutMs ?? '?'} ms, a JSON log line per request`);
-  lines.push('- qpdf-server (bench/qpdf-server.mjs): node:http, one `qpdf` child process per request (no limit on how many at once), inputs and output as files in a temp directory');
-  lines.push(`- autocannon in the bench process, keep-alive connections, the same prepared multipart body on every request; ${info.duration} s per cell after a warm-up, alternating which server goes first; req/s counts 2xx answers only`);
+  for (const peer of PEERS) lines.push(`- ${peer.name} (bench/qpdf-server.mjs --tool ${peer.tool}): node:http, ${peer.how} (no limit on how many at once), inputs and output as files in a temp directory`);
+  lines.push(`- autocannon in the bench process, keep-alive connections, the same prepared multipart body on every request; ${info.duration} s per cell after a warm-up, taking turns at going first; req/s counts 2xx answers only`);
   lines.push(`- Date: ${info.date}; took ${info.seconds.toFixed(0)} s`);
   lines.push('');
-  lines.push('| job | c | pdfsvc req/s | p50 ms | p99 ms | failed | qpdf-server req/s | p50 ms | p99 ms | failed | ratio | targets |');
-  lines.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|');
+  lines.push(`| job | c | pdfsvc req/s | p50 ms | p99 ms | failed | ${PEERS.map((p) => `${p.name} req/s | p50 ms | p99 ms | failed | ratio`).join(' | ')} | targets |`);
+  lines.push(`|---|--:|--:|--:|--:|--:|${PEERS.map(() => '--:|--:|--:|--:|--:|').join('')}---|`);
   for (const row of rows) {
     const verdicts = judge(row).map((v) => `${v.what} ${v.ok ? '✓' : '✗'}`).join(', ');
     if (row.status !== 'ok') {
       const what = row.status === 'wrong' ? '**WRONG OUTPUT**' : '**FAILED**';
-      lines.push(`| ${row.label} | ${row.concurrency} | ${what} | | | | | | | | | ${[verdicts, row.reason.replace(/\|/g, '\\|')].filter(Boolean).join('; ')} |`);
+      lines.push(`| ${row.label} | ${row.concurrency} | ${what} | | | | ${PEERS.map(() => ' | | | | |').join('')} ${[verdicts, row.reason.replace(/\|/g, '\\|')].filter(Boolean).join('; ')} |`);
       continue;
     }
     const p = row.pdfsvc;
-    const q = row.baseline;
-    lines.push(`| ${row.label} | ${row.concurrency} | ${fmt(p.requestsPerSecond, 1)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${p.failed} | ` +
-      `${fmt(q.requestsPerSecond, 1)} | ${fmt(q.p50)} | ${fmt(q.p99)} | ${q.failed} | ${fmt(row.ratio, 2)}x | ${verdicts} |`);
+    const peers = PEERS.map((peer) => {
+      const q = row.peers[peer.name];
+      return `${fmt(q.requestsPerSecond, 1)} | ${fmt(q.p50)} | ${fmt(q.p99)} | ${q.failed} | ${fmt(row.ratios[peer.name], 2)}x`;
+    });
+    lines.push(`| ${row.label} | ${row.concurrency} | ${fmt(p.requestsPerSecond, 1)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${p.failed} | ${peers.join(' | ')} | ${verdicts} |`);
   }
   lines.push('');
   lines.push('c: concurrent connections. req/s: answers with a 2xx status per second. failed: non-2xx answers, connection errors and ' +
-    'timeouts (30 s). ratio: pdfsvc req/s / qpdf-server req/s (higher is better for pdfsvc). ' +
-    `Targets: at least ${TARGETS.throughputRatio}x qpdf-server's throughput on ${TARGETS.throughputJob} at c=${TARGETS.throughputConcurrency}; ` +
+    'timeouts (30 s). ratio: pdfsvc req/s / that peer\'s req/s (higher is better for pdfsvc). ' +
+    `Targets: at least ${PEERS.map((peer) => `${TARGETS.throughputRatio[peer.name]}x ${peer.name}'s`).join(' and ')} throughput on ${TARGETS.throughputJob} at c=${TARGETS.throughputConcurrency}; ` +
     `no failed pdfsvc request at c=${TARGETS.noFailuresConcurrency}.`);
   return lines.join('\n') + '\n';
 }
@@ -420,6 +432,7 @@ async function main() {
   const started = performance.now();
 
   if (!capture('qpdf', ['--version']).stdout) fail('qpdf is not installed (apt-get install -y qpdf poppler-utils)');
+  if (capture('mutool', ['-v']).error) fail('mutool is not installed (apt-get install -y mupdf-tools)');
   if (!havePoppler) log('bench:serve: poppler-utils not found: outputs are checked by page count and rotation only, not page order');
   if (options.build || !existsSync(`${DIST_DIR}cli.js`)) {
     log('bench:serve: building dist/ (node scripts/build.mjs --no-types)');
@@ -436,7 +449,7 @@ async function main() {
   const requests = new Map();
   for (const job of jobs) requests.set(job.name, await formBody(job, docs));
 
-  // The key: made by pdfsvc itself, given to the baseline too.
+  // The key: made by pdfsvc itself, given to the peers too.
   const keysFile = join(work, 'keys.json');
   const made = capture(NODE, [CLI, 'keys', 'create', '--plan', 'business', '--name', 'bench', '--keys-file', keysFile]);
   const key = made.stdout.trim();
@@ -446,8 +459,12 @@ async function main() {
   const pdfsvcLog = join(work, 'pdfsvc.log');
   const pdfsvc = await startServer('pdfsvc', [CLI, 'serve', '--port', '0', '--keys-file', keysFile, ...(options.workers ? ['--workers', String(options.workers)] : [])], { logPath: pdfsvcLog });
   servers.push(pdfsvc);
-  const baseline = await startServer('qpdf-server', [BASELINE_SERVER, '--port', '0', '--exit-with-stdin'], { env: { QPDF_SERVER_KEY: key }, logPath: join(work, 'qpdf-server.log') });
-  servers.push(baseline);
+  const peers = [];
+  for (const peer of PEERS) {
+    const server = await startServer(peer.name, [PEER_SERVER, '--tool', peer.tool, '--port', '0', '--exit-with-stdin'], { env: { QPDF_SERVER_KEY: key }, logPath: join(work, `${peer.name}.log`) });
+    servers.push(server);
+    peers.push(server);
+  }
   // The settings pdfsvc reports in its 'listening' log line.
   let listening = null;
   for (let i = 0; i < 50 && !listening; i++) {
@@ -455,8 +472,9 @@ async function main() {
     if (!listening) await sleep(100);
   }
   info.pdfsvc = { workers: listening?.workers ?? null, workersOption: options.workers, maxQueue: listening?.max_queue ?? null, requestTimeoutMs: listening?.request_timeout_ms ?? null, url: pdfsvc.url };
-  info.baseline = { url: baseline.url };
-  log(`bench:serve: pdfsvc ${pdfsvc.url} (${info.pdfsvc.workers} workers), qpdf-server ${baseline.url}; ${options.duration} s per cell`);
+  info.peers = Object.fromEntries(peers.map((p) => [p.name, { url: p.url }]));
+  info.mutool = (capture('mutool', ['-v']).stderr.trim().split('\n')[0] || 'mutool: not found');
+  log(`bench:serve: pdfsvc ${pdfsvc.url} (${info.pdfsvc.workers} workers), ${peers.map((p) => `${p.name} ${p.url}`).join(', ')}; ${options.duration} s per cell`);
 
   const rows = [];
   let cell = 0;
@@ -464,29 +482,40 @@ async function main() {
     const request = requests.get(job.name);
     const base = { job: job.name, label: job.label, action: job.action, requestBytes: request.body.length };
     const give = (status, reason) => {
-      for (const c of options.concurrency) rows.push({ ...base, concurrency: c, status, reason, pdfsvc: null, baseline: null, ratio: null });
+      for (const c of options.concurrency) rows.push({ ...base, concurrency: c, status, reason, pdfsvc: null, peers: null, ratios: null });
       log(`  ${job.name}: ${status}: ${reason}`);
     };
     // Correct outputs first: a fast wrong answer must not win.
     const wrong = await verifyServer(pdfsvc, job, request, key, work);
     if (wrong) { give('wrong', `pdfsvc output: ${wrong}`); continue; }
-    const wrongBaseline = await verifyServer(baseline, job, request, key, work);
-    if (wrongBaseline) { give('failed', `qpdf-server output: ${wrongBaseline}`); continue; }
+    let wrongPeer = null;
+    for (const peer of peers) {
+      const wrongOutput = await verifyServer(peer, job, request, key, work);
+      if (wrongOutput) { wrongPeer = `${peer.name} output: ${wrongOutput}`; break; }
+    }
+    if (wrongPeer) { give('failed', wrongPeer); continue; }
     // Warm-up: JIT on every worker thread, page cache, connection set-up.
     const warmAmount = options.quick ? 16 : 48;
-    for (const server of [pdfsvc, baseline]) await warm(server, job, request, key, 4, warmAmount);
+    for (const server of [pdfsvc, ...peers]) await warm(server, job, request, key, 4, warmAmount);
 
     for (const c of options.concurrency) {
-      const order = cell++ % 2 === 0 ? [pdfsvc, baseline] : [baseline, pdfsvc];
-      const row = { ...base, concurrency: c, status: 'ok', reason: null, pdfsvc: null, baseline: null, ratio: null, order: order.map((s) => s.name) };
+      // Each server takes its turn at going first.
+      const all = [pdfsvc, ...peers];
+      const first = cell++ % all.length;
+      const order = [...all.slice(first), ...all.slice(0, first)];
+      const row = { ...base, concurrency: c, status: 'ok', reason: null, pdfsvc: null, peers: {}, ratios: {}, order: order.map((s) => s.name) };
       for (const server of order) {
         await warm(server, job, request, key, c, 2 * c);
         const result = summarise(await cannon(server, job, request, key, c, { duration: options.duration }));
-        row[server === pdfsvc ? 'pdfsvc' : 'baseline'] = result;
+        if (server === pdfsvc) row.pdfsvc = result;
+        else row.peers[server.name] = result;
         log(`  ${job.name} c=${c} ${server.name}: ${fmt(result.requestsPerSecond, 1)} req/s, p50 ${fmt(result.p50)} ms, p99 ${fmt(result.p99)} ms, ${result.failed} failed` +
           (result.failed ? ` (${JSON.stringify(result.statusCodes)}, ${result.errors} errors, ${result.timeouts} timeouts)` : ''));
       }
-      row.ratio = row.baseline.requestsPerSecond > 0 ? row.pdfsvc.requestsPerSecond / row.baseline.requestsPerSecond : null;
+      for (const peer of peers) {
+        const theirs = row.peers[peer.name].requestsPerSecond;
+        row.ratios[peer.name] = theirs > 0 ? row.pdfsvc.requestsPerSecond / theirs : null;
+      }
       rows.push(row);
     }
   }
