@@ -6,7 +6,7 @@
  */
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt } from './objects.js';
-import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
+import { newPageTreeDamage, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
@@ -101,18 +101,16 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   const handler = currentWarningHandler();
   const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
-  const damage: { missingKids: number; repaired?: boolean } = { missingKids: 0 };
-  let pageCount: number;
-  try {
-    pageCount = pageEntries(doc, damage).length;
-  } catch (err) {
-    if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${err.message})`);
-    throw err;
+  const damage = newPageTreeDamage();
+  const pageCount = pageEntries(doc, damage).length;
+  if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {
+    // Kids lost in a file whose table had to be rebuilt: a truncated file, whose remaining pages alone would lose the others silently.
+    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.droppedKids} page objects are missing; is the file truncated?)`);
   }
-  if (damage.repaired) warn?.('its page tree is damaged (a node reached twice, or a /Pages node where a page belongs): it was rebuilt with each page once, in the order qpdf and poppler list them');
-  if (damage.missingKids > 0) {
-    // Writing the pages that remain would silently lose the others.
-    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);
+  if (damage.found.size > 0) warn?.(`its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`);
+  if (damage.droppedContents > 0) {
+    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items` : 'an item';
+    warn?.(`its pages' /Contents held ${items} that lead to no content stream (null, or objects the file lacks): dropped, as readers ignore them`);
   }
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
