@@ -24,6 +24,8 @@ interface ObjectStream {
   data: Uint8Array;
   /** Each member's body, by index: [object number, start, end]. */
   members: Array<[number, number, number]>;
+  /** Member index by object number (the last listing of a number), made when an index proves wrong. */
+  byNumber?: Map<number, number>;
 }
 
 /** Decrypts an object stream's data before it is unpacked (security/decrypt.ts sets it). */
@@ -273,7 +275,7 @@ export class ObjectTable extends LayeredObjects {
       return this.bytes.subarray(header.bodyStart, end);
     }
     if (entry.type !== 2) return undefined;
-    const member = this.member(entry);
+    const member = this.member(num, entry);
     return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
   }
 
@@ -302,7 +304,7 @@ export class ObjectTable extends LayeredObjects {
       return skimBody(this.bytes, header.bodyStart, this.nextOffset(entry.offset), true, lengthOf, this.ensure);
     }
     if (entry.type !== 2) return undefined;
-    const member = this.member(entry);
+    const member = this.member(num, entry);
     return member ? skimBody(member.data, member.start, member.end, false, lengthOf) : undefined;
   }
 
@@ -399,7 +401,7 @@ export class ObjectTable extends LayeredObjects {
         return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;
       }
       if (entry.type === 2) {
-        const member = this.member(entry);
+        const member = this.member(num, entry);
         return member ? parseValue(member.data, member.start, member.end, this.parseContext) : undefined;
       }
     } catch (err) {
@@ -412,11 +414,22 @@ export class ObjectTable extends LayeredObjects {
     return undefined;
   }
 
-  /** Member `index` of an object stream: the bytes it is written in. */
-  private member(entry: { stream: number; index: number }): { data: Uint8Array; start: number; end: number } | undefined {
+  /**
+   * Object `num`, member `index` of an object stream: the bytes it is written
+   * in. When the stream lists another number at that index, the member is
+   * found by its number, as qpdf does: writers have listed the object stream
+   * itself as its first member, which moves every index by one.
+   */
+  private member(num: number, entry: { stream: number; index: number }): { data: Uint8Array; start: number; end: number } | undefined {
     const stream = this.objectStream(entry.stream);
-    const member = stream?.members[entry.index];
-    return member && { data: stream!.data, start: member[1], end: member[2] };
+    if (!stream) return undefined;
+    let member: [number, number, number] | undefined = stream.members[entry.index];
+    if (member?.[0] !== num) {
+      stream.byNumber ??= new Map(stream.members.map((m, index) => [m[0], index]));
+      const index = stream.byNumber.get(num);
+      member = index === undefined ? undefined : stream.members[index];
+    }
+    return member && { data: stream.data, start: member[1], end: member[2] };
   }
 
   private objectStream(num: number): ObjectStream | undefined {
@@ -568,6 +581,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
 }
 
 const PDFName_Root = PDFName.of('Root');
+
 
 function setTrailerInfo(context: PDFContext, trailer: PDFDict, table: ObjectTable): void {
   // A reference to an object the file lacks is null: left out, so that no new object of the output can come to answer it.
