@@ -11,7 +11,7 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
 import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
@@ -577,11 +577,25 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
   ensure(0, 1024);
   context.header = headerOf(bytes);
   context.largestObjectNumber = table.largestNumber;
+  const catalog = context.trailerInfo.Root;
+  if (catalog instanceof PDFDict) {
+    // A catalog written into the trailer (`/Root << … >>`): qpdf reads it, poppler finds no catalog there at all.
+    // As an object of its own it is where every reader looks. It was parsed before the table could tell which
+    // references lead somewhere: those that do not are null, as everywhere else.
+    context.trailerInfo.Root = context.register(withoutDangling(catalog, table) as PDFDict);
+  }
   return { context, table };
 }
 
 const PDFName_Root = PDFName.of('Root');
 
+/** `value` with every reference to an object the file lacks made null, in place (nesting is bounded by the parser). */
+function withoutDangling(value: PDFObject, table: ObjectTable): PDFObject {
+  if (value instanceof PDFRef) return table.exists(value.objectNumber, value.generationNumber) ? value : PDFNull;
+  if (value instanceof PDFDict) for (const [key, item] of value.entries()) value.set(key, withoutDangling(item, table));
+  else if (value instanceof PDFArray) value.asArray().forEach((item, i) => value.set(i, withoutDangling(item, table)));
+  return value;
+}
 
 function setTrailerInfo(context: PDFContext, trailer: PDFDict, table: ObjectTable): void {
   // A reference to an object the file lacks is null: left out, so that no new object of the output can come to answer it.
