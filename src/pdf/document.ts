@@ -6,6 +6,7 @@
  */
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt } from './objects.js';
+import { findCatalog, hasPageTree } from './find-catalog.js';
 import { newPageTreeDamage, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
@@ -92,15 +93,20 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
         : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
     );
   }
+  // Damage read through is reported to whoever runs the action (core/warnings.ts).
+  const handler = currentWarningHandler();
+  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
+  if (warn) objectTableOf(doc.context)?.reportTo(warn);
+  const found = hasPageTree(doc) ? undefined : findCatalog(doc);
+  if (found) {
+    doc = found.doc;
+    warn?.(`${found.repair}; check the output`);
+  }
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     const limit = objectTableOf(doc.context)?.limitPassed;
     if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
-  // Damage read through is reported to whoever runs the action (core/warnings.ts).
-  const handler = currentWarningHandler();
-  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
-  if (warn) objectTableOf(doc.context)?.reportTo(warn);
   const damage = newPageTreeDamage();
   const pageCount = pageEntries(doc, damage).length;
   if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {

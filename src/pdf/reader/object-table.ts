@@ -111,6 +111,19 @@ export class ObjectTable extends LayeredObjects {
     return false;
   }
 
+  /** Every object the input has, by reference, in number order (for a search that damage makes necessary). */
+  inputRefs(): PDFRef[] {
+    const refs: PDFRef[] = [];
+    for (const [num, entry] of this.entries_) if (entry.type !== 0) refs.push(PDFRef.of(num, entry.type === 1 ? entry.gen : 0));
+    return refs.sort((a, b) => a.objectNumber - b.objectNumber);
+  }
+
+  /** The reference object `num` exists under, whatever generation a damaged reference to it says (pdf.js falls back so too). */
+  refOfNumber(num: number): PDFRef | undefined {
+    const entry = this.entries_.get(num);
+    return !entry || entry.type === 0 ? undefined : PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
+  }
+
   get largestNumber(): number {
     let largest = 0;
     for (const num of this.entries_.keys()) if (num > largest) largest = num;
