@@ -1,0 +1,299 @@
+/**
+ * Page trees whose numbers or kids are wrong (issue 21): a /Count that is too
+ * large, too small, 0, 10^10 or missing; kids that are null, numbers,
+ * streams or references to objects the file lacks; a tree 100,000 levels
+ * deep; and pages whose /Contents holds something other than streams. Each
+ * input goes through every page action (test/helpers/reader-checks.ts
+ * PAGE_ACTIONS); every output must pass `qpdf --check` with no warning,
+ * show the expected pages to qpdf, pdfinfo and pdftotext, and have every
+ * /Count equal to the number of pages below its node.
+ *
+ * The expected pages are the leaves of the tree, each once, in order: what
+ * qpdf's page list (`qpdf --json` `pages`) shows, except that qpdf 11.3 also
+ * makes a blank page of a kid that is a number or a dangling reference,
+ * where newer qpdf ignores it ("Pages tree includes non-dictionary object").
+ * What qpdf and poppler show of each input is recorded per row: poppler
+ * trusts the root's /Count, so it shows too few pages or none at all.
+ */
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import rotatePages from '../../src/actions/rotate_pages/action.js';
+import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
+import { runAction } from '../../src/core/run.js';
+import { buildPdf, drawText, FONT, type RawObject } from '../helpers/raw-pdf.js';
+import { qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
+import { expectCleanAction, PAGE_ACTIONS, texts } from '../helpers/reader-checks.js';
+
+// Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8 with contents 5, 7, 9; inner nodes from 10.
+const PAGE_ENTRIES = '/Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 0 612 792]';
+
+function page(num: number, parent: number, text: string, entries = `/Contents ${num + 1} 0 R`): RawObject[] {
+  return [
+    { num, body: `<< /Type /Page /Parent ${parent} 0 R ${entries} ${PAGE_ENTRIES} >>` },
+    { num: num + 1, body: { dict: '', stream: drawText(text) } },
+  ];
+}
+
+function tree(root: string, rest: RawObject[]): Uint8Array {
+  return buildPdf([{ objects: [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' }, { num: 2, body: root }, { num: 3, body: FONT }, ...rest] }]).bytes;
+}
+
+const TWO = [...page(4, 2, 'PAGE ONE'), ...page(6, 2, 'PAGE TWO')];
+const THREE = [...TWO, ...page(8, 2, 'PAGE THREE')];
+
+/**
+ * `depth` /Pages nodes in a chain under the root (objects 10 …), with page
+ * two at the bottom; page one is the root's first kid, page three its last.
+ * Written without the builder's string concatenation per object, which a
+ * 10 MB file makes slow.
+ */
+function deepTree(depth: number): Uint8Array {
+  const objects: RawObject[] = [...page(4, 2, 'PAGE ONE'), ...page(6, 10 + depth - 1, 'PAGE TWO DEEP DOWN'), ...page(8, 2, 'PAGE THREE')];
+  for (let i = 0; i < depth; i++) {
+    const kid = i === depth - 1 ? 6 : 10 + i + 1;
+    objects.push({ num: 10 + i, body: `<< /Type /Pages /Parent ${i === 0 ? 2 : 10 + i - 1} 0 R /Kids [${kid} 0 R] /Count 1 >>` });
+  }
+  return tree('<< /Type /Pages /Kids [4 0 R 10 0 R 8 0 R] /Count 3 >>', objects);
+}
+
+interface TreeCase {
+  name: string;
+  input: () => Uint8Array;
+  /** The text of each page of the document: every leaf once, in order. */
+  pages: string[];
+  /**
+   * qpdf 11.3's page list of the input (`qpdf --json` `pages`), [] when it
+   * lists none; or 'crashes' when its page walk, which recurses, runs out of
+   * stack (SIGSEGV; `--check` too).
+   */
+  qpdf: string[] | 'crashes';
+  /** What poppler (pdftotext) shows of the input. */
+  poppler: string[];
+  /** What the warning says was wrong. */
+  warning: RegExp;
+}
+
+const CASES: TreeCase[] = [
+  {
+    name: '/Count too large: 5 over two pages',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 5 >>', TWO),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '6 0 R'],
+    poppler: ['PAGE ONE', 'PAGE TWO'],
+    warning: /\/Count that is not the number of pages below it/,
+  },
+  {
+    name: '/Count too small: 1 over three pages',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 6 0 R 8 0 R] /Count 1 >>', THREE),
+    pages: ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'],
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: ['PAGE ONE'],
+    warning: /\/Count/,
+  },
+  {
+    name: '/Count 0 over two pages',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 0 >>', TWO),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '6 0 R'],
+    poppler: [],
+    warning: /\/Count/,
+  },
+  {
+    name: '/Count 10^10 over two pages',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 10000000000 >>', TWO),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '6 0 R'],
+    poppler: [],
+    warning: /\/Count/,
+  },
+  {
+    name: 'no /Count at all',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 6 0 R] >>', TWO),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '6 0 R'],
+    poppler: [],
+    warning: /\/Count/,
+  },
+  {
+    // The root's /Count is right; the inner node's is not.
+    name: 'an inner node\'s /Count 7 over its two pages',
+    input: () =>
+      tree('<< /Type /Pages /Kids [4 0 R 10 0 R] /Count 3 >>', [
+        ...page(4, 2, 'PAGE ONE'),
+        ...page(6, 10, 'PAGE TWO'),
+        ...page(8, 10, 'PAGE THREE'),
+        { num: 10, body: '<< /Type /Pages /Parent 2 0 R /Kids [6 0 R 8 0 R] /Count 7 >>' },
+      ]),
+    pages: ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'],
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'],
+    warning: /\/Count/,
+  },
+  {
+    // qpdf --check: "operation for dictionary attempted on object of type null" (an error); poppler shows nothing.
+    name: 'a root full of null kids around one page',
+    input: () => tree('<< /Type /Pages /Kids [null null 4 0 R null null] /Count 1 >>', page(4, 2, 'PAGE ONE')),
+    pages: ['PAGE ONE'],
+    qpdf: [],
+    poppler: [],
+    warning: /kids that are no page/,
+  },
+  {
+    name: 'null kids between two pages, and in an inner node',
+    input: () =>
+      tree('<< /Type /Pages /Kids [null 4 0 R 10 0 R null] /Count 2 >>', [
+        ...page(4, 2, 'PAGE ONE'),
+        ...page(6, 10, 'PAGE TWO'),
+        { num: 10, body: '<< /Type /Pages /Parent 2 0 R /Kids [null 6 0 R null] /Count 1 >>' },
+      ]),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: [],
+    poppler: [],
+    warning: /kids that are no page/,
+  },
+  {
+    // qpdf 11.3 makes a blank page of 40 0 R; poppler skips it.
+    name: 'a kid that is a reference to an object the file lacks',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 40 0 R 6 0 R] /Count 3 >>', TWO),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '40 0 R', '6 0 R'],
+    poppler: ['PAGE ONE', 'PAGE TWO'],
+    warning: /kids that are no page/,
+  },
+  {
+    // qpdf 11.3 makes blank pages of the number and the name (as new objects 13 and 14); poppler stops at the first.
+    name: 'kids that are a number, a name, a stream and a null object',
+    input: () => tree('<< /Type /Pages /Kids [4 0 R 7 /Name 5 0 R 12 0 R 6 0 R] /Count 2 >>', [...TWO, { num: 12, body: 'null' }]),
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    qpdf: ['4 0 R', '13 0 R', '14 0 R', '5 0 R', '12 0 R', '6 0 R'],
+    poppler: ['PAGE ONE'],
+    warning: /kids that are no page/,
+  },
+  {
+    name: 'a tree 100,000 levels deep',
+    input: () => deepTree(100_000),
+    pages: ['PAGE ONE', 'PAGE TWO DEEP DOWN', 'PAGE THREE'],
+    qpdf: 'crashes',
+    poppler: ['PAGE ONE', 'PAGE TWO DEEP DOWN', 'PAGE THREE'],
+    warning: /nested more than 100 levels deep/,
+  },
+];
+
+/** qpdf's page list of the input (`--json-key=pages` reads only the page tree), or 'crashes' (see TreeCase). */
+async function qpdfPages(bytes: Uint8Array): Promise<string[] | 'crashes'> {
+  const run = await execa('qpdf', ['--json=2', '--json-key=pages', tempFile(bytes)], { reject: false, maxBuffer: 64 * 2 ** 20 });
+  if (run.signal === 'SIGSEGV') return 'crashes';
+  try {
+    return (JSON.parse(run.stdout) as { pages: Array<{ object: string }> }).pages.map((p) => p.object);
+  } catch {
+    // qpdf 11.3 stops its JSON halfway at a null kid.
+    return [];
+  }
+}
+
+/** What poppler shows of the input: [] when it finds no page (pdftotext then fails: "Invalid page count"). */
+async function popplerTexts(bytes: Uint8Array): Promise<string[]> {
+  try {
+    return await texts(bytes);
+  } catch {
+    return [];
+  }
+}
+
+// Inputs are made once per case: the deep one is 10 MB.
+const inputs = new Map<TreeCase, Uint8Array>();
+const inputOf = (c: TreeCase) => inputs.get(c) ?? inputs.set(c, c.input()).get(c)!;
+
+describe.concurrent.each(CASES)('$name', (c) => {
+  let checked: Promise<void> | undefined;
+  const sound = () =>
+    (checked ??= (async () => {
+      const input = inputOf(c);
+      expect(await qpdfPages(input), 'fixture: qpdf\'s page list').toEqual(c.qpdf);
+      expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(c.poppler);
+    })());
+
+  it('fixture: qpdf and poppler read it as recorded', async () => {
+    await sound();
+  }, 60_000);
+
+  it('the repair is reported as a warning', async () => {
+    const warnings: Warning[] = [];
+    await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: inputOf(c), angle: 90 }));
+    expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/page tree is damaged/));
+    expect(warnings.map((w) => w.message).join('\n')).toMatch(c.warning);
+  }, 30_000);
+
+  it.each(PAGE_ACTIONS.filter((a) => c.pages.length >= a.minPages))('$name: every page once, in order, every /Count right', async (action) => {
+    await sound();
+    await expectCleanAction(action, inputOf(c), c.pages, c.name);
+  }, 60_000);
+});
+
+describe('a tree 100,000 levels deep costs no more than its size', () => {
+  it('rotate_pages reads it without recursion, in a few seconds', async () => {
+    const input = inputOf(CASES.find((c) => c.name.includes('100,000'))!);
+    const started = performance.now();
+    const result = await runAction(rotatePages, { file: input, angle: 90 });
+    const ms = performance.now() - started;
+    expect(result.output).toBe('document');
+    // About 1 s alone; generous for a loaded machine (pdftotext takes 2 s on the input; qpdf 11.3 crashes).
+    expect(ms, `took ${Math.round(ms)} ms`).toBeLessThan(10_000);
+  }, 30_000);
+});
+
+// ---------------------------------------------------------------------------
+// /Contents that holds something other than streams. qpdf reads such input
+// with a warning ("ignoring non-stream in an array of streams") and draws the
+// streams; poppler draws nothing on the page ("Weird page contents"). An
+// output that writes the item as null fails `qpdf --check` with an error.
+// The items that are no stream are dropped: both then draw the streams.
+// ---------------------------------------------------------------------------
+
+interface ContentsCase {
+  name: string;
+  /** Page one's /Contents, and objects to add. */
+  contents: string;
+  extra?: RawObject[];
+  /** qpdf --check's exit status on the input (3: warnings, 2: errors). */
+  qpdfExit: number;
+  /** The text of each page: what qpdf draws of the input. */
+  pages: string[];
+}
+
+/** Poppler draws nothing of page one, whatever the array holds. */
+const POPPLER = ['', 'PAGE TWO'];
+
+const CONTENTS_CASES: ContentsCase[] = [
+  { name: 'a reference to an object the file lacks', contents: '[5 0 R 40 0 R]', qpdfExit: 3, pages: ['PAGE ONE', 'PAGE TWO'] },
+  { name: 'null', contents: '[null 5 0 R null]', qpdfExit: 2, pages: ['PAGE ONE', 'PAGE TWO'] },
+  { name: 'a dictionary and a number', contents: '[12 0 R 5 0 R 7]', extra: [{ num: 12, body: '<< /Foo 1 >>' }], qpdfExit: 3, pages: ['PAGE ONE', 'PAGE TWO'] },
+  { name: 'nothing but a dictionary (no array, no stream)', contents: '12 0 R', extra: [{ num: 12, body: '<< /Foo 1 >>' }], qpdfExit: 3, pages: ['', 'PAGE TWO'] },
+];
+
+describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c) => {
+  const input = tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>', [...page(4, 2, 'PAGE ONE', `/Contents ${c.contents}`), ...page(6, 2, 'PAGE TWO'), ...(c.extra ?? [])]);
+  let checked: Promise<void> | undefined;
+  const sound = () =>
+    (checked ??= (async () => {
+      const check = await qpdfCheck(input);
+      expect(check.exitCode, `fixture: qpdf --check\n${check.output}`).toBe(c.qpdfExit);
+      expect(check.output).toMatch(/non-stream in an array of streams|supposed to be a stream or an array of streams/);
+      expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(POPPLER);
+    })());
+
+  it('fixture: qpdf warns about it, poppler draws nothing of page one', async () => {
+    await sound();
+  });
+
+  it('the items dropped are reported as a warning', async () => {
+    const warnings: Warning[] = [];
+    await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: input, angle: 90 }));
+    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/\/Contents held (an item|\d+ items) that lead to no content stream/)]);
+  });
+
+  it.each(PAGE_ACTIONS)('$name: the output passes qpdf --check, the pages show their text', async (action) => {
+    await sound();
+    await expectCleanAction(action, input, c.pages, `/Contents holding ${c.name}`);
+  }, 60_000);
+});
