@@ -35,6 +35,31 @@ export async function qpdfView(bytes: Uint8Array, password?: string): Promise<Qp
   return { pages: json.pages.map((p) => p.object), objects: json.qpdf[1] };
 }
 
+/**
+ * qpdf's page list (`qpdf --json` `pages`, reading only the page tree): []
+ * when it lists none (qpdf 11.3 stops its JSON halfway at a null kid), or
+ * 'crashes' when qpdf dies of a segmentation fault (its page walk recurses,
+ * and a tree 100,000 deep runs it out of stack).
+ */
+export async function qpdfPageList(bytes: Uint8Array): Promise<string[] | 'crashes'> {
+  const run = await execa('qpdf', ['--json=2', '--json-key=pages', tempFile(bytes)], { reject: false, maxBuffer: 64 * 2 ** 20 });
+  if (run.signal === 'SIGSEGV') return 'crashes';
+  try {
+    return (JSON.parse(run.stdout) as { pages: Array<{ object: string }> }).pages.map((p) => p.object);
+  } catch {
+    return [];
+  }
+}
+
+/** What poppler shows of a damaged input: [] when it finds no page (pdftotext then fails: "Invalid page count"). */
+export async function popplerTexts(bytes: Uint8Array): Promise<string[]> {
+  try {
+    return await texts(bytes);
+  } catch {
+    return [];
+  }
+}
+
 /** pdftotext of each page (one run, split at the form feed that ends each page), white space folded and trimmed. */
 export async function texts(bytes: Uint8Array, password?: string): Promise<string[]> {
   const pw = password !== undefined ? ['-upw', password] : [];

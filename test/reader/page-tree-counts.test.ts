@@ -15,14 +15,13 @@
  * What qpdf and poppler show of each input is recorded per row: poppler
  * trusts the root's /Count, so it shows too few pages or none at all.
  */
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
 import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
 import { runAction } from '../../src/core/run.js';
 import { buildPdf, drawText, FONT, type RawObject } from '../helpers/raw-pdf.js';
-import { qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
-import { expectCleanAction, PAGE_ACTIONS, texts } from '../helpers/reader-checks.js';
+import { qpdfCheck } from '../helpers/pdf-tools.js';
+import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8 with contents 5, 7, 9; inner nodes from 10.
 const PAGE_ENTRIES = '/Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 0 612 792]';
@@ -61,11 +60,7 @@ interface TreeCase {
   input: () => Uint8Array;
   /** The text of each page of the document: every leaf once, in order. */
   pages: string[];
-  /**
-   * qpdf 11.3's page list of the input (`qpdf --json` `pages`), [] when it
-   * lists none; or 'crashes' when its page walk, which recurses, runs out of
-   * stack (SIGSEGV; `--check` too).
-   */
+  /** qpdf 11.3's page list of the input (qpdfPageList); 'crashes': its page walk, which recurses, runs out of stack. */
   qpdf: string[] | 'crashes';
   /** What poppler (pdftotext) shows of the input. */
   poppler: string[];
@@ -179,27 +174,6 @@ const CASES: TreeCase[] = [
   },
 ];
 
-/** qpdf's page list of the input (`--json-key=pages` reads only the page tree), or 'crashes' (see TreeCase). */
-async function qpdfPages(bytes: Uint8Array): Promise<string[] | 'crashes'> {
-  const run = await execa('qpdf', ['--json=2', '--json-key=pages', tempFile(bytes)], { reject: false, maxBuffer: 64 * 2 ** 20 });
-  if (run.signal === 'SIGSEGV') return 'crashes';
-  try {
-    return (JSON.parse(run.stdout) as { pages: Array<{ object: string }> }).pages.map((p) => p.object);
-  } catch {
-    // qpdf 11.3 stops its JSON halfway at a null kid.
-    return [];
-  }
-}
-
-/** What poppler shows of the input: [] when it finds no page (pdftotext then fails: "Invalid page count"). */
-async function popplerTexts(bytes: Uint8Array): Promise<string[]> {
-  try {
-    return await texts(bytes);
-  } catch {
-    return [];
-  }
-}
-
 // Inputs are made once per case: the deep one is 10 MB.
 const inputs = new Map<TreeCase, Uint8Array>();
 const inputOf = (c: TreeCase) => inputs.get(c) ?? inputs.set(c, c.input()).get(c)!;
@@ -209,7 +183,7 @@ describe.concurrent.each(CASES)('$name', (c) => {
   const sound = () =>
     (checked ??= (async () => {
       const input = inputOf(c);
-      expect(await qpdfPages(input), 'fixture: qpdf\'s page list').toEqual(c.qpdf);
+      expect(await qpdfPageList(input), 'fixture: qpdf\'s page list').toEqual(c.qpdf);
       expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(c.poppler);
     })());
 
