@@ -107,6 +107,8 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
+  // qpdf --check warns about a catalog whose /Type is missing or wrong ("setting … to /Catalog"): so do we set it.
+  if (doc.catalog.lookup(PDFName.of('Type')) !== PDFName.of('Catalog')) doc.catalog.set(PDFName.of('Type'), PDFName.of('Catalog'));
   const damage = newPageTreeDamage();
   const pageCount = pageEntries(doc, damage).length;
   if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {

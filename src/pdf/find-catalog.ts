@@ -42,9 +42,17 @@ export function findCatalog(doc: PDFDocument): FoundCatalog | undefined {
   const repairs: string[] = [];
   let catalogRef = context.trailerInfo.Root instanceof PDFRef ? context.trailerInfo.Root : undefined;
   let catalog: PDFDict | undefined = doc.catalog instanceof PDFDict ? doc.catalog : undefined;
+  const named = table.trailer.get(PDFName.of('Root'));
+  if (!catalog && named instanceof PDFRef) {
+    // A catalog that cannot be parsed whole, read as far as it goes.
+    const dict = table.readDamagedDict(named);
+    if (dict && (dict.lookup(TYPE) === CATALOG || dict.has(PAGES))) {
+      catalog = dict;
+      repairs.push('its catalog is damaged: it was read as far as it goes');
+    }
+  }
   if (!catalog) {
     // The trailer's /Root, with the generation the file has for that number.
-    const named = table.trailer.get(PDFName.of('Root'));
     const ref = named instanceof PDFRef ? table.refOfNumber(named.objectNumber) : undefined;
     const dict = ref && context.lookup(ref);
     if (ref && dict instanceof PDFDict && dict.lookup(TYPE) === CATALOG) {

@@ -6,6 +6,7 @@
  */
 import { duplicatePage } from './duplicate-page.js';
 import { sourceOf } from './graph.js';
+import { objectTableOf } from './reader/object-table.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -101,7 +102,8 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     for (const key of INHERITABLE) {
       if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
     }
-    if (!node.has(PDFName.of('MediaBox'))) node.set(PDFName.of('MediaBox'), context.obj(LETTER));
+    // No page size, or one that is not four numbers: letter size, as qpdf gives ("MediaBox is undefined").
+    if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) node.set(PDFName.of('MediaBox'), context.obj(LETTER));
     if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
     damage.droppedContents += dropNonStreamContents(context, node);
     leaves.add(node);
@@ -124,7 +126,12 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       kid = context.register(kid);
       frame.kids.set(i, kid);
     }
-    const kidDict = context.lookup(kid);
+    let kidDict = context.lookup(kid);
+    if (kid instanceof PDFRef && kidDict === undefined) {
+      // An object the file has that cannot be parsed whole: read as far as it goes, as qpdf and pdf.js read it.
+      kidDict = objectTableOf(context)?.readDamagedDict(kid);
+      if (kidDict) found.add('a page or node whose dictionary is damaged (read as far as it goes)');
+    }
     if (!(kid instanceof PDFRef) || !(kidDict instanceof PDFDict)) {
       damage.droppedKids++;
       found.add('kids that are no page (null, or objects the file lacks)');
@@ -165,6 +172,10 @@ function dropNonStreamContents(context: PDFContext, page: PDFDict): number {
   if (streams.length === items.length) return 0;
   page.set(CONTENTS, context.obj(streams));
   return items.length - streams.length;
+}
+
+function isRectangle(context: PDFContext, box: PDFObject | undefined): boolean {
+  return box instanceof PDFArray && box.size() === 4 && box.asArray().every((n) => context.lookup(n) instanceof PDFNumber);
 }
 
 function leadsToStream(context: PDFContext, item: PDFObject): boolean {

@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
 import { runAction } from '../../src/core/run.js';
 import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
-import { buildPdf, drawText, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
+import { buildPdf, bytesOf, drawText, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
 import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
 
 // The document every row damages: objects 1 catalog, 2 pages, 3 font, pages 4/6/8 with contents 5/7/9.
@@ -158,13 +158,37 @@ const CASES: RecoveryCase[] = [
     warning: /\/Pages leads into the page tree, not to its root/,
   },
   {
-    // An array that never closes: qpdf reads on past it, poppler too; the catalog cannot be parsed here.
-    name: 'a catalog that cannot be parsed',
+    // An array that never closes: read as far as it goes, it closes with its dictionary.
+    name: 'a catalog that cannot be parsed whole',
     make: () => buildPdf([{ objects: replacing(1, '<< /Type /Catalog /Pages 2 0 R /Junk [ 1 2 >>') }]).bytes,
     texts: TEXTS,
     qpdf: [],
     poppler: TEXTS,
-    warning: /it has no catalog: object 2, the last page-tree root of the file, was taken/,
+    warning: /its catalog is damaged: it was read as far as it goes/,
+  },
+  {
+    // Page two's dictionary never closes: its /MediaBox array runs on to `endobj`.
+    name: 'a page whose dictionary never closes',
+    make: () => buildPdf([{ objects: replacing(6, (BODY.get(6) as string).replace(/\]? >>$/, '')) }]).bytes,
+    texts: TEXTS,
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: TEXTS,
+    warning: /page or node whose dictionary is damaged \(read as far as it goes\)/,
+  },
+  {
+    // The shape of qpdf's bad-direct-root.pdf: the catalog in the trailer, and the only page's
+    // dictionary left open, so that it runs on through the table and the trailer to the end.
+    name: 'the catalog in the trailer, and the page\'s dictionary running on to the end of the file',
+    make: () => {
+      const objects = [2, 3, 5, 4].map((num) => (num === 2 ? { num, body: '<< /Type /Pages /Kids [4 0 R] /Count 1 >>' } : doc.objects.find((o) => o.num === num)!));
+      const pdf = buildPdf([{ objects, root: BODY.get(1) as string }]);
+      const open = pdf.text.indexOf('792] >>\nendobj', pdf.offsets.get(4));
+      return bytesOf(pdf.text.slice(0, open + 3) + pdf.text.slice(open + '792] >>\nendobj'.length));
+    },
+    texts: ['PAGE ONE'],
+    qpdf: ['4 0 R'],
+    poppler: [],
+    warning: /page or node whose dictionary is damaged/,
   },
 ];
 
@@ -188,7 +212,7 @@ describe.concurrent.each(CASES)('$name', (c) => {
     else expect(warnings).toEqual([]);
   });
 
-  it.each(PAGE_ACTIONS)('$name: every page once, in order', async (action) => {
+  it.each(PAGE_ACTIONS.filter((a) => c.texts.length >= a.minPages))('$name: every page once, in order', async (action) => {
     await sound();
     await expectCleanAction(action, input, c.texts, c.name);
   }, 60_000);

@@ -14,7 +14,7 @@
 import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
-import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
+import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
@@ -290,6 +290,32 @@ export class ObjectTable extends LayeredObjects {
     if (entry.type !== 2) return undefined;
     const member = this.member(num, entry);
     return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
+  }
+
+  /**
+   * A dictionary that cannot be parsed whole, read as far as it goes
+   * (parseDictLeniently), and this object from now on (written as parsed).
+   * For the page tree: a damaged page is read, not lost with the file.
+   */
+  readDamagedDict(ref: PDFRef): PDFDict | undefined {
+    const num = ref.objectNumber;
+    if (!this.exists(num, ref.generationNumber) || super.get(ref) !== undefined || this.removed.has(ref)) return undefined;
+    const entry = this.entries_.get(num)!;
+    let dict: PDFDict | undefined;
+    if (entry.type === 1) {
+      const header = this.header(num, entry);
+      const at = this.entries_.get(num);
+      if (!header || at?.type !== 1) return undefined;
+      dict = parseDictLeniently(this.bytes, header.bodyStart, this.extent(at.offset), this.parseContext);
+    } else if (entry.type === 2) {
+      const member = this.member(num, entry);
+      dict = member && parseDictLeniently(member.data, member.start, member.end, this.parseContext);
+    }
+    if (!dict) return undefined;
+    const plain = this.bytesAreClear(ref) ? dict : this.decryptObject!(ref, dict);
+    if (!(plain instanceof PDFDict)) return undefined;
+    super.set(ref, plain);
+    return plain;
   }
 
   /** An object's bytes as they are, for one that cannot be parsed: carried, never dropped. */
