@@ -217,3 +217,23 @@ describe.concurrent.each(CASES)('$name', (c) => {
     await expectCleanAction(action, input, c.texts, c.name);
   }, 60_000);
 });
+
+// ---------------------------------------------------------------------------
+// Found by the fuzz tier (npm run fuzz -- --actions merge_documents,split_…):
+// outputs qpdf rejected from inputs it reads.
+// ---------------------------------------------------------------------------
+
+describe.concurrent('a token of digits that runs on into letters', () => {
+  // A hex string that lost its `<` (seed 21, case 1715): `1406…9006C0064…73>` is one token, and no number.
+  // Read as the number 1.4e35, it was written back as a 36-digit integer: "overflow/underflow converting
+  // … to 64-bit integer", and qpdf lost the catalog ("unable to find /Root dictionary").
+  const input = buildPdf([{ objects: simpleDoc(TEXTS, { catalog: '/AcroForm 140660073007600630020006200750069006C0064002D00660069007800740075007200650073> /Lang 1e308' }).objects }]).bytes;
+
+  it('fixture: qpdf reads it', async () => {
+    expect(await qpdfPageList(input)).toEqual(['4 0 R', '6 0 R', '8 0 R']);
+  });
+
+  it.each(PAGE_ACTIONS)('$name: the catalog survives, the output passes qpdf --check', async (action) => {
+    await expectCleanAction(action, input, TEXTS, 'a catalog with a run-on number');
+  });
+});

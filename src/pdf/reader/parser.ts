@@ -160,6 +160,12 @@ export class ObjectParser {
       else if (integer) value = value * 10 + (bytes[i] - 0x30);
       i++;
     }
+    if (i < end && CHAR_CLASS[bytes[i]] === 0) {
+      // Digits run on into letters (`1e308`, `0M`, `1406…006C00…`): one token, and no number. qpdf reads it as a
+      // string; read as a number, its digits once made a 36-digit integer that qpdf cannot read back.
+      this.pos = tokenEnd(bytes, start, end);
+      return PDFString.of(latin1(bytes, start, this.pos).replace(/[\\()]/g, (ch) => `\\${ch}`));
+    }
     this.pos = i;
     if (integer && bytes[start] !== 0x2b && bytes[start] !== 0x2d && i - start <= 10) {
       // `N G R`: look ahead without committing.
