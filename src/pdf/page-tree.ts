@@ -55,12 +55,13 @@ interface Frame {
 
 /**
  * The leaves of the page tree in document order, with inherited attributes
- * pushed down onto each leaf. Robust to intermediate nodes missing /Type.
+ * pushed down onto each leaf.
  *
  * A damaged tree is repaired, as qpdf and poppler read it: a node reached
  * again (a /Kids entry pointing back to an ancestor, a node listed as its
  * own kid, a node under two parents) is not walked again, a leaf that says
- * /Type /Pages becomes a /Page, a kid that is no dictionary is dropped, and
+ * /Type /Pages becomes a /Page, a node with kids is a /Pages node whatever
+ * its /Type says, a kid that is no dictionary is dropped, and
  * the tree is rebuilt flat with each page once, in the order the walk met
  * them. So is a tree where a /Count is not the number of pages below it, or
  * that is nested deeper than MAX_KEPT_DEPTH: every /Count written is right.
@@ -73,6 +74,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
   const entries: PageEntry[] = [];
   const seen = new Set<PDFDict>();
   const leaves = new Set<PDFDict>();
+  const seenKids = new Set<PDFArray>();
   const found = damage.found;
   const stack: Frame[] = [];
   /** Walks into a node: a /Pages node goes on the stack; a leaf is a page. */
@@ -85,6 +87,12 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     const kids = node.lookup(PDFName.of('Kids'));
     const type = node.lookup(PDFName.of('Type'));
     if (kids instanceof PDFArray && type !== PDFName.of('Page')) {
+      // Two nodes that share one /Kids array (an indirect one) list its pages twice, and qpdf and poppler show
+      // them twice: the second listing gets copies (below), and the shared array, edited for them, is replaced.
+      if (seenKids.has(kids)) found.add('two nodes that share one /Kids array');
+      seenKids.add(kids);
+      // qpdf --check warns of it ("/Type key should be /Pages"); the rebuilt tree has its one node typed.
+      if (type !== PDFName.of('Pages')) found.add('a /Pages node without /Type /Pages');
       const next = new Map(inherited);
       for (const key of INHERITABLE) {
         const value = node.get(PDFName.of(key));
