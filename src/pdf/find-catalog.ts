@@ -96,14 +96,21 @@ function isTreeNode(dict: PDFDict): boolean {
   return dict.lookup(KIDS) instanceof PDFArray || type === PAGES || type === PDFName.of('Page');
 }
 
-/** The root of the tree `node` is in: up its /Parent chain while the parent is a /Pages node with kids (each once). */
+/**
+ * The root of the tree `node` is in: up its /Parent chain while the parent
+ * is a node whose /Kids lists the one below it (each once). A /Parent that
+ * does not list its child is damage of its own, not the way to the root.
+ */
 function treeRootAbove(node: PDFDict): { dict: PDFDict; ref?: PDFRef } {
   const seen = new Set<PDFDict>([node]);
   let top: { dict: PDFDict; ref?: PDFRef } = { dict: node };
   for (;;) {
     const held = top.dict.get(PARENT);
     const parent = top.dict.lookup(PARENT);
-    if (!(parent instanceof PDFDict) || seen.has(parent) || !(parent.lookup(KIDS) instanceof PDFArray)) return top;
+    const kids = parent instanceof PDFDict ? parent.lookup(KIDS) : undefined;
+    if (!(parent instanceof PDFDict) || seen.has(parent) || !(kids instanceof PDFArray)) return top;
+    const child = top.dict;
+    if (!kids.asArray().some((kid) => kid === child || (kid instanceof PDFRef && parent.context.lookup(kid) === child))) return top;
     seen.add(parent);
     top = { dict: parent, ref: held instanceof PDFRef ? held : undefined };
   }
@@ -118,8 +125,9 @@ function lastOfType(doc: PDFDocument, table: ObjectTable, type: string, accept: 
   const refs = table.inputRefs();
   return readOnly(doc.context, () => {
     for (let i = refs.length - 1; i >= 0; i--) {
+      // No text: too large or damaged (skipped), or already parsed (looked at as parsed).
       const text = table.textAround(refs[i], LARGEST_LOOKED_AT);
-      if (!text || Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf(type) < 0) continue;
+      if (text ? Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf(type) < 0 : table.isUntouched(refs[i])) continue;
       const object: PDFObject | undefined = doc.context.lookup(refs[i]);
       if (object instanceof PDFDict && accept(object)) return refs[i];
     }

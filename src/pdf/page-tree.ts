@@ -118,7 +118,11 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     entries.push({ ref, dict: node });
   };
   const root = context.lookup(rootRef);
-  if (rootRef instanceof PDFRef && root instanceof PDFDict) enter(rootRef, root, new Map());
+  if (rootRef instanceof PDFRef && root instanceof PDFDict) {
+    // qpdf takes a root's /Parent for the way to the real root ("doesn't point to the root of the page tree").
+    if (root.has(PDFName.of('Parent'))) found.add('a root node with a /Parent');
+    enter(rootRef, root, new Map());
+  }
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     if (frame.next >= frame.kids.size()) {
@@ -206,7 +210,7 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
     doc.catalog.set(PDFName.of('Pages'), ref);
   }
   const node = root as PDFDict;
-  for (const key of INHERITABLE) node.delete(PDFName.of(key));
+  for (const key of [...INHERITABLE, 'Parent']) node.delete(PDFName.of(key));
   node.set(PDFName.of('Type'), PDFName.of('Pages'));
   node.set(PDFName.of('Kids'), context.obj(pages));
   node.set(PDFName.of('Count'), PDFNumber.of(pages.length));

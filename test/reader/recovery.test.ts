@@ -158,6 +158,15 @@ const CASES: RecoveryCase[] = [
     warning: /\/Pages leads into the page tree, not to its root/,
   },
   {
+    // qpdf climbs from the root to node 10, which does not list it, and finds no page; poppler reads the tree.
+    name: 'the root /Pages node with a /Parent that does not list it',
+    make: () => buildPdf([{ objects: [...replacing(2, '<< /Type /Pages /Parent 10 0 R /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>'), { num: 10, body: '<< /Type /Pages /Kids [] /Count 0 >>' }] }]).bytes,
+    texts: TEXTS,
+    qpdf: [],
+    poppler: TEXTS,
+    warning: /a root node with a \/Parent/,
+  },
+  {
     // An array that never closes: read as far as it goes, it closes with its dictionary.
     name: 'a catalog that cannot be parsed whole',
     make: () => buildPdf([{ objects: replacing(1, '<< /Type /Catalog /Pages 2 0 R /Junk [ 1 2 >>') }]).bytes,
