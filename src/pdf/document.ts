@@ -117,8 +117,8 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   }
   if (damage.found.size > 0) warn?.(`its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`);
   if (damage.droppedContents > 0) {
-    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items` : 'an item';
-    warn?.(`its pages' /Contents held ${items} that lead to no content stream (null, or objects the file lacks): dropped, as readers ignore them`);
+    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items that lead` : 'an item that leads';
+    warn?.(`its pages' /Contents held ${items} to no content stream (null, or objects the file lacks or that cannot be read): dropped, as qpdf ignores them`);
   }
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).

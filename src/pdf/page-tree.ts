@@ -164,7 +164,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
 
 /**
  * Drops what a page's /Contents holds that is no stream (null, a reference
- * to an object the file lacks, a dictionary): qpdf ignores such items with a
+ * to an object the file lacks or cannot parse, a dictionary): qpdf ignores such items with a
  * warning, and an output that keeps them fails `qpdf --check`. Streams are
  * told apart without parsing them (their input bytes are skimmed). Returns
  * how many items were dropped.
@@ -192,9 +192,9 @@ function isRectangle(context: PDFContext, box: PDFObject | undefined): boolean {
 
 function leadsToStream(context: PDFContext, item: PDFObject): boolean {
   const source = item instanceof PDFRef ? sourceOf(context, item) : undefined;
-  if (!source) return false;
-  // An object that cannot be parsed is carried as its bytes (writer.ts): it may well be a damaged stream.
-  return source.kind === 'parsed' ? source.object instanceof PDFStream : source.kind === 'raw' ? source.raw.stream : true;
+  // An object that cannot be parsed (carried as its bytes by the writer) is no stream either: qpdf ignores it
+  // too, and reads the bytes written for it as a stream whose data runs on into what follows.
+  return source?.kind === 'parsed' ? source.object instanceof PDFStream : source?.kind === 'raw' && source.raw.stream;
 }
 
 /** Replaces the page tree by one flat node whose kids are `pages`, in order. */

@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
 import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
 import { runAction } from '../../src/core/run.js';
-import { buildPdf, drawText, FONT, type RawObject } from '../helpers/raw-pdf.js';
+import { buildPdf, bytesOf, drawText, FONT, latin1, type RawObject } from '../helpers/raw-pdf.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
 import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
 
@@ -266,13 +266,17 @@ describe.each(CASES.filter(isDeep))('$name', (c) => {
 
 interface ContentsCase {
   name: string;
-  /** Page one's /Contents, and objects to add. */
+  /** Page one's /Contents, and objects to add (after the others). */
   contents: string;
   extra?: RawObject[];
+  /** Damage done to the file's text after it is built. */
+  damage?: (text: string) => string;
   /** qpdf --check's exit status on the input (3: warnings, 2: errors). */
   qpdfExit: number;
   /** The text of each page: what qpdf draws of the input. */
   pages: string[];
+  /** What poppler shows of the input, when it draws something of page one. */
+  poppler?: string[];
 }
 
 /** Poppler draws nothing of page one, whatever the array holds. */
@@ -282,28 +286,41 @@ const CONTENTS_CASES: ContentsCase[] = [
   { name: 'a reference to an object the file lacks', contents: '[5 0 R 40 0 R]', qpdfExit: 3, pages: ['PAGE ONE', 'PAGE TWO'] },
   { name: 'null', contents: '[null 5 0 R null]', qpdfExit: 2, pages: ['PAGE ONE', 'PAGE TWO'] },
   { name: 'a dictionary and a number', contents: '[12 0 R 5 0 R 7]', extra: [{ num: 12, body: '<< /Foo 1 >>' }], qpdfExit: 3, pages: ['PAGE ONE', 'PAGE TWO'] },
+  {
+    // Found by the fuzz tier (seed 41, case 397): the last object, a content stream, runs into the table with
+    // no `endstream` or `endobj`. qpdf ignores it (poppler draws it); written as its bytes, qpdf read the
+    // output's as a stream of garbage running on through the table, and failed on it.
+    name: 'a stream cut off by the table that follows it',
+    contents: '[5 0 R 12 0 R]',
+    extra: [{ num: 12, body: { dict: '', stream: drawText('CUT OFF', 400) } }],
+    damage: (text) => text.replace(/(CUT OFF\) Tj ET)\nendstream\nendobj\n/, '$1\n'),
+    qpdfExit: 3,
+    pages: ['PAGE ONE', 'PAGE TWO'],
+    poppler: ['PAGE ONE CUT OFF', 'PAGE TWO'],
+  },
   { name: 'nothing but a dictionary (no array, no stream)', contents: '12 0 R', extra: [{ num: 12, body: '<< /Foo 1 >>' }], qpdfExit: 3, pages: ['', 'PAGE TWO'] },
 ];
 
 describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c) => {
-  const input = tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>', [...page(4, 2, 'PAGE ONE', `/Contents ${c.contents}`), ...page(6, 2, 'PAGE TWO'), ...(c.extra ?? [])]);
+  const built = tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>', [...page(4, 2, 'PAGE ONE', `/Contents ${c.contents}`), ...page(6, 2, 'PAGE TWO'), ...(c.extra ?? [])]);
+  const input = c.damage ? bytesOf(c.damage(latin1(built))) : built;
   let checked: Promise<void> | undefined;
   const sound = () =>
     (checked ??= (async () => {
       const check = await qpdfCheck(input);
       expect(check.exitCode, `fixture: qpdf --check\n${check.output}`).toBe(c.qpdfExit);
       expect(check.output).toMatch(/non-stream in an array of streams|supposed to be a stream or an array of streams/);
-      expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(POPPLER);
+      expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(c.poppler ?? POPPLER);
     })());
 
-  it('fixture: qpdf warns about it, poppler draws nothing of page one', async () => {
+  it('fixture: qpdf warns about it, poppler shows what is recorded', async () => {
     await sound();
   });
 
   it('the items dropped are reported as a warning', async () => {
     const warnings: Warning[] = [];
     await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: input, angle: 90 }));
-    expect(warnings.map((w) => w.message)).toEqual([expect.stringMatching(/\/Contents held (an item|\d+ items) that lead to no content stream/)]);
+    expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/\/Contents held (an item that leads|\d+ items that lead) to no content stream/));
   });
 
   it.each(PAGE_ACTIONS)('$name: the output passes qpdf --check, the pages show their text', async (action) => {
