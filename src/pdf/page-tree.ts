@@ -110,8 +110,11 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     for (const key of INHERITABLE) {
       if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
     }
-    // No page size, or one that is not four numbers: letter size, as qpdf gives ("MediaBox is undefined").
-    if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) node.set(PDFName.of('MediaBox'), context.obj(LETTER));
+    // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
+    if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
+      const above = inherited.get('MediaBox');
+      node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
+    }
     if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
     damage.droppedContents += dropNonStreamContents(context, node);
     leaves.add(node);

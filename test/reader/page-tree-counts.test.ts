@@ -21,7 +21,7 @@ import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
 import { runAction } from '../../src/core/run.js';
 import { buildPdf, bytesOf, drawText, FONT, latin1, type RawObject } from '../helpers/raw-pdf.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
-import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
+import { expectCleanAction, expectCleanOutput, PAGE_ACTIONS, popplerTexts, qpdfPageList, runOne } from '../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8 with contents 5, 7, 9; inner nodes from 10.
 const PAGE_ENTRIES = '/Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 0 612 792]';
@@ -327,4 +327,21 @@ describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c
     await sound();
     await expectCleanAction(action, input, c.pages, `/Contents holding ${c.name}`);
   }, 60_000);
+});
+
+describe('a page whose /MediaBox is not four numbers', () => {
+  // Page one's own box has three numbers, under a node that gives one; page two's holds a string, with none above.
+  const input = tree('<< /Type /Pages /Kids [11 0 R 10 0 R] /Count 2 >>', [
+    { num: 4, body: '<< /Type /Page /Parent 11 0 R /Contents 5 0 R /Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 0 300] >>' },
+    { num: 11, body: '<< /Type /Pages /Parent 2 0 R /Kids [4 0 R] /Count 1 /MediaBox [0 0 500 700] >>' },
+    { num: 5, body: { dict: '', stream: drawText('PAGE ONE', 100) } },
+    { num: 6, body: '<< /Type /Page /Parent 10 0 R /Contents 7 0 R /Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 (x) 612 792] >>' },
+    { num: 7, body: { dict: '', stream: drawText('PAGE TWO', 100) } },
+    { num: 10, body: '<< /Type /Pages /Parent 2 0 R /Kids [6 0 R] /Count 1 >>' },
+  ]);
+
+  it('gets the box it inherits, else letter size, as qpdf gives it', async () => {
+    const output = await runOne(rotatePages, { file: input, angle: 90 });
+    await expectCleanOutput(output, { texts: ['PAGE ONE', 'PAGE TWO'], rotation: 90, sizes: [[500, 700], [612, 792]] }, 'rotate_pages');
+  });
 });
