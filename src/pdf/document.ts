@@ -97,7 +97,8 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   const handler = currentWarningHandler();
   const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
-  const found = hasPageTree(doc) ? undefined : findCatalog(doc);
+  // A catalog past a reading limit (nested 100,000 deep) is hostile, not damaged: refused below, naming the limit.
+  const found = hasPageTree(doc) || objectTableOf(doc.context)?.limitPassed ? undefined : findCatalog(doc);
   if (found) {
     doc = found.doc;
     warn?.(`${found.repair}; check the output`);
