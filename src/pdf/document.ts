@@ -93,21 +93,19 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
         : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
     );
   }
-  // Damage read through is reported to whoever runs the action (core/warnings.ts).
-  const handler = currentWarningHandler();
-  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
-  if (warn) objectTableOf(doc.context)?.reportTo(warn);
   // A catalog past a reading limit (nested 100,000 deep) is hostile, not damaged: refused below, naming the limit.
   const found = hasPageTree(doc) || objectTableOf(doc.context)?.limitPassed ? undefined : findCatalog(doc);
-  if (found) {
-    doc = found.doc;
-    warn?.(`${found.repair}; check the output`);
-  }
+  if (found) doc = found.doc;
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     const limit = objectTableOf(doc.context)?.limitPassed;
     if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
+  // Damage read through is reported to whoever runs the action (core/warnings.ts); a refused file says only why.
+  const handler = currentWarningHandler();
+  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
+  if (warn) objectTableOf(doc.context)?.reportTo(warn);
+  if (found) warn?.(`${found.repair}; check the output`);
   // qpdf --check warns about a catalog whose /Type is missing or wrong ("setting … to /Catalog"): so do we set it.
   if (doc.catalog.lookup(PDFName.of('Type')) !== PDFName.of('Catalog')) doc.catalog.set(PDFName.of('Type'), PDFName.of('Catalog'));
   const damage = newPageTreeDamage();
