@@ -1,8 +1,10 @@
 /**
  * Page trees whose numbers or kids are wrong (issue 21): a /Count that is too
  * large, too small, 0, 10^10 or missing; kids that are null, numbers,
- * streams or references to objects the file lacks; a tree 100,000 levels
- * deep; and pages whose /Contents holds something other than streams. Each
+ * streams or references to objects the file lacks; an untyped inner node, a
+ * /Kids array two nodes share, a tree 100,000 levels deep; pages whose
+ * /Contents holds something other than streams, or whose /MediaBox is not
+ * four numbers. Each
  * input goes through every page action (test/helpers/reader-checks.ts
  * PAGE_ACTIONS); every output must pass `qpdf --check` with no warning,
  * show the expected pages to qpdf, pdfinfo and pdftotext, and have every
@@ -43,8 +45,7 @@ const THREE = [...TWO, ...page(8, 2, 'PAGE THREE')];
 /**
  * `depth` /Pages nodes in a chain under the root (objects 10 …), with page
  * two at the bottom; page one is the root's first kid, page three its last.
- * Written without the builder's string concatenation per object, which a
- * 10 MB file makes slow.
+ * At 100,000 levels the file is 10 MB.
  */
 function deepTree(depth: number): Uint8Array {
   const objects: RawObject[] = [...page(4, 2, 'PAGE ONE'), ...page(6, 10 + depth - 1, 'PAGE TWO DEEP DOWN'), ...page(8, 2, 'PAGE THREE')];
