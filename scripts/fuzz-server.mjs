@@ -10,6 +10,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AdmZip from 'adm-zip';
 
 /**
  * Starts `pdfsvc serve` from `root` with `workers` worker threads on a free
@@ -102,7 +103,7 @@ function formOf(values) {
 
 /**
  * Sends one case to `server`; the result has the shape of a library run:
- * outcome 'ok' (with `output` for a single document), 'refused' (a 400) or
+ * outcome 'ok' (with `outputs`: the document, or a split's parts), 'refused' (a 400) or
  * 'error' (with a message), and `ms`.
  */
 export async function postCase(server, test, values, deadlineMs) {
@@ -137,5 +138,7 @@ export async function postCase(server, test, values, deadlineMs) {
   // Any other status is a request this harness got wrong or an answer the server should not give.
   if (response.status !== 200) return finish({ outcome: 'error', message: `status ${response.status}: ${Buffer.from(body).toString('utf8').slice(0, 500)}` });
   const single = response.headers.get('content-type')?.startsWith('application/pdf');
-  return finish({ outcome: 'ok', output: single ? body : undefined });
+  // A split's parts are judged one by one, as a client unzips them.
+  const outputs = single ? [body] : new AdmZip(Buffer.from(body)).getEntries().map((entry) => new Uint8Array(entry.getData()));
+  return finish({ outcome: 'ok', outputs });
 }

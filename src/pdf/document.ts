@@ -6,7 +6,8 @@
  */
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt } from './objects.js';
-import { PageTreeTooDeepError, pageEntries } from './page-tree.js';
+import { findCatalog, hasPageTree } from './find-catalog.js';
+import { newPageTreeDamage, pageEntries } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
@@ -93,27 +94,31 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
         : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
     );
   }
+  // A catalog past a reading limit (nested 100,000 deep) is hostile, not damaged: refused below, naming the limit.
+  const found = hasPageTree(doc) || objectTableOf(doc.context)?.limitPassed ? undefined : findCatalog(doc);
+  if (found) doc = found.doc;
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     const limit = objectTableOf(doc.context)?.limitPassed;
     if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
     throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
   }
-  // Damage read through is reported to whoever runs the action (core/warnings.ts).
+  // Damage read through is reported to whoever runs the action (core/warnings.ts); a refused file says only why.
   const handler = currentWarningHandler();
   const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
-  const damage: { missingKids: number; repaired?: boolean } = { missingKids: 0 };
-  let pageCount: number;
-  try {
-    pageCount = pageEntries(doc, damage).length;
-  } catch (err) {
-    if (err instanceof PageTreeTooDeepError) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${err.message})`);
-    throw err;
+  if (found) warn?.(`${found.repair}; check the output`);
+  // qpdf --check warns about a catalog whose /Type is missing or wrong ("setting … to /Catalog"): so do we set it.
+  if (doc.catalog.lookup(PDFName.of('Type')) !== PDFName.of('Catalog')) doc.catalog.set(PDFName.of('Type'), PDFName.of('Catalog'));
+  const damage = newPageTreeDamage();
+  const pageCount = pageEntries(doc, damage).length;
+  if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {
+    // Kids lost in a file whose table had to be rebuilt: a truncated file, whose remaining pages alone would lose the others silently.
+    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.droppedKids} page objects are missing; is the file truncated?)`);
   }
-  if (damage.repaired) warn?.('its page tree is damaged (a node reached twice, or a /Pages node where a page belongs): it was rebuilt with each page once, in the order qpdf and poppler list them');
-  if (damage.missingKids > 0) {
-    // Writing the pages that remain would silently lose the others.
-    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.missingKids} page objects are missing; is the file truncated?)`);
+  if (damage.found.size > 0) warn?.(`its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`);
+  if (damage.droppedContents > 0) {
+    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items that lead` : 'an item that leads';
+    warn?.(`its pages' /Contents held ${items} to no content stream (null, or objects the file lacks or that cannot be read): dropped, as qpdf ignores them`);
   }
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).

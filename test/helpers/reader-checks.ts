@@ -9,7 +9,14 @@ import { expect } from 'vitest';
 import type { AnyAction } from '../../src/core/action.js';
 import type { RawValues } from '../../src/core/fields.js';
 import { runAction } from '../../src/core/run.js';
+import extractPages from '../../src/actions/extract_pages/action.js';
+import mergeDocuments from '../../src/actions/merge_documents/action.js';
+import removePages from '../../src/actions/remove_pages/action.js';
+import reversePages from '../../src/actions/reverse_pages/action.js';
+import rotatePages from '../../src/actions/rotate_pages/action.js';
+import splitByPageCount from '../../src/actions/split_by_page_count/action.js';
 import { qpdfCheck, tempFile } from './pdf-tools.js';
+import { buildPdf, simpleDoc } from './raw-pdf.js';
 
 export type QpdfObjects = Record<string, { value?: unknown; stream?: { dict: Record<string, unknown> } }>;
 
@@ -26,6 +33,31 @@ export async function qpdfView(bytes: Uint8Array, password?: string): Promise<Qp
   if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`qpdf --json failed (${result.exitCode}): ${result.stderr}`);
   const json = JSON.parse(result.stdout) as { pages: Array<{ object: string }>; qpdf: [unknown, QpdfObjects] };
   return { pages: json.pages.map((p) => p.object), objects: json.qpdf[1] };
+}
+
+/**
+ * qpdf's page list (`qpdf --json` `pages`, reading only the page tree): []
+ * when it lists none (qpdf 11.3 stops its JSON halfway at a null kid), or
+ * 'crashes' when qpdf dies of a segmentation fault (its page walk recurses,
+ * and a tree 100,000 deep runs it out of stack).
+ */
+export async function qpdfPageList(bytes: Uint8Array): Promise<string[] | 'crashes'> {
+  const run = await execa('qpdf', ['--json=2', '--json-key=pages', tempFile(bytes)], { reject: false, maxBuffer: 64 * 2 ** 20 });
+  if (run.signal === 'SIGSEGV') return 'crashes';
+  try {
+    return (JSON.parse(run.stdout) as { pages: Array<{ object: string }> }).pages.map((p) => p.object);
+  } catch {
+    return [];
+  }
+}
+
+/** What poppler shows of a damaged input: [] when it finds no page (pdftotext then fails: "Invalid page count"). */
+export async function popplerTexts(bytes: Uint8Array): Promise<string[]> {
+  try {
+    return await texts(bytes);
+  } catch {
+    return [];
+  }
 }
 
 /** pdftotext of each page (one run, split at the form feed that ends each page), white space folded and trimmed. */
@@ -71,11 +103,17 @@ export interface Expected {
   password?: string;
 }
 
-/** The output passes `qpdf --check` without a warning, and qpdf, pdfinfo and pdftotext see the expected pages. */
+/**
+ * The output passes `qpdf --check` without a warning, qpdf, pdfinfo and
+ * pdftotext see the expected pages, and every /Count of its page tree is the
+ * number of pages below that node.
+ */
 export async function expectCleanOutput(bytes: Uint8Array, expected: Expected, what: string): Promise<void> {
   const check = await qpdfCheck(bytes, expected.password);
   expect(check.exitCode, `${what}: qpdf --check\n${check.output}`).toBe(0);
-  expect((await qpdfView(bytes, expected.password)).pages, `${what}: qpdf's page count`).toHaveLength(expected.texts.length);
+  const view = await qpdfView(bytes, expected.password);
+  expect(view.pages, `${what}: qpdf's page count`).toHaveLength(expected.texts.length);
+  expectCountsRight(view, what);
   const info = await pageInfo(bytes, expected.password);
   expect(info, `${what}: pdfinfo's page count`).toHaveLength(expected.texts.length);
   const got = await texts(bytes, expected.password);
@@ -128,4 +166,85 @@ export function dictOf(objects: QpdfObjects, value: unknown): Record<string, unk
 export function catalogOf(view: QpdfView): Record<string, unknown> {
   const trailer = view.objects.trailer?.value as Record<string, unknown> | undefined;
   return dictOf(view.objects, trailer?.['/Root']) ?? {};
+}
+
+/**
+ * Every page-tree node's /Count (qpdf JSON) is the number of pages below it,
+ * counted by walking /Kids; and the root's is the number of pages qpdf lists.
+ */
+export function expectCountsRight(view: QpdfView, what: string): void {
+  const root = catalogOf(view)['/Pages'];
+  const below = new Map<string, number>();
+  // Post-order over the tree, with a stack of its own (and each node once: the output has no loop to follow).
+  const stack: Array<{ ref: string; done: boolean }> = typeof root === 'string' ? [{ ref: root, done: false }] : [];
+  const visited = new Set<string>();
+  while (stack.length > 0) {
+    const top = stack.pop()!;
+    const kids = dictOf(view.objects, top.ref)?.['/Kids'];
+    if (!Array.isArray(kids)) {
+      below.set(top.ref, 1);
+      continue;
+    }
+    if (top.done) {
+      below.set(top.ref, kids.reduce((sum: number, kid) => sum + (below.get(kid as string) ?? 0), 0));
+      continue;
+    }
+    expect(visited.has(top.ref), `${what}: page-tree node ${top.ref} reached twice`).toBe(false);
+    visited.add(top.ref);
+    stack.push({ ref: top.ref, done: true });
+    for (const kid of kids) if (typeof kid === 'string') stack.push({ ref: kid, done: false });
+  }
+  for (const ref of visited) {
+    expect(dictOf(view.objects, ref)?.['/Count'], `${what}: /Count of page-tree node ${ref}`).toBe(below.get(ref));
+  }
+  if (typeof root === 'string') expect(below.get(root), `${what}: pages below the root`).toBe(view.pages.length);
+}
+
+/** One output of a page action, and what it must show. */
+export interface PageActionOutput {
+  bytes: Uint8Array;
+  texts: string[];
+  rotation?: number;
+}
+
+/** A page action as the reader tests run it on a document whose pages show `texts`. */
+export interface PageAction {
+  name: string;
+  /** Fewest pages the input needs (removing the only page is refused). */
+  minPages: number;
+  run(file: Uint8Array, texts: string[]): Promise<PageActionOutput[]>;
+}
+
+/** The second document of the merge: one clean page. */
+const MERGE_PARTNER = { bytes: buildPdf([{ objects: simpleDoc(['MERGED AFTER']).objects }]).bytes, texts: ['MERGED AFTER'] };
+
+/**
+ * The page actions every damaged page tree and recovered file goes through:
+ * each reads the page tree, and the outputs between them rebuild it in every
+ * way (kept, reordered, cut down, combined, split).
+ */
+export const PAGE_ACTIONS: PageAction[] = [
+  { name: 'rotate_pages 90', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(rotatePages, { file, angle: 90 }), texts, rotation: 90 }] },
+  { name: 'extract_pages -1', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(extractPages, { file, pages: '-1' }), texts: texts.slice(-1), rotation: 0 }] },
+  { name: 'reverse_pages', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(reversePages, { file }), texts: [...texts].reverse(), rotation: 0 }] },
+  { name: 'remove_pages 1', minPages: 2, run: async (file, texts) => [{ bytes: await runOne(removePages, { file, pages: '1' }), texts: texts.slice(1), rotation: 0 }] },
+  {
+    name: 'merge_documents with a clean document after it',
+    minPages: 1,
+    run: async (file, texts) => [{ bytes: await runOne(mergeDocuments, { file: [file, MERGE_PARTNER.bytes] }), texts: [...texts, ...MERGE_PARTNER.texts], rotation: 0 }],
+  },
+  {
+    name: 'split_by_page_count 1',
+    minPages: 1,
+    run: async (file, texts) => (await runMany(splitByPageCount, { file, page_count: 1 })).map((bytes, i) => ({ bytes, texts: [texts[i]], rotation: 0 })),
+  },
+];
+
+/** Runs `action` on `input` and judges every output with expectCleanOutput. */
+export async function expectCleanAction(action: PageAction, input: Uint8Array, texts: string[], what: string): Promise<void> {
+  const outputs = await action.run(input, texts);
+  if (action.name.startsWith('split')) expect(outputs, `${action.name} on ${what}: one part per page`).toHaveLength(texts.length);
+  for (const [i, output] of outputs.entries()) {
+    await expectCleanOutput(output.bytes, { texts: output.texts, rotation: output.rotation }, `${action.name} on ${what}${outputs.length > 1 ? `, part ${i + 1}` : ''}`);
+  }
 }

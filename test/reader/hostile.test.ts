@@ -3,7 +3,8 @@
  * minutes. Each must be answered at once, with an output that qpdf accepts
  * or a 400 naming the file, and within a bounded time and memory: the reader
  * caps object numbers, object-stream member counts, structure-stream
- * inflation, nesting depth and page-tree depth (README: Reading documents).
+ * inflation and nesting depth, and walks a page tree of any depth with a
+ * stack of its own (README: Reading documents).
  */
 import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';

@@ -11,10 +11,10 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import { decodeStructureStream } from './filters.js';
-import { parseIndirectObject, parseValue, type ParseContext } from './parser.js';
+import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
@@ -24,6 +24,8 @@ interface ObjectStream {
   data: Uint8Array;
   /** Each member's body, by index: [object number, start, end]. */
   members: Array<[number, number, number]>;
+  /** Member index by object number (the last listing of a number), made when an index proves wrong. */
+  byNumber?: Map<number, number>;
 }
 
 /** Decrypts an object stream's data before it is unpacked (security/decrypt.ts sets it). */
@@ -107,6 +109,19 @@ export class ObjectTable extends LayeredObjects {
   get hasObjectStreams(): boolean {
     for (const entry of this.entries_.values()) if (entry.type === 2) return true;
     return false;
+  }
+
+  /** Every object the input has, by reference, in number order (for a search that damage makes necessary). */
+  inputRefs(): PDFRef[] {
+    const refs: PDFRef[] = [];
+    for (const [num, entry] of this.entries_) if (entry.type !== 0) refs.push(PDFRef.of(num, entry.type === 1 ? entry.gen : 0));
+    return refs.sort((a, b) => a.objectNumber - b.objectNumber);
+  }
+
+  /** The reference object `num` exists under, whatever generation a damaged reference to it says (pdf.js falls back so too). */
+  refOfNumber(num: number): PDFRef | undefined {
+    const entry = this.entries_.get(num);
+    return !entry || entry.type === 0 ? undefined : PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
   }
 
   get largestNumber(): number {
@@ -273,8 +288,34 @@ export class ObjectTable extends LayeredObjects {
       return this.bytes.subarray(header.bodyStart, end);
     }
     if (entry.type !== 2) return undefined;
-    const member = this.member(entry);
+    const member = this.member(num, entry);
     return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
+  }
+
+  /**
+   * A dictionary that cannot be parsed whole, read as far as it goes
+   * (parseDictLeniently), and this object from now on (written as parsed).
+   * For the page tree: a damaged page is read, not lost with the file.
+   */
+  readDamagedDict(ref: PDFRef): PDFDict | undefined {
+    const num = ref.objectNumber;
+    if (!this.exists(num, ref.generationNumber) || super.get(ref) !== undefined || this.removed.has(ref)) return undefined;
+    const entry = this.entries_.get(num)!;
+    let dict: PDFDict | undefined;
+    if (entry.type === 1) {
+      const header = this.header(num, entry);
+      const at = this.entries_.get(num);
+      if (!header || at?.type !== 1) return undefined;
+      dict = parseDictLeniently(this.bytes, header.bodyStart, this.extent(at.offset), this.parseContext);
+    } else if (entry.type === 2) {
+      const member = this.member(num, entry);
+      dict = member && parseDictLeniently(member.data, member.start, member.end, this.parseContext);
+    }
+    if (!dict) return undefined;
+    const plain = this.bytesAreClear(ref) ? dict : this.decryptObject!(ref, dict);
+    if (!(plain instanceof PDFDict)) return undefined;
+    super.set(ref, plain);
+    return plain;
   }
 
   /** An object's bytes as they are, for one that cannot be parsed: carried, never dropped. */
@@ -302,7 +343,7 @@ export class ObjectTable extends LayeredObjects {
       return skimBody(this.bytes, header.bodyStart, this.nextOffset(entry.offset), true, lengthOf, this.ensure);
     }
     if (entry.type !== 2) return undefined;
-    const member = this.member(entry);
+    const member = this.member(num, entry);
     return member ? skimBody(member.data, member.start, member.end, false, lengthOf) : undefined;
   }
 
@@ -408,7 +449,7 @@ export class ObjectTable extends LayeredObjects {
         return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;
       }
       if (entry.type === 2) {
-        const member = this.member(entry);
+        const member = this.member(num, entry);
         return member ? parseValue(member.data, member.start, member.end, this.parseContext) : undefined;
       }
     } catch (err) {
@@ -421,11 +462,22 @@ export class ObjectTable extends LayeredObjects {
     return undefined;
   }
 
-  /** Member `index` of an object stream: the bytes it is written in. */
-  private member(entry: { stream: number; index: number }): { data: Uint8Array; start: number; end: number } | undefined {
+  /**
+   * Object `num`, member `index` of an object stream: the bytes it is written
+   * in. When the stream lists another number at that index, the member is
+   * found by its number, as qpdf does: writers have listed the object stream
+   * itself as its first member, which moves every index by one.
+   */
+  private member(num: number, entry: { stream: number; index: number }): { data: Uint8Array; start: number; end: number } | undefined {
     const stream = this.objectStream(entry.stream);
-    const member = stream?.members[entry.index];
-    return member && { data: stream!.data, start: member[1], end: member[2] };
+    if (!stream) return undefined;
+    let member: [number, number, number] | undefined = stream.members[entry.index];
+    if (member?.[0] !== num) {
+      stream.byNumber ??= new Map(stream.members.map((m, index) => [m[0], index]));
+      const index = stream.byNumber.get(num);
+      member = index === undefined ? undefined : stream.members[index];
+    }
+    return member && { data: stream.data, start: member[1], end: member[2] };
   }
 
   private objectStream(num: number): ObjectStream | undefined {
@@ -578,10 +630,25 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
   ensure(0, 1024);
   context.header = headerOf(bytes);
   context.largestObjectNumber = table.largestNumber;
+  const catalog = context.trailerInfo.Root;
+  if (catalog instanceof PDFDict) {
+    // A catalog written into the trailer (`/Root << … >>`): qpdf reads it, poppler finds no catalog there at all.
+    // As an object of its own it is where every reader looks. It was parsed before the table could tell which
+    // references lead somewhere: those that do not are null, as everywhere else.
+    context.trailerInfo.Root = context.register(withoutDangling(catalog, table) as PDFDict);
+  }
   return { context, table };
 }
 
 const PDFName_Root = PDFName.of('Root');
+
+/** `value` with every reference to an object the file lacks made null, in place (nesting is bounded by the parser). */
+function withoutDangling(value: PDFObject, table: ObjectTable): PDFObject {
+  if (value instanceof PDFRef) return table.exists(value.objectNumber, value.generationNumber) ? value : PDFNull;
+  if (value instanceof PDFDict) for (const [key, item] of value.entries()) value.set(key, withoutDangling(item, table));
+  else if (value instanceof PDFArray) value.asArray().forEach((item, i) => value.set(i, withoutDangling(item, table)));
+  return value;
+}
 
 function setTrailerInfo(context: PDFContext, trailer: PDFDict, table: ObjectTable): void {
   // A reference to an object the file lacks is null: left out, so that no new object of the output can come to answer it.

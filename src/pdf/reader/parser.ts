@@ -98,11 +98,18 @@ function plainReal(bytes: Uint8Array, start: number, end: number): number | unde
 export class ObjectParser {
   pos: number;
 
+  /**
+   * `lenient`: data that ends inside a dictionary, an array or a string
+   * closes them with what was read (pdf.js does so at the end of a file),
+   * and an array still open at `>>` closes there, instead of failing the
+   * whole object.
+   */
   constructor(
     private readonly bytes: Uint8Array,
     start: number,
     private readonly end: number,
     private readonly ctx: ParseContext,
+    private readonly lenient = false,
   ) {
     this.pos = start;
   }
@@ -153,6 +160,12 @@ export class ObjectParser {
       else if (integer) value = value * 10 + (bytes[i] - 0x30);
       i++;
     }
+    if (i < end && CHAR_CLASS[bytes[i]] === 0) {
+      // Digits run on into letters (`1e308`, `0M`, `1406…006C00…`): one token, and no number. qpdf reads it as a
+      // string; read as a number, its digits once made a 36-digit integer that qpdf cannot read back.
+      this.pos = tokenEnd(bytes, start, end);
+      return PDFString.of(latin1(bytes, start, this.pos).replace(/[\\()]/g, (ch) => `\\${ch}`));
+    }
     this.pos = i;
     if (integer && bytes[start] !== 0x2b && bytes[start] !== 0x2d && i - start <= 10) {
       // `N G R`: look ahead without committing.
@@ -193,6 +206,7 @@ export class ObjectParser {
     }
     if (i >= end) {
       this.pos = end;
+      if (this.lenient) return PDFString.of(latin1(bytes, start, end));
       throw new PdfSyntaxError('unterminated string', start - 1);
     }
     this.pos = i + 1;
@@ -221,11 +235,16 @@ export class ObjectParser {
     this.pos++;
     for (;;) {
       this.pos = skipWhite(bytes, this.pos, end);
-      if (this.pos >= end) throw new PdfSyntaxError('unterminated array', this.pos);
+      if (this.pos >= end) {
+        if (this.lenient) return array;
+        throw new PdfSyntaxError('unterminated array', this.pos);
+      }
       if (bytes[this.pos] === 0x5d) {
         this.pos++;
         return array;
       }
+      // An array left open where its dictionary closes (`/A [1 2 >>`) ends there.
+      if (this.lenient && bytes[this.pos] === 0x3e && bytes[this.pos + 1] === 0x3e) return array;
       array.push(this.value(depth + 1));
     }
   }
@@ -236,7 +255,10 @@ export class ObjectParser {
     this.pos += 2;
     for (;;) {
       this.pos = skipWhite(bytes, this.pos, end);
-      if (this.pos >= end) throw new PdfSyntaxError('unterminated dictionary', this.pos);
+      if (this.pos >= end) {
+        if (this.lenient) break;
+        throw new PdfSyntaxError('unterminated dictionary', this.pos);
+      }
       const c = bytes[this.pos];
       if (c === 0x3e && bytes[this.pos + 1] === 0x3e) {
         this.pos += 2;
@@ -256,8 +278,8 @@ export class ObjectParser {
       }
       const key = this.value(depth + 1) as PDFName;
       const at = skipWhite(bytes, this.pos, end);
-      // A key with no value before `>>` or the next key is null.
-      if (bytes[at] === 0x3e && bytes[at + 1] === 0x3e) {
+      // A key with no value before `>>` (or the end of lenient data) is null.
+      if ((bytes[at] === 0x3e && bytes[at + 1] === 0x3e) || (this.lenient && at >= end)) {
         map.set(key, PDFNull);
         continue;
       }
@@ -326,6 +348,24 @@ export function parseIndirectObject(
   let object = parser.value();
   if (object instanceof PDFDict) object = parser.streamAfter(object);
   return { num: header.num, gen: header.gen, object };
+}
+
+/**
+ * The dictionary written from `start`, read as far as it goes: where the
+ * bytes end (`end`, or an `endobj` before it) inside a dictionary, array or
+ * string, these are closed with what was read. For a page-tree kid that
+ * cannot be parsed whole: a page with part of its dictionary beats a file
+ * refused for a missing page. Undefined when what is there is no dictionary.
+ */
+export function parseDictLeniently(bytes: Uint8Array, start: number, end: number, ctx: ParseContext): PDFDict | undefined {
+  const close = indexOf(bytes, ENDOBJ, start, end);
+  try {
+    const value = new ObjectParser(bytes, start, close >= 0 ? close : end, ctx, true).value();
+    return value instanceof PDFDict ? value : undefined;
+  } catch (err) {
+    if (err instanceof PdfSyntaxError) return undefined;
+    throw err;
+  }
 }
 
 /** A value written between `start` and `end` (an object stream's member). */

@@ -78,8 +78,10 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   let staleEncrypt = false;
   const visited = new Set<number>();
   for (let offset: number | undefined = start.value; offset !== undefined; ) {
-    // A /Prev loop ends the chain: every section in it has been read.
-    if (visited.has(offset) || visited.size >= MAX_SECTIONS) break;
+    // A /Prev loop is damage: the chain may have skipped sections (an update whose /Prev is itself hides
+    // the original table), so the table is rebuilt by scanning, as qpdf does ("loop detected following xref tables").
+    if (visited.has(offset)) throw new PdfSyntaxError('loop in the /Prev chain of cross-reference sections', offset);
+    if (visited.size >= MAX_SECTIONS) break;
     visited.add(offset);
     const section = readSection(bytes, offset, context, limit, ensure);
     if (!trailer) trailer = section.trailer;
