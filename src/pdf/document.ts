@@ -107,6 +107,9 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
   if (found) warn?.(`${found.repair}; check the output`);
+  // An /Info that is no dictionary (an integer, in a real file) makes qpdf warn about every output that keeps it.
+  const info = doc.context.trailerInfo.Info;
+  if (info !== undefined && !readOnly(doc.context, () => doc.context.lookup(info) instanceof PDFDict)) doc.context.trailerInfo.Info = undefined;
   // qpdf --check warns about a catalog whose /Type is missing or wrong ("setting … to /Catalog"): so do we set it.
   if (doc.catalog.lookup(PDFName.of('Type')) !== PDFName.of('Catalog')) doc.catalog.set(PDFName.of('Type'), PDFName.of('Catalog'));
   const damage = newPageTreeDamage();

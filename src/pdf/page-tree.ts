@@ -7,6 +7,7 @@
 import { duplicatePage } from './duplicate-page.js';
 import { sourceOf } from './graph.js';
 import { objectTableOf } from './reader/object-table.js';
+import { skipWhite } from './reader/syntax.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -116,6 +117,14 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
     }
     if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
+    else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
+      // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
+      // repairing"). Carried as their bytes, they made qpdf warn about the output.
+      const held = node.get(PDFName.of('Resources'));
+      const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
+      if (!read) node.set(PDFName.of('Resources'), context.obj({}));
+      found.add('a page whose /Resources cannot be read whole');
+    }
     damage.droppedContents += dropNonStreamContents(context, node);
     leaves.add(node);
     entries.push({ ref, dict: node });
@@ -191,6 +200,17 @@ function dropNonStreamContents(context: PDFContext, page: PDFDict): number {
 
 function isRectangle(context: PDFContext, box: PDFObject | undefined): boolean {
   return box instanceof PDFArray && box.size() === 4 && box.asArray().every((n) => context.lookup(n) instanceof PDFNumber);
+}
+
+/** Whether `value` is or leads to a dictionary, told without parsing an untouched object (its bytes are skimmed). */
+function leadsToDict(context: PDFContext, value: PDFObject): boolean {
+  if (!(value instanceof PDFRef)) return value instanceof PDFDict;
+  const source = sourceOf(context, value);
+  if (source?.kind === 'parsed') return source.object instanceof PDFDict;
+  if (source?.kind !== 'raw' || source.raw.stream) return false;
+  const { data, start, end } = source.raw;
+  const at = skipWhite(data, start, end);
+  return data[at] === 0x3c && data[at + 1] === 0x3c;
 }
 
 function leadsToStream(context: PDFContext, item: PDFObject): boolean {

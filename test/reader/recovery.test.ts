@@ -167,6 +167,41 @@ const CASES: RecoveryCase[] = [
     warning: /a root node with a \/Parent/,
   },
   {
+    // The font's dictionary holds a stray `]`: qpdf warns as it reads it ("treating unexpected array close token
+    // as null"); copied as its bytes, the output made qpdf warn the same.
+    name: 'a font dictionary with a stray ]',
+    make: () => buildPdf([{ objects: replacing(3, (BODY.get(3) as string).replace('/Subtype', '] /Subtype')) }]).bytes,
+    texts: TEXTS,
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: TEXTS,
+  },
+  {
+    // Page two's resources (object 12) cannot be parsed: /ProcSet has a stray `]` for its value. Read as far as
+    // they go, they keep the font; qpdf reads the font too.
+    name: 'a page whose /Resources cannot be parsed whole',
+    make: () =>
+      buildPdf([
+        {
+          objects: [
+            ...replacing(6, (BODY.get(6) as string).replace('/Resources << /Font << /F1 3 0 R >> >>', '/Resources 12 0 R')),
+            { num: 12, body: '<< /Font << /F1 3 0 R >> /ProcSet ] >>' },
+          ],
+        },
+      ]).bytes,
+    texts: TEXTS,
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: TEXTS,
+    warning: /a page whose \/Resources cannot be read whole/,
+  },
+  {
+    // The trailer's /Info is an integer (pdf-lib's invalid_root_ref.pdf): qpdf warns of it in every output that keeps it.
+    name: 'a trailer /Info that is an integer',
+    make: () => buildPdf([{ objects: [...doc.objects, { num: 12, body: '1560' }], trailer: '/Info 12 0 R' }]).bytes,
+    texts: TEXTS,
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: TEXTS,
+  },
+  {
     // An array that never closes: read as far as it goes, it closes with its dictionary.
     name: 'a catalog that cannot be parsed whole',
     make: () => buildPdf([{ objects: replacing(1, '<< /Type /Catalog /Pages 2 0 R /Junk [ 1 2 >>') }]).bytes,

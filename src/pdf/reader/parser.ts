@@ -101,8 +101,9 @@ export class ObjectParser {
   /**
    * `lenient`: data that ends inside a dictionary, an array or a string
    * closes them with what was read (pdf.js does so at the end of a file),
-   * and an array still open at `>>` closes there, instead of failing the
-   * whole object.
+   * an array still open at `>>` closes there, and a stray delimiter where a
+   * value belongs is null (qpdf: "treating … as null"), instead of failing
+   * the whole object.
    */
   constructor(
     private readonly bytes: Uint8Array,
@@ -133,8 +134,9 @@ export class ObjectParser {
     const tokenStart = this.pos;
     const stop = tokenEnd(bytes, tokenStart, end);
     if (stop === tokenStart) {
-      // A delimiter that starts nothing (`)`, `>`, `{`): skip it, as qpdf does, and read on.
+      // A delimiter that starts nothing (`)`, `>`, `{`): skip it, as qpdf does, and read on (leniently: as null).
       this.pos++;
+      if (this.lenient) return PDFNull;
       throw new PdfSyntaxError(`unexpected '${String.fromCharCode(c)}'`, tokenStart);
     }
     this.pos = stop;

@@ -54,6 +54,8 @@ export function skimBody(
   let ready = start;
   const WINDOW = 4096;
   let depth = 0;
+  /** Bit n set: the container open at depth n is a dictionary (else an array). */
+  let dictAt = 0;
   let pos = start;
   // The last two tokens, when they were integers (start, end, value; start -1 when not): `N G R` is a reference.
   // Scalars, not token objects: a skim runs over every object a document writes.
@@ -98,16 +100,20 @@ export function skimBody(
       if (close < 0) return undefined;
       pos = close;
     } else if (c === 0x3c) {
-      depth++;
+      if (++depth > MAX_SKIM_DEPTH) return undefined;
+      dictAt |= 1 << depth;
       pos += 2;
     } else if (c === 0x3e) {
-      if (data[pos + 1] !== 0x3e) return undefined;
+      // `>>` must close a dictionary, `]` an array: `<< /A ] >>` is not clean (qpdf warns as it reads it).
+      if (data[pos + 1] !== 0x3e || depth <= 0 || !(dictAt & (1 << depth))) return undefined;
+      dictAt &= ~(1 << depth);
       depth--;
       pos += 2;
     } else if (c === 0x5b) {
-      depth++;
+      if (++depth > MAX_SKIM_DEPTH) return undefined;
       pos++;
     } else if (c === 0x5d) {
+      if (depth <= 0 || dictAt & (1 << depth)) return undefined;
       depth--;
       pos++;
     } else if (c === 0x2f) {
@@ -156,6 +162,9 @@ export function skimBody(
     if (depth < 0) return undefined;
   }
 }
+
+/** Deeper nesting is not skimmed (the bits of `dictAt`): the object is parsed instead, which has its own limit. */
+const MAX_SKIM_DEPTH = 30;
 
 const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
 const TRUE = Uint8Array.from('true', (ch) => ch.charCodeAt(0));
