@@ -35,6 +35,7 @@ import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
 import { sourceOf, type ObjectSource } from './graph.js';
 import { unloadedData } from './reader/object-table.js';
+import type { WrittenRefs } from './writer.js';
 
 export interface SizedPart {
   /** 0-based page indexes, consecutive. */
@@ -192,7 +193,7 @@ class PageWeights {
    * item with children that leads to `page` may change its destination when
    * the page joins, so for such a page there is no bound (0: save to see).
    */
-  leastGrowth(page: number, written: Set<PDFRef>): number {
+  leastGrowth(page: number, written: WrittenRefs): number {
     if (this.retargets.has(page)) return 0;
     const closure = this.closure(page);
     let growth = -this.navigationSlack[page];

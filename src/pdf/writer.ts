@@ -48,15 +48,17 @@ export interface WriteOptions {
   encryption?: Encryption;
 }
 
-interface Planned {
-  ref: PDFRef;
-  source: ObjectSource;
-}
+/** The references an output holds (split_by_size weighs what a part already wrote). */
+export type WrittenRefs = Pick<ReadonlySet<PDFRef>, 'has'>;
 
-/** What the output holds: its objects in number order, and the first number free for new ones. */
+/**
+ * What the output holds: its objects (the walk's own map, so that a
+ * document of 200,000 objects does not keep a second list and set of them),
+ * their references in number order, and the first number free for new ones.
+ */
 interface Plan {
-  objects: Planned[];
-  written: Set<PDFRef>;
+  written: Map<PDFRef, ObjectSource>;
+  order: PDFRef[];
   next: number;
 }
 
@@ -82,7 +84,7 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
 }
 
 /** The same, with the references of the objects written (split_by_size reasons about them). */
-export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: Set<PDFRef> } {
+export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: WrittenRefs } {
   const plan = planOutput(context);
   return { pdf: writePlan(context, plan, options), written: plan.written };
 }
@@ -92,17 +94,18 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   // would have to be left to the stream's encryption instead of their own.
   if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
   const out = new Output(context.header.getVersionString());
-  const offsets = new Map<number, { offset: number; generation: number }>();
+  // Where each object of plan.order starts.
+  const offsets: number[] = [];
   const { encryption } = options;
-  for (const { ref, source } of plan.objects) {
-    offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
-    out.object(ref, toWrite(ref, source, encryption), plan.written);
+  for (const ref of plan.order) {
+    offsets.push(out.offset);
+    out.object(ref, toWrite(ref, plan.written.get(ref)!, encryption), plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
-  const size = plan.objects.length > 0 ? plan.objects[plan.objects.length - 1].ref.objectNumber + 1 : 1;
+  const size = plan.order.length > 0 ? plan.order[plan.order.length - 1].objectNumber + 1 : 1;
   const xrefOffset = out.offset;
-  out.text(crossReferenceTable(offsets));
+  out.push(crossReferenceTable(plan.order, offsets));
   out.text('trailer\n');
   out.push(serialize(trailerDict(context, size)));
   out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
@@ -191,7 +194,7 @@ class Output {
   }
 
   /** One indirect object; a stream's data goes out as the pieces already in memory. */
-  object(ref: PDFRef, source: ObjectSource, written: Set<PDFRef>): void {
+  object(ref: PDFRef, source: ObjectSource, written: WrittenRefs): void {
     if (source.kind !== 'parsed') {
       this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
       for (const piece of body(source, written)) this.push(piece);
@@ -263,19 +266,19 @@ function planOutput(context: PDFContext): Plan {
   const { Root, Info, Encrypt } = context.trailerInfo;
   const walk = walkGraph(context, [Root, Info, Encrypt]);
   let largest = walk.largestReferenced;
-  let objects: Planned[] = [...walk.reached].map(([ref, source]) => ({ ref, source }));
-  objects = objects.filter(({ source }) => {
-    if (source.kind !== 'parsed') return true;
-    const type = streamType(source.object);
-    return type !== OBJSTM && type !== XREF;
-  });
-  objects.sort((a, b) => a.ref.objectNumber - b.ref.objectNumber);
-  for (const { ref } of objects) if (ref.objectNumber > largest) largest = ref.objectNumber;
-  return { objects, written: new Set(objects.map(({ ref }) => ref)), next: largest + 1 };
+  const written = walk.reached;
+  for (const [ref, source] of written) {
+    const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
+    // Deleting the entry being visited is safe in a Map's iteration.
+    if (type === OBJSTM || type === XREF) written.delete(ref);
+    else if (ref.objectNumber > largest) largest = ref.objectNumber;
+  }
+  const order = [...written.keys()].sort((a, b) => a.objectNumber - b.objectNumber);
+  return { written, order, next: largest + 1 };
 }
 
 /** An unparsed object's body: its input bytes, with references the output lacks written as null. */
-function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Set<PDFRef>): Uint8Array[] {
+function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
   if (source.kind === 'damaged') return [source.bytes];
   const { raw, table } = source;
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
@@ -292,7 +295,7 @@ function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Set<PD
 }
 
 /** The serialized body of an object that is not a stream. */
-function bodyBytes(source: ObjectSource, written: Set<PDFRef>): Uint8Array[] {
+function bodyBytes(source: ObjectSource, written: WrittenRefs): Uint8Array[] {
   return source.kind === 'parsed' ? [serialize(source.object)] : body(source, written);
 }
 
@@ -300,22 +303,47 @@ function isStreamSource(source: ObjectSource): boolean {
   return source.kind === 'parsed' ? source.object instanceof PDFStream : source.kind === 'raw' ? source.raw.stream : true;
 }
 
-/** One subsection per run of consecutive object numbers; object 0 heads the free list. */
-function crossReferenceTable(offsets: Map<number, { offset: number; generation: number }>): string {
-  // Object numbers in ascending order (the plan wrote them so), after 0.
-  const numbers = [0, ...offsets.keys()];
-  const lines: string[] = ['xref'];
-  for (let i = 0; i < numbers.length; ) {
+const FREE_HEAD = encoder.encode('0000000000 65535 f\r\n');
+
+/**
+ * One subsection per run of consecutive object numbers; object 0 heads the
+ * free list. `order`: the objects written, ascending; `offsets`: where each
+ * starts. Written straight into bytes: as a line of text each, the table of
+ * 200,000 objects held 12 MB of strings at the peak of the write.
+ */
+function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[]): Uint8Array {
+  // Entries: object 0 then the objects (20 bytes each); a subsection header per run (at most 22 bytes each).
+  let runs = 2;
+  for (let i = 1; i < order.length; i++) if (order[i].objectNumber !== order[i - 1].objectNumber + 1) runs++;
+  const table = Buffer.allocUnsafe(5 + (order.length + 1) * 20 + runs * 23);
+  let at = table.write('xref\n', 0, 'latin1');
+  const digits = (value: number, width: number) => {
+    for (let i = width - 1; i >= 0; i--) {
+      table[at + i] = 0x30 + (value % 10);
+      value = Math.floor(value / 10);
+    }
+    at += width;
+  };
+  for (let i = -1; i < order.length; ) {
+    // i = -1 stands for object 0, which starts the first run when object 1 is written.
+    const first = i < 0 ? 0 : order[i].objectNumber;
     let j = i + 1;
-    while (j < numbers.length && numbers[j] === numbers[j - 1] + 1) j++;
-    lines.push(`${numbers[i]} ${j - i}`);
+    while (j < order.length && order[j].objectNumber === (j === 0 ? 0 : order[j - 1].objectNumber) + 1) j++;
+    at += table.write(`${first} ${j - i}\n`, at, 'latin1');
     for (let k = i; k < j; k++) {
-      const entry = offsets.get(numbers[k]);
-      lines.push(entry ? `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r` : '0000000000 65535 f\r');
+      if (k < 0) {
+        table.set(FREE_HEAD, at);
+        at += FREE_HEAD.length;
+        continue;
+      }
+      digits(offsets[k], 10);
+      table[at++] = 0x20;
+      digits(order[k].generationNumber, 5);
+      at += table.write(' n\r\n', at, 'latin1');
     }
     i = j;
   }
-  return `${lines.join('\n')}\n`;
+  return table.subarray(0, at);
 }
 
 function trailerDict(context: PDFContext, size: number): PDFDict {
@@ -341,12 +369,12 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
   const entries = new Map<number, [1 | 2, number, number]>();
   let next = plan.next;
 
-  const packed: Planned[] = [];
-  for (const planned of plan.objects) {
-    const { ref, source } = planned;
+  const packed: PDFRef[] = [];
+  for (const ref of plan.order) {
+    const source = plan.written.get(ref)!;
     // Streams cannot be inside object streams, nor objects of a generation other than 0.
     if (!isStreamSource(source) && ref.generationNumber === 0) {
-      packed.push(planned);
+      packed.push(ref);
       continue;
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
@@ -359,9 +387,9 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
     const bodies: Uint8Array[] = [];
     const header: string[] = [];
     let within = 0;
-    group.forEach(({ ref, source }, index) => {
+    group.forEach((ref, index) => {
       header.push(`${ref.objectNumber} ${within}`);
-      for (const piece of bodyBytes(toWrite(ref, source, undefined), plan.written)) {
+      for (const piece of bodyBytes(toWrite(ref, plan.written.get(ref)!, undefined), plan.written)) {
         bodies.push(piece);
         within += piece.byteLength;
       }
