@@ -65,7 +65,7 @@ export function referencesIn(source: ObjectSource): PDFRef[] {
   if (source.kind === 'damaged') return [];
   if (source.kind === 'raw') {
     const refs: PDFRef[] = [];
-    for (const r of source.raw.refs) if (source.table.exists(r.num, r.gen)) refs.push(PDFRef.of(r.num, r.gen));
+    for (const r of source.raw.refs) if (source.table.exists(r.num, r.gen)) refs.push((r.ref ??= PDFRef.of(r.num, r.gen)));
     return refs;
   }
   const refs: PDFRef[] = [];
@@ -90,9 +90,11 @@ export interface Walk {
 /**
  * Walks from `roots` (objects or references) through every reference.
  * `enter` may refuse a reference (return false): it is then neither
- * visited nor followed.
+ * visited nor followed. `parse`: every object reached is parsed (for a
+ * caller that needs them all parsed anyway, as a merge does): skimming
+ * them first would only add a skim of each to the memory.
  */
-export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean): Walk {
+export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean, parse = false): Walk {
   const objects = objectsOf(context);
   const reached = new Map<PDFRef, ObjectSource>();
   let largestReferenced = 0;
@@ -106,7 +108,7 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
     const ref = pending.pop()!;
     if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
     if (reached.has(ref) || (enter && !enter(ref))) continue;
-    const source = sourceIn(objects, ref);
+    const source = parse ? parsedIn(context, ref) : sourceIn(objects, ref);
     if (!source) continue;
     reached.set(ref, source);
     for (const child of referencesIn(source)) if (!reached.has(child)) pending.push(child);
@@ -114,8 +116,15 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
   return { reached, largestReferenced };
 }
 
-/** The objects the document reaches from its trailer (and any extra roots). */
-export function reachableRefs(context: PDFContext, extraRoots: PDFObject[] = []): Set<PDFRef> {
+function parsedIn(context: PDFContext, ref: PDFRef): ObjectSource | undefined {
+  const object = context.lookup(ref);
+  return object === undefined ? undefined : { kind: 'parsed', object };
+}
+
+/** The objects the document reaches from its trailer, each parsed. */
+export function reachableObjects(context: PDFContext): Map<PDFRef, PDFObject> {
   const { Root, Info } = context.trailerInfo;
-  return new Set(walkGraph(context, [Root, Info, ...extraRoots]).reached.keys());
+  const objects = new Map<PDFRef, PDFObject>();
+  for (const [ref, source] of walkGraph(context, [Root, Info], undefined, true).reached) if (source.kind === 'parsed') objects.set(ref, source.object);
+  return objects;
 }

@@ -286,7 +286,7 @@ function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Writte
   const pieces: Uint8Array[] = [];
   let at = raw.start;
   for (const r of raw.refs) {
-    if (table.exists(r.num, r.gen) && written.has(PDFRef.of(r.num, r.gen))) continue;
+    if (table.exists(r.num, r.gen) && written.has((r.ref ??= PDFRef.of(r.num, r.gen)))) continue;
     pieces.push(raw.data.subarray(at, r.start), NULL);
     at = r.end;
   }
@@ -339,7 +339,10 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
       digits(offsets[k], 10);
       table[at++] = 0x20;
       digits(order[k].generationNumber, 5);
-      at += table.write(' n\r\n', at, 'latin1');
+      table[at++] = 0x20;
+      table[at++] = 0x6e;
+      table[at++] = 0x0d;
+      table[at++] = 0x0a;
     }
     i = j;
   }

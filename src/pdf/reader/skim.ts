@@ -5,6 +5,7 @@
  * references (to follow the graph, and to null the ones that lead nowhere),
  * never its parsed form. A stream's data is stepped over by its /Length.
  */
+import type { PDFRef } from '../lib.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
 
 export interface RawRef {
@@ -13,6 +14,8 @@ export interface RawRef {
   end: number;
   num: number;
   gen: number;
+  /** PDFRef.of(num, gen), once asked for (graph.ts): every walk and write follows it again, and PDFRef.of builds a string each time. */
+  ref: PDFRef | undefined;
 }
 
 /** An object as its input bytes: a value, or a stream's dictionary, data and `endstream`. */
@@ -131,7 +134,7 @@ export function skimBody(
           intValue = value;
         }
       } else if (c === 0x52 && stop === pos + 1 && prev1Start >= 0 && prev2Start >= 0) {
-        refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value });
+        refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value, ref: undefined });
         if (length !== undefined && length.start === prev2Start) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
         return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false };
