@@ -102,7 +102,7 @@ function readSection(bytes: Uint8Array, offset: number, context: PDFContext, lim
     if (stm instanceof PDFNumber && stm.asNumber() < bytes.length) {
       try {
         ensure(stm.asNumber(), stm.asNumber() + SECTION_WINDOW);
-        const extra = readXrefStream(bytes, stm.asNumber(), context, limit);
+        const extra = readXrefStream(bytes, stm.asNumber(), context, limit, bytes.length, ensure);
         for (const [num, entry] of extra.entries) {
           if (entry.type !== 0 && section.entries.get(num)?.type !== 1) section.entries.set(num, entry);
         }
@@ -112,7 +112,7 @@ function readSection(bytes: Uint8Array, offset: number, context: PDFContext, lim
     }
     return section;
   }
-  return readXrefStream(bytes, offset, context, limit);
+  return readXrefStream(bytes, offset, context, limit, bytes.length, ensure);
 }
 
 /** A classic table section and its trailer dictionary. */
@@ -149,9 +149,20 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
   return { entries, trailer };
 }
 
-/** A cross-reference stream section (PDF 1.5); its dictionary is the trailer. */
-function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, end = bytes.length): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
-  const { object } = parseIndirectObject(bytes, offset, structureContext(context), end);
+/**
+ * A cross-reference stream section (PDF 1.5); its dictionary is the trailer.
+ * `ensure` reads in its data, which may go on past the window read at its
+ * offset: the stream of 200,000 objects takes 500 KB, and read as zeros it
+ * had the table rebuilt by scanning, with a warning that the file is damaged.
+ */
+function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, end = bytes.length, ensure: Ensure = () => {}): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+  const header = readObjectHeader(bytes, offset, end);
+  if (!header) throw new PdfSyntaxError('no object header', offset);
+  const parser = new ObjectParser(bytes, header.bodyStart, end, structureContext(context));
+  const value = parser.value();
+  const length = value instanceof PDFDict ? value.get(PDFName.of('Length')) : undefined;
+  if (length instanceof PDFNumber && length.asNumber() > 0) ensure(offset, offset + SECTION_WINDOW + Math.min(length.asNumber(), bytes.length));
+  const object = value instanceof PDFDict ? parser.streamAfter(value) : value;
   if (!(object instanceof PDFRawStream)) throw new PdfSyntaxError('startxref does not lead to a cross-reference stream', offset);
   const dict = object.dict;
   const w = dict.lookup(PDFName.of('W'));
