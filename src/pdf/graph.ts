@@ -60,23 +60,36 @@ export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void):
   }
 }
 
-/** The references an object holds, at any depth inside it. Raw references the input lacks are left out (they are null). */
-export function referencesIn(source: ObjectSource): PDFRef[] {
-  if (source.kind === 'damaged') return [];
+/**
+ * Calls `visit` with each reference an object holds, at any depth inside it,
+ * in order. Raw references the input lacks are left out (they are null).
+ * A callback rather than a list: a walk over 200,000 objects made a list for
+ * each, 28 MB of garbage.
+ */
+export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): void {
+  if (source.kind === 'damaged') return;
   if (source.kind === 'raw') {
-    const refs: PDFRef[] = [];
-    for (const r of source.raw.refs) if (source.table.exists(r.num, r.gen)) refs.push((r.ref ??= PDFRef.of(r.num, r.gen)));
-    return refs;
+    const { raw, table } = source;
+    for (let i = 0; i < raw.refs.length; i++) {
+      const r = raw.refs[i];
+      if (table.exists(r.num, r.gen)) visit((r.ref ??= PDFRef.of(r.num, r.gen)));
+    }
+    return;
   }
-  const refs: PDFRef[] = [];
   const stack: PDFObject[] = [source.object];
   while (stack.length > 0) {
     const obj = stack.pop()!;
-    if (obj instanceof PDFRef) refs.push(obj);
+    if (obj instanceof PDFRef) visit(obj);
     else if (obj instanceof PDFDict) for (const value of entriesOf(obj).values()) stack.push(value);
     else if (obj instanceof PDFArray) for (const value of itemsOf(obj)) stack.push(value);
     else if (obj instanceof PDFStream) for (const value of entriesOf(obj.dict).values()) stack.push(value);
   }
+}
+
+/** The references an object holds (forEachReference), as a list. */
+export function referencesIn(source: ObjectSource): PDFRef[] {
+  const refs: PDFRef[] = [];
+  forEachReference(source, (ref) => refs.push(ref));
   return refs;
 }
 
@@ -99,6 +112,9 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
   const reached = new Map<PDFRef, ObjectSource>();
   let largestReferenced = 0;
   const pending: PDFRef[] = [];
+  const follow = (child: PDFRef) => {
+    if (!reached.has(child)) pending.push(child);
+  };
   for (const root of roots) {
     if (root === undefined) continue;
     if (root instanceof PDFRef) pending.push(root);
@@ -111,7 +127,7 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
     const source = parse ? parsedIn(context, ref) : sourceIn(objects, ref);
     if (!source) continue;
     reached.set(ref, source);
-    for (const child of referencesIn(source)) if (!reached.has(child)) pending.push(child);
+    forEachReference(source, follow);
   }
   return { reached, largestReferenced };
 }

@@ -11,7 +11,7 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { lazyFileOf } from '../core/lazy-file.js';
+import { isViewLoaded } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import type { Encryption } from './security/encrypt.js';
@@ -24,6 +24,7 @@ const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
 const STREAM_END = encoder.encode('\nendstream');
 const OBJECT_END = encoder.encode('\nendobj\n');
+const OBJ_LINE = encoder.encode(' obj\n');
 const NULL = encoder.encode('null');
 const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
@@ -117,10 +118,14 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
  * (a decrypted input) or the output is encrypted: then the object is parsed
  * afresh, decrypted by the reader, encrypted when asked, and not kept, so the
  * objects are never all in memory at once. An object that cannot be parsed
- * is null there: its bytes can be neither decrypted nor encrypted.
+ * is null there: its bytes can be neither decrypted nor encrypted. An object
+ * with neither a string nor stream data is the same in both: its bytes go
+ * out as they are (a chain of 200,000 such objects was parsed for nothing,
+ * a second of an add_password).
  */
 function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined): ObjectSource {
   if (source.kind === 'damaged') return encryption ? { kind: 'parsed', object: PDFNull } : source;
+  if (source.kind === 'raw' && !source.raw.stream && !source.raw.strings) return source;
   if (!encryption && (source.kind === 'parsed' || source.table.bytesAreClear(ref))) return source;
   const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
   if (object === undefined) return { kind: 'parsed', object: PDFNull };
@@ -145,6 +150,14 @@ function streamData(object: PDFStream): readonly Piece[] {
   for (const piece of pieces) size += piece.byteLength;
   object.dict.set(LENGTH, PDFNumber.of(size));
   return pieces;
+}
+
+/** Writes `value` (a whole number) in decimal at `at`; returns where it ends. */
+function writeDigits(block: Uint8Array, at: number, value: number): number {
+  let digits = 1;
+  for (let n = value; n >= 10; n = Math.floor(n / 10)) digits++;
+  for (let i = digits - 1, n = value; i >= 0; i--, n = Math.floor(n / 10)) block[at + i] = 0x30 + (n % 10);
+  return at + digits;
 }
 
 /** Pieces smaller than this are copied into the current block instead of being kept as views. */
@@ -182,7 +195,7 @@ class Output {
   }
 
   push(bytes: Piece): void {
-    if (bytes instanceof DeferredPiece || bytes.byteLength >= SMALL_PIECE || !isInMemory(bytes)) {
+    if (bytes instanceof DeferredPiece || bytes.byteLength >= SMALL_PIECE || !isViewLoaded(bytes)) {
       this.flush();
       this.chunks.push(bytes);
     } else {
@@ -193,11 +206,41 @@ class Output {
     this.offset += bytes.byteLength;
   }
 
+  /**
+   * data[start, end): copied into the current block when small and in
+   * memory, else kept as a view (as push does), without making a view of
+   * every small piece (a document of 200,000 objects made 50 MB of them).
+   */
+  range(data: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length >= SMALL_PIECE || !isViewLoaded(data, start, end)) {
+      this.push(data.subarray(start, end));
+      return;
+    }
+    this.room(length);
+    Buffer.prototype.copy.call(data, this.block!, this.blockUsed, start, end);
+    this.blockUsed += length;
+    this.offset += length;
+  }
+
+  /** `N G obj` and a line break, written as digits into the block (a string for each was garbage). */
+  header(ref: PDFRef): void {
+    this.room(32);
+    const block = this.block!;
+    const start = this.blockUsed;
+    let at = writeDigits(block, start, ref.objectNumber);
+    block[at++] = 0x20;
+    at = writeDigits(block, at, ref.generationNumber);
+    block.set(OBJ_LINE, at);
+    this.blockUsed = at + OBJ_LINE.length;
+    this.offset += this.blockUsed - start;
+  }
+
   /** One indirect object; a stream's data goes out as the pieces already in memory. */
   object(ref: PDFRef, source: ObjectSource, written: WrittenRefs): void {
     if (source.kind !== 'parsed') {
-      this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
-      for (const piece of body(source, written)) this.push(piece);
+      this.header(ref);
+      eachBodyRange(source, written, (data, start, end) => this.range(data, start, end));
       this.push(OBJECT_END);
       return;
     }
@@ -207,7 +250,7 @@ class Output {
       const data = streamData(object);
       this.stream(ref, serialize(object.dict), data);
     } else {
-      this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+      this.header(ref);
       this.push(serialize(object));
       this.push(OBJECT_END);
     }
@@ -215,7 +258,7 @@ class Output {
 
   /** A stream object from its serialized dictionary and its data. */
   stream(ref: PDFRef, dict: Uint8Array, data: readonly Piece[]): void {
-    this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+    this.header(ref);
     this.push(dict);
     this.push(STREAM_START);
     for (const piece of data) this.push(piece);
@@ -244,12 +287,6 @@ class Output {
   }
 }
 
-/** False for a view of a lazily read input whose bytes were never read: that is copied from the file as it is written. */
-function isInMemory(bytes: Uint8Array): boolean {
-  const lazy = lazyFileOf(bytes);
-  return !lazy || lazy.file.isLoaded(lazy.offset, lazy.offset + bytes.byteLength);
-}
-
 const OBJSTM = PDFName.of('ObjStm');
 const XREF = PDFName.of('XRef');
 
@@ -267,30 +304,39 @@ function planOutput(context: PDFContext): Plan {
   const walk = walkGraph(context, [Root, Info, Encrypt]);
   let largest = walk.largestReferenced;
   const written = walk.reached;
-  for (const [ref, source] of written) {
+  // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
+  written.forEach((source, ref) => {
     const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
-    // Deleting the entry being visited is safe in a Map's iteration.
     if (type === OBJSTM || type === XREF) written.delete(ref);
     else if (ref.objectNumber > largest) largest = ref.objectNumber;
-  }
+  });
   const order = [...written.keys()].sort((a, b) => a.objectNumber - b.objectNumber);
   return { written, order, next: largest + 1 };
 }
 
-/** An unparsed object's body: its input bytes, with references the output lacks written as null. */
-function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
-  if (source.kind === 'damaged') return [source.bytes];
+/**
+ * An unparsed object's body, as ranges of bytes handed to `range` in order:
+ * its input bytes, with references the output lacks written as null.
+ */
+function eachBodyRange(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs, range: (data: Uint8Array, start: number, end: number) => void): void {
+  if (source.kind === 'damaged') return range(source.bytes, 0, source.bytes.length);
   const { raw, table } = source;
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
-  if (raw.end <= raw.start) return [NULL];
-  const pieces: Uint8Array[] = [];
+  if (raw.end <= raw.start) return range(NULL, 0, NULL.length);
   let at = raw.start;
   for (const r of raw.refs) {
     if (table.exists(r.num, r.gen) && written.has((r.ref ??= PDFRef.of(r.num, r.gen)))) continue;
-    pieces.push(raw.data.subarray(at, r.start), NULL);
+    range(raw.data, at, r.start);
+    range(NULL, 0, NULL.length);
     at = r.end;
   }
-  pieces.push(raw.data.subarray(at, raw.end));
+  range(raw.data, at, raw.end);
+}
+
+/** The same as pieces (views of the input). */
+function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  eachBodyRange(source, written, (data, start, end) => pieces.push(data.subarray(start, end)));
   return pieces;
 }
 

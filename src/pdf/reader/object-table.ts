@@ -104,14 +104,20 @@ export class ObjectTable extends LayeredObjects {
   }
 
   /** True when the input kept objects in object streams. */
+  // forEach in these loops over every entry: for-of makes an iterator result per entry.
   get hasObjectStreams(): boolean {
-    for (const entry of this.entries_.values()) if (entry.type === 2) return true;
-    return false;
+    let found = false;
+    this.entries_.forEach((entry) => {
+      if (entry.type === 2) found = true;
+    });
+    return found;
   }
 
   get largestNumber(): number {
     let largest = 0;
-    for (const num of this.entries_.keys()) if (num > largest) largest = num;
+    this.entries_.forEach((_, num) => {
+      if (num > largest) largest = num;
+    });
     return largest;
   }
 
@@ -375,7 +381,9 @@ export class ObjectTable extends LayeredObjects {
   private nextOffset(offset: number): number {
     if (!this.offsets) {
       const offsets: number[] = [];
-      for (const entry of this.entries_.values()) if (entry.type === 1) offsets.push(entry.offset);
+      this.entries_.forEach((entry) => {
+        if (entry.type === 1) offsets.push(entry.offset);
+      });
       this.offsets = offsets.sort((a, b) => a - b);
     }
     const list = this.offsets;

@@ -25,6 +25,8 @@ export interface RawObject {
   end: number;
   refs: RawRef[];
   stream: boolean;
+  /** Whether the body holds a string: the only part of an object, besides a stream's data, that encryption changes. */
+  strings: boolean;
   /** A stream's parts: where its dictionary ends (the `stream` keyword) and where its data lies. */
   dictEnd?: number;
   dataStart?: number;
@@ -53,6 +55,7 @@ export function skimBody(
   ensure: (start: number, end: number) => void = () => {},
 ): RawObject | undefined {
   const refs: RawRef[] = [];
+  let strings = false;
   // Bytes are made readable a window at a time, as far as the skim goes.
   let ready = start;
   const WINDOW = 4096;
@@ -75,7 +78,7 @@ export function skimBody(
     pos = skipWhite(data, pos, end);
     if (pos >= end) {
       if (topLevel || depth !== 0) return undefined;
-      return { data, start, end: trimEnd(data, start, end), refs: kept(refs), stream: false };
+      return { data, start, end: trimEnd(data, start, end), refs: kept(refs), stream: false, strings };
     }
     const c = data[pos];
     let intStart = -1;
@@ -83,6 +86,7 @@ export function skimBody(
     let intValue = 0;
     let lengthKey = false;
     if (c === 0x28 || (c === 0x3c && data[pos + 1] !== 0x3c)) {
+      strings = true;
       // A string may be long (private application data of megabytes): read a window, and a larger one while it is not closed.
       let stringEnd = pos;
       let close = -1;
@@ -137,9 +141,9 @@ export function skimBody(
         refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value, ref: undefined });
         if (length !== undefined && length.start === prev2Start) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
-        return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false };
+        return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false, strings };
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
-        return skimStream(data, start, pos, end, refs, length, lengthRef, lengthOf, ensure);
+        return skimStream(data, start, pos, end, refs, strings, length, lengthRef, lengthOf, ensure);
       } else if (!isValueWord(data, pos, stop, c)) {
         // Anything else (`endstream` after a dictionary, a stray word, the next `obj`) is damage:
         // the object is parsed instead, and written as what it parses to.
@@ -186,6 +190,7 @@ function skimStream(
   keyword: number,
   end: number,
   refs: RawRef[],
+  strings: boolean,
   length: IntToken | undefined,
   lengthRef: RawRef | undefined,
   lengthOf: (num: number, gen: number) => number | undefined,
@@ -203,7 +208,7 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  return { data, start, end: streamEnd, refs: kept(refs), stream: true, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
+  return { data, start, end: streamEnd, refs: kept(refs), stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */
