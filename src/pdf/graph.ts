@@ -10,12 +10,11 @@
  */
 import { entriesOf, itemsOf, PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { ForkedObjects } from './fork.js';
-import { ObjectTable } from './reader/object-table.js';
-import type { RawObject } from './reader/skim.js';
+import { ObjectTable, type RawSource } from './reader/object-table.js';
 
 export type ObjectSource =
   | { kind: 'parsed'; object: PDFObject }
-  | { kind: 'raw'; raw: RawObject; table: ObjectTable }
+  | RawSource
   /** An input object that cannot be parsed: its bytes go out as they are. */
   | { kind: 'damaged'; bytes: Uint8Array };
 
@@ -32,14 +31,15 @@ export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undef
 
 function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
   if (objects instanceof ForkedObjects) {
-    const { own, removed } = objects.ownsOrRemoved(ref);
+    // Two calls rather than one that returns both: an object per call, for every object a split part writes.
+    const own = objects.ownObject(ref);
     if (own !== undefined) return { kind: 'parsed', object: own };
-    if (removed) return undefined;
+    if (objects.hasRemoved(ref)) return undefined;
     return sourceIn(objects.base, ref);
   }
   if (objects instanceof ObjectTable) {
-    const raw = objects.rawObject(ref);
-    if (raw) return { kind: 'raw', raw, table: objects };
+    const raw = objects.rawSource(ref);
+    if (raw) return raw;
     const object = objects.get(ref);
     if (object !== undefined) return { kind: 'parsed', object };
     const bytes = objects.isUntouched(ref) ? objects.damagedBytes(ref) : undefined;

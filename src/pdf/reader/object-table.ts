@@ -33,7 +33,8 @@ export type ObjectDecryptor = (ref: PDFRef, object: PDFObject) => PDFObject;
 
 export class ObjectTable extends LayeredObjects {
   private entries_: Map<number, XrefEntry>;
-  private readonly raws = new Map<number, RawObject | null>();
+  /** Skims of untouched objects, kept as the sources the graph walk hands around (graph.ts), so that a walk makes none. */
+  private readonly raws = new Map<number, RawSource | null>();
   private readonly objectStreams = new Map<number, ObjectStream | null>();
   private readonly resolving = new Set<number>();
   private readonly parseContext: ParseContext;
@@ -247,15 +248,22 @@ export class ObjectTable extends LayeredObjects {
    * the object).
    */
   rawObject(ref: PDFRef): RawObject | undefined {
+    return this.rawSource(ref)?.raw;
+  }
+
+  /** The same as the source the graph walk takes (graph.ts: ObjectSource). */
+  rawSource(ref: PDFRef): RawSource | undefined {
     if (!this.isUntouched(ref)) return undefined;
     const num = ref.objectNumber;
-    let raw = this.raws.get(num);
-    if (raw === undefined) {
-      raw = this.skim(num) ?? null;
-      this.raws.set(num, raw);
+    let source = this.raws.get(num);
+    if (source === undefined) {
+      const raw = this.skim(num);
+      source = raw ? { kind: 'raw', raw, table: this } : null;
+      this.raws.set(num, source);
     }
-    return raw ?? undefined;
+    return source ?? undefined;
   }
+
 
   /**
    * Bytes that hold an untouched object's input text whole, perhaps with
@@ -416,7 +424,7 @@ export class ObjectTable extends LayeredObjects {
           // A clean stream: its dictionary is parsed, its data stays in the file until something reads it.
           // The skim is kept only for a look that forgets what it parsed (readOnly): a parsed object is
           // written from its parsed form, and a merge parses 200,000 objects.
-          const raw = this.parsedDuringLook ? this.rawObject(ref) : (this.raws.get(num) ?? this.skim(num));
+          const raw = this.parsedDuringLook ? this.rawObject(ref) : (this.raws.get(num)?.raw ?? this.skim(num));
           if (raw?.stream) {
             const dict = parseValue(this.bytes, raw.start, raw.dictEnd!, this.parseContext);
             if (dict instanceof PDFDict) return lazyStream(dict, this.bytes.subarray(raw.dataStart, raw.dataEnd), this.ensure, raw.dataStart!);
@@ -491,6 +499,13 @@ export class ObjectTable extends LayeredObjects {
       throw err;
     }
   }
+}
+
+/** An untouched object as its input bytes, with the table it is in. */
+export interface RawSource {
+  kind: 'raw';
+  raw: RawObject;
+  table: ObjectTable;
 }
 
 const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
