@@ -187,6 +187,18 @@ export function lazyFileOf(view: Uint8Array): { file: LazyFile; offset: number }
   return file && { file, offset: view.byteOffset - file.bytes.byteOffset };
 }
 
+/**
+ * Whether view[start, end) holds its bytes: always for a view of anything
+ * but a lazily read file. (lazyFileOf makes an object per call; the writer
+ * asks this for every object it copies.)
+ */
+export function isViewLoaded(view: Uint8Array, start = 0, end = view.byteLength): boolean {
+  const file = files.get(view.buffer);
+  if (!file) return true;
+  const offset = view.byteOffset - file.bytes.byteOffset;
+  return file.isLoaded(offset + start, offset + end);
+}
+
 /** Makes a view of a lazy file hold the file's bytes; any other view is left as it is. */
 export function ensureLoaded(view: Uint8Array): Uint8Array {
   const lazy = lazyFileOf(view);

@@ -6,6 +6,7 @@
 import { partName, type AnyAction, type NamedDocument } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
+import { outsideActions } from './outside.js';
 
 export type ActionResult =
   | { output: 'document'; bytes: Uint8Array }
@@ -31,7 +32,8 @@ export async function runValidatedPieces(
   action: AnyAction,
   values: Record<string, unknown>,
 ): Promise<{ output: 'document'; data: PdfData } | { output: 'documents'; documents: Array<{ name: string; data: PdfData }> }> {
-  const { default: transform } = await action.transform();
+  // Loaded outside this action: the module keeps its loading promise, and with it whatever context it was made in.
+  const { default: transform } = await outsideActions(() => action.transform());
   const result = await transform(values as never, { action: action.name });
   if (action.output === 'document') return { output: 'document', data: result as PdfData };
   return { output: 'documents', documents: (result as PdfData[]).map((data, i) => ({ name: partName(i), data })) };

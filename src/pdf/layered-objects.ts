@@ -19,9 +19,14 @@ export abstract class LayeredObjects extends Map<PDFRef, PDFObject> {
     return Map.prototype.has.call(this, ref);
   }
 
-  /** This table's own object for `ref`, and whether it deleted it. */
-  ownsOrRemoved(ref: PDFRef): { own?: PDFObject; removed: boolean } {
-    return { own: super.get(ref), removed: this.removed.has(ref) };
+  /** This table's own object for `ref` (not the layer below's). */
+  ownObject(ref: PDFRef): PDFObject | undefined {
+    return super.get(ref);
+  }
+
+  /** Whether this table deleted `ref`. */
+  hasRemoved(ref: PDFRef): boolean {
+    return this.removed.has(ref);
   }
 
   override has(ref: PDFRef): boolean {

@@ -23,11 +23,12 @@ import {
 } from './lib.js';
 import { copyObject, moveObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
-import { reachableRefs } from './graph.js';
+import { reachableObjects } from './graph.js';
 import { arrayAt, dictAt } from './objects.js';
 import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline, type OutlineItem } from './outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages } from './page-tree.js';
+import { objectTableOf } from './reader/object-table.js';
 
 const A = PDFName.of('A');
 const D = PDFName.of('D');
@@ -166,6 +167,8 @@ function explicitDestination(doc: PDFDocument, dest: PDFObject, named: NamedDest
 
 function movePart(target: PDFDocument, part: Part): void {
   const mapping = moveObjects(target.context, part.doc.context);
+  // Everything it had is the target's now: what it read to get there can go.
+  objectTableOf(part.doc.context)?.release();
   part.pages = part.pages.map((ref) => mapping.get(ref)!);
   forgetStructure(target.context, [...mapping.values()], part.pages);
 }
@@ -178,16 +181,14 @@ function movePart(target: PDFDocument, part: Part): void {
  * definition, never another object of the target.
  */
 function moveObjects(into: PDFContext, from: PDFContext): Map<PDFRef, PDFRef> {
+  const objects = reachableObjects(from);
   const mapping = new Map<PDFRef, PDFRef>();
-  for (const ref of reachableRefs(from)) {
-    if (from.lookup(ref) !== undefined) mapping.set(ref, into.nextRef());
-  }
+  for (const ref of objects.keys()) mapping.set(ref, into.nextRef());
   const renumber = (ref: PDFRef) => mapping.get(ref) ?? PDFNull;
   const moved = new Set<PDFObject>();
-  for (const [oldRef, newRef] of mapping) {
-    const object = from.lookup(oldRef)!;
+  for (const [oldRef, object] of objects) {
     moveObject(object, into, renumber, moved);
-    into.assign(newRef, object);
+    into.assign(mapping.get(oldRef)!, object);
   }
   return mapping;
 }

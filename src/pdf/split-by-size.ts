@@ -35,6 +35,9 @@ import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
 import { sourceOf, type ObjectSource } from './graph.js';
 import { unloadedData } from './reader/object-table.js';
+import type { RawObject } from './reader/skim.js';
+import { isRegular } from './reader/syntax.js';
+import type { WrittenRefs } from './writer.js';
 
 export interface SizedPart {
   /** 0-based page indexes, consecutive. */
@@ -192,7 +195,7 @@ class PageWeights {
    * item with children that leads to `page` may change its destination when
    * the page joins, so for such a page there is no bound (0: save to see).
    */
-  leastGrowth(page: number, written: Set<PDFRef>): number {
+  leastGrowth(page: number, written: WrittenRefs): number {
     if (this.retargets.has(page)) return 0;
     const closure = this.closure(page);
     let growth = -this.navigationSlack[page];
@@ -238,6 +241,16 @@ class PageWeights {
           if (seen.has(object) || this.pageIndex.has(object)) continue;
           const owner = this.annotationPage.get(object);
           if (owner !== undefined && owner !== page) continue;
+          // An input object that no field key can be in is followed through its skimmed references,
+          // unparsed: a chain of 200,000 objects behind one page was parsed whole to weigh it.
+          const source = owner === undefined ? sourceOf(context, object) : undefined;
+          if (source?.kind === 'raw' && !mayHoldFieldKeys(source.raw)) {
+            seen.add(object);
+            refs.push(object);
+            const { raw, table } = source;
+            for (const r of raw.refs) if (table.exists(r.num, r.gen)) stack.push({ object: (r.ref ??= PDFRef.of(r.num, r.gen)), fieldLevel: false });
+            continue;
+          }
           const target = context.lookup(object);
           if (collectLinks && owner === page && target instanceof PDFDict && isInternalLink(this.doc, target, named)) {
             links.push(object);
@@ -282,6 +295,8 @@ class PageWeights {
     // annotation in it (the part writes null there when that page is not in it), less the
     // /Kids of a field (the part lists only its own widgets there).
     const least = refs.slice(0, certain).map((ref) => {
+      const source = sourceOf(context, ref);
+      if (source?.kind === 'raw' && !fieldNodes.has(ref)) return this.cost(ref) - this.subsectionLine - this.nullableRaw(source, page);
       const object = context.lookup(ref);
       let bytes = this.cost(ref) - this.subsectionLine - (object ? this.nullable(object, page) : 0);
       if (fieldNodes.has(ref) && object instanceof PDFDict) bytes -= entrySize(object, KIDS);
@@ -313,6 +328,18 @@ class PageWeights {
       const dict = item instanceof PDFStream ? item.dict : item instanceof PDFDict ? item : undefined;
       if (dict) for (const value of dict.values()) stack.push(value);
       else if (item instanceof PDFArray) for (const value of item.asArray()) stack.push(value);
+    }
+    return bytes;
+  }
+
+  /** The same for an object still as its input bytes. */
+  private nullableRaw({ raw, table }: Extract<ObjectSource, { kind: 'raw' }>, page: number): number {
+    let bytes = 0;
+    for (const r of raw.refs) {
+      if (!table.exists(r.num, r.gen)) continue;
+      const ref = (r.ref ??= PDFRef.of(r.num, r.gen));
+      const onPage = this.pageIndex.get(ref) ?? this.annotationPage.get(ref);
+      if (onPage !== undefined && onPage !== page) bytes += ref.sizeInBytes();
     }
     return bytes;
   }
@@ -394,6 +421,31 @@ interface PageClosure {
   certain: number;
   /** least[i]: the least refs[i] adds to a part that does not hold it yet (i < certain). */
   least: number[];
+}
+
+const FIELD_KEYS = ['Parent', 'FT', 'T', 'Widget'].map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0)));
+
+/**
+ * Whether an object's input bytes may hold a key the walk of a page treats
+ * apart (reachPage: /Parent, a field's /FT and /T, a widget): then it is
+ * parsed. A match inside a string only costs that parse.
+ */
+function mayHoldFieldKeys(raw: RawObject): boolean {
+  const { data } = raw;
+  const end = raw.stream ? raw.dictEnd! : raw.end;
+  for (let at = raw.start; at < end; at++) {
+    if (data[at] !== 0x2f) continue;
+    let stop = at + 1;
+    while (stop < end && isRegular(data[stop])) stop++;
+    for (const key of FIELD_KEYS) {
+      if (stop - at - 1 !== key.length) continue;
+      let k = 0;
+      while (k < key.length && data[at + 1 + k] === key[k]) k++;
+      if (k === key.length) return true;
+    }
+    at = stop - 1;
+  }
+  return false;
 }
 
 /** Bytes a dictionary entry takes as written (`/Key value` and its separators); 0 when absent. */

@@ -21,7 +21,7 @@ import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { dictAt } from './objects.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
-import { writeDocumentAndTell } from './writer.js';
+import { writeDocumentAndTell, type WrittenRefs } from './writer.js';
 import { objectTableOf } from './reader/object-table.js';
 
 /** The document's page count; a document without pages cannot be split. */
@@ -66,7 +66,7 @@ export function writePart(doc: PDFDocument, order: number[]): PdfPieces {
 }
 
 /** The same, with the references of the objects written (for split_by_size's reasoning about sizes). */
-export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; written: Set<PDFRef> } {
+export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; written: WrittenRefs } {
   const part = forkDocument(doc);
   dropDocumentLevelData(part);
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).

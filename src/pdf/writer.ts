@@ -11,7 +11,7 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { lazyFileOf } from '../core/lazy-file.js';
+import { isViewLoaded } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import type { Encryption } from './security/encrypt.js';
@@ -25,6 +25,7 @@ const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
 const STREAM_END = encoder.encode('\nendstream');
 const OBJECT_END = encoder.encode('\nendobj\n');
+const OBJ_LINE = encoder.encode(' obj\n');
 const NULL = encoder.encode('null');
 const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
@@ -49,15 +50,17 @@ export interface WriteOptions {
   encryption?: Encryption;
 }
 
-interface Planned {
-  ref: PDFRef;
-  source: ObjectSource;
-}
+/** The references an output holds (split_by_size weighs what a part already wrote). */
+export type WrittenRefs = Pick<ReadonlySet<PDFRef>, 'has'>;
 
-/** What the output holds: its objects in number order, and the first number free for new ones. */
+/**
+ * What the output holds: its objects (the walk's own map, so that a
+ * document of 200,000 objects does not keep a second list and set of them),
+ * their references in number order, and the first number free for new ones.
+ */
 interface Plan {
-  objects: Planned[];
-  written: Set<PDFRef>;
+  written: Map<PDFRef, ObjectSource>;
+  order: PDFRef[];
   next: number;
 }
 
@@ -83,7 +86,7 @@ export function writeDocumentPieces(context: PDFContext, options: WriteOptions =
 }
 
 /** The same, with the references of the objects written (split_by_size reasons about them). */
-export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: Set<PDFRef> } {
+export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: WrittenRefs } {
   const plan = planOutput(context);
   return { pdf: writePlan(context, plan, options), written: plan.written };
 }
@@ -93,17 +96,18 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   // would have to be left to the stream's encryption instead of their own.
   if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
   const out = new Output(context.header.getVersionString());
-  const offsets = new Map<number, { offset: number; generation: number }>();
+  // Where each object of plan.order starts.
+  const offsets: number[] = [];
   const { encryption } = options;
-  for (const { ref, source } of plan.objects) {
-    offsets.set(ref.objectNumber, { offset: out.offset, generation: ref.generationNumber });
-    out.object(ref, toWrite(ref, source, encryption), plan.written);
+  for (const ref of plan.order) {
+    offsets.push(out.offset);
+    out.object(ref, toWrite(ref, plan.written.get(ref)!, encryption), plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
-  const size = plan.objects.length > 0 ? plan.objects[plan.objects.length - 1].ref.objectNumber + 1 : 1;
+  const size = plan.order.length > 0 ? plan.order[plan.order.length - 1].objectNumber + 1 : 1;
   const xrefOffset = out.offset;
-  out.text(crossReferenceTable(offsets));
+  out.push(crossReferenceTable(plan.order, offsets));
   out.text('trailer\n');
   out.push(serialize(trailerDict(context, size)));
   out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
@@ -115,10 +119,14 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
  * (a decrypted input) or the output is encrypted: then the object is parsed
  * afresh, decrypted by the reader, encrypted when asked, and not kept, so the
  * objects are never all in memory at once. An object that cannot be parsed
- * is null there: its bytes can be neither decrypted nor encrypted.
+ * is null there: its bytes can be neither decrypted nor encrypted. An object
+ * with neither a string nor stream data is the same in both: its bytes go
+ * out as they are (a chain of 200,000 such objects was parsed for nothing,
+ * a second of an add_password).
  */
 function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined): ObjectSource {
   if (source.kind === 'damaged') return encryption ? { kind: 'parsed', object: PDFNull } : source;
+  if (source.kind === 'raw' && !source.raw.stream && !source.raw.strings) return source;
   if (!encryption && (source.kind === 'parsed' || source.table.bytesAreClear(ref))) return source;
   const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
   if (object === undefined) return { kind: 'parsed', object: PDFNull };
@@ -143,6 +151,14 @@ function streamData(object: PDFStream): readonly Piece[] {
   for (const piece of pieces) size += piece.byteLength;
   object.dict.set(LENGTH, PDFNumber.of(size));
   return pieces;
+}
+
+/** Writes `value` (a whole number) in decimal at `at`; returns where it ends. */
+function writeDigits(block: Uint8Array, at: number, value: number): number {
+  let digits = 1;
+  for (let n = value; n >= 10; n = Math.floor(n / 10)) digits++;
+  for (let i = digits - 1, n = value; i >= 0; i--, n = Math.floor(n / 10)) block[at + i] = 0x30 + (n % 10);
+  return at + digits;
 }
 
 /** Pieces smaller than this are copied into the current block instead of being kept as views. */
@@ -180,7 +196,7 @@ class Output {
   }
 
   push(bytes: Piece): void {
-    if (bytes instanceof DeferredPiece || bytes.byteLength >= SMALL_PIECE || !isInMemory(bytes)) {
+    if (bytes instanceof DeferredPiece || bytes.byteLength >= SMALL_PIECE || !isViewLoaded(bytes)) {
       this.flush();
       this.chunks.push(bytes);
     } else {
@@ -191,11 +207,44 @@ class Output {
     this.offset += bytes.byteLength;
   }
 
+  /**
+   * data[start, end): copied into the current block when small and in
+   * memory, else kept as a view (as push does), without making a view of
+   * every small piece (a document of 200,000 objects made 50 MB of them).
+   */
+  range(data: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    if (length >= SMALL_PIECE || !isViewLoaded(data, start, end)) {
+      this.push(data.subarray(start, end));
+      return;
+    }
+    this.room(length);
+    const block = this.block!;
+    // A few bytes (most objects) are copied by hand: a native copy costs more in the call than in the copy.
+    if (length <= 64) for (let i = 0; i < length; i++) block[this.blockUsed + i] = data[start + i];
+    else block.set(data.subarray(start, end), this.blockUsed);
+    this.blockUsed += length;
+    this.offset += length;
+  }
+
+  /** `N G obj` and a line break, written as digits into the block (a string for each was garbage). */
+  header(ref: PDFRef): void {
+    this.room(32);
+    const block = this.block!;
+    const start = this.blockUsed;
+    let at = writeDigits(block, start, ref.objectNumber);
+    block[at++] = 0x20;
+    at = writeDigits(block, at, ref.generationNumber);
+    block.set(OBJ_LINE, at);
+    this.blockUsed = at + OBJ_LINE.length;
+    this.offset += this.blockUsed - start;
+  }
+
   /** One indirect object; a stream's data goes out as the pieces already in memory. */
-  object(ref: PDFRef, source: ObjectSource, written: Set<PDFRef>): void {
+  object(ref: PDFRef, source: ObjectSource, written: WrittenRefs): void {
     if (source.kind !== 'parsed') {
-      this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
-      for (const piece of body(source, written)) this.push(piece);
+      this.header(ref);
+      eachBodyRange(source, written, (data, start, end) => this.range(data, start, end));
       this.push(OBJECT_END);
       return;
     }
@@ -205,7 +254,7 @@ class Output {
       const data = streamData(object);
       this.stream(ref, serialize(object.dict), data);
     } else {
-      this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+      this.header(ref);
       this.push(serialize(object));
       this.push(OBJECT_END);
     }
@@ -213,7 +262,7 @@ class Output {
 
   /** A stream object from its serialized dictionary and its data. */
   stream(ref: PDFRef, dict: Uint8Array, data: readonly Piece[]): void {
-    this.text(`${ref.objectNumber} ${ref.generationNumber} obj\n`);
+    this.header(ref);
     this.push(dict);
     this.push(STREAM_START);
     for (const piece of data) this.push(piece);
@@ -242,12 +291,6 @@ class Output {
   }
 }
 
-/** False for a view of a lazily read input whose bytes were never read: that is copied from the file as it is written. */
-function isInMemory(bytes: Uint8Array): boolean {
-  const lazy = lazyFileOf(bytes);
-  return !lazy || lazy.file.isLoaded(lazy.offset, lazy.offset + bytes.byteLength);
-}
-
 const OBJSTM = PDFName.of('ObjStm');
 const XREF = PDFName.of('XRef');
 
@@ -264,36 +307,45 @@ function planOutput(context: PDFContext): Plan {
   const { Root, Info, Encrypt } = context.trailerInfo;
   const walk = walkGraph(context, [Root, Info, Encrypt]);
   let largest = walk.largestReferenced;
-  let objects: Planned[] = [...walk.reached].map(([ref, source]) => ({ ref, source }));
-  objects = objects.filter(({ source }) => {
-    if (source.kind !== 'parsed') return true;
-    const type = streamType(source.object);
-    return type !== OBJSTM && type !== XREF;
+  const written = walk.reached;
+  // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
+  written.forEach((source, ref) => {
+    const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
+    if (type === OBJSTM || type === XREF) written.delete(ref);
+    else if (ref.objectNumber > largest) largest = ref.objectNumber;
   });
-  objects.sort((a, b) => a.ref.objectNumber - b.ref.objectNumber);
-  for (const { ref } of objects) if (ref.objectNumber > largest) largest = ref.objectNumber;
-  return { objects, written: new Set(objects.map(({ ref }) => ref)), next: largest + 1 };
+  const order = [...written.keys()].sort((a, b) => a.objectNumber - b.objectNumber);
+  return { written, order, next: largest + 1 };
 }
 
-/** An unparsed object's body: its input bytes, with references the output lacks written as null. */
-function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: Set<PDFRef>): Uint8Array[] {
-  if (source.kind === 'damaged') return [source.bytes];
+/**
+ * An unparsed object's body, as ranges of bytes handed to `range` in order:
+ * its input bytes, with references the output lacks written as null.
+ */
+function eachBodyRange(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs, range: (data: Uint8Array, start: number, end: number) => void): void {
+  if (source.kind === 'damaged') return range(source.bytes, 0, source.bytes.length);
   const { raw, table } = source;
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
-  if (raw.end <= raw.start) return [NULL];
-  const pieces: Uint8Array[] = [];
+  if (raw.end <= raw.start) return range(NULL, 0, NULL.length);
   let at = raw.start;
   for (const r of raw.refs) {
-    if (table.exists(r.num, r.gen) && written.has(PDFRef.of(r.num, r.gen))) continue;
-    pieces.push(raw.data.subarray(at, r.start), NULL);
+    if (table.exists(r.num, r.gen) && written.has((r.ref ??= PDFRef.of(r.num, r.gen)))) continue;
+    range(raw.data, at, r.start);
+    range(NULL, 0, NULL.length);
     at = r.end;
   }
-  pieces.push(raw.data.subarray(at, raw.end));
+  range(raw.data, at, raw.end);
+}
+
+/** The same as pieces (views of the input). */
+function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  eachBodyRange(source, written, (data, start, end) => pieces.push(data.subarray(start, end)));
   return pieces;
 }
 
 /** The serialized body of an object that is not a stream. */
-function bodyBytes(source: ObjectSource, written: Set<PDFRef>): Uint8Array[] {
+function bodyBytes(source: ObjectSource, written: WrittenRefs): Uint8Array[] {
   return source.kind === 'parsed' ? [serialize(source.object)] : body(source, written);
 }
 
@@ -301,22 +353,50 @@ function isStreamSource(source: ObjectSource): boolean {
   return source.kind === 'parsed' ? source.object instanceof PDFStream : source.kind === 'raw' ? source.raw.stream : true;
 }
 
-/** One subsection per run of consecutive object numbers; object 0 heads the free list. */
-function crossReferenceTable(offsets: Map<number, { offset: number; generation: number }>): string {
-  // Object numbers in ascending order (the plan wrote them so), after 0.
-  const numbers = [0, ...offsets.keys()];
-  const lines: string[] = ['xref'];
-  for (let i = 0; i < numbers.length; ) {
+const FREE_HEAD = encoder.encode('0000000000 65535 f\r\n');
+
+/**
+ * One subsection per run of consecutive object numbers; object 0 heads the
+ * free list. `order`: the objects written, ascending; `offsets`: where each
+ * starts. Written straight into bytes: as a line of text each, the table of
+ * 200,000 objects held 12 MB of strings at the peak of the write.
+ */
+function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[]): Uint8Array {
+  // Entries: object 0 then the objects (20 bytes each); a subsection header per run (at most 22 bytes each).
+  let runs = 2;
+  for (let i = 1; i < order.length; i++) if (order[i].objectNumber !== order[i - 1].objectNumber + 1) runs++;
+  const table = Buffer.allocUnsafe(5 + (order.length + 1) * 20 + runs * 23);
+  let at = table.write('xref\n', 0, 'latin1');
+  const digits = (value: number, width: number) => {
+    for (let i = width - 1; i >= 0; i--) {
+      table[at + i] = 0x30 + (value % 10);
+      value = Math.floor(value / 10);
+    }
+    at += width;
+  };
+  for (let i = -1; i < order.length; ) {
+    // i = -1 stands for object 0, which starts the first run when object 1 is written.
+    const first = i < 0 ? 0 : order[i].objectNumber;
     let j = i + 1;
-    while (j < numbers.length && numbers[j] === numbers[j - 1] + 1) j++;
-    lines.push(`${numbers[i]} ${j - i}`);
+    while (j < order.length && order[j].objectNumber === (j === 0 ? 0 : order[j - 1].objectNumber) + 1) j++;
+    at += table.write(`${first} ${j - i}\n`, at, 'latin1');
     for (let k = i; k < j; k++) {
-      const entry = offsets.get(numbers[k]);
-      lines.push(entry ? `${String(entry.offset).padStart(10, '0')} ${String(entry.generation).padStart(5, '0')} n\r` : '0000000000 65535 f\r');
+      if (k < 0) {
+        table.set(FREE_HEAD, at);
+        at += FREE_HEAD.length;
+        continue;
+      }
+      digits(offsets[k], 10);
+      table[at++] = 0x20;
+      digits(order[k].generationNumber, 5);
+      table[at++] = 0x20;
+      table[at++] = 0x6e;
+      table[at++] = 0x0d;
+      table[at++] = 0x0a;
     }
     i = j;
   }
-  return `${lines.join('\n')}\n`;
+  return table.subarray(0, at);
 }
 
 function trailerDict(context: PDFContext, size: number): PDFDict {
@@ -343,12 +423,12 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
   const entries = new Map<number, [1 | 2, number, number]>();
   let next = plan.next;
 
-  const packed: Planned[] = [];
-  for (const planned of plan.objects) {
-    const { ref, source } = planned;
+  const packed: PDFRef[] = [];
+  for (const ref of plan.order) {
+    const source = plan.written.get(ref)!;
     // Streams cannot be inside object streams, nor objects of a generation other than 0.
     if (!isStreamSource(source) && ref.generationNumber === 0) {
-      packed.push(planned);
+      packed.push(ref);
       continue;
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
@@ -361,9 +441,9 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
     const bodies: Uint8Array[] = [];
     const header: string[] = [];
     let within = 0;
-    group.forEach(({ ref, source }, index) => {
+    group.forEach((ref, index) => {
       header.push(`${ref.objectNumber} ${within}`);
-      for (const piece of bodyBytes(toWrite(ref, source, undefined), plan.written)) {
+      for (const piece of bodyBytes(toWrite(ref, plan.written.get(ref)!, undefined), plan.written)) {
         bodies.push(piece);
         within += piece.byteLength;
       }

@@ -6,12 +6,16 @@
  * inflation and nesting depth, and walks a page tree of any depth with a
  * stack of its own (README: Reading documents).
  */
+import { randomBytes } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { runAction } from '../../src/core/run.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
 import { HOSTILE_PDFS } from '../../scripts/hostile-fixtures.mjs';
+import { PDFContext, type PDFDict } from '../../src/pdf/lib.js';
+import { decodeStructureStream } from '../../src/pdf/reader/filters.js';
 
 /** Runs rotate_pages; the outcome, and how long and how much heap it took. */
 async function rotate(bytes: Uint8Array): Promise<{ output?: Uint8Array; refused?: string[]; ms: number; heapMb: number }> {
@@ -60,5 +64,23 @@ describe('hostile structure is answered at once, bounded in time and memory', ()
     // Generous bounds for a loaded 2-core machine; the hostile versions took minutes and gigabytes.
     expect(ms, `took ${Math.round(ms)} ms`).toBeLessThan(5_000);
     expect(heapMb).toBeLessThan(512);
+  });
+});
+
+describe('a structure stream of Flate inside Flate', () => {
+  const MB = 2 ** 20;
+  const context = PDFContext.create();
+  const dict = context.obj({ Filter: ['FlateDecode', 'FlateDecode'] }) as PDFDict;
+  // 3 MB that do not compress: the inner layer is 3 MB too, so both layers together make 6 MB.
+  const plain = randomBytes(3 * MB);
+  const data = deflateSync(deflateSync(plain));
+
+  it('decodes within the budget', () => {
+    expect(Buffer.from(decodeStructureStream(dict, data, 8 * MB)).equals(plain)).toBe(true);
+  });
+
+  it('counts what both layers make against one budget', () => {
+    // Each layer alone stays under 4 MB; the two together do not.
+    expect(() => decodeStructureStream(dict, data, 4 * MB)).toThrow(/inflates to more than 4194304 bytes/);
   });
 });

@@ -30,20 +30,25 @@ function filtersOf(dict: PDFDict): { filters: PDFObject[]; parms: PDFObject[] } 
 export function decodeStructureStream(dict: PDFDict, data: Uint8Array, maxBytes = structureLimit(data.byteLength)): Uint8Array {
   const { filters, parms } = filtersOf(dict);
   let out = data;
+  // One budget for the chain: what each filter made is not there for the next (Flate inside Flate).
+  let left = maxBytes;
   filters.forEach((filter, i) => {
     const name = filter instanceof PDFName ? filter.decodeText() : String(filter);
     if (name !== 'FlateDecode' && name !== 'Fl') throw new PdfSyntaxError(`structure stream with filter /${name}`);
-    out = inflate(out, maxBytes);
+    if (left <= 0) throw new PdfSyntaxError(`a structure stream inflates to more than ${maxBytes} bytes`);
+    out = inflate(out, left, maxBytes);
+    if (i + 1 < filters.length) left -= out.length;
     const p = parms[i];
     if (p instanceof PDFDict) out = unpredict(out, p);
   });
   return out;
 }
 
-function inflate(data: Uint8Array, maxBytes: number): Uint8Array {
+/** Inflates `data` into at most `left` bytes; `maxBytes` is the budget of the whole chain, for the message. */
+function inflate(data: Uint8Array, left: number, maxBytes: number): Uint8Array {
   try {
     // Sync flush: a truncated stream gives what it has, as qpdf and pdf.js recover it.
-    return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: maxBytes });
+    return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: left });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new PdfSyntaxError(`a structure stream inflates to more than ${maxBytes} bytes`);

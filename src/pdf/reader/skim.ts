@@ -5,6 +5,7 @@
  * references (to follow the graph, and to null the ones that lead nowhere),
  * never its parsed form. A stream's data is stepped over by its /Length.
  */
+import type { PDFRef } from '../lib.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
 
 export interface RawRef {
@@ -13,6 +14,8 @@ export interface RawRef {
   end: number;
   num: number;
   gen: number;
+  /** PDFRef.of(num, gen), once asked for (graph.ts): every walk and write follows it again, and PDFRef.of builds a string each time. */
+  ref: PDFRef | undefined;
 }
 
 /** An object as its input bytes: a value, or a stream's dictionary, data and `endstream`. */
@@ -22,6 +25,8 @@ export interface RawObject {
   end: number;
   refs: RawRef[];
   stream: boolean;
+  /** Whether the body holds a string: the only part of an object, besides a stream's data, that encryption changes. */
+  strings: boolean;
   /** A stream's parts: where its dictionary ends (the `stream` keyword) and where its data lies. */
   dictEnd?: number;
   dataStart?: number;
@@ -50,6 +55,7 @@ export function skimBody(
   ensure: (start: number, end: number) => void = () => {},
 ): RawObject | undefined {
   const refs: RawRef[] = [];
+  let strings = false;
   // Bytes are made readable a window at a time, as far as the skim goes.
   let ready = start;
   const WINDOW = 4096;
@@ -74,7 +80,7 @@ export function skimBody(
     pos = skipWhite(data, pos, end);
     if (pos >= end) {
       if (topLevel || depth !== 0) return undefined;
-      return { data, start, end: trimEnd(data, start, end), refs, stream: false };
+      return { data, start, end: trimEnd(data, start, end), refs: kept(refs), stream: false, strings };
     }
     const c = data[pos];
     let intStart = -1;
@@ -82,6 +88,7 @@ export function skimBody(
     let intValue = 0;
     let lengthKey = false;
     if (c === 0x28 || (c === 0x3c && data[pos + 1] !== 0x3c)) {
+      strings = true;
       // A string may be long (private application data of megabytes): read a window, and a larger one while it is not closed.
       let stringEnd = pos;
       let close = -1;
@@ -137,12 +144,12 @@ export function skimBody(
           intValue = value;
         }
       } else if (c === 0x52 && stop === pos + 1 && prev1Start >= 0 && prev2Start >= 0) {
-        refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value });
+        refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value, ref: undefined });
         if (length !== undefined && length.start === prev2Start) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
-        return { data, start, end: trimEnd(data, start, pos), refs, stream: false };
+        return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false, strings };
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
-        return skimStream(data, start, pos, end, refs, length, lengthRef, lengthOf, ensure);
+        return skimStream(data, start, pos, end, refs, strings, length, lengthRef, lengthOf, ensure);
       } else if (!isValueWord(data, pos, stop, c)) {
         // Anything else (`endstream` after a dictionary, a stray word, the next `obj`) is damage:
         // the object is parsed instead, and written as what it parses to.
@@ -166,6 +173,15 @@ export function skimBody(
 /** Deeper nesting is not skimmed (the bits of `dictAt`): the object is parsed instead, which has its own limit. */
 const MAX_SKIM_DEPTH = 30;
 
+const NO_REFS: RawRef[] = [];
+
+/**
+ * The list to keep with a skimmed object: an array grown by push holds room
+ * for 17 items, and a skim is kept for every object a document writes (a
+ * chain of 200,000 small objects spent 26 MB on that room alone).
+ */
+const kept = (refs: RawRef[]): RawRef[] => (refs.length === 0 ? NO_REFS : refs.slice());
+
 const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
 const TRUE = Uint8Array.from('true', (ch) => ch.charCodeAt(0));
 const FALSE = Uint8Array.from('false', (ch) => ch.charCodeAt(0));
@@ -183,6 +199,7 @@ function skimStream(
   keyword: number,
   end: number,
   refs: RawRef[],
+  strings: boolean,
   length: IntToken | undefined,
   lengthRef: RawRef | undefined,
   lengthOf: (num: number, gen: number) => number | undefined,
@@ -200,7 +217,7 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  return { data, start, end: streamEnd, refs, stream: true, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
+  return { data, start, end: streamEnd, refs: kept(refs), stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */

@@ -87,15 +87,18 @@ export function lastIndexOf(bytes: Uint8Array, word: Uint8Array, from: number, t
   return -1;
 }
 
-/** The first occurrence of `word` in bytes[from, to), or -1. */
+/**
+ * The first occurrence of `word` in bytes[from, to), or -1. The native search
+ * runs on a view that ends at `to`: searching the whole buffer from `from`
+ * made every bounded look (a window after each object of a damaged file)
+ * run to the next match or the end of the file, quadratic in its size.
+ */
 export function indexOf(bytes: Uint8Array, word: Uint8Array, from: number, to = bytes.length): number {
-  const first = word[0];
-  for (let i = bytes.indexOf(first, from); i !== -1 && i <= to - word.length; i = bytes.indexOf(first, i + 1)) {
-    let k = 1;
-    while (k < word.length && bytes[i + k] === word[k]) k++;
-    if (k === word.length) return i;
-  }
-  return -1;
+  from = Math.max(0, from);
+  to = Math.min(to, bytes.length);
+  if (to - from < word.length) return -1;
+  const at = Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).indexOf(word);
+  return at < 0 ? -1 : from + at;
 }
 
 /** A damaged or unreadable structure; the reader recovers from it or reports the document unreadable. */

@@ -113,7 +113,7 @@ function readSection(bytes: Uint8Array, offset: number, context: PDFContext, lim
     if (stm instanceof PDFNumber && stm.asNumber() < bytes.length) {
       try {
         ensure(stm.asNumber(), stm.asNumber() + SECTION_WINDOW);
-        const extra = readXrefStream(bytes, stm.asNumber(), context, limit);
+        const extra = readXrefStream(bytes, stm.asNumber(), context, limit, bytes.length, ensure);
         for (const [num, entry] of extra.entries) {
           if (entry.type !== 0 && section.entries.get(num)?.type !== 1) section.entries.set(num, entry);
         }
@@ -123,7 +123,7 @@ function readSection(bytes: Uint8Array, offset: number, context: PDFContext, lim
     }
     return section;
   }
-  return readXrefStream(bytes, offset, context, limit);
+  return readXrefStream(bytes, offset, context, limit, bytes.length, ensure);
 }
 
 /** A classic table section and its trailer dictionary. */
@@ -160,9 +160,20 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
   return { entries, trailer };
 }
 
-/** A cross-reference stream section (PDF 1.5); its dictionary is the trailer. */
-function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, limit: number): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
-  const { object } = parseIndirectObject(bytes, offset, structureContext(context));
+/**
+ * A cross-reference stream section (PDF 1.5); its dictionary is the trailer.
+ * `ensure` reads in its data, which may go on past the window read at its
+ * offset: the stream of 200,000 objects takes 500 KB, and read as zeros it
+ * had the table rebuilt by scanning, with a warning that the file is damaged.
+ */
+function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, end = bytes.length, ensure: Ensure = () => {}): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+  const header = readObjectHeader(bytes, offset, end);
+  if (!header) throw new PdfSyntaxError('no object header', offset);
+  const parser = new ObjectParser(bytes, header.bodyStart, end, structureContext(context));
+  const value = parser.value();
+  const length = value instanceof PDFDict ? value.get(PDFName.of('Length')) : undefined;
+  if (length instanceof PDFNumber && length.asNumber() > 0) ensure(offset, offset + SECTION_WINDOW + Math.min(length.asNumber(), bytes.length));
+  const object = value instanceof PDFDict ? parser.streamAfter(value) : value;
   if (!(object instanceof PDFRawStream)) throw new PdfSyntaxError('startxref does not lead to a cross-reference stream', offset);
   const dict = object.dict;
   const w = dict.lookup(PDFName.of('W'));
@@ -225,26 +236,32 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
   for (const [num, { offset, gen }] of found) entries.set(num, { type: 1, offset, gen });
 
   const ctx = structureContext(context);
-  // Trailers: the last dictionary after `trailer` that names a /Root.
+  // Trailers: the last dictionary after `trailer` that names a /Root. Each is read no further than
+  // the next `trailer`: thousands of them, each with a string that never closes, would otherwise
+  // each be read to the end of the file.
   let trailer: PDFDict | undefined;
-  for (let at = indexOf(bytes, TRAILER, 0); at !== -1; at = indexOf(bytes, TRAILER, at + TRAILER.length)) {
+  const trailers: number[] = [];
+  for (let at = indexOf(bytes, TRAILER, 0); at !== -1; at = indexOf(bytes, TRAILER, at + TRAILER.length)) trailers.push(at);
+  trailers.forEach((at, i) => {
     try {
-      const value = new ObjectParser(bytes, at + TRAILER.length, bytes.length, ctx).value();
+      const value = new ObjectParser(bytes, at + TRAILER.length, trailers[i + 1] ?? bytes.length, ctx).value();
       if (value instanceof PDFDict && value.has(PDFName.of('Root'))) trailer = value;
     } catch {
       // A damaged trailer is one candidate less.
     }
-  }
+  });
 
-  // Cross-reference and object streams: what they say of compressed objects.
+  // Cross-reference and object streams: what they say of compressed objects. Each object is read
+  // no further than where the next one begins (objects do not overlap), so the scan stays linear.
   const byOffset = [...found.entries()].sort((a, b) => a[1].offset - b[1].offset);
   let xrefTrailer: PDFDict | undefined;
   for (let i = 0; i < byOffset.length; i++) {
     const [num, { offset }] = byOffset[i];
-    const windowEnd = Math.min(bytes.length, offset + 2048, i + 1 < byOffset.length ? byOffset[i + 1][1].offset : bytes.length);
+    const objectEnd = i + 1 < byOffset.length ? byOffset[i + 1][1].offset : bytes.length;
+    const windowEnd = Math.min(offset + 2048, objectEnd);
     if (indexOf(bytes, XREF_TYPE, offset, windowEnd) >= 0) {
       try {
-        const section = readXrefStream(bytes, offset, context, limit);
+        const section = readXrefStream(bytes, offset, context, limit, objectEnd);
         for (const [member, entry] of section.entries) if (entry.type === 2 && !found.has(member)) entries.set(member, entry);
         if (section.trailer.has(PDFName.of('Root'))) xrefTrailer = section.trailer;
       } catch {
@@ -252,7 +269,7 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
       }
     } else if (indexOf(bytes, OBJSTM_TYPE, offset, windowEnd) >= 0) {
       try {
-        for (const [member, index] of objectStreamMembers(bytes, offset, context)) {
+        for (const [member, index] of objectStreamMembers(bytes, offset, context, objectEnd)) {
           if (!found.has(member) && !entries.has(member) && member <= limit) entries.set(member, { type: 2, stream: num, index });
         }
       } catch {
@@ -307,8 +324,8 @@ export function objectStreamPairs(data: Uint8Array, count: number): Array<[numbe
 }
 
 /** The members an object stream lists: object number → index. */
-function objectStreamMembers(bytes: Uint8Array, offset: number, context: PDFContext): Map<number, number> {
-  const { object } = parseIndirectObject(bytes, offset, structureContext(context));
+function objectStreamMembers(bytes: Uint8Array, offset: number, context: PDFContext, end: number): Map<number, number> {
+  const { object } = parseIndirectObject(bytes, offset, structureContext(context), end);
   if (!(object instanceof PDFRawStream)) return new Map();
   const data = decodeStructureStream(object.dict, object.getContents());
   const n = object.dict.lookup(PDFName.of('N'));
@@ -331,10 +348,10 @@ function rootIsCatalog(trailer: PDFDict, entries: Map<number, XrefEntry>, bytes:
 function findCatalog(bytes: Uint8Array, byOffset: Array<[number, { offset: number; gen: number }]>, ctx: ParseContext): PDFRef | undefined {
   for (let i = byOffset.length - 1; i >= 0; i--) {
     const [num, { offset, gen }] = byOffset[i];
-    const windowEnd = Math.min(bytes.length, offset + 4096, i + 1 < byOffset.length ? byOffset[i + 1][1].offset : bytes.length);
-    if (indexOf(bytes, CATALOG, offset, windowEnd) < 0) continue;
+    const objectEnd = i + 1 < byOffset.length ? byOffset[i + 1][1].offset : bytes.length;
+    if (indexOf(bytes, CATALOG, offset, Math.min(offset + 4096, objectEnd)) < 0) continue;
     try {
-      const { object } = parseIndirectObject(bytes, offset, ctx);
+      const { object } = parseIndirectObject(bytes, offset, ctx, objectEnd);
       if (object instanceof PDFDict && object.get(PDFName.of('Type'))?.toString() === '/Catalog') {
         return PDFRef.of(num, gen);
       }

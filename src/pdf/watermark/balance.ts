@@ -7,11 +7,9 @@
  * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
  * it takes.
  */
-import { constants as zlib, inflateSync } from 'node:zlib';
-import { PDFArray, PDFContext, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
-import { decodePDFRawStream } from './drawing-lib.js';
+import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
 import { dataForOneLook } from '../reader/object-table.js';
-import { inflatePieces } from '../inflate-pieces.js';
+import { decodePieces, filterChain, type Filter } from '../decode-pieces.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at
@@ -165,58 +163,92 @@ function isOperand(bytes: Uint8Array, start: number, length: number): boolean {
   return word === 'true' || word === 'false' || word === 'null';
 }
 
-/** The depth of several streams drawn one after another (a page's /Contents array). */
-export function contentDepth(context: PDFContext, refs: PDFRef[], cache: Map<PDFRef, Depth>): Depth {
-  let min = 0;
-  let end = 0;
-  // Streams are read as one: only what the last leaves open reaches what follows.
-  let unclosed = '';
-  for (const ref of refs) {
-    let depth = cache.get(ref);
-    if (!depth) {
-      depth = streamDepth(context.lookup(ref));
-      cache.set(ref, depth);
+/**
+ * The most one content stream's filters may make while it is scanned, every
+ * filter of its chain counted (real pages stay far below it); past it, the
+ * stream is taken as balanced.
+ */
+export const MAX_CONTENT_BYTES = 128 * 2 ** 20;
+
+/**
+ * The most the scans of one document may make in all: a document of many
+ * small bombs (a different one on each page) would otherwise cost 128 MB of
+ * decoding each. Streams scanned after it is spent are taken as balanced.
+ */
+export const MAX_DOCUMENT_CONTENT_BYTES = 512 * 2 ** 20;
+
+/** The depths of a document's content streams, each scanned once, under the document's budget. */
+export class ContentDepths {
+  private readonly known = new Map<PDFRef, Depth>();
+  /** What the filters of the streams scanned so far made (unfiltered streams cost nothing to decode). */
+  spent = 0;
+
+  /** The depth of several streams drawn one after another (a page's /Contents array). */
+  of(context: PDFContext, refs: PDFRef[]): Depth {
+    let min = 0;
+    let end = 0;
+    // Streams are read as one: only what the last leaves open reaches what follows.
+    let unclosed = '';
+    for (const ref of refs) {
+      let depth = this.known.get(ref);
+      if (!depth) {
+        depth = this.streamDepth(context.lookup(ref));
+        this.known.set(ref, depth);
+      }
+      min = Math.min(min, end + depth.min);
+      end += depth.end;
+      unclosed = depth.unclosed;
     }
-    min = Math.min(min, end + depth.min);
-    end += depth.end;
-    unclosed = depth.unclosed;
+    return { min, end, unclosed };
   }
-  return { min, end, unclosed };
+
+  private streamDepth(stream: unknown): Depth {
+    if (stream instanceof PDFRawStream) {
+      const chain = filterChain(stream.dict);
+      // A filter not decoded here (an image filter in page content): readers will not draw it either.
+      if (!chain) return BALANCED;
+      const left = MAX_DOCUMENT_CONTENT_BYTES - this.spent;
+      if (chain.length > 0 && left <= 0) return BALANCED;
+      const { depth, made } = decodedDepth(dataForOneLook(stream, scratch), chain, Math.min(MAX_CONTENT_BYTES, left));
+      this.spent += made;
+      return depth;
+    }
+    // pdf-lib's own streams (content drawn by pdfsvc): their data is what is drawn.
+    if (stream instanceof PDFStream) return graphicsDepth(stream.getContents());
+    return BALANCED;
+  }
 }
 
-/** The most of one content stream the balance scan inflates (real pages stay far below it). */
-const MAX_CONTENT_BYTES = 128 * 2 ** 20;
-
-/** The depth of Flate content, inflated and scanned a piece at a time; past MAX_CONTENT_BYTES it is taken as balanced. */
-export function flateDepth(data: Uint8Array): Depth {
+/**
+ * The depth of `data` decoded through `chain`, scanned a piece at a time as
+ * it decodes, and how many bytes the filters made (decodePieces); past
+ * `budget` it is taken as balanced.
+ */
+export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
+  if (chain.length === 0) return { depth: graphicsDepth(data), made: 0 };
   const scan = new DepthScan();
-  // What the scan left for the next piece (a token that may go on), and what inflated since.
+  // What the scan left for the next piece (a token that may go on), and what decoded since.
   let carry: Uint8Array = new Uint8Array(0);
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  let total = 0;
-  const streamed = inflatePieces(data, (piece) => {
-    total += piece.length;
-    if (total > MAX_CONTENT_BYTES) return false;
+  const { ended, made } = decodePieces(data, chain, budget, (piece) => {
     if (carry.length === 0) {
       // The common case: the piece is scanned where it lies, and only a token cut at its end is kept.
       carry = Buffer.from(piece.subarray(scan.feed(piece, false)));
-      return true;
+      return;
     }
     pending.push(Buffer.from(piece));
     pendingBytes += piece.length;
     // A long carried token (a huge string or inline image) is scanned again only once as much again has come: linear time.
-    if (pendingBytes < carry.length) return true;
+    if (pendingBytes < carry.length) return;
     const bytes = Buffer.concat([carry, ...pending]);
     carry = bytes.subarray(scan.feed(bytes, false));
     pending = [];
     pendingBytes = 0;
-    return true;
   });
-  if (streamed === undefined) return graphicsDepth(inflateSync(data, { finishFlush: zlib.Z_SYNC_FLUSH, maxOutputLength: MAX_CONTENT_BYTES }));
-  if (total > MAX_CONTENT_BYTES) return BALANCED;
+  if (ended === 'over budget') return { depth: BALANCED, made };
   scan.feed(Buffer.concat([carry, ...pending]), true);
-  return scan.result();
+  return { depth: scan.result(), made };
 }
 
 /**
@@ -226,23 +258,3 @@ export function flateDepth(data: Uint8Array): Depth {
  * their own.
  */
 const scratch = Buffer.allocUnsafeSlow(4 * 2 ** 20);
-
-function streamDepth(stream: unknown): Depth {
-  try {
-    if (stream instanceof PDFRawStream) {
-      // Plain Flate (nearly every content stream) through node's zlib: a third of pdf-lib's time.
-      const filter = stream.dict.lookup(PDFName.of('Filter'));
-      const flate = filter === PDFName.of('FlateDecode') || (filter instanceof PDFArray && filter.size() === 1 && filter.lookup(0) === PDFName.of('FlateDecode'));
-      if (flate && !stream.dict.has(PDFName.of('DecodeParms'))) {
-        // Capped and a piece at a time: a few KB of Flate can claim gigabytes.
-        return flateDepth(dataForOneLook(stream, scratch));
-      }
-      if (filter === undefined) return graphicsDepth(dataForOneLook(stream, scratch));
-      return graphicsDepth(decodePDFRawStream(stream).decode());
-    }
-    if (stream instanceof PDFStream) return graphicsDepth(stream.getContents());
-  } catch {
-    // A filter pdf-lib cannot decode, or damaged data: readers will not draw it either.
-  }
-  return BALANCED;
-}

@@ -1,12 +1,11 @@
 /**
- * pdf-lib's drawing side: font and image embedders, stream decoding. Only
- * the watermarks load it (see ../lib.ts for why the rest of the code does
- * not).
+ * pdf-lib's drawing side: font and image embedders. Only the watermarks
+ * load it (see ../lib.ts for why the rest of the code does not).
  */
 import { deflateSync } from 'node:zlib';
 import { PDFContext, type PDFStream } from '@cantoo/pdf-lib';
 
-export { CustomFontSubsetEmbedder, JpegEmbedder, PngEmbedder, StandardFontEmbedder, StandardFonts, decodePDFRawStream } from '@cantoo/pdf-lib';
+export { CustomFontSubsetEmbedder, JpegEmbedder, PngEmbedder, StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
 
 /**
  * Streams pdf-lib compresses itself (an embedded PNG's colour and alpha

@@ -12,7 +12,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../lib.js';
 import type { PageEntry } from '../page-tree.js';
-import { contentDepth, type Depth } from './balance.js';
+import { ContentDepths } from './balance.js';
 import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';
 
 export type Layer = 'over' | 'under';
@@ -59,11 +59,11 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     return ref;
   };
 
-  const depths = new Map<PDFRef, Depth>();
+  const depths = new ContentDepths();
   // `q` … page … `Q`, with one more `q` for each `Q` the page has too many, and a `Q` for each `q` it leaves open;
   // an array, dictionary, string or inline image the page leaves open is closed first.
   const wrapped = (original: PDFRef[]) => (draw: string) => {
-    const { min, end, unclosed } = contentDepth(context, original, depths);
+    const { min, end, unclosed } = depths.of(context, original);
     const saves = 1 - min;
     return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${unclosed}${unclosed ? '\n' : ''}${'Q\n'.repeat(saves + end)}${draw}`)];
   };
