@@ -236,7 +236,11 @@ function qpdfReads(bytes, password, contentDamageAllowed = false) {
   }
 }
 
-const CONTENT_DAMAGE = /errors while decoding content stream|error decoding stream data/;
+// qpdf's content-stream checks, as it words them: data that does not decode, and
+// a number too large for 64 bits among a page's content tokens (seed 7, case
+// 4042: a damaged Flate stream of a page inflates to such a number; the action
+// carries the page's content as it is).
+const CONTENT_DAMAGE = /errors while decoding content stream|error decoding stream data|overflow\/underflow converting \d+ to 64-bit integer/;
 
 const haveQpdf = (() => {
   try {
