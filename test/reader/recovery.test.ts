@@ -176,6 +176,15 @@ const CASES: RecoveryCase[] = [
     poppler: TEXTS,
   },
   {
+    // A string where a key belongs, then a key with no value: qpdf warns ("expected dictionary key but found
+    // non-name object", "dictionary ended prematurely"); copied as its bytes, the output made it warn the same.
+    name: 'a font dictionary with a string for a key and a key with no value',
+    make: () => buildPdf([{ objects: replacing(3, (BODY.get(3) as string).replace('/Subtype', '(junk) /Subtype').replace(' >>', ' /Last >>')) }]).bytes,
+    texts: TEXTS,
+    qpdf: ['4 0 R', '6 0 R', '8 0 R'],
+    poppler: TEXTS,
+  },
+  {
     // Page two's resources (object 12) cannot be parsed: /ProcSet has a stray `]` for its value. Read as far as
     // they go, they keep the font; qpdf reads the font too.
     name: 'a page whose /Resources cannot be parsed whole',

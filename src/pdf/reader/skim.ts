@@ -62,6 +62,10 @@ export function skimBody(
   let depth = 0;
   /** Bit n set: the container open at depth n is a dictionary (else an array). */
   let dictAt = 0;
+  /** Bit n set: the dictionary open at depth n wants a key next (else the value of the key just read). */
+  let keyNext = 0;
+  /** 1 after an integer value in a dictionary, 2 after a second one: the `G` and `R` of `N G R` may follow. */
+  let refTail = 0;
   let pos = start;
   // The last two tokens, when they were integers (start, end, value; start -1 when not): `N G R` is a reference.
   // Scalars, not token objects: a skim runs over every object a document writes.
@@ -83,6 +87,22 @@ export function skimBody(
       return { data, start, end: trimEnd(data, start, end), refs: kept(refs), stream: false, strings };
     }
     const c = data[pos];
+    const bit = 1 << depth;
+    const inDict = depth > 0 && (dictAt & bit) !== 0;
+    // In a dictionary a value must follow each key, and only a name can be a key: `<< /A 1 (x) >>` and
+    // `<< /A >>` are not clean either (qpdf: "expected dictionary key but found non-name object").
+    // `refTail` lets the `G R` of a reference that is a value through.
+    const tail = refTail;
+    refTail = 0;
+    /** A value at this level: false when the dictionary wanted a key. */
+    const value = () => {
+      if (!inDict) return true;
+      if (!(keyNext & bit)) {
+        keyNext |= bit;
+        return true;
+      }
+      return false;
+    };
     let intStart = -1;
     let intEnd = 0;
     let intValue = 0;
@@ -104,26 +124,31 @@ export function skimBody(
           close = gt < 0 ? -1 : pos + gt + 1;
         }
       }
-      if (close < 0) return undefined;
+      if (close < 0 || !value()) return undefined;
       pos = close;
     } else if (c === 0x3c) {
-      if (++depth > MAX_SKIM_DEPTH) return undefined;
+      if (!value() || ++depth > MAX_SKIM_DEPTH) return undefined;
       dictAt |= 1 << depth;
+      keyNext |= 1 << depth;
       pos += 2;
     } else if (c === 0x3e) {
-      // `>>` must close a dictionary, `]` an array: `<< /A ] >>` is not clean (qpdf warns as it reads it).
-      if (data[pos + 1] !== 0x3e || depth <= 0 || !(dictAt & (1 << depth))) return undefined;
-      dictAt &= ~(1 << depth);
+      // `>>` must close a dictionary that waits for no value, `]` an array: `<< /A ] >>` is not clean.
+      if (data[pos + 1] !== 0x3e || !inDict || !(keyNext & bit)) return undefined;
+      dictAt &= ~bit;
+      keyNext &= ~bit;
       depth--;
       pos += 2;
     } else if (c === 0x5b) {
-      if (++depth > MAX_SKIM_DEPTH) return undefined;
+      if (!value() || ++depth > MAX_SKIM_DEPTH) return undefined;
+      dictAt &= ~(1 << depth);
       pos++;
     } else if (c === 0x5d) {
-      if (depth <= 0 || dictAt & (1 << depth)) return undefined;
+      if (depth <= 0 || inDict) return undefined;
       depth--;
       pos++;
     } else if (c === 0x2f) {
+      // A name is a key where one is due, else a value.
+      if (inDict) keyNext ^= bit;
       const nameEnd = tokenEnd(data, pos + 1, end);
       lengthKey = depth === 1 && length === undefined && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
       pos = nameEnd;
@@ -132,25 +157,29 @@ export function skimBody(
     } else {
       const stop = tokenEnd(data, pos, end);
       if (isDigit(c)) {
-        let value = 0;
+        let number = 0;
         let digits = true;
         for (let i = pos; i < stop; i++) {
           if (!isDigit(data[i])) digits = false;
-          else value = value * 10 + (data[i] - 0x30);
+          else number = number * 10 + (data[i] - 0x30);
         }
         if (digits && stop - pos <= 10) {
           intStart = pos;
           intEnd = stop;
-          intValue = value;
+          intValue = number;
         }
+        if (tail === 1 && intStart >= 0) refTail = 2;
+        else if (!value()) return undefined;
+        else if (intStart >= 0 && inDict) refTail = 1;
       } else if (c === 0x52 && stop === pos + 1 && prev1Start >= 0 && prev2Start >= 0) {
+        if (inDict && tail !== 2) return undefined;
         refs.push({ start: prev2Start, end: stop, num: prev2Value, gen: prev1Value, ref: undefined });
         if (length !== undefined && length.start === prev2Start) lengthRef = refs[refs.length - 1];
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
         return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false, strings };
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
         return skimStream(data, start, pos, end, refs, strings, length, lengthRef, lengthOf, ensure);
-      } else if (!isValueWord(data, pos, stop, c)) {
+      } else if (!isValueWord(data, pos, stop, c) || !value()) {
         // Anything else (`endstream` after a dictionary, a stray word, the next `obj`) is damage:
         // the object is parsed instead, and written as what it parses to.
         return undefined;
