@@ -31,12 +31,13 @@ export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undef
 }
 
 function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
-  if (objects instanceof ForkedObjects) {
+  // A fork's own objects, else the layer below it.
+  while (objects instanceof ForkedObjects) {
     // Two calls rather than one that returns both: an object per call, for every object a split part writes.
     const own = objects.ownObject(ref);
     if (own !== undefined) return { kind: 'parsed', object: own };
     if (objects.hasRemoved(ref)) return undefined;
-    return sourceIn(objects.base, ref);
+    objects = objects.base;
   }
   if (objects instanceof ObjectTable) {
     const raw = objects.rawSource(ref);
