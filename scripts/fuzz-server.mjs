@@ -25,8 +25,9 @@ export async function startFuzzServer({ root, workers, rssLimitKb, requestTimeou
   const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--workers', String(workers), '--keys-file', keysFile, '--request-timeout-ms', String(requestTimeoutMs)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // As deployed (deploy/Dockerfile): two malloc arenas keep the workers' freed memory reusable.
-    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+    // As deployed (deploy/Dockerfile): two malloc arenas keep the workers' freed memory reusable,
+    // and large buffers are given back when freed.
+    env: { ...process.env, MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
   });
   // However the run ends (a crash of this script included), the server goes with it.
   const killOnExit = () => child.kill('SIGKILL');

@@ -2,9 +2,9 @@
 // stack overflow (issue 11). scripts/build-fixtures.mjs writes them to
 // fixtures/out/hostile/; test/hostile.test.ts sends each through every action
 // of a live server, and the reader and outline tests import the builders from
-// here. Each builder is deterministic and fast (the whole set takes well under
-// a second): the bombs are made from one precomputed Flate block, never by
-// deflating gigabytes.
+// here. Each builder is deterministic and fast (the whole set takes a few
+// seconds, most of it the two files of 200,000 objects): the bombs are made
+// from one precomputed Flate block, never by deflating gigabytes.
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import { buildPdf, bytesOf, drawText, FONT, latin1, pageDict, simpleDoc } from './raw-pdf.mjs';
 
@@ -93,11 +93,32 @@ function nameTreeLoop(tree) {
   ]);
 }
 
+/** Objects in a chain or a heap of small ones (issue 21): enough that anything quadratic in them takes minutes. */
+export const MANY_OBJECTS = 200_000;
+
+/** One page whose content stream has `dict` entries and `data`. */
+function withContent(dict, data) {
+  const doc = simpleDoc(['HOSTILE']);
+  const objects = doc.objects.map((o) => (o.num === doc.contents[0] ? { num: o.num, body: { dict, stream: data } } : o));
+  return buildPdf([{ objects }]).bytes;
+}
+
 export const HOSTILE_PDFS = [
-  ['flate-bomb-content.pdf', 'a page content stream of 1 MB of Flate that inflates to 1 GiB of zeros', () => {
+  ['flate-bomb-content.pdf', 'a page content stream of 1 MB of Flate that inflates to 1 GiB of zeros', () => withContent('/Filter /FlateDecode', zeroBomb(1024))],
+  // deflateSync of the same bytes is the same on every run (zlib is deterministic for one version and level).
+  ['flate-in-flate-content.pdf', 'a page content stream of Flate inside Flate: 6 KB that inflate to 2 MB that inflate to 2 GiB of zeros', () =>
+    withContent('/Filter [/FlateDecode /FlateDecode]', deflateSync(zeroBomb(2048), { level: 9 }))],
+  ['no-xref-200000-objects.pdf', `a damaged file of ${MANY_OBJECTS.toLocaleString('en')} small objects and no cross-reference table`, () => {
     const doc = simpleDoc(['HOSTILE']);
-    const objects = doc.objects.map((o) => (o.num === doc.contents[0] ? { num: o.num, body: { dict: '/Filter /FlateDecode', stream: zeroBomb(1024) } } : o));
-    return buildPdf([{ objects }]).bytes;
+    const objects = [...doc.objects, ...Array.from({ length: MANY_OBJECTS }, (_, i) => ({ num: 10 + i, body: `[${i}]` }))];
+    const { text, sections } = buildPdf([{ objects }]);
+    // The table is cut (startxref now points at `trailer`): the reader must find every object by scanning.
+    return bytesOf(text.slice(0, sections[0].xrefAt) + text.slice(sections[0].trailerAt));
+  }],
+  ['chain-200000-objects.pdf', `a chain of ${MANY_OBJECTS.toLocaleString('en')} objects, each pointing at the next, reachable from the page`, () => {
+    const doc = simpleDoc(['HOSTILE'], { page: () => '/Chain 10 0 R' });
+    const chain = Array.from({ length: MANY_OBJECTS }, (_, i) => ({ num: 10 + i, body: i + 1 < MANY_OBJECTS ? `[${11 + i} 0 R]` : '[]' }));
+    return buildPdf([{ objects: [...doc.objects, ...chain], xref: 'stream' }]).bytes;
   }],
   ['flate-bomb-object-stream.pdf', 'an object stream of 1 MB of Flate that inflates to 1 GiB of zeros', () => {
     const doc = simpleDoc(['HOSTILE']);

@@ -9,6 +9,7 @@ import { kebabName, type AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
 import { exitStatusOf, problemOf } from './failure.js';
+import { limitHeapGrowth } from '../core/heap-growth.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -256,6 +257,8 @@ declare const __PDFSVC_VERSION__: string | undefined;
 const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 export async function main(argv: string[]): Promise<void> {
+  // The command line's own process: its heap may grow to twice what is live (core/heap-growth.ts says why).
+  limitHeapGrowth(100);
   const program = buildProgram(actionNamedIn(argv));
   const wantsJson = argv.includes('--json');
   try {

@@ -17,27 +17,49 @@ export function copyObject<T extends PDFObject>(object: T, context: PDFContext, 
   return copy(object, context, mapRef) as T;
 }
 
+/**
+ * The copy, made with a stack of its own rather than by recursion, however
+ * deeply the object is nested: each container is made at once with its
+ * entries in place, and filled as the walk reaches them. Children are
+ * stacked last first, so they are reached in the order recursion would
+ * reach them (`mapRef` may number what it meets in that order).
+ */
 function copy(object: PDFObject, context: PDFContext, mapRef?: (ref: PDFRef) => PDFObject): PDFObject {
-  if (object instanceof PDFRef) return mapRef ? mapRef(object) : object;
-  if (object instanceof PDFDict) {
-    const map = new Map<PDFName, PDFObject>();
-    for (const [key, value] of object.entries()) map.set(key, copy(value, context, mapRef));
-    // Keep the class (PDFCatalog, PDFPageLeaf, …): it serializes the same, and pdf-lib checks it in places.
-    const kind = object.constructor as unknown as DictClass;
-    return (typeof kind.fromMapWithContext === 'function' ? kind : PDFDict).fromMapWithContext(map, context);
+  let result: PDFObject = object;
+  const pending: Array<[PDFObject, (copied: PDFObject) => void]> = [[object, (copied) => (result = copied)]];
+  while (pending.length > 0) {
+    const [from, put] = pending.pop()!;
+    if (from instanceof PDFRef) put(mapRef ? mapRef(from) : from);
+    else if (from instanceof PDFDict) put(copyDict(from, context, pending));
+    else if (from instanceof PDFArray) {
+      const array = PDFArray.withContext(context);
+      const items = from.asArray();
+      for (const value of items) array.push(value);
+      for (let i = items.length - 1; i >= 0; i--) pending.push([items[i], (copied) => array.set(i, copied)]);
+      put(array);
+    } else if (from instanceof PDFStream) {
+      const dict = copyDict(from.dict, context, pending);
+      put(from instanceof PDFRawStream ? streamWithDataOf(from, dict) : PDFRawStream.of(dict, from.getContents()));
+    } else {
+      // Names, numbers, strings, booleans and null are never edited in place.
+      put(from);
+    }
   }
-  if (object instanceof PDFArray) {
-    const array = PDFArray.withContext(context);
-    for (const value of object.asArray()) array.push(copy(value, context, mapRef));
-    return array;
+  return result;
+}
+
+/** A new dictionary with `from`'s keys in their order; its values are copied as the walk in `copy` reaches them. */
+function copyDict(from: PDFDict, context: PDFContext, pending: Array<[PDFObject, (copied: PDFObject) => void]>): PDFDict {
+  const map = new Map<PDFName, PDFObject>();
+  const entries = from.entries();
+  for (const [key, value] of entries) map.set(key, value);
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const [key, value] = entries[i];
+    pending.push([value, (copied) => map.set(key, copied)]);
   }
-  if (object instanceof PDFStream) {
-    const dict = copy(object.dict, context, mapRef) as PDFDict;
-    if (object instanceof PDFRawStream) return streamWithDataOf(object, dict);
-    return PDFRawStream.of(dict, object.getContents());
-  }
-  // Names, numbers, strings, booleans and null are never edited in place.
-  return object;
+  // Keep the class (PDFCatalog, PDFPageLeaf, …): it serializes the same, and pdf-lib checks it in places.
+  const kind = from.constructor as unknown as DictClass;
+  return (typeof kind.fromMapWithContext === 'function' ? kind : PDFDict).fromMapWithContext(map, context);
 }
 
 /**
@@ -51,19 +73,24 @@ function copy(object: PDFObject, context: PDFContext, mapRef?: (ref: PDFRef) => 
  * rewriting it twice would map new numbers again.
  */
 export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref: PDFRef) => PDFObject, moved: Set<PDFObject>): void {
-  const container = object instanceof PDFStream ? object.dict : object;
-  if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) return;
-  moved.add(container);
-  (container as unknown as { context: PDFContext }).context = context;
-  if (container instanceof PDFDict) {
-    for (const [key, value] of container.entries()) {
-      if (value instanceof PDFRef) container.set(key, mapRef(value));
-      else moveObject(value, context, mapRef, moved);
+  // A stack of its own, not recursion: direct objects can be nested deeply.
+  const pending: PDFObject[] = [object];
+  while (pending.length > 0) {
+    const item = pending.pop()!;
+    const container = item instanceof PDFStream ? item.dict : item;
+    if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
+    moved.add(container);
+    (container as unknown as { context: PDFContext }).context = context;
+    if (container instanceof PDFDict) {
+      for (const [key, value] of container.entries()) {
+        if (value instanceof PDFRef) container.set(key, mapRef(value));
+        else pending.push(value);
+      }
+    } else {
+      container.asArray().forEach((value, i) => {
+        if (value instanceof PDFRef) container.set(i, mapRef(value));
+        else pending.push(value);
+      });
     }
-  } else {
-    container.asArray().forEach((value, i) => {
-      if (value instanceof PDFRef) container.set(i, mapRef(value));
-      else moveObject(value, context, mapRef, moved);
-    });
   }
 }

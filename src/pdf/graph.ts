@@ -11,6 +11,7 @@
 import { entriesOf, itemsOf, PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { ForkedObjects } from './fork.js';
 import { ObjectTable, type RawSource } from './reader/object-table.js';
+import { REF_FIELDS, REF_GEN, REF_NUM } from './reader/skim.js';
 
 export type ObjectSource =
   | { kind: 'parsed'; object: PDFObject }
@@ -30,12 +31,13 @@ export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undef
 }
 
 function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
-  if (objects instanceof ForkedObjects) {
+  // A fork's own objects, else the layer below it.
+  while (objects instanceof ForkedObjects) {
     // Two calls rather than one that returns both: an object per call, for every object a split part writes.
     const own = objects.ownObject(ref);
     if (own !== undefined) return { kind: 'parsed', object: own };
     if (objects.hasRemoved(ref)) return undefined;
-    return sourceIn(objects.base, ref);
+    objects = objects.base;
   }
   if (objects instanceof ObjectTable) {
     const raw = objects.rawSource(ref);
@@ -70,9 +72,11 @@ export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => v
   if (source.kind === 'damaged') return;
   if (source.kind === 'raw') {
     const { raw, table } = source;
-    for (let i = 0; i < raw.refs.length; i++) {
-      const r = raw.refs[i];
-      if (table.exists(r.num, r.gen)) visit((r.ref ??= PDFRef.of(r.num, r.gen)));
+    const refs = raw.refs;
+    for (let i = 0; i < refs.length; i += REF_FIELDS) {
+      const num = refs[i + REF_NUM];
+      const gen = refs[i + REF_GEN];
+      if (table.exists(num, gen)) visit(PDFRef.of(num, gen));
     }
     return;
   }

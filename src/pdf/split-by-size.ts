@@ -35,7 +35,7 @@ import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
 import { sourceOf, type ObjectSource } from './graph.js';
 import { unloadedData } from './reader/object-table.js';
-import type { RawObject } from './reader/skim.js';
+import { REF_FIELDS, REF_GEN, REF_NUM, type RawObject } from './reader/skim.js';
 import { isRegular } from './reader/syntax.js';
 import type { WrittenRefs } from './writer.js';
 
@@ -248,7 +248,11 @@ class PageWeights {
             seen.add(object);
             refs.push(object);
             const { raw, table } = source;
-            for (const r of raw.refs) if (table.exists(r.num, r.gen)) stack.push({ object: (r.ref ??= PDFRef.of(r.num, r.gen)), fieldLevel: false });
+            for (let i = 0; i < raw.refs.length; i += REF_FIELDS) {
+              const num = raw.refs[i + REF_NUM];
+              const gen = raw.refs[i + REF_GEN];
+              if (table.exists(num, gen)) stack.push({ object: PDFRef.of(num, gen), fieldLevel: false });
+            }
             continue;
           }
           const target = context.lookup(object);
@@ -335,9 +339,11 @@ class PageWeights {
   /** The same for an object still as its input bytes. */
   private nullableRaw({ raw, table }: Extract<ObjectSource, { kind: 'raw' }>, page: number): number {
     let bytes = 0;
-    for (const r of raw.refs) {
-      if (!table.exists(r.num, r.gen)) continue;
-      const ref = (r.ref ??= PDFRef.of(r.num, r.gen));
+    for (let i = 0; i < raw.refs.length; i += REF_FIELDS) {
+      const num = raw.refs[i + REF_NUM];
+      const gen = raw.refs[i + REF_GEN];
+      if (!table.exists(num, gen)) continue;
+      const ref = PDFRef.of(num, gen);
       const onPage = this.pageIndex.get(ref) ?? this.annotationPage.get(ref);
       if (onPage !== undefined && onPage !== page) bytes += ref.sizeInBytes();
     }

@@ -19,6 +19,7 @@ import { fileIdToWrite } from './security/file-id.js';
 import { walkGraph, type ObjectSource } from './graph.js';
 import { serialize } from './serialize.js';
 import { objectTableOf, unloadedData } from './reader/object-table.js';
+import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from './reader/skim.js';
 import { ForkedObjects } from './fork.js';
 
 const encoder = new TextEncoder();
@@ -328,11 +329,14 @@ function eachBodyRange(source: Exclude<ObjectSource, { kind: 'parsed' }>, writte
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
   if (raw.end <= raw.start) return range(NULL, 0, NULL.length);
   let at = raw.start;
-  for (const r of raw.refs) {
-    if (table.exists(r.num, r.gen) && written.has((r.ref ??= PDFRef.of(r.num, r.gen)))) continue;
-    range(raw.data, at, r.start);
+  const refs = raw.refs;
+  for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    const num = refs[i + REF_NUM];
+    const gen = refs[i + REF_GEN];
+    if (table.exists(num, gen) && written.has(PDFRef.of(num, gen))) continue;
+    range(raw.data, at, refs[i + REF_START]);
     range(NULL, 0, NULL.length);
-    at = r.end;
+    at = refs[i + REF_END];
   }
   range(raw.data, at, raw.end);
 }

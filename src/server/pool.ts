@@ -14,6 +14,7 @@
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { limitHeapGrowth } from '../core/heap-growth.js';
 import type { WorkResult, WorkTask } from './work.js';
 import type { WorkerReply } from './worker.js';
 
@@ -87,6 +88,8 @@ export interface PoolOptions {
 export const DEFAULT_WORKER_HEAP_MB = 1024;
 
 export function createPool(options: PoolOptions = {}): Pool {
+  // Several worker heaps share this process: each may grow a quarter past what is live (core/heap-growth.ts).
+  limitHeapGrowth(25);
   const threads = options.workers ?? availableParallelism();
   const maxQueue = options.maxQueue ?? Math.max(64, threads * 16);
   const piscina = new Piscina({

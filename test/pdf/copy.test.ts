@@ -62,3 +62,35 @@ describe('moveObject', () => {
     expect((first as unknown as { context: PDFContext }).context).toBe(into);
   });
 });
+
+describe('without recursion (issue 21: graph walks stay linear and iterative)', () => {
+  /** `[[[ … [12 0 R] … ]]]`, `depth` arrays deep, with a dictionary at every hundredth level. */
+  function deep(context: PDFContext, depth: number): PDFArray {
+    let inner: PDFObject = PDFRef.of(12);
+    for (let i = 0; i < depth; i++) {
+      const array = PDFArray.withContext(context);
+      array.push(i % 100 === 0 ? context.obj({ Level: i, Next: inner }) : inner);
+      inner = array;
+    }
+    return inner as PDFArray;
+  }
+
+  /** The reference at the bottom of a nest made by `deep`, found with a loop. */
+  function bottom(object: PDFObject): PDFObject {
+    let at = object;
+    while (!(at instanceof PDFRef)) at = at instanceof PDFArray ? at.get(0) : (at as PDFDict).get(PDFName.of('Next'))!;
+    return at;
+  }
+
+  it('copies and moves objects nested 100,000 deep (direct objects made in memory, where no parser limit applies)', () => {
+    const from = PDFContext.create();
+    const into = PDFContext.create();
+    const nest = deep(from, 100_000);
+    const copy = copyObject(nest, into, (ref) => PDFRef.of(ref.objectNumber + 1000));
+    expect(copy === nest).toBe(false);
+    expect(bottom(copy)).toBe(PDFRef.of(1012));
+    expect(bottom(nest)).toBe(PDFRef.of(12));
+    moveObject(nest, into, (ref) => PDFRef.of(ref.objectNumber + 2000), new Set());
+    expect(bottom(nest)).toBe(PDFRef.of(2012));
+  });
+});
