@@ -32,7 +32,7 @@ export const ERROR_CODES = {
   no_pages: 'The document has no pages, and the action needs some.',
   page_out_of_range: 'A page number names a page the document does not have.',
   bad_image: 'The watermark image is not a PNG or JPEG image, or is damaged.',
-  unsupported_character: 'A line of watermark text holds a character that cannot be drawn (a control character, or one the shipped fonts lack).',
+  unsupported_character: 'A line of watermark text holds a character the shipped fonts lack (it would be drawn as a blank box).',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

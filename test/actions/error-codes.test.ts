@@ -50,6 +50,13 @@ it('every code of the closed set has a case here', () => {
   expect(new Set(CASES.map((c) => c.code))).toEqual(new Set(Object.keys(ERROR_CODES)));
 });
 
+it('the README\'s table of codes lists the closed set, in its order', () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.slice(readme.indexOf('#### Error codes'));
+  const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| `code` |')));
+  expect([...table.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]).filter((code) => code !== 'code')).toEqual(Object.keys(ERROR_CODES));
+});
+
 describe.each(CASES.map((c) => [name(c), c] as const))('%s', (_, c) => {
   it('the library throws a ValidationError on the field, with the code', async () => {
     const error = await runAction(findAction(c.action)!, c.values as RawValues).catch((err: unknown) => err);
