@@ -14,6 +14,7 @@ import { kebabName } from '../../src/core/action.js';
 import { ERROR_CODES, ValidationError, type ErrorCode } from '../../src/core/errors.js';
 import { runAction } from '../../src/core/run.js';
 import type { RawValues } from '../../src/core/fields.js';
+import { createClient, PdfsvcHttpError } from '../../src/client/index.js';
 import { formRequest, inProcessApp, keys } from '../server/harness.js';
 import { fixture } from '../helpers/pdf-tools.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
@@ -67,7 +68,7 @@ describe.each(CASES.map((c) => [name(c), c] as const))('%s', (_, c) => {
     expect(code).toBe(c.code);
   });
 
-  it('the HTTP problem carries the code beside errors', async () => {
+  it('the HTTP problem carries the code beside errors, and the HTTP client\'s error has it', async () => {
     const app = inProcessApp('global');
     const response = await app.fetch(
       formRequest(`http://pdfsvc.test/v1/${c.action}`, Object.entries(c.values).map(([k, v]) => [k, typeof v === 'string' ? v : { bytes: v, filename: `${k}.bin` }]), { 'x-api-key': keys.business }),
@@ -76,6 +77,11 @@ describe.each(CASES.map((c) => [name(c), c] as const))('%s', (_, c) => {
     const problem = (await response.json()) as { errors: Record<string, string[]>; code?: string };
     expect(problem.code).toBe(c.code);
     expect(problem.errors[c.field][0]).toMatch(c.message);
+
+    const client = createClient({ baseUrl: 'http://pdfsvc.test', apiKey: keys.business, fetch: async (input, init) => app.fetch(new Request(input, init)) });
+    const error = (await client.call(c.action, c.values).catch((err: unknown) => err)) as PdfsvcHttpError;
+    expect(error).toBeInstanceOf(PdfsvcHttpError);
+    expect([error.status, error.code]).toEqual([400, c.code]);
   });
 });
 
