@@ -1,31 +1,22 @@
 /**
  * pdfsvc as a library: one function per action, taking the action's fields
  * (files as bytes) and returning the output PDF, or the named parts of a
- * split. Invalid input throws ValidationError (`.errors` maps field → messages).
+ * split. Invalid input throws ValidationError (`.errors` maps field → messages;
+ * `.code`, from ERROR_CODES, says what was wrong with a refused document).
  *
  *   import { rotatePages } from 'pdfsvc';
  *   const out = await rotatePages({ file: bytes, angle: 90, pages: '1..3' });
  */
 import type { ActionDefinition, ActionInput, NamedDocument } from './core/action.js';
-import { runAction } from './core/run.js';
-import { runWithWarnings, type WarningHandler } from './core/warnings.js';
+import { runAction, type RunOptions } from './core/run.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
 
 type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
 
-export interface RunOptions {
-  /**
-   * Receives warnings about damage the input was read through (a rebuilt
-   * cross-reference table, a repaired page tree). The output is still made;
-   * nothing is printed unless this says so.
-   */
-  onWarning?: WarningHandler;
-}
-
 function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
   return async (input, options = {}) => {
-    const result = await runWithWarnings(options.onWarning, () => runAction(action, input as unknown as RawValues));
+    const result = await runAction(action, input as unknown as RawValues, options);
     return (result.output === 'document' ? result.bytes : result.documents) as Output<A>;
   };
 }
@@ -49,7 +40,7 @@ export const addTextWatermark = library(catalog.addTextWatermark);
 export const addImageWatermark = library(catalog.addImageWatermark);
 
 export { actions, findAction } from './actions/index.js';
-export { runAction, validateInput, type ActionResult } from './core/run.js';
-export { PdfsvcError, ValidationError } from './core/errors.js';
+export { runAction, validateInput, type ActionResult, type RunOptions } from './core/run.js';
+export { ERROR_CODES, PdfsvcError, ValidationError, type ErrorCode } from './core/errors.js';
 export type { ActionDefinition, NamedDocument } from './core/action.js';
 export type { Warning, WarningHandler } from './core/warnings.js';

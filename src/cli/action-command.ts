@@ -8,13 +8,12 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
-import { runWithWarnings } from '../core/warnings.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
-import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
-import { joinPdf, PdfPieces } from '../core/pdf-data.js';
-import { runValidatedPieces, validateInput } from '../core/run.js';
+import { PACKAGINGS, type Packaging } from '../core/packaging.js';
+import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
-import { describeFsError, readInput, writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
+import { describeFsError, readInput } from './io.js';
+import { writeOutput } from './output.js';
 import { formatBytes, Progress } from './progress.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
@@ -169,24 +168,7 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   const progress = process.stderr.isTTY && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
   try {
     const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw, progress);
-    if (result.output === 'document') {
-      const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
-      const written = progress?.writing(result.data.byteLength);
-      if (output === undefined) await writeStdout(pieces, written);
-      else await writeFileAtomically(output, pieces, written);
-      return;
-    }
-    if (output !== undefined) {
-      const written = progress?.writing(result.documents.reduce((sum, { data }) => sum + data.byteLength, 0));
-      await writeDocumentsToDirectory(output, result.documents, Boolean(options.force), written);
-      return;
-    }
-    const packaging = options.format as Packaging;
-    if (process.stdout.isTTY) {
-      throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
-    }
-    const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
-    await writeStdout([packaged.body], progress?.writing(packaged.body.byteLength));
+    await writeOutput(result, output, { force: Boolean(options.force), packaging: options.format as Packaging, writing: progress && ((total) => progress.writing(total)) });
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();
@@ -202,16 +184,14 @@ function progressLabel(positional: string | string[] | undefined, input: RawValu
 }
 
 function runLocally(action: AnyAction, raw: RawValues, progress?: Progress) {
-  const values = validateInput(action, raw);
   // Damage the input was read through: the output is made, and the user told.
-  return runWithWarnings(
-    ({ field, message }) => {
+  return run(action, raw, {
+    onWarning: ({ field, message }) => {
       const line = `pdfsvc: warning: ${field}: ${message}\n`;
       if (progress) progress.say(line);
       else process.stderr.write(line);
     },
-    () => runValidatedPieces(action, values),
-  );
+  });
 }
 
 async function runRemotely(settings: RemoteSettings, action: AnyAction, raw: RawValues) {

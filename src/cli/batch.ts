@@ -5,20 +5,19 @@
  * made before the first file is touched; after that, one file's failure never
  * stops the others.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { basename, extname, join, resolve } from 'node:path';
 import type { AnyAction } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import type { RawValues } from '../core/fields.js';
-import { PdfPieces } from '../core/pdf-data.js';
 import type { Problem } from '../core/problem.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import type { Remote } from './remote.js';
-import { runValidatedPieces, validateInput } from '../core/run.js';
-import { runWithWarnings } from '../core/warnings.js';
-import { readInput, writeDocumentsToDirectory, writeFileAtomically } from './io.js';
+import { run } from '../core/run.js';
+import { readInput } from './io.js';
+import { writeOutput } from './output.js';
 import { formatBytes } from './progress.js';
 
 export interface BatchOptions {
@@ -103,18 +102,8 @@ export async function runJob(action: AnyAction, task: JobTask, remote?: Remote):
     bytesIn = bytes.byteLength;
     const raw = { ...task.shared, [task.inputName]: bytes };
     // Damage read through: the output is made, and the user told which file.
-    const result = remote
-      ? await remote.run(action, raw)
-      : await runWithWarnings(({ field, message }) => warnings.push(`${field}: ${message}`), () => runValidatedPieces(action, validateInput(action, raw)));
-    let bytesOut = 0;
-    if (result.output === 'document') {
-      const pieces = result.data instanceof PdfPieces ? result.data.pieces : [result.data];
-      await writeFileAtomically(task.job.output, pieces);
-      bytesOut = statSync(task.job.output).size;
-    } else {
-      const targets = await writeDocumentsToDirectory(task.job.output, result.documents, task.force);
-      bytesOut = targets.reduce((sum, target) => sum + statSync(target).size, 0);
-    }
+    const result = remote ? await remote.run(action, raw) : await run(action, raw, { onWarning: ({ field, message }) => warnings.push(`${field}: ${message}`) });
+    const bytesOut = await writeOutput(result, task.job.output, { force: task.force });
     return { ok: true, bytesIn, bytesOut, warnings };
   } catch (err) {
     return { ok: false, invalid: exitStatusOf(err) === 2, bytesIn, problem: problemOf(err), message: describe(err), warnings };

@@ -9,7 +9,7 @@ import { problemFor, type Problem } from '../core/problem.js';
 /** The server refused the fields or the document (400): reported field by field, exit 2. */
 export class RemoteValidationError extends ValidationError {
   constructor(readonly problem: Problem) {
-    super(problem.errors ?? {});
+    super(problem.errors ?? {}, problem.code);
   }
 }
 

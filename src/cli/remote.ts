@@ -23,7 +23,7 @@ export interface RemoteSettings {
   cacert?: string;
 }
 
-/** What an action made, in the shape local work gives it (core/run.ts runValidatedPieces). */
+/** What an action made, in the shape local work gives it (core/run.ts ActionOutput). */
 export type Produced = { output: 'document'; data: Uint8Array } | { output: 'documents'; documents: Array<{ name: string; data: Uint8Array }> };
 
 export interface Remote {

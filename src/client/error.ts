@@ -3,6 +3,7 @@
  * RFC 9457) keep their fields; any other failing answer (a proxy's HTML
  * page) becomes a problem with the status and its reason phrase.
  */
+import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/problem.js';
 
 export class PdfsvcHttpError extends Error {
@@ -12,6 +13,8 @@ export class PdfsvcHttpError extends Error {
   readonly detail?: string;
   /** 400: each offending field → messages saying what to change. */
   readonly errors: Record<string, string[]>;
+  /** 400 for a refused document: what was wrong with it, from a closed set (README: Error codes). */
+  readonly code?: ErrorCode;
   /** Seconds to wait before retrying (503, 429), when the server said. */
   readonly retryAfter?: number;
   /** The problem object as the server sent it (or as made up for a non-problem answer). */
@@ -29,6 +32,7 @@ export class PdfsvcHttpError extends Error {
     this.type = problem.type;
     if (problem.detail !== undefined) this.detail = problem.detail;
     this.errors = errors;
+    if (problem.code !== undefined) this.code = problem.code;
     const retryAfter = parseRetryAfter(headers.get('retry-after'));
     if (retryAfter !== undefined) this.retryAfter = retryAfter;
     this.problem = problem;

@@ -8,6 +8,7 @@
  */
 import type { FieldInput, FieldMap, FieldValues } from './fields.js';
 import type { PdfData } from './pdf-data.js';
+import type { Warning } from './warnings.js';
 
 /** One output document of a split action. */
 export interface NamedDocument {
@@ -17,9 +18,14 @@ export interface NamedDocument {
 
 export type ActionOutput = 'document' | 'documents';
 
+/** What a transform is given beside its values, by the one runner (core/run.ts). */
 export interface TransformContext {
   /** The API name of the action being run (for messages such as "call X first"). */
   action: string;
+  /** Takes a warning about damage an input was read through: the run's caller decides what becomes of it. */
+  warn: (warning: Warning) => void;
+  /** Adds the pages of an input document accepted for work to the run's tally. */
+  pagesRead: (pages: number) => void;
 }
 
 export type Transform<M extends FieldMap, O extends ActionOutput> = (

@@ -14,18 +14,43 @@ export class PdfsvcError extends Error {
   }
 }
 
-/** Invalid input: HTTP 400, exit status 2. `errors` maps field names to messages. */
+/**
+ * What was wrong with a document (or image) a request was refused for: the
+ * closed set of `code`s a problem object and `--json` carry beside `errors`,
+ * so that a client can branch without reading messages. The one list: the
+ * OpenAPI document and the README are made from it. A refusal of a field's
+ * own value (its syntax, its range) has no code: `errors` says what to change.
+ */
+export const ERROR_CODES = {
+  damaged: 'The document cannot be read: it is not a PDF, or it is corrupt or truncated (its encryption dictionary included).',
+  limit: 'The input passes a limit of what pdfsvc reads (nesting depth, image pixels), far beyond any real document: it is too complex, or looks malicious.',
+  encrypted: 'The document needs a password to open: call remove_password with its password first.',
+  restricted: 'The document is encrypted with permission restrictions only: call remove_restrictions first.',
+  unsupported_encryption: 'The document is encrypted with a certificate or a method pdfsvc does not support.',
+  wrong_password: 'The password given opens the document neither as its user nor as its owner.',
+  signed: 'The document is digitally signed, and the action would invalidate the signatures: call remove_signatures first.',
+  no_pages: 'The document has no pages, and the action needs some.',
+  page_out_of_range: 'A page number names a page the document does not have.',
+  bad_image: 'The watermark image is not a PNG or JPEG image, or is damaged.',
+  unsupported_character: 'A line of watermark text holds a character the shipped fonts lack (it would be drawn as a blank box).',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Invalid input: HTTP 400, exit status 2. `errors` maps field names to messages; `code` says what was wrong with a document. */
 export class ValidationError extends PdfsvcError {
   readonly errors: Record<string, string[]>;
-  constructor(errors: Record<string, string[]>) {
+  readonly code?: ErrorCode;
+  constructor(errors: Record<string, string[]>, code?: ErrorCode) {
     const first = Object.entries(errors)[0];
     super(400, first ? `${first[0]}: ${first[1][0]}` : 'validation failed');
     this.errors = errors;
+    if (code !== undefined) this.code = code;
   }
 
   /** The common case: one field, one message. */
-  static field(field: string, message: string): ValidationError {
-    return new ValidationError({ [field]: [message] });
+  static field(field: string, message: string, code?: ErrorCode): ValidationError {
+    return new ValidationError({ [field]: [message] }, code);
   }
 }
 

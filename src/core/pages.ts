@@ -226,7 +226,7 @@ function resolveItem(item: PageItem, pageCount: number, field: string): [number,
   }
   // An open end means first/last page, which only fails on an empty document.
   if ((item.start === null || item.end === null) && pageCount === 0) {
-    throw ValidationError.field(field, `${quote(item.text)} selects nothing: the document has no pages`);
+    throw ValidationError.field(field, `${quote(item.text)} selects nothing: the document has no pages`, 'no_pages');
   }
   const from = item.start === null ? 0 : resolveNumber(item.start, item, pageCount, field);
   const to = item.end === null ? pageCount - 1 : resolveNumber(item.end, item, pageCount, field);
@@ -239,7 +239,7 @@ function resolveNumber(num: PageNumber, item: PageItem, pageCount: number, field
   if (n <= -1 && -n <= pageCount) return pageCount + n;
   const has = pageCount === 0 ? 'no pages' : pageCount === 1 ? '1 page' : `${pageCount} pages`;
   const valid = pageCount === 0 ? '' : pageCount === 1 ? '; use 1 or -1' : `; use 1 to ${pageCount}, or -${pageCount} to -1 counting from the end`;
-  throw ValidationError.field(field, `${pageLabel(num, item)} does not exist (the document has ${has})${valid}`);
+  throw ValidationError.field(field, `${pageLabel(num, item)} does not exist (the document has ${has})${valid}`, 'page_out_of_range');
 }
 
 /** `page "9"`, or `page "9" in "3..9"` when the number is part of a larger item. */

@@ -2,7 +2,7 @@
  * Problem objects (RFC 9457, `application/problem+json`): the shape of every
  * failure, on HTTP and with `pdfsvc … --json`.
  */
-import { PdfsvcError, ValidationError } from './errors.js';
+import { PdfsvcError, ValidationError, type ErrorCode } from './errors.js';
 
 export interface Problem {
   type: string;
@@ -10,6 +10,8 @@ export interface Problem {
   status: number;
   detail?: string;
   errors?: Record<string, string[]>;
+  /** What was wrong with the document, from a closed set (core/errors.ts ERROR_CODES). */
+  code?: ErrorCode;
 }
 
 /** Titles and the explanation served at /v1/errors/<status>. */
@@ -40,7 +42,7 @@ export function problem(status: number, typeBase: string, extra: Partial<Problem
 
 /** Maps any thrown value to a problem; internal faults reveal nothing of themselves. */
 export function problemFor(err: unknown, typeBase: string): Problem {
-  if (err instanceof ValidationError) return problem(400, typeBase, { errors: err.errors });
+  if (err instanceof ValidationError) return problem(400, typeBase, { errors: err.errors, ...(err.code ? { code: err.code } : {}) });
   if (err instanceof PdfsvcError) return problem(err.status, typeBase, { detail: err.message });
   return problem(500, typeBase);
 }

@@ -1,16 +1,32 @@
 /**
- * Running an action: validate the raw values against the declaration, load
- * the transform, run it, name split outputs. The same path serves the
- * library, the CLI and the server's workers.
+ * Running an action, the one way the library, the command line, batch mode
+ * and the server's workers all do: validate the raw values against the
+ * declaration, load the transform, run it with a context that takes the
+ * run's warnings and counts the pages it read, name split outputs.
  */
-import { partName, type AnyAction, type NamedDocument } from './action.js';
+import { partName, type AnyAction, type NamedDocument, type TransformContext } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
-import { outsideActions } from './outside.js';
+import type { WarningHandler } from './warnings.js';
 
 export type ActionResult =
   | { output: 'document'; bytes: Uint8Array }
   | { output: 'documents'; documents: NamedDocument[] };
+
+/** What an action made, as the pieces it was written in (the CLI writes them without joining). */
+export type ActionOutput = { output: 'document'; data: PdfData } | { output: 'documents'; documents: Array<{ name: string; data: PdfData }> };
+
+export interface RunOptions {
+  /**
+   * Receives warnings about damage the input was read through (a rebuilt
+   * cross-reference table, a repaired page tree). The output is still made;
+   * nothing is printed unless this says so.
+   */
+  onWarning?: WarningHandler;
+}
+
+/** An action's output, and the pages of the input documents it read (the server's pages processed). */
+export type Run = ActionOutput & { pages: number };
 
 /** Checks every field and the cross-field rules; throws ValidationError. */
 export function validateInput(action: AnyAction, raw: RawValues): Record<string, unknown> {
@@ -19,27 +35,35 @@ export function validateInput(action: AnyAction, raw: RawValues): Record<string,
   return values;
 }
 
-/** Runs an action on values that validateInput has already checked. */
-export async function runValidated(action: AnyAction, values: Record<string, unknown>): Promise<ActionResult> {
-  const result = await runValidatedPieces(action, values);
-  return result.output === 'document'
-    ? { output: 'document', bytes: joinPdf(result.data) }
-    : { output: 'documents', documents: result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })) };
+/**
+ * Runs `action` on raw field values: throws ValidationError for invalid
+ * input (a document the PDF layer refused included, with its code),
+ * PdfsvcError for other failures; anything else is an internal fault.
+ */
+export async function run(action: AnyAction, raw: RawValues, options: RunOptions = {}): Promise<Run> {
+  const values = validateInput(action, raw);
+  const { default: transform } = await action.transform();
+  let pages = 0;
+  const context: TransformContext = {
+    action: action.name,
+    warn: options.onWarning ?? (() => {}),
+    pagesRead: (count) => {
+      pages += count;
+    },
+  };
+  const result = await transform(values as never, context);
+  if (action.output === 'document') return { output: 'document', data: result as PdfData, pages };
+  return { output: 'documents', documents: (result as PdfData[]).map((data, i) => ({ name: partName(i), data })), pages };
 }
 
-/** The same, leaving outputs as the pieces they were written in (the CLI writes them without joining). */
-export async function runValidatedPieces(
-  action: AnyAction,
-  values: Record<string, unknown>,
-): Promise<{ output: 'document'; data: PdfData } | { output: 'documents'; documents: Array<{ name: string; data: PdfData }> }> {
-  // Loaded outside this action: the module keeps its loading promise, and with it whatever context it was made in.
-  const { default: transform } = await outsideActions(() => action.transform());
-  const result = await transform(values as never, { action: action.name });
-  if (action.output === 'document') return { output: 'document', data: result as PdfData };
-  return { output: 'documents', documents: (result as PdfData[]).map((data, i) => ({ name: partName(i), data })) };
+/** The library's form: outputs joined into one buffer each. */
+export async function runAction(action: AnyAction, raw: RawValues, options: RunOptions = {}): Promise<ActionResult> {
+  return joined(await run(action, raw, options));
 }
 
-export async function runAction(action: AnyAction, raw: RawValues): Promise<ActionResult> {
-  return runValidated(action, validateInput(action, raw));
+/** An output as buffers, for callers that need them in memory (the library, the server's workers). */
+export function joined(output: ActionOutput): ActionResult {
+  return output.output === 'document'
+    ? { output: 'document', bytes: joinPdf(output.data) }
+    : { output: 'documents', documents: output.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })) };
 }
-

@@ -1,10 +1,10 @@
 /**
  * Opening and saving documents under the rules every action shares
  * (DECISIONS.md §2): unreadable input, encrypted input and signed input are
- * refused with a message that says what to do; output drops what it no
- * longer reaches.
+ * refused with a PdfError that says why (the action adds what to do); output
+ * drops what it no longer reaches.
  */
-import { ValidationError } from '../core/errors.js';
+import { PdfError } from './errors.js';
 import { dictAt, arrayAt } from './objects.js';
 import { findCatalog, hasPageTree } from './find-catalog.js';
 import { newPageTreeDamage, pageEntries } from './page-tree.js';
@@ -12,21 +12,13 @@ import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
 import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
-import { currentWarningHandler } from '../core/warnings.js';
-import { notePagesRead } from '../core/pages-read.js';
 import { PdfSyntaxError } from './reader/syntax.js';
-import { openDecrypted, readEncryption, WrongPasswordError } from './security/decrypt.js';
+import { openDecrypted, readEncryption } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
 import { prepareEncryption, type EncryptOptions } from './security/encrypt.js';
 import { checkEncryptedOutput } from './security/check-output.js';
 
 export interface OpenOptions {
-  /** The field the bytes came from, for messages (`file`, or `file` of merge). */
-  field?: string;
-  /** The action being run, for messages. */
-  action: string;
-  /** Which document of several (merge), 1-based, for messages. */
-  position?: number;
   /** Accept encrypted input (remove_password, remove_restrictions decrypt it themselves). */
   allowEncrypted?: boolean;
   /** Accept signed input (remove_signatures, remove_password, remove_restrictions). */
@@ -34,9 +26,13 @@ export interface OpenOptions {
   /**
    * Decrypt encrypted input with this password (owner or user; '' for a
    * document that opens without one). A password that opens nothing throws
-   * WrongPasswordError, which the action turns into its own message.
+   * a PdfError `wrong_password`, which the action turns into its own message.
    */
   password?: string;
+  /** Receives damage the document is read through (a repaired page tree, …), now or while it is read lazily later. */
+  onWarning?: (message: string) => void;
+  /** Told the page count of a document accepted for work (the server's pages processed). */
+  onPagesRead?: (pages: number) => void;
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
@@ -59,52 +55,42 @@ export function newDocument(context: PDFDocument['context']): PDFDocument {
   return { context, catalog: catalog as PDFDict, isEncrypted: context.lookup(context.trailerInfo.Encrypt) !== undefined };
 }
 
-function describe(options: OpenOptions): string {
-  return options.position ? `document ${options.position}` : 'the document';
-}
+/** A damaged document: `could not be parsed; …`, with the reason in parentheses. */
+const damaged = (reason?: string) => new PdfError('damaged', `${UNREADABLE}${reason ? ` (${reason})` : ''}`, 'bare');
 
-/** Loads a PDF for an action, or throws a ValidationError naming the field and what to do. */
-export async function openDocument(bytes: Uint8Array, options: OpenOptions): Promise<PDFDocument> {
-  const field = options.field ?? 'file';
-  const which = options.position ? `document ${options.position} ` : '';
+/** Loads a PDF for an action, or throws a PdfError saying what is wrong with it. */
+export async function openDocument(bytes: Uint8Array, options: OpenOptions = {}): Promise<PDFDocument> {
   // qpdf reads a file without a header when it finds a document in it; so do we, and say so only when there is none.
   const noHeader = hasPdfHeader(bytes) ? '' : 'no %PDF- header in its first 1024 bytes; is it a PDF?';
   let doc: PDFDocument;
   try {
-    doc = options.password !== undefined ? loadDecrypted(bytes, options.password, field, describe(options)) : loadPdf(bytes);
+    doc = options.password !== undefined ? loadDecrypted(bytes, options.password) : loadPdf(bytes);
   } catch (err) {
-    if (err instanceof ValidationError || err instanceof WrongPasswordError) throw err;
     if (!(err instanceof PdfSyntaxError) && !(err instanceof RangeError)) throw err;
-    throw ValidationError.field(field, `${which}${UNREADABLE}${noHeader ? ` (${noHeader})` : ''}`);
+    throw damaged(noHeader);
   }
   // An /Encrypt that leads to something other than a dictionary cannot be honoured, and writing it back
   // would make an output no reader opens. (One that leads nowhere is null: the reader left it out.)
   const encryptEntry = doc.context.trailerInfo.Encrypt;
   if (encryptEntry !== undefined && !(doc.context.lookup(encryptEntry) instanceof PDFDict)) {
-    throw ValidationError.field(field, `${which}${UNREADABLE} (its encryption dictionary, /Encrypt, is damaged: the document can be neither decrypted nor read as it is)`);
+    throw damaged('its encryption dictionary, /Encrypt, is damaged: the document can be neither decrypted nor read as it is');
   }
   // Before the page checks: an encrypted file's pages may sit in object streams that cannot be read without the key.
   if (doc.isEncrypted && !options.allowEncrypted) {
-    const params = readEncryption(doc.context, field, describe(options));
+    const params = readEncryption(doc.context);
     const needsPassword = !params || !authenticate(params, '');
-    throw ValidationError.field(
-      field,
-      needsPassword
-        ? `${describe(options)} is password-protected: call remove_password with its password first, then ${options.action}`
-        : `${describe(options)} is encrypted with permission restrictions: call remove_restrictions first, then ${options.action}`,
-    );
+    throw needsPassword ? new PdfError('encrypted', 'is password-protected') : new PdfError('restricted', 'is encrypted with permission restrictions');
   }
   // A catalog past a reading limit (nested 100,000 deep) is hostile, not damaged: refused below, naming the limit.
   const found = hasPageTree(doc) || objectTableOf(doc.context)?.limitPassed ? undefined : findCatalog(doc);
   if (found) doc = found.doc;
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     const limit = objectTableOf(doc.context)?.limitPassed;
-    if (limit) throw ValidationError.field(field, `${which}${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`);
-    throw ValidationError.field(field, `${which}${UNREADABLE} (${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''})`);
+    if (limit) throw new PdfError('limit', `${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`, 'bare');
+    throw damaged(`${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''}`);
   }
-  // Damage read through is reported to whoever runs the action (core/warnings.ts); a refused file says only why.
-  const handler = currentWarningHandler();
-  const warn = handler && ((message: string) => handler({ field, message: options.position ? `document ${options.position}: ${message}` : message }));
+  // Damage read through is reported to whoever runs the action; a refused file says only why.
+  const warn = options.onWarning;
   if (warn) objectTableOf(doc.context)?.reportTo(warn);
   if (found) warn?.(`${found.repair}; check the output`);
   // An /Info that is no dictionary (an integer, in a real file) makes qpdf warn about every output that keeps it.
@@ -116,7 +102,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
   const pageCount = pageEntries(doc, damage).length;
   if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {
     // Kids lost in a file whose table had to be rebuilt: a truncated file, whose remaining pages alone would lose the others silently.
-    throw ValidationError.field(field, `${which}${UNREADABLE} (${damage.droppedKids} page objects are missing; is the file truncated?)`);
+    throw damaged(`${damage.droppedKids} page objects are missing; is the file truncated?`);
   }
   if (damage.found.size > 0) warn?.(`its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`);
   if (damage.droppedContents > 0) {
@@ -127,14 +113,11 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
     const signatures = readOnly(doc.context, () => countSignatures(doc));
     if (signatures > 0) {
-      throw ValidationError.field(
-        field,
-        `${describe(options)} is digitally signed (${signatures} signature${signatures > 1 ? 's' : ''}); any edit would invalidate ${signatures > 1 ? 'them' : 'it'}: call remove_signatures first, then ${options.action}`,
-      );
+      throw new PdfError('signed', `is digitally signed (${signatures} signature${signatures > 1 ? 's' : ''}); any edit would invalidate ${signatures > 1 ? 'them' : 'it'}`);
     }
   }
   // Only documents accepted for work count as pages processed.
-  notePagesRead(pageCount);
+  options.onPagesRead?.(pageCount);
   return doc;
 }
 
@@ -148,8 +131,8 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
 }
 
 /** Opened and, when the file is encrypted, decrypted with `password` (see security/decrypt.ts). */
-function loadDecrypted(bytes: Uint8Array, password: string, field: string, which: string): PDFDocument {
-  return newDocument(openDecrypted(bytes, password, field, which).context);
+function loadDecrypted(bytes: Uint8Array, password: string): PDFDocument {
+  return newDocument(openDecrypted(bytes, password).context);
 }
 
 /**

@@ -14,7 +14,7 @@
  * whole document and would be wrong for a part: the logical structure tree
  * (/StructTreeRoot, tagging) and XFA form data.
  */
-import { ValidationError } from '../core/errors.js';
+import { PdfError } from './errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from './fork.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
@@ -25,9 +25,9 @@ import { writeDocumentAndTell, type WrittenRefs } from './writer.js';
 import { objectTableOf } from './reader/object-table.js';
 
 /** The document's page count; a document without pages cannot be split. */
-export function pagesToSplit(doc: PDFDocument, field = 'file'): number {
+export function pagesToSplit(doc: PDFDocument): number {
   const count = pageEntries(doc).length;
-  if (count === 0) throw ValidationError.field(field, 'the document has no pages, so there is nothing to split');
+  if (count === 0) throw new PdfError('no_pages', 'has no pages, so there is nothing to split');
   return count;
 }
 

@@ -14,6 +14,7 @@ import type { AnyAction } from '../core/action.js';
 import { describeDefault, describeRules, MAX_INTEGER, type Field, type PagesField } from '../core/fields.js';
 import { MEDIA_TYPES } from '../core/packaging.js';
 import { MAX_PAGE_SPEC_LENGTH } from '../core/pages.js';
+import { ERROR_CODES } from '../core/errors.js';
 import { STATUSES } from '../core/problem.js';
 import { PLAN_REGIONS, PLANS, REGIONS, type Region } from './keys.js';
 
@@ -352,6 +353,13 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
               type: 'object',
               description: '400: each offending field (or body, or Content-Type) with messages that say what to change.',
               additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
+            },
+            code: {
+              type: 'string',
+              enum: Object.keys(ERROR_CODES),
+              description: `400: what was wrong with a refused document, beside \`errors\`, for a client to branch on without reading messages; absent when a field's own value broke its rules. ${Object.entries(ERROR_CODES)
+                .map(([code, meaning]) => `\`${code}\`: ${meaning}`)
+                .join(' ')}`,
             },
           },
         },

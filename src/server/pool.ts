@@ -126,7 +126,7 @@ export function createPool(options: PoolOptions = {}): Pool {
         admitted--;
       }
       if (reply.ok) return { contentType: reply.contentType, body: reply.body, pages: reply.pages, ...(reply.warnings ? { warnings: reply.warnings } : {}) };
-      if (reply.errors) throw new ValidationError(reply.errors);
+      if (reply.errors) throw new ValidationError(reply.errors, reply.code);
       // A PdfsvcError keeps its message (an output that failed its own check says why); only an internal fault hides it.
       if (reply.status < 500 || reply.fault === undefined) throw new PdfsvcError(reply.status, reply.message);
       throw new WorkerFault(reply.fault ?? 'unknown');

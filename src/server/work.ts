@@ -12,9 +12,8 @@ import { ValidationError } from '../core/errors.js';
 import type { Field, RawValues } from '../core/fields.js';
 import { boundaryOf, filenameOf, parseMultipart, type MultipartPart } from '../client/multipart.js';
 import { packageDocuments, type Packaging } from '../core/packaging.js';
-import { countingPagesRead } from '../core/pages-read.js';
-import { runValidated, validateInput } from '../core/run.js';
-import { runWithWarnings, type Warning } from '../core/warnings.js';
+import { joined, run } from '../core/run.js';
+import type { Warning } from '../core/warnings.js';
 
 export interface WorkTask {
   /** API name of the action. */
@@ -32,7 +31,7 @@ export interface WorkResult {
   body: Uint8Array;
   /** Damage the inputs were read through (core/warnings.ts), for the request log. */
   warnings?: Warning[];
-  /** Pages of the input documents the action read (core/pages-read.ts), for the log and the metrics. */
+  /** Pages of the input documents the action read (core/run.ts), for the log and the metrics. */
   pages: number;
 }
 
@@ -41,10 +40,10 @@ export async function runWork(task: WorkTask): Promise<WorkResult> {
   const action = findAction(task.action);
   if (!action) throw new Error(`unknown action ${task.action}`);
   const raw = formValues(action, task.contentType, task.body);
-  const values = validateInput(action, raw);
   const warnings: Warning[] = [];
-  const { result, pages } = await countingPagesRead(() => runWithWarnings((warning) => warnings.push(warning), () => runValidated(action, values)));
-  const noted = { pages, ...(warnings.length > 0 ? { warnings } : {}) };
+  const done = await run(action, raw, { onWarning: (warning) => warnings.push(warning) });
+  const result = joined(done);
+  const noted = { pages: done.pages, ...(warnings.length > 0 ? { warnings } : {}) };
   if (result.output === 'document') return { contentType: 'application/pdf', body: result.bytes, ...noted };
   const packaged = await packageDocuments(result.documents, task.packaging ?? 'zip');
   return { contentType: packaged.contentType, body: packaged.body, ...noted };

@@ -7,7 +7,7 @@
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { Piscina } from 'piscina';
-import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { PdfsvcError, ValidationError, type ErrorCode } from '../core/errors.js';
 import { faultSummary, runWork, type WorkResult, type WorkTask } from './work.js';
 
 lowerThreadPriority(10);
@@ -31,7 +31,7 @@ function lowerThreadPriority(by: number): void {
 
 export type WorkerReply =
   | ({ ok: true } & WorkResult)
-  | { ok: false; status: number; message: string; errors?: Record<string, string[]>; fault?: string };
+  | { ok: false; status: number; message: string; errors?: Record<string, string[]>; code?: ErrorCode; fault?: string };
 
 /** A body this thread owns outright, so its memory can move to the main thread. */
 function ownBuffer(bytes: Uint8Array): Uint8Array {
@@ -46,7 +46,7 @@ export default async function runTask(task: WorkTask): Promise<unknown> {
     const reply: WorkerReply = { ok: true, contentType: result.contentType, body, pages: result.pages, ...(result.warnings ? { warnings: result.warnings } : {}) };
     return movable(reply, body.buffer as ArrayBuffer);
   } catch (err) {
-    if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors } satisfies WorkerReply;
+    if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors, ...(err.code ? { code: err.code } : {}) } satisfies WorkerReply;
     if (err instanceof PdfsvcError) return { ok: false, status: err.status, message: err.message } satisfies WorkerReply;
     // Internal faults stay inside: the server answers 500 without details and
     // logs only the kind of fault and where it happened (never its message,

@@ -101,7 +101,7 @@ describe('split_by_size', () => {
   it('saves each part about once, never a growing candidate after every page', async () => {
     for (const limit of [1, 14_000, 20_000, 30_000, 45_000, 60_000, 100_000, 150_000, sizedBytes]) {
       let saves = 0;
-      const parts = splitBySizeLayer(await openDocument(fixture('sized.pdf'), { action: 'split_by_size' }), limit, { onSave: () => saves++ });
+      const parts = splitBySizeLayer(await openDocument(fixture('sized.pdf')), limit, { onSave: () => saves++ });
       expect(saves, `limit ${limit}: ${parts.length} parts`).toBeLessThanOrEqual(parts.length + 2);
     }
   });

@@ -1,10 +1,11 @@
 /**
  * An action lets go of its input when it is done, even the first time it
  * runs, when it loads its transform (and the text watermark its fonts).
- * Promises made during an action carry its AsyncLocalStorage stores, and a
- * module keeps its loading promise for good: a server worker kept the upload
- * of the first request of every action it ran (issue 21's memory budget).
- * src/core/outside.ts loads them outside the action.
+ * A module keeps its loading promise for good: when the run's warning
+ * handler travelled in AsyncLocalStorage, every promise made during an action
+ * carried it, and a server worker kept the upload of the first request of
+ * every action it ran (issue 21's memory budget). The handler now travels in
+ * the run's context (core/run.ts), which nothing outlives the run holds.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';

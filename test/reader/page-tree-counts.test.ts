@@ -19,7 +19,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
-import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
+import type { Warning } from '../../src/core/warnings.js';
 import { runAction } from '../../src/core/run.js';
 import { buildPdf, bytesOf, drawText, FONT, latin1, type RawObject } from '../helpers/raw-pdf.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
@@ -228,7 +228,7 @@ function treeCase(c: TreeCase, deep: boolean): void {
 
   it('the repair is reported as a warning', async () => {
     const warnings: Warning[] = [];
-    await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: inputOf(c), angle: 90 }));
+    await runAction(rotatePages, { file: inputOf(c), angle: 90 }, { onWarning: (w) => warnings.push(w) });
     expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/page tree is damaged/));
     expect(warnings.map((w) => w.message).join('\n')).toMatch(c.warning);
   }, timeout);
@@ -320,7 +320,7 @@ describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c
 
   it('the items dropped are reported as a warning', async () => {
     const warnings: Warning[] = [];
-    await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: input, angle: 90 }));
+    await runAction(rotatePages, { file: input, angle: 90 }, { onWarning: (w) => warnings.push(w) });
     expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/\/Contents held (an item that leads|\d+ items that lead) to no content stream/));
   });
 

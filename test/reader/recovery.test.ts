@@ -18,7 +18,7 @@
 import { describe, expect, it } from 'vitest';
 import rotatePages from '../../src/actions/rotate_pages/action.js';
 import { runAction } from '../../src/core/run.js';
-import { runWithWarnings, type Warning } from '../../src/core/warnings.js';
+import type { Warning } from '../../src/core/warnings.js';
 import { buildPdf, bytesOf, drawText, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
 import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
 
@@ -260,7 +260,7 @@ describe.concurrent.each(CASES)('$name', (c) => {
 
   it('the repair is reported as a warning, or none is given for a file read as it is', async () => {
     const warnings: Warning[] = [];
-    await runWithWarnings((w) => warnings.push(w), () => runAction(rotatePages, { file: input, angle: 90 }));
+    await runAction(rotatePages, { file: input, angle: 90 }, { onWarning: (w) => warnings.push(w) });
     if (c.warning) expect(warnings.map((w) => w.message).join('\n')).toMatch(c.warning);
     else expect(warnings).toEqual([]);
   });

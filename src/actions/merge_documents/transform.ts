@@ -1,12 +1,13 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
+import { openInput } from '../inputs.js';
+import { saveDocumentPieces } from '../../pdf/document.js';
 import { mergeInto } from '../../pdf/merge.js';
 import type { fields } from './action.js';
 
-const mergeDocuments: Transform<typeof fields, 'document'> = async (values, { action }) => {
+const mergeDocuments: Transform<typeof fields, 'document'> = async (values, context) => {
   const docs = [];
   for (const [i, bytes] of values.file.entries()) {
-    docs.push(await openDocument(bytes, { action, position: values.file.length > 1 ? i + 1 : undefined }));
+    docs.push(await openInput(bytes, context, { position: values.file.length > 1 ? i + 1 : undefined }));
   }
   return saveDocumentPieces(mergeInto(docs));
 };

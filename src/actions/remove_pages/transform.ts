@@ -1,13 +1,14 @@
 import type { Transform } from '../../core/action.js';
+import { openInput } from '../inputs.js';
 import { ValidationError } from '../../core/errors.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/arrange.js';
-import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
+import { saveDocumentPieces } from '../../pdf/document.js';
 import { pageEntries } from '../../pdf/page-tree.js';
 import type { fields } from './action.js';
 
-const removePages: Transform<typeof fields, 'document'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action });
+const removePages: Transform<typeof fields, 'document'> = async (values, context) => {
+  const doc = await openInput(values.file, context);
   const count = pageEntries(doc).length;
   const removed = new Set(selectPages(values.pages, count, 'pages'));
   if (removed.size === count) {

@@ -1,18 +1,18 @@
 import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
-import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
-import { WrongPasswordError } from '../../pdf/security/decrypt.js';
+import { openInput } from '../inputs.js';
+import { saveDocumentPieces } from '../../pdf/document.js';
 import type { fields } from './action.js';
 
-const removePassword: Transform<typeof fields, 'document'> = async (values, { action }) => {
+const removePassword: Transform<typeof fields, 'document'> = async (values, context) => {
   try {
-    const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
+    const doc = await openInput(values.file, context, { allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
     // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
     return await saveDocumentPieces(doc);
   } catch (err) {
-    if (err instanceof WrongPasswordError) {
-      if (values.password === undefined) throw ValidationError.field('password', 'is required: the document needs a password to open');
-      throw ValidationError.field('password', 'does not open the document: it is neither its open (user) password nor its owner password');
+    if (err instanceof ValidationError && err.code === 'wrong_password') {
+      if (values.password === undefined) throw ValidationError.field('password', 'is required: the document needs a password to open', 'encrypted');
+      throw ValidationError.field('password', 'does not open the document: it is neither its open (user) password nor its owner password', 'wrong_password');
     }
     throw err;
   }

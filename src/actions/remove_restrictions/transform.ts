@@ -1,18 +1,18 @@
 import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
-import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
-import { WrongPasswordError } from '../../pdf/security/decrypt.js';
+import { openInput } from '../inputs.js';
+import { saveDocumentPieces } from '../../pdf/document.js';
 import type { fields } from './action.js';
 
-const removeRestrictions: Transform<typeof fields, 'document'> = async (values, { action }) => {
+const removeRestrictions: Transform<typeof fields, 'document'> = async (values, context) => {
   try {
     // Restrictions alone leave the user password empty: the empty password opens the file.
-    const doc = await openDocument(values.file, { action, allowEncrypted: true, allowSigned: true, password: '' });
+    const doc = await openInput(values.file, context, { allowEncrypted: true, allowSigned: true, password: '' });
     // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
     return await saveDocumentPieces(doc);
   } catch (err) {
-    if (err instanceof WrongPasswordError) {
-      throw ValidationError.field('file', 'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field');
+    if (err instanceof ValidationError && err.code === 'wrong_password') {
+      throw ValidationError.field('file', 'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field', 'encrypted');
     }
     throw err;
   }

@@ -1,5 +1,6 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument, saveDocumentPieces } from '../../pdf/document.js';
+import { openInput } from '../inputs.js';
+import { saveDocumentPieces } from '../../pdf/document.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/lib.js';
 import { arrayAt, dictAt } from '../../pdf/objects.js';
 import { pageEntries } from '../../pdf/page-tree.js';
@@ -109,8 +110,8 @@ export function removeSignatures(doc: PDFDocument): number {
   return fieldsRemoved;
 }
 
-const removeSignaturesTransform: Transform<typeof fields, 'document'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action, allowSigned: true });
+const removeSignaturesTransform: Transform<typeof fields, 'document'> = async (values, context) => {
+  const doc = await openInput(values.file, context, { allowSigned: true });
   removeSignatures(doc);
   return saveDocumentPieces(doc);
 };

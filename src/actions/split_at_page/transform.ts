@@ -1,15 +1,15 @@
 import type { Transform } from '../../core/action.js';
+import { openInput, refusedOn } from '../inputs.js';
 import { ValidationError } from '../../core/errors.js';
 import { resolveSinglePage } from '../../core/pages.js';
-import { openDocument } from '../../pdf/document.js';
 import { pagesToSplit, splitDocument } from '../../pdf/split.js';
 import type { fields } from './action.js';
 
-const splitAtPage: Transform<typeof fields, 'documents'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action });
-  const count = pagesToSplit(doc);
+const splitAtPage: Transform<typeof fields, 'documents'> = async (values, context) => {
+  const doc = await openInput(values.file, context);
+  const count = await refusedOn('file', () => pagesToSplit(doc));
   if (count === 1) {
-    throw ValidationError.field('page', 'the document has 1 page, so there is no page to split at (the second part starts at page 2 or later)');
+    throw ValidationError.field('page', 'the document has 1 page, so there is no page to split at (the second part starts at page 2 or later)', 'page_out_of_range');
   }
   const at = resolveSinglePage(values.page, count, 'page');
   if (at === 0) {

@@ -1,13 +1,13 @@
 import type { Transform } from '../../core/action.js';
+import { openInput, refusedOn } from '../inputs.js';
 import { ValidationError } from '../../core/errors.js';
 import { orderPages } from '../../core/pages.js';
-import { openDocument } from '../../pdf/document.js';
 import { pagesToSplit, splitDocument } from '../../pdf/split.js';
 import type { fields } from './action.js';
 
-const splitByGroups: Transform<typeof fields, 'documents'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action });
-  const count = pagesToSplit(doc);
+const splitByGroups: Transform<typeof fields, 'documents'> = async (values, context) => {
+  const doc = await openInput(values.file, context);
+  const count = await refusedOn('file', () => pagesToSplit(doc));
   const groups = values.groups.split(';');
   const parts = groups.map((group, i) => {
     try {
@@ -16,7 +16,7 @@ const splitByGroups: Transform<typeof fields, 'documents'> = async (values, { ac
       if (!(err instanceof ValidationError) || groups.length === 1) throw err;
       // Say which group, as the same page can be fine in one and wrong in another.
       const messages = (err.errors.groups ?? []).map((m) => `group ${i + 1} (${JSON.stringify(group.trim())}): ${m}`);
-      throw new ValidationError({ groups: messages });
+      throw new ValidationError({ groups: messages }, err.code);
     }
   });
   return splitDocument(doc, parts);

@@ -1,11 +1,11 @@
 import type { Transform } from '../../core/action.js';
-import { openDocument } from '../../pdf/document.js';
+import { openInput, refusedOn } from '../inputs.js';
 import { pagesToSplit, splitDocument } from '../../pdf/split.js';
 import type { fields } from './action.js';
 
-const splitByPageCount: Transform<typeof fields, 'documents'> = async (values, { action }) => {
-  const doc = await openDocument(values.file, { action });
-  const count = pagesToSplit(doc);
+const splitByPageCount: Transform<typeof fields, 'documents'> = async (values, context) => {
+  const doc = await openInput(values.file, context);
+  const count = await refusedOn('file', () => pagesToSplit(doc));
   const parts: number[][] = [];
   for (let start = 0; start < count; start += values.page_count) {
     const end = Math.min(count, start + values.page_count);

@@ -24,7 +24,8 @@
  * objects, not of bytes); no stream data is read but the probe's. A document
  * with no string and no small stream has no probe: its key is still checked.
  */
-import { OutputCheckError, PdfsvcError } from '../../core/errors.js';
+import { OutputCheckError } from '../../core/errors.js';
+import { PdfError } from '../errors.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
 import { PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
 import { openContext } from '../reader/object-table.js';
@@ -47,7 +48,7 @@ function faultOf(pdf: PdfPieces, expected: ExpectedEncryption): string | undefin
     if (!directFileId(table.trailer.get(PDFName.of('ID')))) return 'its trailer /ID is not a direct array of two byte strings';
     const encryptEntry = table.trailer.get(PDFName.of('Encrypt'));
     if (!(encryptEntry instanceof PDFRef) || !(context.lookup(encryptEntry) instanceof PDFDict)) return 'its trailer has no encryption dictionary';
-    const params = readEncryption(context, 'file', 'the output');
+    const params = readEncryption(context);
     if (!params) return 'its trailer has no encryption dictionary';
 
     const { userPassword, ownerPassword } = expected.options;
@@ -73,7 +74,7 @@ function faultOf(pdf: PdfPieces, expected: ExpectedEncryption): string | undefin
     return undefined;
   } catch (err) {
     // Messages of the reader's own errors describe structure, never content.
-    const reason = err instanceof PdfSyntaxError || err instanceof PdfsvcError ? err.message : err instanceof Error ? err.name : String(err);
+    const reason = err instanceof PdfError ? `the output ${err.predicate}` : err instanceof PdfSyntaxError ? err.message : err instanceof Error ? err.name : String(err);
     return `it cannot be read back (${reason})`;
   }
 }

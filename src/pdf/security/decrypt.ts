@@ -7,7 +7,7 @@
  * document is never parsed and decrypted whole: the writer parses each
  * untouched object, decrypted, as it writes it.
  */
-import { ValidationError } from '../../core/errors.js';
+import { PdfError } from '../errors.js';
 import {
   entriesOf,
   PDFArray,
@@ -25,14 +25,6 @@ import {
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
-
-/** The password opens neither as user nor as owner password. Never carries the password. */
-export class WrongPasswordError extends Error {
-  constructor() {
-    super('the password does not open the document');
-    this.name = 'WrongPasswordError';
-  }
-}
 
 // PDFName.of decodes its argument on every call: the hot paths use these.
 const TYPE = PDFName.of('Type');
@@ -71,21 +63,21 @@ export function securityHandlerName(context: PDFContext): string | undefined {
 /**
  * The parameters of the document's /Encrypt dictionary, or undefined when it
  * has none. A handler other than the standard one (certificates: /Adobe.PubSec),
- * or a revision this code does not know, is a ValidationError on `field`.
+ * or a revision this code does not know, throws a PdfError `unsupported_encryption`.
  */
-export function readEncryption(context: PDFContext, field: string, which: string): EncryptionParameters | undefined {
+export function readEncryption(context: PDFContext): EncryptionParameters | undefined {
   const encrypt = context.lookup(context.trailerInfo.Encrypt);
   if (!(encrypt instanceof PDFDict)) return undefined;
   const filter = nameAt(encrypt, 'Filter', 'Standard');
   if (filter !== 'Standard') {
     // qpdf, poppler and MuPDF refuse these too ("unsupported encryption filter"): without the handler nothing decrypts.
     const handler = /PubSec/.test(filter) ? `a certificate (security handler /${filter})` : `the security handler /${filter}`;
-    throw ValidationError.field(field, `${which} is encrypted with ${handler}, which is not supported: only password encryption (the standard security handler) is`);
+    throw new PdfError('unsupported_encryption', `is encrypted with ${handler}, which is not supported: only password encryption (the standard security handler) is`);
   }
   const V = numberAt(encrypt, 'V', 0);
   const R = numberAt(encrypt, 'R', 2);
   const unsupported = (what: string) =>
-    ValidationError.field(field, `${which} uses ${what}, which is not supported; supported are RC4 (40 to 128 bits), AES-128 and AES-256 (revisions 2 to 6)`);
+    new PdfError('unsupported_encryption', `uses ${what}, which is not supported; supported are RC4 (40 to 128 bits), AES-128 and AES-256 (revisions 2 to 6)`);
   if (![1, 2, 4, 5].includes(V) || R < 2 || R > 6) throw unsupported(`an unknown encryption (/V ${V} /R ${R})`);
   const ids = context.lookup(context.trailerInfo.ID);
   const first = ids instanceof PDFArray ? ids.lookup(0) : undefined;
@@ -94,7 +86,7 @@ export function readEncryption(context: PDFContext, field: string, which: string
   let U = bytesAt(encrypt, 'U');
   if (!O || !U) {
     // qpdf refuses these as damaged; guessing would only say "wrong password" to every password.
-    throw ValidationError.field(field, `${which} ${UNREADABLE_ENCRYPTION} (/O or /U, which check the passwords, is missing or not a string)`);
+    throw new PdfError('damaged', `${UNREADABLE_ENCRYPTION} (/O or /U, which check the passwords, is missing or not a string)`);
   }
   // Short values are padded with zero bytes, as qpdf does (some writers drop trailing zeros).
   O = padded(O, V >= 5 ? 48 : 32);
@@ -257,16 +249,17 @@ export interface LoadedContext {
 
 /**
  * Opens a document and, when it is encrypted, decrypts it with `password`
- * (owner or user). Throws WrongPasswordError when the password opens
- * nothing, a ValidationError on `field` for an unsupported handler, and a
- * PdfSyntaxError when no document can be read from the bytes.
+ * (owner or user). Throws a PdfError: `wrong_password` when the password
+ * opens nothing (the error never carries it), `unsupported_encryption` for
+ * an unsupported handler; and a PdfSyntaxError when no document can be read
+ * from the bytes.
  */
-export function openDecrypted(bytes: Uint8Array, password: string, field: string, which: string): LoadedContext {
+export function openDecrypted(bytes: Uint8Array, password: string): LoadedContext {
   const { context, table } = openContext(bytes);
-  const params = readEncryption(context, field, which);
+  const params = readEncryption(context);
   if (!params) return { context };
   const fileKey = authenticate(params, password);
-  if (!fileKey) throw new WrongPasswordError();
+  if (!fileKey) throw new PdfError('wrong_password', 'does not open with the password given');
   decryptWith(context, table, params, fileKey);
   return { context, encryption: params };
 }

@@ -15,7 +15,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { outsideActions } from '../../core/outside.js';
 
 export const FONT_PACKAGE = '@fontsource/noto-sans';
 const WEIGHT = 700;
@@ -45,8 +44,7 @@ export interface Face {
 
 let fontkitModule: Promise<Fontkit> | undefined;
 export function loadFontkit(): Promise<Fontkit> {
-  // Kept for every later action: made outside this one (core/outside.ts says why).
-  fontkitModule ??= outsideActions(() => import('@cantoo/fontkit').then((m) => ((m as { default?: Fontkit }).default ?? (m as unknown as Fontkit))));
+  fontkitModule ??= import('@cantoo/fontkit').then((m) => ((m as { default?: Fontkit }).default ?? (m as unknown as Fontkit)));
   return fontkitModule;
 }
 
@@ -54,7 +52,7 @@ let facesPromise: Promise<Face[]> | undefined;
 
 /** Every file of the shipped family at the watermark's weight, in the order its CSS lists them. */
 export function notoFaces(): Promise<Face[]> {
-  facesPromise ??= outsideActions(async () => {
+  facesPromise ??= (async () => {
     const fontkit = await loadFontkit();
     const dir = packageDir();
     const css = readFileSync(join(dir, `${WEIGHT}.css`), 'utf8');
@@ -79,7 +77,7 @@ export function notoFaces(): Promise<Face[]> {
     }
     if (faces.length === 0) throw new Error(`${FONT_PACKAGE}: no font files found in ${WEIGHT}.css`);
     return faces;
-  });
+  })();
   facesPromise.catch(() => (facesPromise = undefined));
   return facesPromise;
 }

@@ -4,7 +4,7 @@
  * a message that says what the bytes look like.
  */
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
-import { ValidationError } from '../../core/errors.js';
+import { PdfError } from '../errors.js';
 import { PDFContext, PDFRef } from '../lib.js';
 import { JpegEmbedder, PngEmbedder } from './drawing-lib.js';
 
@@ -45,23 +45,23 @@ export function describeNonImage(bytes: Uint8Array): string {
 }
 
 /** Reads the image (all of it, so a damaged file is refused now, not in a reader). */
-export async function prepareImage(bytes: Uint8Array, field = 'image'): Promise<PreparedImage> {
+export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
   const isPng = startsWith(bytes, PNG_SIGNATURE);
   const isJpeg = startsWith(bytes, [0xff, 0xd8, 0xff]);
   if (!isPng && !isJpeg) {
-    throw ValidationError.field(field, `must be a PNG or JPEG image; got ${describeNonImage(bytes)}`);
+    throw badImage(`must be a PNG or JPEG image; got ${describeNonImage(bytes)}`);
   }
   const type = isPng ? 'PNG' : 'JPEG';
   // A PNG is decoded to its pixels to be embedded: its declared size is checked before (a few KB can declare gigabytes).
-  if (isPng) checkPngSize(bytes, field);
+  if (isPng) checkPngSize(bytes);
   try {
     const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
     if (isJpeg) checkJpegEnd(bytes);
     return { type, width: embedder.width, height: embedder.height, embed: (context) => embedder.embedIntoContext(context) };
   } catch (err) {
-    if (err instanceof ValidationError) throw err;
-    throw ValidationError.field(field, `is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`);
+    if (err instanceof PdfError) throw err;
+    throw badImage(`is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`);
   }
 }
 
@@ -73,19 +73,23 @@ export async function prepareImage(bytes: Uint8Array, field = 'image'): Promise<
  */
 export const MAX_IMAGE_PIXELS = 4096 * 4096;
 
-function checkPngSize(bytes: Uint8Array, field: string): void {
+/** An image refused: the message reads on from its field (`image: must be a PNG …`). */
+const badImage = (predicate: string) => new PdfError('bad_image', predicate, 'bare');
+
+function checkPngSize(bytes: Uint8Array): void {
   // The signature, then the IHDR chunk: length, "IHDR", width, height (big-endian).
   if (bytes.length < 24 || !startsWith(bytes, 'IHDR', 12)) {
-    throw ValidationError.field(field, 'is a damaged PNG image and cannot be read (no IHDR header); export it again');
+    throw badImage('is a damaged PNG image and cannot be read (no IHDR header); export it again');
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = view.getUint32(16);
   const height = view.getUint32(20);
-  if (width === 0 || height === 0) throw ValidationError.field(field, `is a damaged PNG image and cannot be read (it declares ${width} x ${height} pixels)`);
+  if (width === 0 || height === 0) throw badImage(`is a damaged PNG image and cannot be read (it declares ${width} x ${height} pixels)`);
   if (width * height > MAX_IMAGE_PIXELS) {
-    throw ValidationError.field(
-      field,
+    throw new PdfError(
+      'limit',
       `declares ${width} x ${height} pixels (${(width * height / 1e6).toFixed(1)} megapixels); a watermark image may have at most ${(MAX_IMAGE_PIXELS / 1e6).toFixed(1)} megapixels (4096 x 4096): scale it down. An image that claims more than its bytes can hold looks malicious.`,
+      'bare',
     );
   }
   // The pixel data must not inflate past what that size needs (a 1 MB PNG of 4096 x 4096 can carry 1 GB of zeros).
@@ -98,7 +102,7 @@ function checkPngSize(bytes: Uint8Array, field: string): void {
     inflateSync(pngData(bytes), { maxOutputLength: needed, finishFlush: zlibConstants.Z_SYNC_FLUSH });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw ValidationError.field(field, `its pixel data inflates past the ${width} x ${height} pixels it declares; the image is damaged or malicious: export it again`);
+      throw badImage(`its pixel data inflates past the ${width} x ${height} pixels it declares; the image is damaged or malicious: export it again`);
     }
     // Damaged data: the decoder reports it in its own words.
   }

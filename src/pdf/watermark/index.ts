@@ -3,10 +3,9 @@
  * the document is parsed, drawn once into a Form XObject, and placed on each
  * selected page with its own matrix (see geometry.ts and stamp.ts).
  */
-import { selectPages } from '../../core/pages.js';
-import { openDocument, saveDocumentPieces } from '../document.js';
+import { saveDocumentPieces } from '../document.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
-import { PDFRef } from '../lib.js';
+import { type PDFDocument, PDFRef } from '../lib.js';
 import { pageEntries } from '../page-tree.js';
 import { boundsOf, compose, diagonalDegrees, placement, rotate, scale, usableMargin, type Matrix, type Position, type ReaderView } from './geometry.js';
 import { registerForm } from './form.js';
@@ -15,9 +14,10 @@ import { stampPages, type Layer } from './stamp.js';
 import { prepareText, REFERENCE_SIZE, textForm, type TextLine } from './text.js';
 
 interface Common {
-  file: Uint8Array;
-  action: string;
-  pages?: string;
+  /** Opens the document to mark; called once the watermark is prepared, so that a bad line or image is refused first. */
+  open: () => Promise<PDFDocument>;
+  /** The pages to mark (0-based) of a document of `count` pages; undefined: every page. */
+  pages?: (count: number) => Iterable<number>;
   transparency: number;
   margin: number;
   position: Position;
@@ -46,9 +46,9 @@ export const FITTED_SHARE = 0.6;
 export async function addTextWatermark(options: TextWatermark): Promise<PdfPieces> {
   const text = await prepareText(options.lines);
   const form = textForm(text, rgbOf(options.color));
-  const doc = await openDocument(options.file, { action: options.action });
+  const doc = await options.open();
   const pages = pageEntries(doc);
-  const selected = options.pages === undefined ? pages.keys() : selectPages(options.pages, pages.length, 'pages');
+  const selected = options.pages === undefined ? pages.keys() : options.pages(pages.length);
   const fonts = new Map<string, PDFRef>();
   for (const [name, font] of text.fonts) fonts.set(name, await font.embed(doc.context));
   const formRef = registerForm(doc.context, { content: form.content, bbox: form.bbox, fonts, transparency: options.transparency });
@@ -76,9 +76,9 @@ const UNIT_SQUARE: Array<[number, number]> = [[0, 0], [1, 0], [0, 1], [1, 1]];
 
 export async function addImageWatermark(options: ImageWatermark): Promise<PdfPieces> {
   const image = await prepareImage(options.image);
-  const doc = await openDocument(options.file, { action: options.action });
+  const doc = await options.open();
   const pages = pageEntries(doc);
-  const selected = options.pages === undefined ? pages.keys() : selectPages(options.pages, pages.length, 'pages');
+  const selected = options.pages === undefined ? pages.keys() : options.pages(pages.length);
   const imageRef = await image.embed(doc.context);
   // The image fills the form's unit square; each page scales it to its size.
   const formRef = registerForm(doc.context, {

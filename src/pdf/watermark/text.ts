@@ -9,7 +9,7 @@
  * given, even for scripts whose glyphs are reordered or joined by shaping
  * (Devanagari).
  */
-import { ValidationError } from '../../core/errors.js';
+import { PdfError } from '../errors.js';
 import { PDFContext, PDFHexString, PDFRef } from '../lib.js';
 import { CustomFontSubsetEmbedder, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
 import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face, type FontkitFont } from './fonts.js';
@@ -19,9 +19,8 @@ import { formatNumber } from './geometry.js';
 export const REFERENCE_SIZE = 100;
 const LEADING = 1.2;
 
+/** A line's index among the lines goes into its PdfError (`item`): the action knows which field it came from. */
 export interface TextLine {
-  /** The field it came from (`line_2`), for messages. */
-  field: string;
   text: string;
 }
 
@@ -51,12 +50,12 @@ export interface PreparedText {
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
-/** Checks every line for characters that cannot be drawn; throws ValidationError naming the line. */
+/** Checks every line for characters that cannot be drawn; throws a PdfError whose `item` is the line. */
 export function checkLines(lines: TextLine[]): void {
-  for (const { field, text } of lines) {
+  for (const [index, { text }] of lines.entries()) {
     const bad = CONTROL.exec(text);
     if (bad) {
-      throw ValidationError.field(field, `contains the control character ${codePointName(bad[0].codePointAt(0)!)}; a line is one line of text (use line_1 … line_5 for several)`);
+      throw new PdfError('unsupported_character', `contains the control character ${codePointName(bad[0].codePointAt(0)!)}; a line is one line of text`, 'bare', index);
     }
   }
 }
@@ -112,8 +111,8 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
     return entry;
   };
   const laidOut: LaidOutLine[] = [];
-  for (const line of lines) {
-    const segments = segment(line, faces);
+  for (const [index, line] of lines.entries()) {
+    const segments = segment(line, index, faces);
     const runs: Run[] = [];
     let pen = 0;
     const ink: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
@@ -176,7 +175,7 @@ function subsetTag(text: string): string {
  * punctuation do not break a Cyrillic word apart); otherwise it goes to the
  * first file meant for it that has the glyph.
  */
-function segment(line: TextLine, faces: Face[]): Array<{ face: Face; text: string }> {
+function segment(line: TextLine, index: number, faces: Face[]): Array<{ face: Face; text: string }> {
   const runs: Array<{ face: Face; text: string }> = [];
   let current: { face: Face; text: string } | undefined;
   for (const c of line.text) {
@@ -188,9 +187,11 @@ function segment(line: TextLine, faces: Face[]): Array<{ face: Face; text: strin
     const face =
       faces.find((f) => covers(f, cp) && f.font.hasGlyphForCodePoint(cp)) ?? faces.find((f) => f.font.hasGlyphForCodePoint(cp));
     if (!face) {
-      throw ValidationError.field(
-        line.field,
+      throw new PdfError(
+        'unsupported_character',
         `the character ${JSON.stringify(c)} (${codePointName(cp)}) is not in the fonts pdfsvc ships (Noto Sans: ${SHIPPED_SCRIPTS}); it would be drawn as a blank box, so the line is refused`,
+        'bare',
+        index,
       );
     }
     current = { face, text: c };

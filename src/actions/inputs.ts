@@ -1,0 +1,65 @@
+/**
+ * Where the PDF layer's refusals become field errors. The PDF layer says what
+ * is wrong with a document (a PdfError with a code); an action knows which
+ * field the bytes came from, which document of several it was, and what the
+ * user should do next (call remove_password first, …).
+ */
+import type { TransformContext } from '../core/action.js';
+import { ValidationError, type ErrorCode } from '../core/errors.js';
+import { openDocument, type OpenOptions } from '../pdf/document.js';
+import { PdfError } from '../pdf/errors.js';
+import type { PDFDocument } from '../pdf/lib.js';
+
+export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password'> {
+  /** The field the bytes came from (default `file`). */
+  field?: string;
+  /** Which document of several (merge), 1-based, for messages. */
+  position?: number;
+}
+
+/** What to do about a document refused for these codes, before running `action` again. */
+const NEXT_STEP: Partial<Record<ErrorCode, (action: string) => string>> = {
+  encrypted: (action) => `call remove_password with its password first, then ${action}`,
+  restricted: (action) => `call remove_restrictions first, then ${action}`,
+  signed: (action) => `call remove_signatures first, then ${action}`,
+};
+
+/**
+ * Opens an input document of the running action: its warnings go to the run
+ * (prefixed with its position among several), its pages are counted, and a
+ * refusal becomes a ValidationError on its field, with the code.
+ */
+export async function openInput(bytes: Uint8Array, context: TransformContext, options: InputOptions = {}): Promise<PDFDocument> {
+  const { field = 'file', position, ...open } = options;
+  try {
+    return await openDocument(bytes, {
+      ...open,
+      onWarning: (message) => context.warn({ field, message: position ? `document ${position}: ${message}` : message }),
+      onPagesRead: context.pagesRead,
+    });
+  } catch (err) {
+    throw fieldErrorOf(err, field, { position, action: context.action });
+  }
+}
+
+/**
+ * A PdfError as a ValidationError on `field`, its message as users read it;
+ * anything else unchanged. `position` names the document among several;
+ * `action` adds the next step where there is one.
+ */
+export function fieldErrorOf(err: unknown, field: string, about: { position?: number; action?: string } = {}): unknown {
+  if (!(err instanceof PdfError)) return err;
+  const { position, action } = about;
+  const subject = position ? `document ${position} ` : err.subject === 'named' ? 'the document ' : '';
+  const next = action === undefined ? undefined : NEXT_STEP[err.code]?.(action);
+  return ValidationError.field(field, `${subject}${err.predicate}${next ? `: ${next}` : ''}`, err.code);
+}
+
+/** Runs `work`, turning a PdfError it throws into a ValidationError on `field` (a document without pages to split, an image). */
+export async function refusedOn<T>(field: string, work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw fieldErrorOf(err, field);
+  }
+}
