@@ -30,6 +30,7 @@ function library<A extends ActionDefinition<any, any>>(action: A): (input: Actio
   };
 }
 
+// Library functions: generated from the catalog by `npm run readme`; do not edit by hand.
 export const addPassword = library(catalog.addPassword);
 export const addRestrictions = library(catalog.addRestrictions);
 export const removePassword = library(catalog.removePassword);
@@ -47,6 +48,7 @@ export const splitAtPage = library(catalog.splitAtPage);
 export const splitByGroups = library(catalog.splitByGroups);
 export const addTextWatermark = library(catalog.addTextWatermark);
 export const addImageWatermark = library(catalog.addImageWatermark);
+// End of library functions.
 
 export { actions, findAction } from './actions/index.js';
 export { runAction, validateInput, type ActionResult } from './core/run.js';

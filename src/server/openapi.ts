@@ -89,11 +89,17 @@ function schemaFor(field: Field): Schema {
         minLength: 1,
         maxLength: MAX_PAGE_SPEC_LENGTH,
         pattern: PAGE_PATTERNS[field.form],
-        examples: PAGE_EXAMPLES[field.form],
         description: `${description}${fallback ? ` Default: ${fallback}.` : ''} A page the document does not have is a 400 too.`,
       };
     }
   }
+}
+
+/** The declared example first (a value this action takes), then for page syntax the other forms it accepts. */
+function examplesOf(field: Field): Schema {
+  if (field.kind === 'file') return {};
+  const forms = field.kind === 'pages' ? PAGE_EXAMPLES[field.form] : [];
+  return { examples: [field.example, ...forms.filter((example) => example !== field.example)] };
 }
 
 /** The form of one action: its fields, nothing else (an unknown field is a 400), with merge's numbered alternative to the repeated part. */
@@ -104,7 +110,7 @@ function requestSchema(action: AnyAction): { schema: Schema; encoding: Record<st
   const required: string[] = [];
   const form: Schema = {};
   for (const [name, field] of Object.entries(fields)) {
-    properties[name] = JSON.parse(JSON.stringify(schemaFor(field))) as Schema;
+    properties[name] = JSON.parse(JSON.stringify({ ...schemaFor(field), ...examplesOf(field) })) as Schema;
     if (field.kind === 'file') {
       const contentType = field.accepts === 'pdf' ? 'application/pdf' : 'image/png, image/jpeg';
       encoding[name] = { contentType, ...(field.multiple ? { style: 'form', explode: true } : {}) };
