@@ -17,7 +17,7 @@ export const EXIT_INVALID = 2;
 
 /**
  * The whole program, or with `only`, the program with that one action: a run
- * of an action needs no other command, and building the 16 others with all
+ * of an action needs no other command, and building the others with all
  * their options was a tenth of a short run's time.
  */
 export function buildProgram(only?: AnyAction): Command {
