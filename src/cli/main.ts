@@ -10,6 +10,8 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
+import { orList, PLANS, REGIONS } from '../core/plans.js';
+import { VERSION } from '../core/version.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -61,7 +63,7 @@ export function buildProgram(only?: AnyAction): Command {
     .description('Serve the actions as the /v1/ HTTP API.')
     .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
     .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
-    .option('--region <region>', 'region this server answers for: global, us, us-hipaa, eu, uk, ca, au, jp, in, br', 'global')
+    .option('--region <region>', `region this server answers for: ${REGIONS.join(', ')}`, 'global')
     .option('--keys-file <path>', 'read API keys from this keys file, without accounts or usage (also $PDFSVC_KEYS_FILE)')
     .addOption(new Option('--database-url <url>', 'accounts, keys and usage in this PostgreSQL database, shared by several servers (postgres://user:password@host/db)').env('PDFSVC_DATABASE_URL'))
     .addOption(new Option('--data-dir <dir>', 'accounts, keys and usage in the embedded database here (default: $XDG_DATA_HOME/pdfsvc/db)').env('PDFSVC_DATA_DIR'))
@@ -97,7 +99,7 @@ export function buildProgram(only?: AnyAction): Command {
       .option('--name <name>', 'a name to tell the key apart (default: key-<id>)')
       .option('--regions <list>', "limit the key to some of the plan's regions, such as eu or us,eu (default: all of them)")
       .option('--expires <when>', 'the key stops working then: a duration from now (30d, 12h) or a date (2027-01-31)')
-      .option('--plan <plan>', 'keys file only: free, starter or business'),
+      .option('--plan <plan>', `keys file only: ${orList(PLANS)}`),
   ).action(async (options) => (await keysCli()).createKey(options));
   databaseOptions(
     keys
@@ -149,7 +151,7 @@ export function buildProgram(only?: AnyAction): Command {
       .description('Create an account; prints a one-time link that sets its dashboard password.')
       .argument('<name>', "the account's name (letters, digits, '.', '_', '-')")
       .requiredOption('--email <address>', "the owner's e-mail address (the dashboard sign-in)")
-      .requiredOption('--plan <plan>', 'free, starter or business')
+      .requiredOption('--plan <plan>', orList(PLANS))
       .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
       .option('--link-ttl <duration>', 'how long the link works', '24h'),
     false,
@@ -157,7 +159,7 @@ export function buildProgram(only?: AnyAction): Command {
   databaseOptions(accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'), false).action(async (options) =>
     (await accountsCli()).accountsList(options),
   );
-  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', 'free, starter or business'), false).action(
+  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)), false).action(
     async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options),
   );
   databaseOptions(accounts.command('suspend').description("Suspend an account: its keys get 403 within 2 s on every server.").argument('<name>'), false).action(async (name: string, options) =>
@@ -252,9 +254,6 @@ export function actionNamedIn(argv: string[]): AnyAction | undefined {
   }
   return undefined;
 }
-
-declare const __PDFSVC_VERSION__: string | undefined;
-const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 export async function main(argv: string[]): Promise<void> {
   // The command line's own process: its heap may grow to twice what is live (core/heap-growth.ts says why).

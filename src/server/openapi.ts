@@ -335,7 +335,7 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
     security: [{ ApiKey: [] }],
     paths,
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key from pdfsvc keys create; one key works on every region its plan includes (Free: global; Starter: global, us, eu; Business: all).' } },
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `A key from pdfsvc keys create; one key works on every region its plan includes (${PLANS.map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)}: ${PLAN_REGIONS[plan] === REGIONS ? 'all' : PLAN_REGIONS[plan].join(', ')}`).join('; ')}).` } },
       headers: {
         'X-Region': { description: 'The region that answered.', schema: { type: 'string', enum: [...REGIONS] } },
         'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },

@@ -30,6 +30,7 @@ import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
 import { Metrics } from './metrics.js';
 import { currentRuntime, enforceTlsFloor, ephemeralKeyRefusal, HIPAA_REGION, HSTS, INSECURE_DEVELOPMENT_WARNING, MIN_TLS_VERSION, regionRefusals } from './us-hipaa.js';
+import { VERSION } from '../core/version.js';
 
 export interface ServeOptions {
   host: string;
@@ -61,8 +62,6 @@ export interface ServeOptions {
   insecureDevelopment?: boolean;
 }
 
-declare const __PDFSVC_VERSION__: string | undefined;
-const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 /** Slow-client limits that are not options (README, "Running the server for real use"). */
 export const LIMITS = {
