@@ -57,8 +57,8 @@ describe('action registry', () => {
       expect(Object.keys(validateInput(action, raw))).toEqual(Object.keys(fields));
     });
 
-    it('runs on its example request, and qpdf reads every output', async () => {
-      const request = exampleRequest(action);
+    it.each([false, true])('runs on its example request (every field: %s), and qpdf reads every output', async (every) => {
+      const request = exampleRequest(action, undefined, every);
       const result = await runAction(action, request);
       const outputs = result.output === 'document' ? [result.bytes] : result.documents.map((d) => d.bytes);
       expect(outputs.length).toBeGreaterThan(0);

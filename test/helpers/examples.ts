@@ -11,14 +11,15 @@ import { fixture, fixturePath } from './pdf-tools.js';
 export type ExamplePart = string | Uint8Array | Uint8Array[];
 
 /**
- * The action's required fields (and those marked inExample) with their examples, as a form sends them
- * (text, and fixture files as bytes). With `file`, that document replaces the
- * example of the input PDF (the first item of a repeated part).
+ * The action's required fields (and those marked inExample; with `every`,
+ * all its fields) with their examples, as a form sends them (text, and
+ * fixture files as bytes). With `file`, that document replaces the example of
+ * the input PDF (the first item of a repeated part).
  */
-export function exampleRequest(action: AnyAction, file?: Uint8Array): Record<string, ExamplePart> {
+export function exampleRequest(action: AnyAction, file?: Uint8Array, every = false): Record<string, ExamplePart> {
   const request: Record<string, ExamplePart> = {};
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
-    if (!field.required && !field.inExample) continue;
+    if (!field.required && !field.inExample && !every) continue;
     if (field.kind !== 'file') {
       request[name] = String(field.example);
       continue;
@@ -30,9 +31,10 @@ export function exampleRequest(action: AnyAction, file?: Uint8Array): Record<str
   return request;
 }
 
-/** The password that opens an action's output, when the example request sets one (add_password). */
+/** The password that opens an action's output, when the example request sets one (add_password; add_restrictions' user_password). */
 export function examplePassword(request: Record<string, ExamplePart>): string | undefined {
-  return typeof request.password === 'string' ? request.password : undefined;
+  const password = request.password ?? request.user_password;
+  return typeof password === 'string' ? password : undefined;
 }
 
 /**

@@ -45,7 +45,8 @@ const line = (n: number): TextField => ({
   minLength: 1,
   maxLength: 200,
   ...(n === 1 ? { required: true } : {}),
-  example: n === 1 ? 'DRAFT · Черновик · Προσχέδιο' : `Line ${n}`,
+  // Line 2's example shows that text beyond Latin-1 is drawn too (with an embedded font).
+  example: n === 1 ? 'DRAFT' : n === 2 ? 'Черновик · Προσχέδιο' : `Line ${n}`,
   help: n === 1 ? 'The first (or only) line of the watermark text.' : `Line ${n} of the watermark text, below line ${n - 1}.`,
 });
 
