@@ -14,7 +14,8 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SIGNED_OUTPUTS, buildSignedFixtures } from './fixtures-signing.mjs';
-import { HOSTILE_OUTPUTS, buildHostileFixtures } from './hostile-fixtures.mjs';
+import { deflateSync } from 'node:zlib';
+import { HOSTILE_OUTPUTS, buildHostileFixtures, png } from './hostile-fixtures.mjs';
 // @cantoo/pdf-lib is imported lazily (see the bottom of this file), so the
 // up-to-date check stays fast.
 let PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFString, StandardFonts, degrees, rgb;
@@ -53,6 +54,7 @@ const OUTPUTS = [
   'merge-b.pdf',
   'sized.pdf',
   'watermark-pages.pdf',
+  'watermark.png',
   ...SIGNED_OUTPUTS,
   ...HOSTILE_OUTPUTS,
 ];
@@ -746,6 +748,8 @@ async function buildAll() {
   await buildMerge('merge-b.pdf', 'B', 3, A4);
   await buildSized();
   await buildWatermarkPages();
+  // The example image of add_image_watermark (its declaration names it): 64 x 32 mid-grey pixels.
+  writeOut('watermark.png', png(64, 32, deflateSync(Buffer.concat(Array.from({ length: 32 }, () => Buffer.from([0, ...new Array(64).fill(0x80)]))))));
 
   // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).
   await buildSignedFixtures({ lib: await import('@cantoo/pdf-lib'), newDoc, addMarkedPages, addAnnot, finishForm, writeOut, LETTER, signerKeyCache: join(OUT, 'test-signer-key.pem') });

@@ -28,7 +28,6 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { deflateSync } from 'node:zlib';
 import { postCase, startFuzzServer } from './fuzz-server.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,7 +37,6 @@ const DEADLINE_MS = 10_000;
 const HEAP_MB = 512;
 /** Through the server: no request of a small mutant may take the process past this. */
 const SERVER_RSS_LIMIT_KB = 512 * 1024;
-const PASSWORD = 'fuzz password';
 
 const options = { seconds: 60, cases: undefined, seed: Date.now() % 2 ** 31, actions: undefined, jobs: Math.max(1, availableParallelism()), server: false };
 const argv = process.argv.slice(2);
@@ -65,28 +63,27 @@ const fixtures = readdirSync(FIXTURES)
   .filter((name) => name.endsWith('.pdf'))
   .sort()
   .map((name) => ({ name, bytes: readFileSync(join(FIXTURES, name)) }));
-const image = makePng();
 
-/** The actions and the values each runs with; `file` is the mutated document. */
-const ACTIONS = {
-  rotate_pages: () => ({ angle: '90' }),
-  reverse_pages: () => ({}),
-  extract_pages: () => ({ pages: '1' }),
-  remove_pages: () => ({ pages: '1' }),
-  reorder_pages: () => ({ page_order: '-1..1' }),
-  merge_documents: (file) => ({ file: [file, fixtures[0].bytes] }),
-  split_by_page_count: () => ({ page_count: '1' }),
-  split_by_size: () => ({ maximum_bytes: '20000' }),
-  split_at_page: () => ({ page: '2' }),
-  split_by_groups: () => ({ groups: '1;2..' }),
-  add_text_watermark: () => ({ line_1: 'FUZZ' }),
-  add_image_watermark: () => ({ image }),
-  add_password: () => ({ password: PASSWORD }),
-  add_restrictions: () => ({ owner_password: PASSWORD }),
-  remove_password: () => ({ password: PASSWORD }),
-  remove_restrictions: () => ({}),
-  remove_signatures: () => ({}),
-};
+/**
+ * Every action of the catalog, with the values of its example request (the
+ * declarations' examples: text, and files of fixtures/out/); `file` is the
+ * mutant (the first of merge_documents' files).
+ */
+const { actions } = await import(new URL('../dist/index.js', import.meta.url).href);
+const ACTIONS = Object.fromEntries(
+  actions.map((action) => {
+    const values = {};
+    for (const [name, field] of Object.entries(action.fields)) {
+      if (!field.required && !field.inExample) continue;
+      if (field.kind !== 'file') values[name] = String(field.example);
+      else {
+        const files = [field.example].flat().map((example) => new Uint8Array(readFileSync(join(FIXTURES, example))));
+        values[name] = field.multiple ? files : files[0];
+      }
+    }
+    return [action.name, (file) => ({ ...values, file: Array.isArray(values.file) ? [file, ...values.file.slice(1)] : file })];
+  }),
+);
 const actionNames = options.actions ?? Object.keys(ACTIONS);
 for (const name of actionNames) {
   if (!ACTIONS[name]) {
@@ -183,7 +180,7 @@ function startWorker() {
 /** Runs one case on `slot`'s worker; a worker that dies or passes the deadline is replaced. */
 async function runCase(slot, test) {
   await slot.ready;
-  const values = { file: test.bytes, ...ACTIONS[test.action](test.bytes) };
+  const values = ACTIONS[test.action](test.bytes);
   return new Promise((resolve) => {
     const started = performance.now();
     const finish = (result) => {
@@ -281,7 +278,8 @@ function judge(test, result) {
   const input = qpdfReads(test.bytes);
   if (input === undefined) undecided++;
   if (!input) return undefined;
-  const password = test.action.startsWith('add_') && test.action !== 'add_text_watermark' && test.action !== 'add_image_watermark' ? PASSWORD : undefined;
+  // The password of the example request opens an output it encrypted (add_password).
+  const password = ACTIONS[test.action](test.bytes).password;
   for (const [index, output] of outputs.entries()) {
     const reads = qpdfReads(output, password, true);
     if (reads === undefined) undecided++;
@@ -329,7 +327,7 @@ if (options.server) {
         if (restarting) await restarting;
         const test = makeCase(options.seed, next++);
         const current = server;
-        const result = await postCase(current, test, { file: test.bytes, ...ACTIONS[test.action](test.bytes) }, DEADLINE_MS);
+        const result = await postCase(current, test, ACTIONS[test.action](test.bytes), DEADLINE_MS);
         record(test, result);
         peakRssKb = Math.max(peakRssKb, current.peakRssKb);
         // One slot replaces a dead server; the others wait for it (two would start two, and leave one running).
@@ -363,33 +361,3 @@ if (options.server) {
 console.log(`fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${undecided ? `, ${undecided} without a verdict from qpdf (past its own ${JUDGE_TIMEOUT_MS / 1000} s)` : ''}${options.server ? `; through a live server, peak RSS ${Math.round(peakRssKb / 1024)} MiB` : ''}${failures.length ? ` (inputs in ${OUT})` : ''}`);
 process.exit(failures.length > 0 ? 1 : 0);
 
-/** A 64 x 32 RGBA PNG for add_image_watermark. */
-function makePng() {
-  const width = 64;
-  const height = 32;
-  const raw = Buffer.alloc(height * (1 + width * 4), 0x80);
-  for (let y = 0; y < height; y++) raw[y * (1 + width * 4)] = 0;
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type, data) => {
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    out.write(type, 4, 'latin1');
-    data.copy(out, 8);
-    out.writeUInt32BE(crc(out.subarray(4, 8 + data.length)), 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 6, 0, 0, 0], 8);
-  return new Uint8Array(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]));
-}

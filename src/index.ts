@@ -21,6 +21,7 @@ function library<A extends ActionDefinition<any, any>>(action: A): (input: Actio
   };
 }
 
+// Library functions: generated from the catalog by `npm run readme`; do not edit by hand.
 export const addPassword = library(catalog.addPassword);
 export const addRestrictions = library(catalog.addRestrictions);
 export const removePassword = library(catalog.removePassword);
@@ -38,6 +39,7 @@ export const splitAtPage = library(catalog.splitAtPage);
 export const splitByGroups = library(catalog.splitByGroups);
 export const addTextWatermark = library(catalog.addTextWatermark);
 export const addImageWatermark = library(catalog.addImageWatermark);
+// End of library functions.
 
 export { actions, findAction } from './actions/index.js';
 export { runAction, validateInput, type ActionResult, type RunOptions } from './core/run.js';

@@ -1,8 +1,9 @@
 /**
  * Every declared action reaches every surface: a CLI subcommand with its
- * aliases, an HTTP route, an OpenAPI operation, a library function, help for
- * each field, and tests of its own. Adding an action without one of them
- * fails here.
+ * aliases, an HTTP route, an OpenAPI operation, a library function, help and
+ * an example for each field, and tests of its own. Adding an action without
+ * one of them fails here. The catalog is the folders of src/actions/
+ * (test/readme.test.ts checks that src/actions/catalog.ts lists them all).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,25 +13,27 @@ import { camelName, kebabName } from '../src/core/action.js';
 import type { Field } from '../src/core/fields.js';
 import { buildProgram } from '../src/cli/main.js';
 import { openApiDocument } from '../src/server/openapi.js';
+import { runAction, validateInput } from '../src/core/run.js';
+import { examplePassword, exampleRequest } from './helpers/examples.js';
+import { fixture, qpdfCheck } from './helpers/pdf-tools.js';
 import { inProcessApp } from './server/harness.js';
 
-/** The 17 actions of SERVICE.md and DECISIONS.md §2. */
-const CATALOG = [
-  'add_password', 'add_restrictions', 'remove_password', 'remove_restrictions', 'remove_signatures',
-  'reorder_pages', 'extract_pages', 'rotate_pages', 'reverse_pages', 'remove_pages', 'merge_documents',
-  'split_by_size', 'split_by_page_count', 'split_at_page', 'split_by_groups',
-  'add_text_watermark', 'add_image_watermark',
-];
+const ACTIONS = new URL('../src/actions/', import.meta.url);
+const folders = readdirSync(ACTIONS, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 
-const testSources = readdirSync(new URL('./actions/', import.meta.url))
-  .map((name) => readFileSync(new URL(`./actions/${name}`, import.meta.url), 'utf8'))
+/** The test files of an action: under test/actions/, or in its own folder. */
+const testSources = [
+  ...readdirSync(new URL('./actions/', import.meta.url)).map((name) => new URL(`./actions/${name}`, import.meta.url)),
+  ...folders.flatMap((folder) => readdirSync(new URL(folder, ACTIONS.href + '/')).filter((name) => name.endsWith('.test.ts')).map((name) => new URL(`${folder}/${name}`, ACTIONS))),
+]
+  .map((file) => readFileSync(file, 'utf8'))
   .join('\n');
 
 describe('action registry', () => {
-  it('declares only actions of the catalog, each once', () => {
+  it('is the folders of src/actions/: one action each, named as its folder, listed once', () => {
     const names = actions.map((a) => a.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const name of names) expect(CATALOG).toContain(name);
+    expect([...names].sort()).toEqual([...folders].sort());
   });
 
   describe.each(actions.map((a) => [a.name, a] as const))('%s', (name, action) => {
@@ -40,6 +43,26 @@ describe('action registry', () => {
         expect(field.help, fieldName).toMatch(/\w/);
         expect(/^[a-z][a-z0-9_]*$/.test(fieldName), fieldName).toBe(true);
       }
+    });
+
+    it('has an example for every field that passes the field\'s own rules', () => {
+      const fields = action.fields as Record<string, Field>;
+      const raw = Object.fromEntries(
+        Object.entries(fields).map(([fieldName, field]) => {
+          if (field.kind !== 'file') return [fieldName, String(field.example)];
+          const files = [field.example].flat().map((example) => fixture(example));
+          return [fieldName, field.multiple ? files : files[0]];
+        }),
+      );
+      expect(Object.keys(validateInput(action, raw))).toEqual(Object.keys(fields));
+    });
+
+    it.each([false, true])('runs on its example request (every field: %s), and qpdf reads every output', async (every) => {
+      const request = exampleRequest(action, undefined, every);
+      const result = await runAction(action, request);
+      const outputs = result.output === 'document' ? [result.bytes] : result.documents.map((d) => d.bytes);
+      expect(outputs.length).toBeGreaterThan(0);
+      for (const output of outputs) expect((await qpdfCheck(output, examplePassword(request))).exitCode, name).toBe(0);
     });
 
     it('is a CLI subcommand under its kebab-case name with the API name as an alias', () => {
@@ -62,7 +85,7 @@ describe('action registry', () => {
       expect(typeof (library as Record<string, unknown>)[camelName(name)]).toBe('function');
     });
 
-    it('has tests of its own under test/actions', () => {
+    it('has tests of its own, under test/actions or in its folder', () => {
       expect(testSources).toContain(name);
     });
 

@@ -10,6 +10,10 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
+import { orList, PLANS } from '../core/plans.js';
+import { KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
+import { addOptions } from './options.js';
+import { VERSION } from '../core/version.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -17,7 +21,7 @@ export const EXIT_INVALID = 2;
 
 /**
  * The whole program, or with `only`, the program with that one action: a run
- * of an action needs no other command, and building the 16 others with all
+ * of an action needs no other command, and building the others with all
  * their options was a tenth of a short run's time.
  */
 export function buildProgram(only?: AnyAction): Command {
@@ -56,33 +60,7 @@ export function buildProgram(only?: AnyAction): Command {
       if (!(SHELLS as readonly string[]).includes(shell)) throw ValidationError.field('shell', `${JSON.stringify(shell)} is not one of ${SHELLS.join(', ')}`);
       process.stdout.write(completionScript(program, shell as (typeof SHELLS)[number]));
     });
-  program
-    .command('serve')
-    .description('Serve the actions as the /v1/ HTTP API.')
-    .option('--host <host>', 'address to bind; without --https only loopback addresses are allowed', '127.0.0.1')
-    .option('--port <port>', 'port to listen on; 0 picks a free one', '8080')
-    .option('--region <region>', 'region this server answers for: global, us, us-hipaa, eu, uk, ca, au, jp, in, br', 'global')
-    .option('--keys-file <path>', 'read API keys from this keys file, without accounts or usage (also $PDFSVC_KEYS_FILE)')
-    .addOption(new Option('--database-url <url>', 'accounts, keys and usage in this PostgreSQL database, shared by several servers (postgres://user:password@host/db)').env('PDFSVC_DATABASE_URL'))
-    .addOption(new Option('--data-dir <dir>', 'accounts, keys and usage in the embedded database here (default: $XDG_DATA_HOME/pdfsvc/db)').env('PDFSVC_DATA_DIR'))
-    .addOption(new Option('--dashboard-url <url>', 'base of the dashboard links printed at start-up').env('PDFSVC_DASHBOARD_URL'))
-    .option('--no-dashboard', 'with a database, do not serve the key dashboard at /dashboard (when one pdfsvc dashboard serves every region)')
-    .option('--https', 'serve TLS (with --cert/--key, or a self-signed certificate)')
-    .option('--cert <file>', 'TLS certificate (PEM)')
-    .option('--key <file>', 'TLS private key (PEM)')
-    .option('--max-upload-bytes <n>', 'largest request body accepted', String(100 * 1024 * 1024))
-    .option('--workers <n>', 'worker threads for PDF work (default: number of cores)')
-    .option('--metrics-port <port>', 'serve Prometheus metrics on GET /metrics at this port, on a listener of its own (default: none; 0 picks a free port)')
-    .option('--metrics-host <host>', 'address of the metrics listener', '127.0.0.1')
-    .option('--metrics-key-labels', 'label request counts with the key name (never the key)')
-    .option('--rate-limit <limits>', 'requests per key by plan, such as free=60/min,starter=600/min,business=6000/min (default: none); past it 429')
-    .option('--max-memory <size>', 'memory the requests in flight may hold together (2GiB, 512MiB); past it new ones get 503 (default: 80% of the container limit, else half the RAM)')
-    .option('--worker-heap-mb <n>', 'most V8 heap one worker may use; past it that request alone gets 503 and the worker is replaced (default 1024)')
-    .option('--max-queue <n>', 'requests that may wait for a worker; past that, 503 with Retry-After (default: 16 per worker, at least 64)')
-    .option('--request-timeout-ms <n>', 'longest a request may take, upload included; past it the work is stopped (408 or 503)', '120000')
-    .option('--error-type-base <uri>', 'base URI of problem types (default: <request origin>/v1/errors)')
-    .option('--audit-log <destination>', 'one JSON line per request (time, key id, account, action, status, bytes, pages; never names, values or contents) to stderr or file:PATH; required with --region us-hipaa')
-    .option('--insecure-development', 'with --region us-hipaa only: allow plain HTTP on loopback and a development key, for a development run without health information (announced at start-up)')
+  addOptions(program.command('serve').description('Serve the actions as the /v1/ HTTP API.'), SERVE_OPTIONS)
     .action(async (options) => {
       const { serveFromCli } = await import('../server/serve.js');
       await serveFromCli(options);
@@ -90,37 +68,19 @@ export function buildProgram(only?: AnyAction): Command {
   const keys = program.command('keys').description('Create, list, rotate and revoke API keys (in the database, or in a keys file with --keys-file).');
   const keysCli = () => import('../server/keys-cli.js');
   databaseOptions(
-    keys
-      .command('create')
-      .description("Create a key for an account (it has the account's plan); prints it once, as the only line on standard output.")
-      .option('--account <name>', 'the account the key belongs to (database)')
-      .option('--name <name>', 'a name to tell the key apart (default: key-<id>)')
-      .option('--regions <list>', "limit the key to some of the plan's regions, such as eu or us,eu (default: all of them)")
-      .option('--expires <when>', 'the key stops working then: a duration from now (30d, 12h) or a date (2027-01-31)')
-      .option('--plan <plan>', 'keys file only: free, starter or business'),
+    addOptions(keys.command('create').description("Create a key for an account (it has the account's plan); prints it once, as the only line on standard output."), KEYS_OPTIONS.create),
   ).action(async (options) => (await keysCli()).createKey(options));
   databaseOptions(
-    keys
-      .command('list')
-      .description('List keys (id, account, name, prefix, plan, created, last used, expires); never the keys themselves.')
-      .option('--account <name>', 'only this account\'s keys')
-      .option('--all', 'revoked keys too')
-      .option('--json', 'print as JSON'),
+    addOptions(keys.command('list').description('List keys (id, account, name, prefix, plan, created, last used, expires); never the keys themselves.'), KEYS_OPTIONS.list),
   ).action(async (options) => (await keysCli()).listKeys(options));
   databaseOptions(
-    keys
-      .command('rotate')
-      .description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.')
-      .argument('<name-or-id>')
-      .option('--grace <duration>', 'how long the old key keeps working (24h, 30m, 7d)', '24h')
-      .option('--account <name>', 'the account, when several have a key of that name'),
+    addOptions(
+      keys.command('rotate').description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.').argument('<name-or-id>'),
+      KEYS_OPTIONS.rotate,
+    ),
   ).action(async (nameOrId: string, options) => (await keysCli()).rotateKey(nameOrId, options));
   databaseOptions(
-    keys
-      .command('revoke')
-      .description('Revoke a key by its name or id: every server refuses it within 2 s.')
-      .argument('<name-or-id>')
-      .option('--account <name>', 'the account, when several have a key of that name'),
+    addOptions(keys.command('revoke').description('Revoke a key by its name or id: every server refuses it within 2 s.').argument('<name-or-id>'), KEYS_OPTIONS.revoke),
   ).action(async (nameOrId: string, options) => (await keysCli()).revokeKey(nameOrId, options));
   databaseOptions(
     keys
@@ -149,7 +109,7 @@ export function buildProgram(only?: AnyAction): Command {
       .description('Create an account; prints a one-time link that sets its dashboard password.')
       .argument('<name>', "the account's name (letters, digits, '.', '_', '-')")
       .requiredOption('--email <address>', "the owner's e-mail address (the dashboard sign-in)")
-      .requiredOption('--plan <plan>', 'free, starter or business')
+      .requiredOption('--plan <plan>', orList(PLANS))
       .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
       .option('--link-ttl <duration>', 'how long the link works', '24h'),
     false,
@@ -157,7 +117,7 @@ export function buildProgram(only?: AnyAction): Command {
   databaseOptions(accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'), false).action(async (options) =>
     (await accountsCli()).accountsList(options),
   );
-  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', 'free, starter or business'), false).action(
+  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)), false).action(
     async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options),
   );
   databaseOptions(accounts.command('suspend').description("Suspend an account: its keys get 403 within 2 s on every server.").argument('<name>'), false).action(async (name: string, options) =>
@@ -252,9 +212,6 @@ export function actionNamedIn(argv: string[]): AnyAction | undefined {
   }
   return undefined;
 }
-
-declare const __PDFSVC_VERSION__: string | undefined;
-const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 export async function main(argv: string[]): Promise<void> {
   // The command line's own process: its heap may grow to twice what is live (core/heap-growth.ts says why).

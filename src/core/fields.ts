@@ -14,6 +14,8 @@ interface FieldCommon {
   /** One sentence for --help, the OpenAPI description and the docs page. */
   help: string;
   required?: boolean;
+  /** Sent by the example request (the required fields and these) although optional: remove_password's example document needs its password. */
+  inExample?: true;
 }
 
 export interface FileField extends FieldCommon {
@@ -22,6 +24,8 @@ export interface FileField extends FieldCommon {
   accepts: 'pdf' | 'image';
   /** merge_documents: the part repeated (or numbered `file_1` … `file_N`). */
   multiple?: { numberedUpTo: number };
+  /** A file of fixtures/out/ (scripts/build-fixtures.mjs) the action succeeds on: the tests send it; a list for `multiple`. */
+  example: string | readonly string[];
 }
 
 export interface TextField extends FieldCommon {
@@ -34,6 +38,8 @@ export interface TextField extends FieldCommon {
   secret?: boolean;
   /** Treat an empty value as absent (SERVICE.md: an empty user_password means none). */
   emptyMeansAbsent?: boolean;
+  /** A value the action takes: the OpenAPI document, /docs, the README and the tests show or send it. */
+  example: string;
 }
 
 export interface IntegerField extends FieldCommon {
@@ -42,6 +48,8 @@ export interface IntegerField extends FieldCommon {
   max?: number;
   oneOf?: readonly number[];
   default?: number;
+  /** As TextField's example. */
+  example: number;
 }
 
 export interface NumberField extends FieldCommon {
@@ -52,22 +60,30 @@ export interface NumberField extends FieldCommon {
   default?: number;
   /** Text for the default when it is computed per page rather than fixed. */
   defaultHelp?: string;
+  /** As TextField's example. */
+  example: number;
 }
 
 export interface BooleanField extends FieldCommon {
   kind: 'boolean';
   default: boolean;
+  /** As TextField's example. */
+  example: boolean;
 }
 
 export interface ChoiceField<V extends string = string> extends FieldCommon {
   kind: 'choice';
   values: readonly V[];
   default?: V;
+  /** As TextField's example. */
+  example: V;
 }
 
 export interface ColorField extends FieldCommon {
   kind: 'color';
   default: string;
+  /** As TextField's example. */
+  example: string;
 }
 
 /**
@@ -78,6 +94,8 @@ export interface ColorField extends FieldCommon {
 export interface PagesField extends FieldCommon {
   kind: 'pages';
   form: 'set' | 'ordered' | 'groups' | 'single';
+  /** As TextField's example. */
+  example: string;
 }
 
 export type Field = FileField | TextField | IntegerField | NumberField | BooleanField | ChoiceField | ColorField | PagesField;

@@ -24,6 +24,7 @@ interface Schema {
   writeOnly?: boolean;
   contentMediaType?: string;
   minItems?: number;
+  examples?: unknown[];
 }
 
 interface FormSchema {
@@ -130,6 +131,11 @@ function control(operation: string, name: string, schema: Schema, required: bool
   return `<div class="control"><label for="${id}"><code>${escape(name)}</code>${required ? ' <span class="req">required</span>' : ''}</label>${input}</div>`;
 }
 
+/** A value as one shell word: quoted when it holds anything but safe characters. */
+function shellWord(text: string): string {
+  return /^[\w.,:@%+=\/-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
 function curlExample(path: string, properties: Record<string, Schema>, required: string[], splits: boolean): string {
   const parts = ['curl -sS', '-H "X-API-Key: $KEY"'];
   if (splits) parts.push('-H "Accept: application/zip"');
@@ -137,7 +143,11 @@ function curlExample(path: string, properties: Record<string, Schema>, required:
     if (!required.includes(name)) continue;
     if (schema.type === 'array') parts.push(`-F ${name}=@a.pdf -F ${name}=@b.pdf`);
     else if (schema.format === 'binary') parts.push(`-F ${name}=@${schema.contentMediaType === 'application/pdf' ? 'in.pdf' : 'image.png'}`);
-    else parts.push(`-F ${name}=${schema.enum ? String(schema.enum.find((v) => v !== 0) ?? schema.enum[0]) : '…'}`);
+    else {
+      // curl -F reads ';' as the start of a part's parameters and a leading @ or < as a file: --form-string sends the text as it is.
+      const value = String(schema.examples?.[0] ?? '…');
+      parts.push(`${/[;@<]/.test(value) ? '--form-string' : '-F'} ${shellWord(`${name}=${value}`)}`);
+    }
   }
   parts.push(`-o ${splits ? 'out.zip' : 'out.pdf'}`, `"$BASE${path}"`);
   return parts.join(' ');

@@ -5,7 +5,9 @@
  */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { keySource, type StoreOptions } from '../store/location.js';
-import { PLANS, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type Plan, type StoredKey } from './keys.js';
+import { parseOptions, type OptionValues } from '../cli/options.js';
+import { PLANS, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type StoredKey } from './keys.js';
+import { KEYS_OPTIONS } from './options.js';
 
 type KeysOptions = StoreOptions & { account?: string };
 
@@ -23,24 +25,28 @@ async function keysFileFor(options: KeysOptions, database: (cli: typeof import('
   return source.path;
 }
 
-export async function createKey(options: KeysOptions & { plan?: string; name?: string; regions?: string; expires?: string }): Promise<void> {
-  const path = await keysFileFor(options, (cli) => cli.keysCreate(options));
+/** `raw` is what commander parsed (text): the database checks it its own way, a keys file by the declarations. */
+export async function createKey(raw: KeysOptions & Record<string, unknown>): Promise<void> {
+  const path = await keysFileFor(raw, (cli) => cli.keysCreate(raw as Parameters<typeof cli.keysCreate>[0]));
   if (path === undefined) return;
-  if (options.regions || options.expires) throw ValidationError.field(options.regions ? 'regions' : 'expires', 'keys in a keys file cannot be limited to regions or given an expiry; use the database (leave out --keys-file)');
-  if (!PLANS.includes(options.plan as Plan)) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got ${JSON.stringify(options.plan)}`);
+  if (raw.regions || raw.expires) throw ValidationError.field(raw.regions ? 'regions' : 'expires', 'keys in a keys file cannot be limited to regions or given an expiry; use the database (leave out --keys-file)');
+  // Checked here, not before: the database refuses --plan whatever its value (a key has its account's plan).
+  const options = parseOptions(KEYS_OPTIONS.create, raw);
+  const { plan } = options;
+  if (plan === undefined) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got undefined`);
   const key = newKey();
   const { id, name } = await updateKeysFile(path, (file) => {
     const id = newKeyId();
     const name = options.name ?? `key-${id.slice(2)}`;
     if (file.keys.some((k) => k.name === name)) throw ValidationError.field('name', `a key named ${JSON.stringify(name)} already exists; choose another name or revoke it first`);
-    file.keys.push({ id, name, plan: options.plan as Plan, hash: hashKey(key), created: new Date().toISOString() });
+    file.keys.push({ id, name, plan, hash: hashKey(key), created: new Date().toISOString() });
     return { id, name };
   });
   process.stdout.write(`${key}\n`);
   process.stderr.write(`created key ${id} (${name}, plan ${options.plan}) in ${path}; it is shown only this once\n`);
 }
 
-export async function listKeys(options: KeysOptions & { json?: boolean; all?: boolean }): Promise<void> {
+export async function listKeys(options: KeysOptions & OptionValues<typeof KEYS_OPTIONS.list>): Promise<void> {
   const path = await keysFileFor(options, (cli) => cli.keysList(options));
   if (path === undefined) return;
   const { keys } = await readKeysFile(path);
@@ -71,7 +77,7 @@ export async function revokeKey(nameOrId: string, options: KeysOptions): Promise
  * renamed NAME-old-<id>), printed once; the old one keeps working for the
  * grace period so it can be replaced where it is deployed, then stops.
  */
-export async function rotateKey(nameOrId: string, options: KeysOptions & { grace?: string }): Promise<void> {
+export async function rotateKey(nameOrId: string, options: KeysOptions & OptionValues<typeof KEYS_OPTIONS.rotate>): Promise<void> {
   const grace = parseDuration(options.grace ?? '24h');
   if (grace === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
   const path = await keysFileFor(options, (cli) => cli.keysRotate(nameOrId, options));

@@ -7,18 +7,9 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-export const PLANS = ['free', 'starter', 'business'] as const;
-export type Plan = (typeof PLANS)[number];
+import type { Plan, Region } from '../core/plans.js';
 
-export const REGIONS = ['global', 'us', 'us-hipaa', 'eu', 'uk', 'ca', 'au', 'jp', 'in', 'br'] as const;
-export type Region = (typeof REGIONS)[number];
-
-/** SERVICE.md, "Region availability by plan". */
-export const PLAN_REGIONS: Record<Plan, readonly Region[]> = {
-  free: ['global'],
-  starter: ['global', 'us', 'eu'],
-  business: REGIONS,
-};
+export { PLAN_REGIONS, PLANS, REGIONS, type Plan, type Region } from '../core/plans.js';
 
 export interface StoredKey {
   id: string;

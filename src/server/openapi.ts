@@ -90,11 +90,17 @@ function schemaFor(field: Field): Schema {
         minLength: 1,
         maxLength: MAX_PAGE_SPEC_LENGTH,
         pattern: PAGE_PATTERNS[field.form],
-        examples: PAGE_EXAMPLES[field.form],
         description: `${description}${fallback ? ` Default: ${fallback}.` : ''} A page the document does not have is a 400 too.`,
       };
     }
   }
+}
+
+/** The declared example first (a value this action takes), then for page syntax the other forms it accepts. */
+function examplesOf(field: Field): Schema {
+  if (field.kind === 'file') return {};
+  const forms = field.kind === 'pages' ? PAGE_EXAMPLES[field.form] : [];
+  return { examples: [field.example, ...forms.filter((example) => example !== field.example)] };
 }
 
 /** The form of one action: its fields, nothing else (an unknown field is a 400), with merge's numbered alternative to the repeated part. */
@@ -105,7 +111,7 @@ function requestSchema(action: AnyAction): { schema: Schema; encoding: Record<st
   const required: string[] = [];
   const form: Schema = {};
   for (const [name, field] of Object.entries(fields)) {
-    properties[name] = JSON.parse(JSON.stringify(schemaFor(field))) as Schema;
+    properties[name] = JSON.parse(JSON.stringify({ ...schemaFor(field), ...examplesOf(field) })) as Schema;
     if (field.kind === 'file') {
       const contentType = field.accepts === 'pdf' ? 'application/pdf' : 'image/png, image/jpeg';
       encoding[name] = { contentType, ...(field.multiple ? { style: 'form', explode: true } : {}) };
@@ -330,7 +336,7 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
     security: [{ ApiKey: [] }],
     paths,
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A key from pdfsvc keys create; one key works on every region its plan includes (Free: global; Starter: global, us, eu; Business: all).' } },
+      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `A key from pdfsvc keys create; one key works on every region its plan includes (${PLANS.map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)}: ${PLAN_REGIONS[plan] === REGIONS ? 'all' : PLAN_REGIONS[plan].join(', ')}`).join('; ')}).` } },
       headers: {
         'X-Region': { description: 'The region that answered.', schema: { type: 'string', enum: [...REGIONS] } },
         'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },

@@ -22,7 +22,7 @@ import { PdfsvcError, ValidationError, ValidationErrors } from '../core/errors.j
 import { problem } from '../core/problem.js';
 import { createApp } from './app.js';
 import { auditRecord, endpointOf, openAuditLog, refusedRecord } from './audit.js';
-import { KeyStore, REGIONS, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
+import { KeyStore, hashKey, newKey, readKeysFile, type Region, type StoredKey } from './keys.js';
 import type { UsageMeter } from './accounts.js';
 import { keySource } from '../store/location.js';
 import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
@@ -30,39 +30,12 @@ import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
 import { Metrics } from './metrics.js';
 import { currentRuntime, enforceTlsFloor, ephemeralKeyRefusal, HIPAA_REGION, HSTS, INSECURE_DEVELOPMENT_WARNING, MIN_TLS_VERSION, regionRefusals } from './us-hipaa.js';
+import { VERSION } from '../core/version.js';
+import { parseOptions, type OptionValues } from '../cli/options.js';
+import { SERVE_OPTIONS } from './options.js';
 
-export interface ServeOptions {
-  host: string;
-  port: string;
-  region: string;
-  keysFile?: string;
-  databaseUrl?: string;
-  dataDir?: string;
-  dashboardUrl?: string;
-  /** false (--no-dashboard): no /dashboard on this server. */
-  dashboard?: boolean;
-  https?: boolean;
-  cert?: string;
-  key?: string;
-  maxUploadBytes: string;
-  workers?: string;
-  workerHeapMb?: string;
-  maxMemory?: string;
-  rateLimit?: string;
-  metricsPort?: string;
-  metricsHost?: string;
-  metricsKeyLabels?: boolean;
-  maxQueue?: string;
-  requestTimeoutMs: string;
-  errorTypeBase?: string;
-  /** Where the audit log goes: stderr, file:PATH (audit.ts). Required in us-hipaa. */
-  auditLog?: string;
-  /** us-hipaa only: allow plain HTTP on loopback and a development key. */
-  insecureDevelopment?: boolean;
-}
-
-declare const __PDFSVC_VERSION__: string | undefined;
-const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
+/** The options of `pdfsvc serve`, typed from their declarations (server/options.ts). */
+export type ServeOptions = OptionValues<typeof SERVE_OPTIONS>;
 
 /** Slow-client limits that are not options (README, "Running the server for real use"). */
 export const LIMITS = {
@@ -86,13 +59,6 @@ export const LIMITS = {
   shutdownDrainMs: 10_000,
 };
 
-function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || (!allowZero && n === 0)) throw ValidationError.field(name, `must be a whole number${allowZero ? '' : ' above 0'}; got ${JSON.stringify(text)}`);
-  return n;
-}
-
 /** Loopback addresses and names: the only places plain HTTP may be served. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -110,26 +76,20 @@ function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   logLine({ time: new Date().toISOString(), event, ...fields });
 }
 
-export async function serveFromCli(options: ServeOptions): Promise<void> {
-  if (!REGIONS.includes(options.region as Region)) {
-    throw ValidationError.field('region', `unknown region ${JSON.stringify(options.region)}; use one of ${REGIONS.join(', ')}`);
-  }
-  const region = options.region as Region;
+/** `pdfsvc serve`: `raw` is what commander parsed; the declarations check it (a bad value is exit status 2, naming the option). */
+export async function serveFromCli(raw: Record<string, unknown>): Promise<void> {
+  const options = parseOptions(SERVE_OPTIONS, raw);
+  const { region } = options;
   // The region's own rules (us-hipaa), all refusals at once: an operator fixes them in one go.
   const regionErrors = new ValidationErrors();
   for (const [option, why] of regionRefusals(region, options, currentRuntime())) regionErrors.add(option, why);
   regionErrors.throwIfAny();
   const hipaa = region === HIPAA_REGION;
-  const port = positiveInteger('port', options.port, true)!;
-  const maxUploadBytes = positiveInteger('max-upload-bytes', options.maxUploadBytes)!;
-  const workers = positiveInteger('workers', options.workers);
-  const workerHeapMb = positiveInteger('worker-heap-mb', options.workerHeapMb);
+  const { port, maxUploadBytes, workers, workerHeapMb, maxQueue, requestTimeoutMs, metricsPort } = options;
   const maxMemory = options.maxMemory === undefined ? defaultMemoryBudget() : parseSize(options.maxMemory);
   if (maxMemory === undefined) throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
   const memoryBudget = new MemoryBudget(maxMemory);
   const rateLimiter = options.rateLimit ? new RateLimiter(parseRateLimits(options.rateLimit)) : undefined;
-  const maxQueue = positiveInteger('max-queue', options.maxQueue, true);
-  const requestTimeoutMs = positiveInteger('request-timeout-ms', options.requestTimeoutMs)!;
   if (!options.https && !isLoopback(options.host)) {
     throw ValidationError.field(
       'host',
@@ -152,8 +112,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   // The port asked for, or none: a load balancer pointed at it must not find another server there, or nothing.
   if (port !== 0) await ensurePortFree(options.host, port);
 
-  const metricsPort = positiveInteger('metrics-port', options.metricsPort, true);
-  const metricsHost = options.metricsHost ?? '127.0.0.1';
+  const { metricsHost } = options;
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
   const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;

@@ -30,7 +30,7 @@ export const MIN_TLS_VERSION = 'TLSv1.2';
 export interface RegionOptions {
   https?: boolean;
   cert?: string;
-  metricsPort?: string;
+  metricsPort?: number;
   metricsKeyLabels?: boolean;
   auditLog?: string;
   insecureDevelopment?: boolean;

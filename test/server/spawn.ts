@@ -74,6 +74,8 @@ export interface ServeOptions {
   keys?: { path: string; key: string } | null;
   env?: Record<string, string>;
   cwd?: string;
+  /** The CLI to serve with (default: this checkout's bin/pdfsvc.js). */
+  cli?: string;
   /** A command the server runs under (`strace -f …`, `setpriv …`). */
   wrapper?: string[];
   startTimeoutMs?: number;
@@ -81,7 +83,7 @@ export interface ServeOptions {
 
 export async function serve(options: ServeOptions = {}): Promise<Served> {
   const keys = options.keys === null ? { path: '', key: '' } : (options.keys ?? (await keysFile()));
-  const command = [...(options.wrapper ?? []), process.execPath, CLI, 'serve', '--port', '0', ...(keys.path ? ['--keys-file', keys.path] : []), ...(options.args ?? [])];
+  const command = [...(options.wrapper ?? []), process.execPath, options.cli ?? CLI, 'serve', '--port', '0', ...(keys.path ? ['--keys-file', keys.path] : []), ...(options.args ?? [])];
   const child = execa(command[0], command.slice(1), {
     reject: false,
     cwd: options.cwd ?? ROOT,

@@ -5,7 +5,7 @@ import { layer, margin, position, transparency } from '../add_text_watermark/act
 
 export const fields = {
   file: pdfFile,
-  image: { kind: 'file', accepts: 'image', required: true, help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, grey, RGB or CMYK).' },
+  image: { kind: 'file', accepts: 'image', required: true, example: 'watermark.png', help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, grey, RGB or CMYK).' },
   transparency,
   margin,
   position,
@@ -15,6 +15,7 @@ export const fields = {
     max: 100,
     unit: 'percent',
     default: 50,
+    example: 25,
     help: "Width of the image as a share of the visible page's width; the image keeps its aspect ratio and is made smaller where it would not fit inside the margins.",
   },
   layer,

@@ -6,18 +6,20 @@ import { encryptionAlgorithm, newPassword } from '../../pdf/security/fields.js';
 import { sameSecret } from '../../pdf/security/compare.js';
 
 /** SERVICE.md: eight flags, each true (permitted) by default; see pdf/security/permissions.ts for their /P bits. */
-const flag = (help: string) => ({ kind: 'boolean', default: true, help }) as const satisfies BooleanField;
+const flag = (help: string) => ({ kind: 'boolean', default: true, example: false, help }) as const satisfies BooleanField;
 
 export const fields = {
   file: pdfFile,
   owner_password: {
     ...newPassword,
     required: true,
+    example: 'owner-secret',
     help: 'The owner password: it opens the document and lets a reader change its permissions.',
   },
   user_password: {
     ...newPassword,
     emptyMeansAbsent: true,
+    example: 'open-sesame',
     help: 'An open password as well; omitted or empty means anyone can open the document. Must differ from owner_password.',
   },
   encryption_algorithm: encryptionAlgorithm,

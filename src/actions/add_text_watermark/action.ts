@@ -10,6 +10,7 @@ export const transparency = {
   max: 100,
   unit: 'percent',
   default: 50,
+  example: 30,
   help: 'How much of the page shows through the watermark: 0 is opaque, 100 invisible.',
 } as const satisfies NumberField;
 
@@ -19,6 +20,7 @@ export const margin = {
   max: 1000,
   unit: 'points',
   default: 36,
+  example: 72,
   help: 'Distance from the visible page edges the watermark is anchored to (reduced on pages too small for it: at most a quarter of the shorter side).',
 } as const satisfies NumberField;
 
@@ -26,6 +28,7 @@ export const position = {
   kind: 'choice',
   values: ['center', 'top-left', 'top', 'top-right', 'left', 'right', 'bottom-left', 'bottom', 'bottom-right'],
   default: 'center',
+  example: 'bottom-right',
   help: 'Where on the page, as the reader sees it (after the page\'s rotation, inside its crop box).',
 } as const satisfies ChoiceField;
 
@@ -33,6 +36,7 @@ export const layer = {
   kind: 'choice',
   values: ['over', 'under'],
   default: 'over',
+  example: 'under',
   help: 'Draw above the page content (over) or beneath it (under; hidden wherever the page paints an opaque background).',
 } as const satisfies ChoiceField;
 
@@ -41,6 +45,8 @@ const line = (n: number): TextField => ({
   minLength: 1,
   maxLength: 200,
   ...(n === 1 ? { required: true } : {}),
+  // Line 2's example shows that text beyond Latin-1 is drawn too (with an embedded font).
+  example: n === 1 ? 'DRAFT' : n === 2 ? 'Черновик · Προσχέδιο' : `Line ${n}`,
   help: n === 1 ? 'The first (or only) line of the watermark text.' : `Line ${n} of the watermark text, below line ${n - 1}.`,
 });
 
@@ -56,16 +62,18 @@ export const fields = {
     min: 4,
     max: 400,
     unit: 'points',
+    example: 48,
     defaultHelp: "fitted: the longest line spans about 60 % of the visible page's shorter side",
     help: 'Font size of the text.',
   },
-  color: { kind: 'color', default: '#808080', help: 'Text colour.' },
+  color: { kind: 'color', default: '#808080', example: '#c00000', help: 'Text colour.' },
   transparency,
   rotation: {
     kind: 'number',
     min: -360,
     max: 360,
     unit: 'degrees',
+    example: 45,
     defaultHelp: "along the visible page's diagonal, bottom-left to top-right",
     help: 'Angle of the text as the reader sees it, counter-clockwise (45 rises to the right, -45 falls).',
   },

@@ -8,6 +8,7 @@ export const fields = {
     required: true,
     // SERVICE.md: numbered fields file_1 … file_10; more needs the repeated part.
     multiple: { numberedUpTo: 10 },
+    example: ['pages-3.pdf', 'pages-1.pdf'],
     help: 'The PDFs to merge, in order (repeat the part).',
   },
 } as const satisfies FieldMap;

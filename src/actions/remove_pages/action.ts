@@ -4,7 +4,7 @@ import { pdfFile, selectedPages } from '../../core/common-fields.js';
 
 export const fields = {
   file: pdfFile,
-  pages: { ...selectedPages, required: true, help: 'The pages to remove.' },
+  pages: { ...selectedPages, required: true, example: '1', help: 'The pages to remove.' },
 } as const satisfies FieldMap;
 
 export default defineAction({

@@ -3,7 +3,7 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'encrypted-user.pdf' },
   password: {
     kind: 'text',
     // SERVICE.md lists it as required. It is optional here only so that a
@@ -14,6 +14,8 @@ export const fields = {
     // (RC4, AES-128) or 127 bytes (AES-256), so a longer one still opens.
     maxLength: 256,
     secret: true,
+    example: 'secret-user',
+    inExample: true,
     help: 'The password that opens the document now: its user (open) password or its owner password. Omitted only for a document that opens without a password.',
   },
 } as const satisfies FieldMap;

@@ -3,7 +3,7 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'signed.pdf' },
 } as const satisfies FieldMap;
 
 export default defineAction({

@@ -4,7 +4,7 @@ import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
   file: pdfFile,
-  page_order: { kind: 'pages', form: 'ordered', required: true, help: 'The pages of the output, in order.' },
+  page_order: { kind: 'pages', form: 'ordered', required: true, example: '-1..1', help: 'The pages of the output, in order.' },
 } as const satisfies FieldMap;
 
 export default defineAction({

@@ -9,6 +9,7 @@ export const fields = {
     required: true,
     // Readers only honour quarter turns (/Rotate must be a multiple of 90).
     oneOf: [0, 90, 180, 270, -90, -180, -270],
+    example: 90,
     help: 'Degrees to add to the current rotation; positive is clockwise.',
   },
   pages: { ...selectedPages, help: 'The pages to rotate; omitted means every page.' },

@@ -3,11 +3,12 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'pages-10.pdf' },
   page: {
     kind: 'pages',
     form: 'single',
     required: true,
+    example: '2',
     help: 'The first page of the second part (2 to the last page; negative counts from the end).',
   },
 } as const satisfies FieldMap;

@@ -3,11 +3,12 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'pages-10.pdf' },
   groups: {
     kind: 'pages',
     form: 'groups',
     required: true,
+    example: '1;2..',
     help: "One output PDF per group, in the order given; groups are separated by ';', each an ordered page list (1..3;4,6;7..).",
   },
 } as const satisfies FieldMap;

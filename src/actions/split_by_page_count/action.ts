@@ -3,12 +3,13 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'pages-10.pdf' },
   page_count: {
     kind: 'integer',
     required: true,
     // SERVICE.md: 1 or greater. No upper bound: a count past the last page gives one part, the whole document.
     min: 1,
+    example: 2,
     help: 'Pages per output PDF; the last part holds the pages that remain.',
   },
 } as const satisfies FieldMap;

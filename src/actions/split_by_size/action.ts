@@ -3,12 +3,13 @@ import type { FieldMap } from '../../core/fields.js';
 import { pdfFile } from '../../core/common-fields.js';
 
 export const fields = {
-  file: pdfFile,
+  file: { ...pdfFile, example: 'pages-10.pdf' },
   maximum_bytes: {
     kind: 'integer',
     required: true,
     // SERVICE.md: 1 or greater. A limit below the size of any one page gives one page per part.
     min: 1,
+    example: 20000,
     help: 'Largest size in bytes of each output PDF; a single page larger than this comes out alone.',
   },
 } as const satisfies FieldMap;

@@ -13,11 +13,13 @@ export const newPassword = {
   printableAscii: true,
   secret: true,
   help: 'A password.',
+  example: 'open-sesame',
 } as const satisfies TextField;
 
 export const encryptionAlgorithm = {
   kind: 'choice',
   values: ['AES-128', 'AES-256'],
   default: 'AES-128',
+  example: 'AES-256',
   help: 'AES-128 (revision 4, read by every reader since PDF 1.6) or AES-256 (revision 6, PDF 2.0 and Acrobat X and later).',
 } as const satisfies ChoiceField<'AES-128' | 'AES-256'>;

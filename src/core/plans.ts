@@ -1,0 +1,21 @@
+/**
+ * The plans and regions, declared once (SERVICE.md, "Region availability by
+ * plan"): key checks, the OpenAPI document, the dashboard and the command
+ * line's help all read them from here.
+ */
+export const PLANS = ['free', 'starter', 'business'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export const REGIONS = ['global', 'us', 'us-hipaa', 'eu', 'uk', 'ca', 'au', 'jp', 'in', 'br'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export const PLAN_REGIONS: Record<Plan, readonly Region[]> = {
+  free: ['global'],
+  starter: ['global', 'us', 'eu'],
+  business: REGIONS,
+};
+
+/** `a, b or c`, for help text. */
+export function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
