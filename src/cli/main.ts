@@ -81,7 +81,7 @@ export function buildProgram(only?: AnyAction): Command {
     .option('--max-queue <n>', 'requests that may wait for a worker; past that, 503 with Retry-After (default: 16 per worker, at least 64)')
     .option('--request-timeout-ms <n>', 'longest a request may take, upload included; past it the work is stopped (408 or 503)', '120000')
     .option('--error-type-base <uri>', 'base URI of problem types (default: <request origin>/v1/errors)')
-    .option('--audit-log <destination>', 'one JSON line per request (time, key id, account, action, status, bytes, pages; never names, values or contents) to stderr or file:PATH; required with --region us-hipaa')
+    .option('--audit-log <destination>', 'one JSON line per request (time, key id, account, action, status, bytes, pages; never names, values or contents) to stderr, file:PATH or database (the accounts database, table request_audit); required with --region us-hipaa')
     .option('--insecure-development', 'with --region us-hipaa only: allow plain HTTP on loopback and a development key, for a development run without health information (announced at start-up)')
     .action(async (options) => {
       const { serveFromCli } = await import('../server/serve.js');

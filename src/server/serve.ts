@@ -156,7 +156,7 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;
+  const audit = options.auditLog ? await openAuditLog(options.auditLog, { database: keys.database }) : undefined;
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
@@ -298,10 +298,11 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, LIMITS.shutdownDrainMs).unref())]);
     for (const socket of sockets) socket.destroy();
     await pool.close();
+    // Before the database closes: the database destination writes its last records there.
+    await audit?.close();
     // The usage counted until the last answer is written before the exit.
     await keys.close();
     metricsServer?.close();
-    await audit?.close();
     logEvent('stopped', { signal });
     process.exit(exitStatus);
   };
