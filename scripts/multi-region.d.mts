@@ -6,7 +6,6 @@ export declare const NGINX: string;
 export interface ServerSpec {
   name: 'global-1' | 'global-2' | 'eu' | 'us-hipaa';
   region: 'global' | 'eu' | 'us-hipaa';
-  tls: boolean;
 }
 export declare const SERVERS: ServerSpec[];
 

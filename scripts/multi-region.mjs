@@ -6,10 +6,13 @@
  *
  *   PostgreSQL          a throwaway cluster of Debian's postgresql (or --database-url)
  *   dashboard           pdfsvc dashboard
- *   global-1, global-2  pdfsvc serve --region global, plain HTTP on loopback,
- *   nginx               in front of both over TLS: the Global endpoint
+ *   global-1, global-2  pdfsvc serve --region global --https,
+ *   nginx               in front of both: the Global endpoint (deploy/nginx-global.conf)
  *   eu                  pdfsvc serve --region eu --https
- *   us-hipaa            pdfsvc serve --region us-hipaa --https --cert/--key --audit-log database
+ *   us-hipaa            pdfsvc serve --region us-hipaa --https --audit-log database
+ *
+ * every server with the same self-signed certificate (--cert/--key) for
+ * 127.0.0.1, as compose.yaml gives them the one in deploy/tls.
  *
  * Every pdfsvc process reads the database URL from PDFSVC_DATABASE_URL (not
  * its command line, which any user can read in ps). Everything lives in one
@@ -21,7 +24,7 @@
  * the key and the dashboard's password link, and stops everything on Ctrl-C.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
@@ -33,12 +36,12 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'pdfsvc.js');
 export const NGINX = '/usr/sbin/nginx';
 
-/** The API servers: name, region, and whether they serve TLS themselves (the global ones are behind nginx). */
+/** The API servers, as in deploy/compose.yaml: every one serves TLS (the global ones to nginx). */
 export const SERVERS = [
-  { name: 'global-1', region: 'global', tls: false },
-  { name: 'global-2', region: 'global', tls: false },
-  { name: 'eu', region: 'eu', tls: true },
-  { name: 'us-hipaa', region: 'us-hipaa', tls: true },
+  { name: 'global-1', region: 'global' },
+  { name: 'global-2', region: 'global' },
+  { name: 'eu', region: 'eu' },
+  { name: 'us-hipaa', region: 'us-hipaa' },
 ];
 
 function freePort() {
@@ -123,64 +126,36 @@ function makeCertificate(dir) {
   return { cert, key };
 }
 
+/** Replaces every match of `pattern` (global), which must match exactly `count` times. */
+function rewrite(text, pattern, count, what, replace) {
+  const found = text.match(pattern)?.length ?? 0;
+  if (found !== count) throw new Error(`deploy/nginx-global.conf changed shape: expected ${count} ${what}, found ${found} (scripts/multi-region.mjs rewrites them)`);
+  let index = 0;
+  return text.replace(pattern, (...args) => replace(index++, ...args.slice(1, -2)));
+}
+
 /**
- * nginx in front of the global servers, as deploy/nginx-global.conf does it
- * in deploy/compose.yaml: TLS, least_conn, and a request that meets a dead
- * server (connection refused or reset, no answer) retried once on the other
- * one, POST included (`non_idempotent`). That is safe for pdfsvc: an action
- * is a pure function of its input, with no state changed anywhere by
- * running it twice (the usage counter counts answers a server sent, and the
- * dead one sent none). For most APIs a POST that reached a server may have
- * done something (a payment, an order) before the server died, and sending
- * it again would do it twice. A replay needs the whole request body, so
- * uploads are buffered (in memory up to 16 MiB, then in nginx's temporary
- * directory: here inside `dir`; in deploy/compose.yaml a tmpfs).
- * The access log records each request's upstreams and their statuses: a
- * retried request lists both servers.
+ * deploy/nginx-global.conf itself (the Global endpoint of deploy/compose.yaml:
+ * TLS, least_conn, and a request whose server dies retried on the other one,
+ * POST included; the file says why that is safe for pdfsvc), made runnable
+ * here: its paths in `dir`, listening on 127.0.0.1:`port`, balancing over
+ * the loopback ports `upstreams`, in the foreground.
  */
 export function globalNginxConf({ dir, port, upstreams, cert, key }) {
+  let conf = readFileSync(join(ROOT, 'deploy', 'nginx-global.conf'), 'utf8');
+  conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
+  conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
+  conf = rewrite(conf, /^error_log\s+\/\S+((?:\s+\w+)?);$/gm, 1, 'error_log', (_i, level) => `error_log ${dir}/nginx-error.log${level ?? ''};`);
+  conf = rewrite(conf, /^(\s*)access_log\s+\/\S+(\s+\w+)?;$/gm, 1, 'access_log', (_i, indent, format) => `${indent}access_log ${dir}/nginx-access.log${format ?? ''};`);
+  conf = rewrite(conf, /^(\s*)server\s+[\w.-]+:8443((?:\s+[^;\s]+)*);$/gm, upstreams.length, 'upstream servers', (i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`);
+  conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
+  conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_i, indent) => `${indent}ssl_certificate ${cert};`);
+  conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_i, indent) => `${indent}ssl_certificate_key ${key};`);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `    ${name}_temp_path ${dir}/${name}_temp;`).join('\n');
-  return `daemon off;
-master_process on;
-${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/nginx-error.log warn;
-events { worker_connections 256; }
-http {
-${temp}
-    log_format upstreams '$request_method $uri $status upstream=$upstream_addr upstream_status=$upstream_status';
-    access_log ${dir}/nginx-access.log upstreams;
-    server_tokens off;
-    upstream global {
-        least_conn;
-${upstreams.map((p) => `        server 127.0.0.1:${p} max_fails=1 fail_timeout=30s;`).join('\n')}
-        keepalive 16;
-    }
-    server {
-        listen 127.0.0.1:${port} ssl;
-        ssl_certificate ${cert};
-        ssl_certificate_key ${key};
-        ssl_protocols TLSv1.2 TLSv1.3;
-        client_max_body_size 101m;
-        client_body_buffer_size 16m;
-        proxy_request_buffering on;
-        proxy_buffering off;
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_set_header Host $http_host;
-        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-        proxy_set_header X-Forwarded-Proto $scheme;
-        proxy_connect_timeout 5s;
-        proxy_read_timeout 130s;
-        proxy_send_timeout 130s;
-        proxy_next_upstream error timeout non_idempotent;
-        proxy_next_upstream_tries 2;
-        location / {
-            proxy_pass http://global;
-        }
-    }
-}
-`;
+  conf = rewrite(conf, /^http \{$/gm, 1, '`http {`', () => `http {\n${temp}`);
+  // As root, workers stay root (the default, nobody, could not enter the private directory).
+  const head = ['daemon off;', 'master_process on;', ...(process.getuid?.() === 0 ? ['user root;'] : [])].join('\n');
+  return `${head}\n${conf}`;
 }
 
 /** Environment for pdfsvc processes: none of the caller's PDFSVC_* (a PDFSVC_KEYS_FILE would win over the database). */
@@ -292,8 +267,7 @@ export async function startMultiRegion(options = {}) {
     };
     const dashboardStarted = launch('dashboard', ['dashboard', '--host', '127.0.0.1', '--port', '0'], /pdfsvc dashboard on (https?:\/\/\S+?)\/?\s/);
     const serverStarted = SERVERS.map((server) => {
-      const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--region', server.region, '--workers', workers, '--no-dashboard'];
-      if (server.tls) args.push('--https', '--cert', tls.cert, '--key', tls.key);
+      const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--region', server.region, '--workers', workers, '--no-dashboard', '--https', '--cert', tls.cert, '--key', tls.key];
       if (server.region === 'us-hipaa') args.push('--audit-log', 'database');
       return launch(server.name, args, /pdfsvc listening on (https?:\/\/\S+)/);
     });
