@@ -87,7 +87,7 @@ export const AUDIT_RETRY_MS = 10_000;
  * stops rather than serve unaudited. What is kept meanwhile is bounded by
  * the requests of those seconds.
  */
-function databaseLog(store: Store, flushMs = AUDIT_FLUSH_MS, retryMs = AUDIT_RETRY_MS): AuditLog {
+export function databaseLog(store: Pick<Store, 'appendRequestAudit'>, flushMs = AUDIT_FLUSH_MS, retryMs = AUDIT_RETRY_MS): AuditLog {
   const pending: AuditRecord[] = [];
   const listeners: Array<(error: NodeJS.ErrnoException) => void> = [];
   let failed: NodeJS.ErrnoException | undefined;
