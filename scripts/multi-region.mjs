@@ -23,14 +23,15 @@
  * all, creates a Business account `demo` with a key, prints every base URL,
  * the key and the dashboard's password link, and stops everything on Ctrl-C.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCluster } from './postgres-cluster.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'bin', 'pdfsvc.js');
@@ -68,53 +69,6 @@ function status(url, timeoutMs = 2000) {
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(undefined));
   });
-}
-
-/** The newest installed PostgreSQL's bin directory (Debian: /usr/lib/postgresql/<version>/bin). */
-function postgresBin() {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root)
-    .filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl')))
-    .sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(root, versions[0], 'bin') : undefined;
-}
-
-/**
- * A PostgreSQL cluster of its own in `dir`, on a free loopback port, trust
- * authentication (loopback only), started as the postgres user when run as
- * root (PostgreSQL refuses root). Returns its URL and how to stop it.
- */
-async function startPostgres() {
-  const bin = postgresBin();
-  if (!bin) throw new Error('no PostgreSQL: apt-get install postgresql, or give --database-url postgres://…');
-  const asRoot = process.getuid?.() === 0;
-  const run = (program, args) => {
-    const command = asRoot ? ['runuser', '-u', 'postgres', '--', join(bin, program), ...args] : [join(bin, program), ...args];
-    const result = spawnSync(command[0], command.slice(1), { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${program} failed: ${result.stderr || result.stdout}`);
-  };
-  // A directory of its own: the postgres user cannot enter the caller's (mode 0700, root's).
-  const home = mkdtempSync(join(tmpdir(), 'pdfsvc-multi-region-pg-'));
-  if (asRoot) {
-    const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }));
-    chownSync(home, id('-u'), id('-g'));
-  }
-  const data = join(home, 'data');
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(home, 'log'), '-w', '-o', `-p ${port} -k ${home} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
-  run('psql', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', 'create database pdfsvc', 'postgres']);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/pdfsvc`,
-    stop() {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
-      } finally {
-        rmSync(home, { recursive: true, force: true });
-      }
-    },
-  };
 }
 
 /** A self-signed certificate for 127.0.0.1 and localhost (nginx, eu, us-hipaa). */
@@ -252,7 +206,7 @@ export async function startMultiRegion(options = {}) {
     }
   };
   try {
-    postgres = options.databaseUrl ? undefined : await startPostgres();
+    postgres = options.databaseUrl ? undefined : await startCluster({ database: 'pdfsvc' });
     const databaseUrl = options.databaseUrl ?? postgres.url;
     const env = pdfsvcEnv(databaseUrl, join(dir, 'home'));
     const tls = makeCertificate(dir);

@@ -277,8 +277,8 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
       const health = await send(`${url}/healthz`, { timeoutMs: 5000 }).catch(() => undefined);
       return health?.status === 200 ? (JSON.parse(health.body.toString()) as { in_flight: number }).in_flight : 0;
     };
-    // About a second of work even on a fast, idle machine: the kill lands while it runs.
-    const PAGES = 1200;
+    // Seconds of work even on a fast, idle machine: the kill lands while it runs.
+    const PAGES = 2000;
     const heavyInput = await patientRecord(PAGES);
     const heavy = post(global, key, 'add_text_watermark', { line_1: WATERMARK }, heavyInput);
     // Nothing else is in flight now: the server with a request at work has the heavy one.
