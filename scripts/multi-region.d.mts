@@ -23,6 +23,8 @@ export interface Process {
 export interface Deployment {
   dir: string;
   databaseUrl: string;
+  /** With its own cluster, PostgreSQL's log; gone after stop(). */
+  postgresLog?: string;
   env: Record<string, string>;
   certificate: string;
   /** The dashboard's base, ending in /dashboard. */
@@ -36,5 +38,5 @@ export interface Deployment {
 }
 
 export declare function globalNginxConf(options: { dir: string; port: number; upstreams: number[]; cert: string; key: string }): string;
-export declare function startMultiRegion(options?: { databaseUrl?: string; workers?: number; startTimeoutMs?: number }): Promise<Deployment>;
+export declare function startMultiRegion(options?: { databaseUrl?: string; logStatements?: boolean; workers?: number; startTimeoutMs?: number }): Promise<Deployment>;
 export declare function pdfsvc(deployment: Deployment, args: string[]): string;

@@ -181,7 +181,9 @@ function startProcess(name, command, args, { env, ready, logDir, timeoutMs }) {
 /**
  * Starts the whole deployment; resolves once every process answers.
  * Options: databaseUrl (an empty PostgreSQL database to use; default: a
- * cluster of its own), workers (per server, default 1), startTimeoutMs.
+ * cluster of its own), logStatements (that cluster logs every statement it
+ * receives, with its parameters), workers (per server, default 1),
+ * startTimeoutMs.
  */
 export async function startMultiRegion(options = {}) {
   if (!existsSync(join(ROOT, 'dist'))) throw new Error('dist/ is missing: run npm run build (npm ci does) first');
@@ -206,7 +208,7 @@ export async function startMultiRegion(options = {}) {
     }
   };
   try {
-    postgres = options.databaseUrl ? undefined : await startCluster({ database: 'pdfsvc' });
+    postgres = options.databaseUrl ? undefined : await startCluster({ database: 'pdfsvc', logStatements: options.logStatements });
     const databaseUrl = options.databaseUrl ?? postgres.url;
     const env = pdfsvcEnv(databaseUrl, join(dir, 'home'));
     const tls = makeCertificate(dir);
@@ -241,6 +243,8 @@ export async function startMultiRegion(options = {}) {
     return {
       dir,
       databaseUrl,
+      /** With its own cluster, PostgreSQL's log (every statement and its parameters with logStatements); gone after stop(). */
+      postgresLog: postgres?.log,
       /** The environment pdfsvc commands need to reach the same database (`pdfsvc usage`, `pdfsvc keys …`). */
       env,
       certificate: tls.cert,

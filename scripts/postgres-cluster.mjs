@@ -34,11 +34,13 @@ function freePort() {
 }
 
 /**
- * Starts a cluster; `database`, when given, is created in it. Returns the URL
- * of that database (else of `postgres`) and a stop() that stops the cluster
- * and deletes its directory.
+ * Starts a cluster; `database`, when given, is created in it. With
+ * `logStatements`, the server's log (`log`, read it before stop()) holds every
+ * statement it receives, with its parameters: what was sent, not only what
+ * was stored. Returns the URL of that database (else of `postgres`) and a
+ * stop() that stops the cluster and deletes its directory.
  */
-export async function startCluster({ database } = {}) {
+export async function startCluster({ database, logStatements = false } = {}) {
   const bin = postgresBin();
   if (!bin) throw new Error('no PostgreSQL: apt-get install postgresql');
   const asRoot = process.getuid?.() === 0;
@@ -57,11 +59,13 @@ export async function startCluster({ database } = {}) {
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
     const port = await freePort();
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
+    const logging = logStatements ? ' -c log_statement=all -c log_parameter_max_length=-1' : '';
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off${logging}`, 'start']);
     started = true;
     if (database) run('psql', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-c', `create database ${database}`, 'postgres']);
     return {
       url: `postgres://postgres@127.0.0.1:${port}/${database ?? 'postgres'}`,
+      log: join(dir, 'log'),
       stop() {
         try {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

@@ -18,8 +18,9 @@
  * - after all of it, no table holds a document byte, a file name, a field
  *   value, a password or a key.
  *
- * Needs PostgreSQL and nginx (test/helpers/postgres.ts, test/helpers/tools.ts
- * say when their absence skips and when it fails).
+ * Needs Debian's postgresql (a cluster of its own, logging every statement it
+ * receives) and nginx: test/helpers/tools.ts says when their absence skips
+ * and when it fails.
  */
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { execa } from 'execa';
@@ -29,12 +30,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX, startMultiRegion, type Deployment } from '../../scripts/multi-region.mjs';
 import { openStore } from '../../src/store/store.js';
 import { fixture, pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
-import { freshPostgresDatabase, havePostgres } from '../helpers/postgres.js';
+import { postgresBin } from '../../scripts/postgres-cluster.mjs';
 import { haveTool } from '../helpers/tools.js';
 import { HttpClient } from '../dashboard/harness.js';
 import { CLI, ROOT, send, sleep, waitFor, type Reply } from '../server/spawn.js';
 
-const SKIP = !havePostgres() || !haveTool(NGINX, 'the multi-region tests', 'apt-get install -y nginx');
+// PostgreSQL's own programs, not only a server somewhere: the test starts a cluster that logs every statement.
+const SKIP = !haveTool(postgresBin() ?? '/usr/lib/postgresql/<version>/bin', 'the multi-region tests', 'apt-get install -y postgresql') || !haveTool(NGINX, 'the multi-region tests', 'apt-get install -y nginx');
 
 /** Names and values that must never reach the database: each is sent in requests below. */
 const FILE_NAME = 'jane-doe-mri-2026-0042.pdf';
@@ -118,7 +120,8 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
 
   beforeAll(async () => {
     input = await patientRecord();
-    deployment = await startMultiRegion({ databaseUrl: await freshPostgresDatabase(), startTimeoutMs: 90_000 });
+    // A cluster of its own that logs every statement it receives: the last test reads what was sent, not only what was kept.
+    deployment = await startMultiRegion({ logStatements: true, startTimeoutMs: 90_000 });
     everyServer = [
       ['the Global endpoint (nginx)', deployment.endpoints.global],
       ['global-1', deployment.servers['global-1'].url],
@@ -321,7 +324,7 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     expect(retried, readFileSync(deployment.nginxAccessLog, 'utf8').split('\n').slice(-20).join('\n')).toHaveLength(1);
   });
 
-  it('afterwards, no table holds a document byte, a file name, a field value, a password or a key', { timeout: 30_000 }, async () => {
+  it('afterwards, no table holds, and no statement sent to PostgreSQL carried, a document byte, a file name, a field value, a password or a key', { timeout: 30_000 }, async () => {
     const tables = (await sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'")).map((t) => t.table_name);
     expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'usage_daily', 'request_audit', 'audit_events']));
     let everything = '';
@@ -346,6 +349,11 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
       ...Object.values(keys),
     ];
     for (const text of forbidden) expect(everything.toLowerCase().includes(text.toLowerCase()), `the database holds ${JSON.stringify(text)}`).toBe(false);
+    // Every statement the servers, the dashboard and the commands sent, with its parameters.
+    const statements = readFileSync(deployment.postgresLog!, 'utf8');
+    expect(statements).toMatch(/insert into request_audit/);
+    expect(statements).toMatch(/parameters: \$1 = /);
+    for (const text of forbidden) expect(statements.toLowerCase().includes(text.toLowerCase()), `a statement sent to PostgreSQL carried ${JSON.stringify(text)}`).toBe(false);
     // And the input really carried them: the check looks for what was sent.
     const { stdout } = await execa('pdftotext', ['-', '-'], { input: Buffer.from(input) });
     expect(stdout).toContain(DOCUMENT_TEXT);
