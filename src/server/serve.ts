@@ -156,7 +156,13 @@ export async function serveFromCli(options: ServeOptions): Promise<void> {
   const metricsHost = options.metricsHost ?? '127.0.0.1';
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  const audit = options.auditLog ? await openAuditLog(options.auditLog, { database: keys.database }) : undefined;
+  // A destination that cannot be opened lets the database go, or its connections would keep the process from exiting.
+  const audit = options.auditLog
+    ? await openAuditLog(options.auditLog, { database: keys.database }).catch(async (error: unknown) => {
+        await keys.close();
+        throw error;
+      })
+    : undefined;
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({

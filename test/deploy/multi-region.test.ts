@@ -271,6 +271,13 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     expect(rows.every((r) => r.method === 'POST')).toBe(true);
   });
 
+  it('a us-hipaa server whose audit destination cannot be opened exits 2 saying why, its database connections let go', { timeout: 60_000 }, async () => {
+    const run = await execa(process.execPath, [CLI, 'serve', '--port', '0', '--region', 'us-hipaa', '--https', '--no-dashboard', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'], { cwd: ROOT, env: deployment.env, extendEnv: false, reject: false, timeout: 25_000 });
+    expect(run.timedOut, 'the server hung after refusing to start').toBe(false);
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/audit-log: cannot open \/nonexistent-dir\/audit\.jsonl for appending/);
+  });
+
   it('a global server killed with a request in flight: nginx sends it to the other, and no request of a stream fails', { timeout: 120_000 }, async () => {
     const key = keys['clinic/stream'];
     const global = deployment.endpoints.global;
