@@ -81,6 +81,8 @@ export interface RequestLogEntry {
 /** What the app keeps about a request while it runs (for the log line). */
 interface RequestNotes {
   key?: StoredKey;
+  /** A known key refused (suspended account, region not in its plan or its list): named in the log and the audit trail, not counted as usage. */
+  refusedKey?: StoredKey;
   bytesIn?: number;
   fault?: string;
   warnings?: string[];
@@ -170,7 +172,7 @@ export function createApp(options: AppOptions): App {
     app.all(`/v1/${action.name}`, async (event) => {
       const request = event.req as Request;
       if (request.method !== 'POST') throw new HttpProblem(405, `${action.name} accepts POST only`, { Allow: 'POST' });
-      const key = authenticate(request, options);
+      const key = authenticate(request, options, notesOf(request));
       notesOf(request).key = key;
       const rate = options.rateLimiter?.take(key);
       const rateHeaders = rate ? rateLimitHeaders(rate) : {};
@@ -267,7 +269,7 @@ export function createApp(options: AppOptions): App {
         // A HEAD answer carries the Content-Length of the GET one, and no body.
         bytes_out: request.method === 'HEAD' ? 0 : Number(response.headers.get('content-length') ?? 0),
         region: options.region,
-        ...(noted?.key ? { key_id: noted.key.id, key_name: noted.key.name, ...(noted.key.accountName ? { account: noted.key.accountName } : {}) } : {}),
+        ...keyFields(noted?.key ?? noted?.refusedKey),
         ...(noted?.fault ? { fault: noted.fault } : {}),
         ...(noted?.warnings ? { warnings: noted.warnings } : {}),
         ...(noted?.pages !== undefined ? { pages: noted.pages } : {}),
@@ -283,9 +285,15 @@ export function createApp(options: AppOptions): App {
   return app as App;
 }
 
-function authenticate(request: Request, options: AppOptions): StoredKey {
+/** Who sent a request, for the log entry. */
+function keyFields(key: StoredKey | undefined): Pick<RequestLogEntry, 'key_id' | 'key_name' | 'account'> {
+  return key ? { key_id: key.id, key_name: key.name, ...(key.accountName ? { account: key.accountName } : {}) } : {};
+}
+
+function authenticate(request: Request, options: AppOptions, notes: RequestNotes): StoredKey {
   const key = options.keys.find(request.headers.get('x-api-key'));
   if (!key) throw new HttpProblem(401, 'send a valid API key in the X-API-Key header');
+  notes.refusedKey = key;
   // 403, not 401: the key is right, so replacing it would not help (README, "Accounts, keys and usage").
   if (key.suspended) throw new HttpProblem(403, `the account${key.accountName ? ` ${key.accountName}` : ''} is suspended: its keys are refused until the operator resumes it`);
   if (!PLAN_REGIONS[key.plan].includes(options.region)) {

@@ -7,13 +7,15 @@
  * names, never the path as the client wrote it.
  *
  * A destination is `kind` or `kind:argument`; the kinds are the keys of
- * DESTINATIONS (stderr, file:PATH). A new kind (the accounts work's
- * `database`) is one more entry there.
+ * DESTINATIONS: stderr, file:PATH, and database (the table request_audit of
+ * the accounts database the server checks keys against, so that every
+ * region's servers keep one audit trail beside the accounts it names).
  */
 import { createWriteStream, openSync } from 'node:fs';
 import { ValidationError } from '../core/errors.js';
 import type { RequestLogEntry } from './app.js';
 import type { Region } from './keys.js';
+import type { Store } from '../store/store.js';
 
 export interface AuditRecord {
   time: string;
@@ -72,8 +74,68 @@ function streamLog(destination: string, stream: NodeJS.WritableStream, owned: bo
   };
 }
 
+/** How often records are written to the database: a crash loses at most this much of the trail. */
+export const AUDIT_FLUSH_MS = 200;
+/** How long the database may refuse records before the log counts as failed (and the server stops). */
+export const AUDIT_RETRY_MS = 10_000;
+
+/**
+ * The database destination: records gather in memory and are written every
+ * AUDIT_FLUSH_MS in one statement. A write that fails is kept and retried
+ * (a database restarting, a connection dropped); one still failing after
+ * AUDIT_RETRY_MS fails the log, as a full disk fails a file, and the server
+ * stops rather than serve unaudited. What is kept meanwhile is bounded by
+ * the requests of those seconds.
+ */
+export function databaseLog(store: Pick<Store, 'appendRequestAudit'>, flushMs = AUDIT_FLUSH_MS, retryMs = AUDIT_RETRY_MS): AuditLog {
+  const pending: AuditRecord[] = [];
+  const listeners: Array<(error: NodeJS.ErrnoException) => void> = [];
+  let failed: NodeJS.ErrnoException | undefined;
+  let failingSince: number | undefined;
+  let writing = Promise.resolve();
+  const fail = (error: NodeJS.ErrnoException) => {
+    failed = error;
+    for (const listener of listeners) listener(error);
+  };
+  const flush = () => {
+    writing = writing.then(async () => {
+      if (failed || pending.length === 0) return;
+      const batch = pending.splice(0);
+      try {
+        await store.appendRequestAudit(batch);
+        failingSince = undefined;
+      } catch (error) {
+        pending.unshift(...batch);
+        failingSince ??= Date.now();
+        if (Date.now() - failingSince >= retryMs) fail(error as NodeJS.ErrnoException);
+      }
+    });
+    return writing;
+  };
+  const timer = setInterval(() => void flush(), flushMs);
+  timer.unref();
+  return {
+    destination: 'database',
+    write(record) {
+      if (!failed) pending.push(record);
+    },
+    onFailure(listener) {
+      listeners.push(listener);
+    },
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+/** What a destination may need from the server: its accounts database, when keys come from one. */
+export interface AuditContext {
+  database?: Store;
+}
+
 /** The kinds of destination; `open` may connect somewhere first (a database), so it may be async. */
-const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: string; open: (argument: string) => AuditLog | Promise<AuditLog> }> = {
+const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: string; open: (argument: string, context: AuditContext) => AuditLog | Promise<AuditLog> }> = {
   stderr: { argument: 'none', example: 'stderr', open: () => streamLog('stderr', process.stderr, false) },
   file: {
     argument: 'required',
@@ -89,10 +151,20 @@ const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: str
       return streamLog(`file:${path}`, createWriteStream(path, { fd, flags: 'a' }), true);
     },
   },
+  database: {
+    argument: 'none',
+    example: 'database',
+    open(_argument, context) {
+      if (!context.database) {
+        throw ValidationError.field('audit-log', 'database writes to the accounts database, and this server reads its keys from a keys file: serve from a database (--database-url, or --data-dir), or name stderr or file:PATH');
+      }
+      return databaseLog(context.database);
+    },
+  },
 };
 
 /** Opens the destination `--audit-log` names; a ValidationError (exit status 2) says what is wrong with it. */
-export async function openAuditLog(spec: string): Promise<AuditLog> {
+export async function openAuditLog(spec: string, context: AuditContext = {}): Promise<AuditLog> {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const argument = colon < 0 ? undefined : spec.slice(colon + 1);
@@ -101,7 +173,7 @@ export async function openAuditLog(spec: string): Promise<AuditLog> {
   if (!known) throw ValidationError.field('audit-log', `unknown destination ${JSON.stringify(spec)}; use ${choices}`);
   if (known.argument === 'none' && argument !== undefined) throw ValidationError.field('audit-log', `${kind} takes nothing after it; use ${known.example}`);
   if (known.argument === 'required' && !argument) throw ValidationError.field('audit-log', `${kind} needs a path after the colon, such as ${known.example}`);
-  return known.open(argument ?? '');
+  return known.open(argument ?? '', context);
 }
 
 /**

@@ -47,7 +47,7 @@ export const SERVE_OPTIONS = {
   'audit-log': {
     kind: 'text',
     value: 'destination',
-    help: 'one JSON line per request (time, key id, account, action, status, bytes, pages; never names, values or contents) to stderr or file:PATH; required with --region us-hipaa',
+    help: 'one JSON line per request (time, key id, account, action, status, bytes, pages; never names, values or contents) to stderr, file:PATH or database (the accounts database, table request_audit); required with --region us-hipaa',
   },
   'insecure-development': {
     kind: 'flag',

@@ -115,7 +115,13 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   const { metricsHost } = options;
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  const audit = options.auditLog ? await openAuditLog(options.auditLog) : undefined;
+  // A destination that cannot be opened lets the database go, or its connections would keep the process from exiting.
+  const audit = options.auditLog
+    ? await openAuditLog(options.auditLog, { database: keys.database }).catch(async (error: unknown) => {
+        await keys.close();
+        throw error;
+      })
+    : undefined;
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const pool = createPool({ workers, maxQueue, workerHeapMb });
   const app = createApp({
@@ -257,10 +263,11 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, LIMITS.shutdownDrainMs).unref())]);
     for (const socket of sockets) socket.destroy();
     await pool.close();
+    // Before the database closes: the database destination writes its last records there.
+    await audit?.close();
     // The usage counted until the last answer is written before the exit.
     await keys.close();
     metricsServer?.close();
-    await audit?.close();
     logEvent('stopped', { signal });
     process.exit(exitStatus);
   };

@@ -75,7 +75,7 @@ export function regionRefusals(region: string, options: RegionOptions, runtime: 
     refusals.push(['https', `the ${HIPAA_REGION} region serves TLS only, on every address including loopback (HIPAA transmission security, 45 CFR 164.312(e)): add --https with --cert/--key (or a self-signed certificate), or --insecure-development for a development run without health information`]);
   }
   if (!options.auditLog) {
-    refusals.push(['audit-log', `the ${HIPAA_REGION} region keeps an audit log of every request (HIPAA audit controls, 45 CFR 164.312(b)): name where it goes with --audit-log stderr or --audit-log file:PATH`]);
+    refusals.push(['audit-log', `the ${HIPAA_REGION} region keeps an audit log of every request (HIPAA audit controls, 45 CFR 164.312(b)): name where it goes with --audit-log stderr or --audit-log file:PATH, or --audit-log database (the accounts database)`]);
   }
   if (options.metricsKeyLabels) {
     refusals.push(['metrics-key-labels', `would copy key names into every metrics series, where anyone who can scrape them reads who sent what and when; the ${HIPAA_REGION} region keeps that in the audit log only: drop --metrics-key-labels`]);

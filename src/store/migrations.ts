@@ -142,6 +142,33 @@ export const MIGRATIONS: readonly Migration[] = [
       alter table accounts add column operator boolean not null default false;
     `,
   },
+  {
+    version: 4,
+    name: 'audit log of API requests (--audit-log database)',
+    sql: `
+      -- One row per request a server with --audit-log database answered
+      -- (src/server/audit.ts, AuditRecord): who did what, with what outcome.
+      -- Counters and the server's own names only: never a file name, a field
+      -- value, a password or a document byte. No foreign keys: the record of
+      -- a request outlives the account and key it names.
+      create table request_audit (
+        id bigint generated always as identity primary key,
+        time timestamptz not null,
+        region text not null,
+        key_id text,
+        account text,
+        action text not null,
+        method text not null,
+        status int not null,
+        bytes_in bigint not null,
+        bytes_out bigint not null,
+        pages int,
+        duration_ms double precision not null
+      );
+      create index request_audit_time on request_audit (time);
+      create index request_audit_key on request_audit (key_id, time);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;

@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
+import type { AuditRecord } from '../server/audit.js';
 import { PLAN_REGIONS, PLANS, REGIONS, hashKey, newKey, newKeyId, type Plan, type Region, type StoredKey } from '../server/keys.js';
 import { openDatabase, type Database, type DatabaseConfig, type Queryable, type Row } from './database.js';
 import { migrate } from './migrations.js';
@@ -143,8 +144,8 @@ export async function openStore(config: DatabaseConfig): Promise<Store> {
 }
 
 /** Every table with data, parents first. */
-const COPIED_TABLES = ['accounts', 'api_keys', 'usage_daily', 'sessions', 'password_tokens', 'sign_in_attempts', 'audit_events'];
-const IDENTITY_TABLES = ['sign_in_attempts', 'audit_events'];
+const COPIED_TABLES = ['accounts', 'api_keys', 'usage_daily', 'sessions', 'password_tokens', 'sign_in_attempts', 'audit_events', 'request_audit'];
+const IDENTITY_TABLES = ['sign_in_attempts', 'audit_events', 'request_audit'];
 
 const ACCOUNT_COLUMNS = 'id, name, email, plan, status, password_hash, created';
 const KEY_COLUMNS = `k.id, k.account_id, a.name as account_name, k.name, k.prefix, a.plan, k.created, k.expires, k.last_used, k.revoked_at, k.regions`;
@@ -715,6 +716,21 @@ export class Store {
   }
 
   // ---- audit --------------------------------------------------------------
+
+  /**
+   * Appends API requests' audit records (--audit-log database) in one
+   * statement: the records travel as one JSON parameter, whatever their number.
+   */
+  async appendRequestAudit(records: readonly AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.db.query(
+      `insert into request_audit (time, region, key_id, account, action, method, status, bytes_in, bytes_out, pages, duration_ms)
+       select time, region, key_id, account, action, method, status, bytes_in, bytes_out, pages, duration_ms
+       from json_to_recordset($1::json) as r(time timestamptz, region text, key_id text, account text, action text, method text, status int, bytes_in bigint, bytes_out bigint, pages int, duration_ms double precision)
+       order by time`,
+      [JSON.stringify(records)],
+    );
+  }
 
   /** Adds an audit event (inside `tx` when given). `detail` must hold no secret. */
   async audit(tx: Queryable | null, event: { accountId: string; kind: string; keyId?: string | null; detail?: Record<string, unknown> }, by: Actor): Promise<void> {

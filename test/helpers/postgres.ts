@@ -9,22 +9,10 @@
  * (CI set), where that is a failure: .ci/run installs and starts PostgreSQL,
  * and a skip there would hide a broken install.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import net from 'node:net';
 import { afterAll } from 'vitest';
+import { postgresBin, startCluster } from '../../scripts/postgres-cluster.mjs';
 
 const INSTALL = 'apt-get install postgresql, or set PDFSVC_TEST_DATABASE_URL to a server where the user may create databases';
-
-/** The directory of pg_ctl and initdb, newest version first; undefined when PostgreSQL is not installed. */
-function postgresBin(): string | undefined {
-  const root = '/usr/lib/postgresql';
-  if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
-  return versions.length ? join(root, versions[0], 'bin') : undefined;
-}
 
 /** True when the PostgreSQL tests can run; else warns and returns false, or throws in CI. */
 export function havePostgres(): boolean {
@@ -42,40 +30,11 @@ afterAll(async () => {
   cleanups.length = 0;
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** A cluster of this test file's own, stopped and deleted when the file ends. */
+/** A cluster of this test file's own (scripts/postgres-cluster.mjs), stopped and deleted when the file ends. */
 async function throwawayCluster(): Promise<string> {
-  const bin = postgresBin()!;
-  const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-pg-'));
-  const asRoot = process.getuid?.() === 0;
-  const run = (program: string, args: string[]) => {
-    const command = asRoot ? ['runuser', '-u', 'postgres', '--', join(bin, program), ...args] : [join(bin, program), ...args];
-    const result = spawnSync(command[0], command.slice(1), { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${program} failed: ${result.stderr || result.stdout}`);
-  };
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
-  const data = join(dir, 'data');
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start']);
-  cleanups.push(() => {
-    try {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const cluster = await startCluster();
+  cleanups.push(() => cluster.stop());
+  return cluster.url;
 }
 
 /** A new, empty database for this test file; its URL. */

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import type { RequestLogEntry } from '../../src/server/app.js';
-import { auditRecord, endpointOf, openAuditLog, refusedRecord } from '../../src/server/audit.js';
+import { auditRecord, databaseLog, endpointOf, openAuditLog, refusedRecord, type AuditRecord } from '../../src/server/audit.js';
+import { openStore } from '../../src/store/store.js';
 import { regionRefusals, type Runtime } from '../../src/server/us-hipaa.js';
 import { tempDir } from './spawn.js';
 
@@ -33,6 +34,9 @@ describe('--audit-log destinations', () => {
     ['file', /file needs a path after the colon/],
     ['file:', /file needs a path after the colon/],
     ['file:/nonexistent-dir/audit.jsonl', /cannot open \/nonexistent-dir\/audit\.jsonl for appending \(ENOENT\)/],
+    // Without a context: a server whose keys come from a keys file has no database to write to.
+    ['database', /database writes to the accounts database, and this server reads its keys from a keys file/],
+    ['database:postgres://elsewhere', /database takes nothing after it/],
   ])('%s is refused, saying why', async (spec, message) => {
     const refused = await openAuditLog(spec).catch((error: Error) => error);
     expect(refused).toBeInstanceOf(Error);
@@ -63,6 +67,42 @@ describe('--audit-log destinations', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(failures).toEqual(['ENOSPC']);
     await log.close();
+  });
+
+  it('database writes the records to the table request_audit of the accounts database, as they were', async () => {
+    const store = await openStore({ dataDir: 'memory://' });
+    try {
+      const log = await openAuditLog('database', { database: store });
+      expect(log.destination).toBe('database');
+      const records = [auditRecord(entry({ key_id: 'k_1', account: 'clinic', pages: 3 }), NAMES), auditRecord(entry({ status: 401, path: '/v1/jane-doe.pdf' }), NAMES), refusedRecord('us-hipaa', 400, 'ERR_SSL_WRONG_VERSION_NUMBER')];
+      for (const record of records) log.write(record);
+      await log.close();
+      const rows = await store.db.query<Record<string, unknown>>('select * from request_audit order by id');
+      expect(rows.map(({ id: _id, time, ...rest }) => ({ ...rest, time: (time as Date).toISOString(), log: 'audit' }))).toEqual(records);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('database keeps records the database refuses and writes them once it answers again; refused too long, the log fails', async () => {
+    const written: AuditRecord[] = [];
+    let refusals = 2;
+    const flaky = databaseLog({ appendRequestAudit: async (batch) => (refusals-- > 0 ? Promise.reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })) : void written.push(...batch)) }, 10, 5000);
+    const failures: string[] = [];
+    flaky.onFailure((error) => failures.push(error.code ?? '?'));
+    flaky.write(auditRecord(entry({}), NAMES));
+    flaky.write(auditRecord(entry({ status: 403 }), NAMES));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await flaky.close();
+    expect(written.map((r) => r.status)).toEqual([200, 403]);
+    expect(failures).toEqual([]);
+
+    const down = databaseLog({ appendRequestAudit: () => Promise.reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })) }, 10, 50);
+    down.onFailure((error) => failures.push(error.code ?? '?'));
+    down.write(auditRecord(entry({}), NAMES));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await down.close();
+    expect(failures).toEqual(['ECONNREFUSED']);
   });
 });
 

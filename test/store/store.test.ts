@@ -351,7 +351,7 @@ describe.runIf(BACKENDS.some((b) => b.name === 'postgres'))('moving from the emb
       await source.recordSignIn({ accountId: account.id, address: '192.0.2.9', succeeded: false });
 
       const counts = await source.copyTo(target);
-      expect(counts).toEqual({ accounts: 1, api_keys: 2, usage_daily: 1, sessions: 1, password_tokens: 0, sign_in_attempts: 1, audit_events: 3 });
+      expect(counts).toEqual({ accounts: 1, api_keys: 2, usage_daily: 1, sessions: 1, password_tokens: 0, sign_in_attempts: 1, audit_events: 3, request_audit: 0 });
       const lookup = new KeyStore(await target.loadKeys());
       expect(lookup.find(eu.key)).toMatchObject({ id: eu.record.id, plan: 'starter', regions: ['eu'], expires: rotated.replaced.expires!.toISOString() });
       expect(lookup.find(rotated.key)).toMatchObject({ name: 'eu', regions: ['eu'] });
