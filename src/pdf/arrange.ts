@@ -8,7 +8,7 @@
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { duplicatePage } from './duplicate-page.js';
-import { peekObject } from './fork.js';
+import { storeOf } from './lib.js';
 import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
@@ -84,7 +84,7 @@ function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PD
   const annotations = new Map<PDFRef, PDFRef[]>();
   for (const entry of entries) {
     // Read only: a fork need not copy the pages it drops.
-    const page = peekObject(doc.context, entry.ref);
+    const page = storeOf(doc.context).peek(entry.ref);
     const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
     if (refs.length > 0) annotations.set(entry.ref, refs);
   }

@@ -13,14 +13,13 @@
 import { deflateSync } from 'node:zlib';
 import { isViewLoaded } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
-import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, storeOf } from './lib.js';
 import type { Encryption } from './security/encrypt.js';
 import { fileIdToWrite } from './security/file-id.js';
 import { walkGraph, type ObjectSource } from './graph.js';
 import { serialize } from './serialize.js';
-import { objectTableOf, unloadedData } from './reader/object-table.js';
+import { unloadedData } from './reader/object-table.js';
 import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from './reader/skim.js';
-import { ForkedObjects } from './fork.js';
 
 const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
@@ -71,14 +70,7 @@ export function writeDocument(context: PDFContext, options: WriteOptions = {}): 
 
 /** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
 export function hasObjectStreams(context: PDFContext): boolean {
-  let objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
-  while (objects instanceof ForkedObjects) objects = objects.base;
-  const table = objectTableOf(context) ?? (objects as unknown as { hasObjectStreams?: boolean });
-  if (typeof table.hasObjectStreams === 'boolean') return table.hasObjectStreams;
-  for (const [, object] of context.enumerateIndirectObjects()) {
-    if (streamType(object) === OBJSTM) return true;
-  }
-  return false;
+  return storeOf(context).hasObjectStreams;
 }
 
 /** The document as pieces: stream data stays as views of the bytes already in memory. */

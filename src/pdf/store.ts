@@ -1,0 +1,54 @@
+/**
+ * pdfsvc's object store: where a document's indirect objects live, by
+ * reference. Three kinds implement it: the reader's lazy table over an input
+ * file (reader/object-table.ts), a fork's copies over a loaded document
+ * (fork.ts), and a plain store for objects made in memory (MemoryStore).
+ * A context (lib.ts: StoreContext) reads and writes through one, so that
+ * pdf-lib's `lookup` and ours see the same objects; the graph walk and the
+ * writer ask the store, never which kind it is.
+ */
+import type { PDFObject, PDFRef } from './lib.js';
+import type { RawObject } from './reader/skim.js';
+
+/** What a raw source's bytes came from: an input table that can say which references lead somewhere. */
+export interface RawOrigin {
+  /** True when the input has object `num gen` (a reference to anything else is null). */
+  exists(num: number, gen: number): boolean;
+  /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */
+  bytesAreClear(ref: PDFRef): boolean;
+  /** The object parsed afresh and not kept (a writer that reads each object once). */
+  parseDetached(ref: PDFRef): PDFObject | undefined;
+}
+
+/** An untouched input object as its input bytes, with the table it is in. */
+export interface RawSource {
+  kind: 'raw';
+  raw: RawObject;
+  table: RawOrigin;
+}
+
+/**
+ * What the output has for an object: its parsed form when something parsed,
+ * changed or created it, else its input bytes (skimmed for references).
+ */
+export type ObjectSource =
+  | { kind: 'parsed'; object: PDFObject }
+  | RawSource
+  /** An input object that cannot be parsed: its bytes go out as they are. */
+  | { kind: 'damaged'; bytes: Uint8Array };
+
+export interface ObjectStore {
+  /** The object under `ref`, parsed (and, in a fork, copied) on first use. */
+  get(ref: PDFRef): PDFObject | undefined;
+  /** The object for reading only: a fork does not copy it. */
+  peek(ref: PDFRef): PDFObject | undefined;
+  /** What the output has for `ref`, without parsing an untouched input object. */
+  source(ref: PDFRef): ObjectSource | undefined;
+  has(ref: PDFRef): boolean;
+  set(ref: PDFRef, object: PDFObject): void;
+  delete(ref: PDFRef): boolean;
+  /** True when the input kept objects in object streams (asked before unreachable objects are dropped). */
+  readonly hasObjectStreams: boolean;
+  /** Every object, parsed: an input table parses all of them first. */
+  entries(): Iterable<[PDFRef, PDFObject]>;
+}
