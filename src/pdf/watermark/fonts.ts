@@ -46,7 +46,7 @@ export interface Face {
 let fontkitModule: Promise<Fontkit> | undefined;
 export function loadFontkit(): Promise<Fontkit> {
   // Kept for every later action: made outside this one (core/outside.ts says why).
-  fontkitModule ??= outsideActions(() => import('@cantoo/fontkit').then((m) => ((m as { default?: Fontkit }).default ?? (m as unknown as Fontkit))));
+  fontkitModule ??= outsideActions(() => import('@cantoo/fontkit').then((m: object) => ((m as { default?: Fontkit }).default ?? (m as Fontkit))));
   return fontkitModule;
 }
 

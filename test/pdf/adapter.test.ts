@@ -1,0 +1,100 @@
+/**
+ * pdf-lib is reached through one adapter (src/pdf/lib.ts, with its drawing
+ * half src/pdf/watermark/drawing-lib.ts, loaded only by the watermarks).
+ * Outside it no file imports pdf-lib; no file casts `as unknown as` (the way
+ * code reaches a pdf-lib object's private members) or patches a class or an
+ * instance (prototype assignments, Object.defineProperty/Object.assign onto
+ * objects, replaced static methods). What is left is listed below with its
+ * reason and count: the list may only shrink, so a fixed site fails the test
+ * until its entry goes too.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const ADAPTER = new Set(['src/pdf/lib.ts', 'src/pdf/watermark/drawing-lib.ts']);
+
+type Rule = 'import' | 'cast' | 'patch';
+
+/** Sites still allowed, by file and rule, with how many there are and why. */
+const ALLOWED: Array<{ file: string; rule: Rule; count: number; why: string }> = [
+  {
+    file: 'src/pdf/lib.ts',
+    rule: 'cast',
+    count: 2,
+    why: "entriesOf/itemsOf read a dictionary's and an array's private storage: pdf-lib's public accessors copy it on every call",
+  },
+  { file: 'src/pdf/lib.ts', rule: 'patch', count: 2, why: 'PDFRef.of on a pool keyed by number (memory: 28 MB on 200,000 objects), and its lazy tag' },
+  { file: 'src/pdf/reader/parser.ts', rule: 'cast', count: 1, why: 'an array made at its exact size (26 MB on a chain of 200,000 arrays)' },
+  { file: 'src/pdf/copy.ts', rule: 'cast', count: 1, why: "a moved container answers to its new context (moveObject: copying made a merge a quarter slower)" },
+  { file: 'src/pdf/reader/object-table.ts', rule: 'cast', count: 1, why: "a stream's pdf-lib transform carried over to its copy" },
+  { file: 'src/pdf/reader/object-table.ts', rule: 'patch', count: 1, why: 'a stream whose data stays in a lazily read file until read' },
+  { file: 'src/pdf/security/file-crypto.ts', rule: 'patch', count: 1, why: 'a stream whose data is pieces (IV, ciphertext from the file)' },
+  { file: 'src/pdf/security/decrypt.ts', rule: 'cast', count: 1, why: "a stream's data replaced by its plaintext" },
+  { file: 'src/pdf/writer.ts', rule: 'cast', count: 1, why: "a stream's pieces and pdf-lib's updateDict" },
+  { file: 'src/pdf/security/encrypt.ts', rule: 'cast', count: 1, why: "a stream's pieces and pdf-lib's updateDict" },
+  { file: 'src/pdf/watermark/text.ts', rule: 'cast', count: 3, why: "a font embedder's font (glyph metrics) and its subset name" },
+];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+  });
+}
+
+/** Comments left out, so that a comment may talk about what the code must not do. */
+function code(file: string): string {
+  return readFileSync(join(ROOT, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+function count(text: string, pattern: RegExp): number {
+  return text.match(pattern)?.length ?? 0;
+}
+
+const IMPORTS_PDF_LIB = /(?:from\s+|import\s*\(\s*)['"][^'"]*@cantoo\/pdf-lib[^'"]*['"]/g;
+const CAST = /\bas unknown as\b/g;
+// An assignment to or through a prototype, a property defined or assigned onto an object, or a replaced static of a PDF class.
+const PATCH = /\.prototype\b[^;\n]*[^=!<>]=[^=>]|Object\.defineProperty\(|Object\.assign\(|\bPDF[A-Z]\w*\.\w+\s*=[^=>]/g;
+
+function sites(file: string): Record<Rule, number> {
+  const text = code(file);
+  if (ADAPTER.has(file)) {
+    // The adapter types pdf-lib's module files as pdf-lib's classes (`as unknown as typeof PdfLib.X`): no member is reached.
+    const casts = count(text, CAST) - count(text, /\bas unknown as (?:typeof PdfLib\.\w+|new \(\) => PdfLib\.\w+)/g);
+    return { import: 0, cast: casts, patch: count(text, PATCH) };
+  }
+  return { import: count(text, IMPORTS_PDF_LIB), cast: file.startsWith('src/pdf/') ? count(text, CAST) : 0, patch: count(text, PATCH) };
+}
+
+describe('pdf-lib behind one adapter', () => {
+  const files = sourceFiles(join(ROOT, 'src')).filter((file) => file.startsWith('src/pdf/'));
+  const found = new Map<string, number>();
+  for (const file of files) {
+    for (const [rule, n] of Object.entries(sites(file))) if (n > 0) found.set(`${file} ${rule}`, n);
+  }
+
+  it('no file outside the adapter imports pdf-lib, casts into an object or patches one, beyond the list', () => {
+    const allowed = new Map(ALLOWED.map((entry) => [`${entry.file} ${entry.rule}`, entry.count]));
+    const over = [...found].filter(([key, n]) => n > (allowed.get(key) ?? 0)).map(([key, n]) => `${key}: ${n}`);
+    expect(over).toEqual([]);
+  });
+
+  it('the list holds nothing that was fixed (it only shrinks)', () => {
+    const stale = ALLOWED.filter((entry) => (found.get(`${entry.file} ${entry.rule}`) ?? 0) < entry.count).map((entry) => `${entry.file} ${entry.rule}`);
+    expect(stale).toEqual([]);
+  });
+
+  it('sees a violation when there is one', () => {
+    expect(count("import { PDFDict } from '@cantoo/pdf-lib';", IMPORTS_PDF_LIB)).toBe(1);
+    expect(count('(x as unknown as { dict: Map<string, number> }).dict', CAST)).toBe(1);
+    expect(count('PDFContext.prototype.flateStream = function () {};', PATCH)).toBe(1);
+    expect(count("Object.defineProperty(stream, 'contents', {});", PATCH)).toBe(1);
+    expect(count('PDFRef.of = (n) => n;', PATCH)).toBe(1);
+    expect(count('if (PDFRef.of(1) === ref) x = PDFRef.prototype;', PATCH)).toBe(0);
+  });
+});
