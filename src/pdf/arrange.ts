@@ -33,7 +33,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
       placed.add(index);
       return entries[index].ref;
     }
-    return duplicatePage(doc, entries[index]);
+    return duplicatePage(doc, entries[index].dict);
   });
   const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
   setPages(doc, output);

@@ -1,5 +1,5 @@
 /**
- * The object graph, walked once and one way for every action: from roots,
+ * The object graph, walked from roots,
  * through references, each object once (cycles are common: /Parent, /P).
  *
  * An object is seen as what the output would write for it (`ObjectSource`):
@@ -8,7 +8,8 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { entriesOf, itemsOf, PDFArray, type PDFContext, PDFDict, PDFObject, PDFRef, PDFStream, storeOf } from './lib.js';
+import { type PDFContext, PDFObject, PDFRef, storeOf } from './lib.js';
+import { forEachChild } from './walk.js';
 import type { ObjectSource } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from './reader/skim.js';
 
@@ -17,17 +18,6 @@ export type { ObjectSource } from './store.js';
 /** What the output has for `ref`, without parsing an untouched input object. */
 export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undefined {
   return storeOf(context).source(ref);
-}
-
-/** The direct children of a parsed object (a stream's children are its dictionary's). */
-export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
-  if (obj instanceof PDFDict) {
-    for (const value of entriesOf(obj).values()) visit(value);
-  } else if (obj instanceof PDFArray) {
-    for (const value of itemsOf(obj)) visit(value);
-  } else if (obj instanceof PDFStream) {
-    for (const value of entriesOf(obj.dict).values()) visit(value);
-  }
 }
 
 /**
@@ -49,12 +39,13 @@ export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => v
     return;
   }
   const stack: PDFObject[] = [source.object];
+  const push = (child: PDFObject) => {
+    stack.push(child);
+  };
   while (stack.length > 0) {
     const obj = stack.pop()!;
     if (obj instanceof PDFRef) visit(obj);
-    else if (obj instanceof PDFDict) for (const value of entriesOf(obj).values()) stack.push(value);
-    else if (obj instanceof PDFArray) for (const value of itemsOf(obj)) stack.push(value);
-    else if (obj instanceof PDFStream) for (const value of entriesOf(obj.dict).values()) stack.push(value);
+    else forEachChild(obj, push);
   }
 }
 
