@@ -68,6 +68,15 @@ export type PDFContext = PdfLib.PDFContext;
 export const PDFHeader = PDFHeaderModule as unknown as typeof PdfLib.PDFHeader;
 export type PDFHeader = PdfLib.PDFHeader;
 
+/**
+ * pdf-lib's raw stream, to subclass (its constructor is declared private:
+ * its streams come from PDFRawStream.of). The second is the same class typed
+ * without `contents`, so that a subclass may serve the data from an accessor
+ * (reader/object-table.ts).
+ */
+export const RawStream = PDFRawStreamModule as unknown as new (dict: PDFDict, contents: Uint8Array) => PdfLib.PDFRawStream;
+export const RawStreamServingContents = PDFRawStreamModule as unknown as new (dict: PDFDict, contents: Uint8Array) => Omit<PdfLib.PDFRawStream, 'contents'>;
+
 type LookupKey = PDFRef | PDFObject | undefined;
 type Literal = Parameters<PDFContext['stream']>[1];
 // pdf-lib declares its constructor private (its contexts come from PDFContext.create); ours subclass it.

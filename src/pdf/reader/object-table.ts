@@ -11,7 +11,7 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, StoreContext } from '../lib.js';
+import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, RawStreamServingContents, StoreContext } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import type { ObjectSource, RawSource } from '../store.js';
 import { decodeStructureStream } from './filters.js';
@@ -562,31 +562,49 @@ export class ObjectTable extends LayeredObjects {
 
 const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
 
-/** Streams whose data is still only in the file: the view of it, and how to read it in. */
-const unloaded = new WeakMap<PDFRawStream, { view: Uint8Array; ensure: Ensure; start: number }>();
-
 /**
  * A stream whose data is a view of a lazily read file, read in when first
  * used (`contents`, which pdf-lib and our code read). Until then the writer
  * and the encryption take it from `unloadedData` and copy it from the file.
  */
+class FileStream extends RawStreamServingContents {
+  // Declared, not initialized: pdf-lib's constructor sets `contents` (the setter below) before this class's fields would be.
+  declare private data: Uint8Array;
+  declare private unread: { view: Uint8Array; ensure: Ensure; start: number } | undefined;
+
+  constructor(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number) {
+    super(dict, view);
+    this.unread = { view, ensure, start };
+  }
+
+  get contents(): Uint8Array {
+    const unread = this.unread;
+    if (unread) {
+      this.unread = undefined;
+      unread.ensure(unread.start, unread.start + unread.view.byteLength);
+    }
+    return this.data;
+  }
+
+  set contents(value: Uint8Array) {
+    this.unread = undefined;
+    this.data = value;
+  }
+
+  /** The view of the file, while nothing has read the data. */
+  get unreadView(): Uint8Array | undefined {
+    return this.unread?.view;
+  }
+
+  /** A stream with `dict` over the same unread data; undefined once the data was read. */
+  withDict(dict: PDFDict): PDFRawStream | undefined {
+    const unread = this.unread;
+    return unread && new FileStream(dict, unread.view, unread.ensure, unread.start);
+  }
+}
+
 function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number): PDFRawStream {
-  const stream = PDFRawStream.of(dict, view);
-  let contents = view;
-  unloaded.set(stream, { view, ensure, start });
-  Object.defineProperty(stream, 'contents', {
-    configurable: true,
-    enumerable: true,
-    get() {
-      if (unloaded.delete(stream)) ensure(start, start + view.byteLength);
-      return contents;
-    },
-    set(value: Uint8Array) {
-      unloaded.delete(stream);
-      contents = value;
-    },
-  });
-  return stream;
+  return new FileStream(dict, view, ensure, start);
 }
 
 /**
@@ -596,14 +614,14 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  * into `scratch` when it is large enough (valid until the caller's next look).
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
-  const view = unloaded.get(stream)?.view;
+  const view = unloadedData(stream);
   const lazy = view && lazyFileOf(view);
   return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength, scratch) : stream.contents;
 }
 
 /** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
 export function unloadedData(stream: PDFObject): Uint8Array | undefined {
-  return stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
+  return stream instanceof FileStream ? stream.unreadView : undefined;
 }
 
 /**
@@ -612,9 +630,8 @@ export function unloadedData(stream: PDFObject): Uint8Array | undefined {
  * and the writer copies their data from the files).
  */
 export function streamWithDataOf(stream: PDFRawStream, dict: PDFDict): PDFRawStream {
-  const lazy = unloaded.get(stream);
-  if (lazy) return lazyStream(dict, lazy.view, lazy.ensure, lazy.start);
-  return PDFRawStream.of(dict, stream.getContents(), (stream as unknown as { transform?: never }).transform);
+  const lazy = stream instanceof FileStream ? stream.withDict(dict) : undefined;
+  return lazy ?? PDFRawStream.of(dict, stream.getContents(), stream.transform);
 }
 
 /** The table a context reads through, when it was opened by this reader (not a fork, not made in memory). */

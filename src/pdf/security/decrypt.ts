@@ -321,5 +321,5 @@ function contentsOf(stream: PDFRawStream): Uint8Array {
 }
 
 function setContents(stream: PDFRawStream, contents: Uint8Array): void {
-  (stream as unknown as { contents: Uint8Array }).contents = contents;
+  stream.contents = contents;
 }
