@@ -91,22 +91,18 @@ const ContextBase = PDFContextModule as unknown as new () => PdfLib.PDFContext;
  * stays empty.
  */
 export class StoreContext extends ContextBase {
-  private current: ObjectStore | undefined;
+  /** A field, not a getter: every look-up of every object goes through it. */
+  store: ObjectStore;
 
   constructor(store?: ObjectStore) {
     super();
-    this.current = store;
-  }
-
-  get store(): ObjectStore {
-    if (!this.current) throw new Error('the context has no object store yet');
-    return this.current;
+    this.store = store ?? NO_STORE;
   }
 
   /** Gives the context its store, once: the reader parses the trailer with the context before its table exists. */
   attach(store: ObjectStore): void {
-    if (this.current) throw new Error('the context already has an object store');
-    this.current = store;
+    if (this.store !== NO_STORE) throw new Error('the context already has an object store');
+    this.store = store;
   }
 
   override assign(ref: PDFRef, object: PDFObject): void {
@@ -150,6 +146,20 @@ export class StoreContext extends ContextBase {
     return this.stream(deflateSync(contents), { ...dict, Filter: 'FlateDecode' });
   }
 }
+
+/** The store of a context that has none yet: it holds nothing and takes nothing. */
+const NO_STORE: ObjectStore = {
+  get: () => undefined,
+  peek: () => undefined,
+  source: () => undefined,
+  has: () => false,
+  set: () => {
+    throw new Error('the context has no object store yet');
+  },
+  delete: () => false,
+  hasObjectStreams: false,
+  entries: () => [],
+};
 
 function checked(result: PDFObject | undefined, types: unknown[]): PDFObject | undefined {
   for (const type of types) {

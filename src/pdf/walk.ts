@@ -21,7 +21,8 @@ export type Visit = (child: PDFObject, holder: Holder, at: PDFName | number) => 
 export function forEachChild(obj: PDFObject, visit: Visit): void {
   const container = obj instanceof PDFStream ? obj.dict : obj;
   if (container instanceof PDFDict) {
-    for (const [key, value] of entriesOf(container)) visit(value, container, key);
+    // forEach: a for-of over the entries makes an array per entry, on every object of a walk.
+    entriesOf(container).forEach((value, key) => visit(value, container, key));
   } else if (container instanceof PDFArray) {
     const items = itemsOf(container);
     for (let i = 0; i < items.length; i++) visit(items[i], container, i);
