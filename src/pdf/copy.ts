@@ -7,7 +7,7 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import { PDFArray, PDFCatalog, type PDFContext, PDFDict, PDFName, PDFObject, PDFPageLeaf, PDFPageTree, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { PDFArray, PDFCatalog, type PDFContext, PDFDict, PDFName, PDFObject, PDFPageLeaf, PDFPageTree, PDFRawStream, PDFRef, PDFStream, moveInto } from './lib.js';
 import { streamWithDataOf } from './reader/object-table.js';
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */
@@ -80,7 +80,7 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
     const container = item instanceof PDFStream ? item.dict : item;
     if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
     moved.add(container);
-    (container as unknown as { context: PDFContext }).context = context;
+    moveInto(container, context);
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) {
         if (value instanceof PDFRef) container.set(key, mapRef(value));

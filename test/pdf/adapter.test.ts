@@ -1,10 +1,10 @@
 /**
  * pdf-lib is reached through one adapter (src/pdf/lib.ts, with its drawing
  * half src/pdf/watermark/drawing-lib.ts, loaded only by the watermarks).
- * Outside it no file imports pdf-lib; no file casts `as unknown as` (the way
- * code reaches a pdf-lib object's private members) or patches a class or an
- * instance (prototype assignments, Object.defineProperty/Object.assign onto
- * objects, replaced static methods). What is left is listed below with its
+ * Outside it no file of src/ imports pdf-lib or assigns to a prototype, and
+ * no file of src/pdf casts `as unknown as` (the way code reaches a pdf-lib
+ * object's private members) or patches an instance or a class
+ * (Object.defineProperty/Object.assign onto objects, replaced statics). What is left is listed below with its
  * reason and count: the list may only shrink, so a fixed site fails the test
  * until its entry goes too.
  */
@@ -22,13 +22,14 @@ const ALLOWED: Array<{ file: string; rule: Rule; count: number; why: string }> =
   {
     file: 'src/pdf/lib.ts',
     rule: 'cast',
-    count: 2,
-    why: "entriesOf/itemsOf read a dictionary's and an array's private storage: pdf-lib's public accessors copy it on every call",
+    count: 4,
+    why:
+      "entriesOf/itemsOf read a dictionary's and an array's private storage (pdf-lib's accessors copy it on every call); " +
+      'arrayOf makes an array at its exact size (26 MB on a chain of 200,000 arrays); moveInto gives a moved container ' +
+      'its new context (copying made a merge a quarter slower)',
   },
   { file: 'src/pdf/lib.ts', rule: 'patch', count: 2, why: 'PDFRef.of on a pool keyed by number (memory: 28 MB on 200,000 objects), and its lazy tag' },
-  { file: 'src/pdf/reader/parser.ts', rule: 'cast', count: 1, why: 'an array made at its exact size (26 MB on a chain of 200,000 arrays)' },
-  { file: 'src/pdf/copy.ts', rule: 'cast', count: 1, why: "a moved container answers to its new context (moveObject: copying made a merge a quarter slower)" },
-  { file: 'src/pdf/watermark/text.ts', rule: 'cast', count: 3, why: "a font embedder's font (glyph metrics) and its subset name" },
+  { file: 'src/pdf/watermark/text.ts', rule: 'cast', count: 2, why: "a font embedder's font as fontkit's (pdf-lib declares it without positions and boxes), and its subset name, set after layout" },
 ];
 
 function sourceFiles(dir: string): string[] {
@@ -52,7 +53,9 @@ function count(text: string, pattern: RegExp): number {
 
 const IMPORTS_PDF_LIB = /(?:from\s+|import\s*\(\s*)['"][^'"]*@cantoo\/pdf-lib[^'"]*['"]/g;
 const CAST = /\bas unknown as\b/g;
-// An assignment to or through a prototype, a property defined or assigned onto an object, or a replaced static of a PDF class.
+// An assignment to or through a prototype (anywhere in src/); under src/pdf also a property defined or
+// assigned onto an object, or a replaced static of a PDF class.
+const PROTOTYPE = /\.prototype\b[^;\n]*[^=!<>]=[^=>]/g;
 const PATCH = /\.prototype\b[^;\n]*[^=!<>]=[^=>]|Object\.defineProperty\(|Object\.assign\(|\bPDF[A-Z]\w*\.\w+\s*=[^=>]/g;
 
 function sites(file: string): Record<Rule, number> {
@@ -62,11 +65,12 @@ function sites(file: string): Record<Rule, number> {
     const casts = count(text, CAST) - count(text, /\bas unknown as (?:typeof PdfLib\.\w+|new \([^)]*\) => (?:Omit<)?PdfLib\.\w+)/g);
     return { import: 0, cast: casts, patch: count(text, PATCH) };
   }
-  return { import: count(text, IMPORTS_PDF_LIB), cast: file.startsWith('src/pdf/') ? count(text, CAST) : 0, patch: count(text, PATCH) };
+  const inPdf = file.startsWith('src/pdf/');
+  return { import: count(text, IMPORTS_PDF_LIB), cast: inPdf ? count(text, CAST) : 0, patch: count(text, inPdf ? PATCH : PROTOTYPE) };
 }
 
 describe('pdf-lib behind one adapter', () => {
-  const files = sourceFiles(join(ROOT, 'src')).filter((file) => file.startsWith('src/pdf/'));
+  const files = sourceFiles(join(ROOT, 'src'));
   const found = new Map<string, number>();
   for (const file of files) {
     for (const [rule, n] of Object.entries(sites(file))) if (n > 0) found.set(`${file} ${rule}`, n);
