@@ -8,7 +8,7 @@
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { duplicatePage } from './duplicate-page.js';
-import { storeOf } from './lib.js';
+import { storeOf } from './store.js';
 import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';

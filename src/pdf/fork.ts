@@ -16,8 +16,8 @@
  */
 import { copyObject } from './copy.js';
 import { LayeredObjects } from './layered-objects.js';
-import { type PDFContext, type PDFDocument, type PDFObject, type PDFRef, StoreContext, storeOf } from './lib.js';
-import type { ObjectSource, ObjectStore } from './store.js';
+import type { PDFContext, PDFDocument, PDFObject, PDFRef } from './lib.js';
+import { type ObjectSource, type ObjectStore, StoreContext, storeOf } from './store.js';
 
 /** The object store of a fork: its own copies over the shared originals. */
 class ForkedObjects extends LayeredObjects {

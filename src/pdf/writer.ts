@@ -13,7 +13,8 @@
 import { deflateSync } from 'node:zlib';
 import { isViewLoaded } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
-import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, storeOf } from './lib.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { storeOf } from './store.js';
 import type { Encryption } from './security/encrypt.js';
 import { fileIdToWrite } from './security/file-id.js';
 import { PiecewiseStream } from './security/file-crypto.js';

@@ -4,7 +4,8 @@
  * depth, which objects made in memory do not bound.
  */
 import { describe, expect, it } from 'vitest';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString, StoreContext } from '../../src/pdf/lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString } from '../../src/pdf/lib.js';
+import { StoreContext } from '../../src/pdf/store.js';
 import { forEachTreePair } from '../../src/pdf/trees.js';
 import { walkInside } from '../../src/pdf/walk.js';
 

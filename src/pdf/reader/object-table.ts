@@ -11,9 +11,9 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, RawStreamServingContents, StoreContext } from '../lib.js';
+import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, RawStreamServingContents } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
-import type { ObjectSource, RawSource } from '../store.js';
+import { type ObjectSource, type RawSource, StoreContext } from '../store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
