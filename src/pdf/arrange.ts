@@ -8,7 +8,7 @@
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { duplicatePage } from './duplicate-page.js';
-import { peekObject } from './fork.js';
+import { storeOf } from './store.js';
 import { pruneFields } from './forms.js';
 import { arrayAt, dictAt, nullifyReferences } from './objects.js';
 import { pruneOutline } from './outline.js';
@@ -33,7 +33,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
       placed.add(index);
       return entries[index].ref;
     }
-    return duplicatePage(doc, entries[index]);
+    return duplicatePage(doc, entries[index].dict);
   });
   const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
   setPages(doc, output);
@@ -84,7 +84,7 @@ function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PD
   const annotations = new Map<PDFRef, PDFRef[]>();
   for (const entry of entries) {
     // Read only: a fork need not copy the pages it drops.
-    const page = peekObject(doc.context, entry.ref);
+    const page = storeOf(doc.context).peek(entry.ref);
     const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
     if (refs.length > 0) annotations.set(entry.ref, refs);
   }

@@ -7,10 +7,8 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { PDFArray, PDFCatalog, type PDFContext, PDFDict, PDFName, PDFObject, PDFPageLeaf, PDFPageTree, PDFRawStream, PDFRef, PDFStream, moveInto } from './lib.js';
 import { streamWithDataOf } from './reader/object-table.js';
-
-type DictClass = { fromMapWithContext(map: Map<PDFName, PDFObject>, context: PDFContext): PDFDict };
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */
 export function copyObject<T extends PDFObject>(object: T, context: PDFContext, mapRef?: (ref: PDFRef) => PDFObject): T {
@@ -57,9 +55,11 @@ function copyDict(from: PDFDict, context: PDFContext, pending: Array<[PDFObject,
     const [key, value] = entries[i];
     pending.push([value, (copied) => map.set(key, copied)]);
   }
-  // Keep the class (PDFCatalog, PDFPageLeaf, …): it serializes the same, and pdf-lib checks it in places.
-  const kind = from.constructor as unknown as DictClass;
-  return (typeof kind.fromMapWithContext === 'function' ? kind : PDFDict).fromMapWithContext(map, context);
+  // Keep the class (pdf-lib's three kinds of dictionary): it serializes the same, and pdf-lib checks it in places.
+  if (from instanceof PDFPageLeaf) return PDFPageLeaf.fromMapWithContext(map, context);
+  if (from instanceof PDFPageTree) return PDFPageTree.fromMapWithContext(map, context);
+  if (from instanceof PDFCatalog) return PDFCatalog.fromMapWithContext(map, context);
+  return PDFDict.fromMapWithContext(map, context);
 }
 
 /**
@@ -80,7 +80,7 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
     const container = item instanceof PDFStream ? item.dict : item;
     if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
     moved.add(container);
-    (container as unknown as { context: PDFContext }).context = context;
+    moveInto(container, context);
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) {
         if (value instanceof PDFRef) container.set(key, mapRef(value));

@@ -194,7 +194,7 @@ class FlateDecoder implements Decoder {
 
   /** Undefined when this Node version lacks the internals. */
   static create(): FlateDecoder | undefined {
-    const inflater = createInflate() as unknown as { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void };
+    const inflater: { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void } = createInflate();
     const handle = inflater._handle;
     const state = inflater._writeState;
     if (typeof handle?.writeSync !== 'function' || !(state instanceof Uint32Array)) {

@@ -4,7 +4,8 @@
  * them with their pages.
  */
 import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from './lib.js';
-import { arrayAt, dictAt } from './objects.js';
+import { dictAt } from './objects.js';
+import { forEachTreePair } from './trees.js';
 
 /** The name of a named destination, whatever its spelling (name or string). */
 export function destinationName(value: PDFObject | undefined): string | undefined {
@@ -31,28 +32,12 @@ export class NamedDestinations {
   }
 }
 
-/** Walks a name tree's leaves (cycle-safe). */
-export function forEachNameTreeEntry(
-  doc: PDFDocument,
-  node: PDFDict,
-  visit: (name: string, value: PDFObject, key: PDFObject) => void,
-  seen = new Set<PDFDict>(),
-): void {
-  if (seen.has(node)) return;
-  seen.add(node);
-  const names = arrayAt(node, 'Names');
-  if (names) {
-    const items = names.asArray();
-    for (let i = 0; i + 1 < items.length; i += 2) {
-      const key = destinationName(doc.context.lookup(items[i]) ?? items[i]);
-      if (key !== undefined) visit(key, items[i + 1], items[i]);
-    }
-  }
-  const kids = arrayAt(node, 'Kids');
-  if (kids) for (const kid of kids.asArray()) {
-    const dict = doc.context.lookup(kid);
-    if (dict instanceof PDFDict) forEachNameTreeEntry(doc, dict, visit, seen);
-  }
+/** Walks a name tree's entries whose key is a name (trees.ts). */
+export function forEachNameTreeEntry(doc: PDFDocument, root: PDFDict, visit: (name: string, value: PDFObject, key: PDFObject) => void): void {
+  forEachTreePair(doc.context, root, 'Names', (key, value) => {
+    const name = destinationName(doc.context.lookup(key) ?? key);
+    if (name !== undefined) visit(name, value, key);
+  });
 }
 
 /**

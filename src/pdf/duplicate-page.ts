@@ -6,7 +6,6 @@ import { copyObject } from './copy.js';
 import { PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
 import { duplicateWidget, isWidget } from './forms.js';
 import { arrayAt } from './objects.js';
-import type { PageEntry } from './page-tree.js';
 
 const ANNOTS = PDFName.of('Annots');
 
@@ -15,15 +14,15 @@ const ANNOTS = PDFName.of('Annots');
  * (links, notes, widgets). Content streams and resources are shared, since
  * they are never edited in place.
  */
-export function duplicatePage(doc: PDFDocument, entry: PageEntry): PDFRef {
+export function duplicatePage(doc: PDFDocument, page: PDFDict): PDFRef {
   const { context } = doc;
-  const copy = copyObject(entry.dict, context);
+  const copy = copyObject(page, context);
   const copyRef = context.register(copy);
-  const annots = arrayAt(entry.dict, 'Annots');
+  const annots = arrayAt(page, 'Annots');
   if (annots) {
     const mapping = new Map<PDFRef, PDFRef>();
     const replaceOnPage = (from: PDFRef, to: PDFRef) => {
-      const list = arrayAt(entry.dict, 'Annots');
+      const list = arrayAt(page, 'Annots');
       const i = list ? list.indexOf(from) : undefined;
       if (list && i !== undefined && i >= 0) list.set(i, to);
     };

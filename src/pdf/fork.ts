@@ -5,44 +5,62 @@
  * the pruning behind it) edit as if it were the document, while the loaded
  * document stays untouched for the next part.
  *
- * A fork shares the loaded document's object table. The first time an object
+ * A fork's store is over the loaded document's. The first time an object
  * is looked up through the fork (context.lookup, or PDFDict.lookup on one of
  * the fork's objects), it is copied into the fork: the object and its direct
  * children (dictionaries and arrays written inside it), with the fork as
  * their context, so that editing it, or anything reached from it, never
  * touches the original. Stream data is never copied: a stream's copy shares
  * its bytes, which nothing edits in place. Objects the fork only reads while
- * writing (`peekObject`) are not copied at all.
+ * writing (`peek`) are not copied at all.
  */
 import { copyObject } from './copy.js';
 import { LayeredObjects } from './layered-objects.js';
-import { PDFContext, type PDFDocument, PDFObject, PDFRef } from './lib.js';
+import type { PDFContext, PDFDocument, PDFObject, PDFRef } from './lib.js';
+import { type ObjectSource, type ObjectStore, StoreContext, storeOf } from './store.js';
 
-/** The object table of a fork: its own copies over the shared originals. */
-export class ForkedObjects extends LayeredObjects {
+/** The object store of a fork: its own copies over the shared originals. */
+class ForkedObjects extends LayeredObjects {
   constructor(
-    readonly base: Map<PDFRef, PDFObject>,
+    private readonly base: ObjectStore,
     private readonly context: PDFContext,
   ) {
     super();
   }
 
   /** The fork's own copy, made on first access (what pdf-lib's lookup calls). */
-  override get(ref: PDFRef): PDFObject | undefined {
-    const own = super.get(ref);
+  get(ref: PDFRef): PDFObject | undefined {
+    const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
-    const original = this.base.get(ref);
+    const original = this.base.peek(ref);
     if (original === undefined) return undefined;
     const copy = copyObject(original, this.context);
-    super.set(ref, copy);
+    this.own.set(ref, copy);
     return copy;
   }
 
   /** The object as the fork sees it, without copying it: for reading only. */
   peek(ref: PDFRef): PDFObject | undefined {
-    const own = super.get(ref);
+    const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
-    return this.base.get(ref);
+    return this.base.peek(ref);
+  }
+
+  source(ref: PDFRef): ObjectSource | undefined {
+    const own = this.own.get(ref);
+    if (own !== undefined) return { kind: 'parsed', object: own };
+    if (this.removed.has(ref)) return undefined;
+    return this.base.source(ref);
+  }
+
+  get hasObjectStreams(): boolean {
+    return this.base.hasObjectStreams;
+  }
+
+  /** The fork's own objects, then the originals it has neither copied nor deleted. */
+  *entries(): Iterable<[PDFRef, PDFObject]> {
+    yield* this.own.entries();
+    for (const [ref, object] of this.base.entries()) if (!this.own.has(ref) && !this.removed.has(ref)) yield [ref, object];
   }
 
   protected below(ref: PDFRef): boolean {
@@ -55,22 +73,10 @@ export class ForkedObjects extends LayeredObjects {
  */
 export function forkDocument(doc: PDFDocument): PDFDocument {
   const base = doc.context;
-  const context = PDFContext.create();
+  const context = new StoreContext();
+  context.attach(new ForkedObjects(storeOf(base), context));
   context.header = base.header;
   context.trailerInfo = { ...base.trailerInfo };
   context.largestObjectNumber = base.largestObjectNumber;
-  const shared = (base as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
-  (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = new ForkedObjects(shared, context);
   return { context, catalog: context.lookup(base.trailerInfo.Root) as PDFDocument['catalog'], isEncrypted: false };
-}
-
-/** Reads an object without making the fork copy it (a plain context just looks it up). */
-export function peekObject(context: PDFContext, ref: PDFRef): PDFObject | undefined {
-  const objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
-  return objects instanceof ForkedObjects ? objects.peek(ref) : context.lookup(ref);
-}
-
-/** True when `context` is a fork's. */
-export function isFork(context: PDFContext): boolean {
-  return (context as unknown as { indirectObjects: unknown }).indirectObjects instanceof ForkedObjects;
 }

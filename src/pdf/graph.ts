@@ -1,5 +1,5 @@
 /**
- * The object graph, walked once and one way for every action: from roots,
+ * The object graph, walked from roots,
  * through references, each object once (cycles are common: /Parent, /P).
  *
  * An object is seen as what the output would write for it (`ObjectSource`):
@@ -8,58 +8,16 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { entriesOf, itemsOf, PDFArray, PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './lib.js';
-import { ForkedObjects } from './fork.js';
-import { ObjectTable, type RawSource } from './reader/object-table.js';
+import { type PDFContext, PDFObject, PDFRef } from './lib.js';
+import { forEachChild } from './walk.js';
+import { type ObjectSource, storeOf } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from './reader/skim.js';
 
-export type ObjectSource =
-  | { kind: 'parsed'; object: PDFObject }
-  | RawSource
-  /** An input object that cannot be parsed: its bytes go out as they are. */
-  | { kind: 'damaged'; bytes: Uint8Array };
-
-type Objects = Map<PDFRef, PDFObject>;
-
-function objectsOf(context: PDFContext): Objects {
-  return (context as unknown as { indirectObjects: Objects }).indirectObjects;
-}
+export type { ObjectSource } from './store.js';
 
 /** What the output has for `ref`, without parsing an untouched input object. */
 export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undefined {
-  return sourceIn(objectsOf(context), ref);
-}
-
-function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
-  // A fork's own objects, else the layer below it.
-  while (objects instanceof ForkedObjects) {
-    // Two calls rather than one that returns both: an object per call, for every object a split part writes.
-    const own = objects.ownObject(ref);
-    if (own !== undefined) return { kind: 'parsed', object: own };
-    if (objects.hasRemoved(ref)) return undefined;
-    objects = objects.base;
-  }
-  if (objects instanceof ObjectTable) {
-    const raw = objects.rawSource(ref);
-    if (raw) return raw;
-    const object = objects.get(ref);
-    if (object !== undefined) return { kind: 'parsed', object };
-    const bytes = objects.isUntouched(ref) ? objects.damagedBytes(ref) : undefined;
-    return bytes ? { kind: 'damaged', bytes } : undefined;
-  }
-  const object = objects.get(ref);
-  return object === undefined ? undefined : { kind: 'parsed', object };
-}
-
-/** The direct children of a parsed object (a stream's children are its dictionary's). */
-export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
-  if (obj instanceof PDFDict) {
-    for (const value of entriesOf(obj).values()) visit(value);
-  } else if (obj instanceof PDFArray) {
-    for (const value of itemsOf(obj)) visit(value);
-  } else if (obj instanceof PDFStream) {
-    for (const value of entriesOf(obj.dict).values()) visit(value);
-  }
+  return storeOf(context).source(ref);
 }
 
 /**
@@ -81,12 +39,13 @@ export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => v
     return;
   }
   const stack: PDFObject[] = [source.object];
+  const push = (child: PDFObject) => {
+    stack.push(child);
+  };
   while (stack.length > 0) {
     const obj = stack.pop()!;
     if (obj instanceof PDFRef) visit(obj);
-    else if (obj instanceof PDFDict) for (const value of entriesOf(obj).values()) stack.push(value);
-    else if (obj instanceof PDFArray) for (const value of itemsOf(obj)) stack.push(value);
-    else if (obj instanceof PDFStream) for (const value of entriesOf(obj.dict).values()) stack.push(value);
+    else forEachChild(obj, push);
   }
 }
 
@@ -112,7 +71,7 @@ export interface Walk {
  * them first would only add a skim of each to the memory.
  */
 export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean, parse = false): Walk {
-  const objects = objectsOf(context);
+  const store = storeOf(context);
   const reached = new Map<PDFRef, ObjectSource>();
   let largestReferenced = 0;
   const pending: PDFRef[] = [];
@@ -128,7 +87,7 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
     const ref = pending.pop()!;
     if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
     if (reached.has(ref) || (enter && !enter(ref))) continue;
-    const source = parse ? parsedIn(context, ref) : sourceIn(objects, ref);
+    const source = parse ? parsedIn(context, ref) : store.source(ref);
     if (!source) continue;
     reached.set(ref, source);
     forEachReference(source, follow);

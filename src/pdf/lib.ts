@@ -30,6 +30,7 @@ import PDFPageLeafModule from '../../node_modules/@cantoo/pdf-lib/es/core/struct
 import PDFPageTreeModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageTree.js';
 import PDFContextModule from '../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
 import PDFHeaderModule from '../../node_modules/@cantoo/pdf-lib/es/core/document/PDFHeader.js';
+import { UnexpectedObjectTypeError } from '../../node_modules/@cantoo/pdf-lib/es/core/errors.js';
 
 export const PDFArray = PDFArrayModule as unknown as typeof PdfLib.PDFArray;
 export type PDFArray = PdfLib.PDFArray;
@@ -66,6 +67,19 @@ export const PDFHeader = PDFHeaderModule as unknown as typeof PdfLib.PDFHeader;
 export type PDFHeader = PdfLib.PDFHeader;
 
 /**
+ * pdf-lib's raw stream, to subclass (its constructor is declared private:
+ * its streams come from PDFRawStream.of). The second is the same class typed
+ * without `contents`, so that a subclass may serve the data from an accessor
+ * (reader/object-table.ts).
+ */
+export const RawStream = PDFRawStreamModule as unknown as new (dict: PDFDict, contents: Uint8Array) => PdfLib.PDFRawStream;
+export const RawStreamServingContents = PDFRawStreamModule as unknown as new (dict: PDFDict, contents: Uint8Array) => Omit<PdfLib.PDFRawStream, 'contents'>;
+
+// pdf-lib declares its constructor private (its contexts come from PDFContext.create); ours subclass it (store.ts).
+export const ContextBase = PDFContextModule as unknown as new () => PdfLib.PDFContext;
+export { UnexpectedObjectTypeError };
+
+/**
  * An open document as the page operations see it: its object table and its
  * catalog. (pdf-lib's PDFDocument is a drawing API over the same two; none
  * of our code needs the rest of it.)
@@ -87,6 +101,26 @@ export function entriesOf(dict: PDFDict): ReadonlyMap<PDFName, PDFObject> {
 }
 export function itemsOf(array: PDFArray): readonly PDFObject[] {
   return (array as unknown as { array: PDFObject[] }).array;
+}
+
+/**
+ * An array of exactly `items` (taken, not copied). One grown by push keeps
+ * room for 17 items, 130 bytes too many for the typical `[12 0 R]` (26 MB
+ * over a chain of 200,000 of them).
+ */
+export function arrayOf(context: PDFContext, items: PDFObject[]): PDFArray {
+  const array = PDFArray.withContext(context);
+  (array as unknown as { array: PDFObject[] }).array = items;
+  return array;
+}
+
+/**
+ * Makes a dictionary or array answer to `context` (its look-ups, the
+ * objects it makes): for objects moved into another document rather than
+ * copied (copy.ts, moveObject).
+ */
+export function moveInto(container: PDFDict | PDFArray, context: PDFContext): void {
+  (container as unknown as { context: PDFContext }).context = context;
 }
 
 /**

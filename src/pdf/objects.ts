@@ -3,6 +3,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { referencesIn, walkGraph } from './graph.js';
+import { setChild, walkInside } from './walk.js';
 
 /**
  * Replaces every reference to one of `targets` by null in all reachable
@@ -24,20 +25,9 @@ export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): vo
 
 /** Sets every reference to one of `targets` inside `obj` (at any depth) to null. */
 function replaceReferences(obj: PDFObject, targets: Set<PDFRef>): void {
-  const dict = obj instanceof PDFStream ? obj.dict : obj instanceof PDFDict ? obj : undefined;
-  if (dict) {
-    for (const [key, value] of dict.entries()) {
-      if (value instanceof PDFRef && targets.has(value)) dict.set(key, PDFNull);
-      else replaceReferences(value, targets);
-    }
-  } else if (obj instanceof PDFArray) {
-    const items = obj.asArray();
-    for (let i = 0; i < items.length; i++) {
-      const value = items[i];
-      if (value instanceof PDFRef && targets.has(value)) obj.set(i, PDFNull);
-      else replaceReferences(value, targets);
-    }
-  }
+  walkInside(obj, (child, holder, at) => {
+    if (child instanceof PDFRef && targets.has(child)) setChild(holder, at, PDFNull);
+  });
 }
 
 /** Looks a key up, following references, and returns it only if it is a dictionary. */

@@ -3,8 +3,8 @@
  * written back for a new page order, so every page keeps the label the
  * reader showed for it ("iv", "A-3", …).
  */
+import { forEachTreePair } from './trees.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject } from './lib.js';
-import { arrayAt } from './objects.js';
 
 export interface PageLabel {
   style?: PDFName;
@@ -18,26 +18,11 @@ export function readPageLabels(doc: PDFDocument, pageCount: number): PageLabel[]
   const root = doc.catalog.lookup(PDFName.of('PageLabels'));
   if (!(root instanceof PDFDict)) return undefined;
   const ranges: Array<{ start: number; dict: PDFDict }> = [];
-  const seen = new Set<PDFDict>();
-  const walk = (node: PDFDict) => {
-    if (seen.has(node)) return;
-    seen.add(node);
-    const nums = arrayAt(node, 'Nums');
-    if (nums) {
-      const items = nums.asArray();
-      for (let i = 0; i + 1 < items.length; i += 2) {
-        const key = doc.context.lookup(items[i]);
-        const dict = doc.context.lookup(items[i + 1]);
-        if (key instanceof PDFNumber && dict instanceof PDFDict) ranges.push({ start: key.asNumber(), dict });
-      }
-    }
-    const kids = arrayAt(node, 'Kids');
-    if (kids) for (const kid of kids.asArray()) {
-      const dict = doc.context.lookup(kid);
-      if (dict instanceof PDFDict) walk(dict);
-    }
-  };
-  walk(root);
+  forEachTreePair(doc.context, root, 'Nums', (item, value) => {
+    const key = doc.context.lookup(item);
+    const dict = doc.context.lookup(value);
+    if (key instanceof PDFNumber && dict instanceof PDFDict) ranges.push({ start: key.asNumber(), dict });
+  });
   if (ranges.length === 0) return undefined;
   ranges.sort((a, b) => a.start - b.start);
   const labels: PageLabel[] = [];

@@ -163,7 +163,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     }
     if (leaves.has(kidDict)) {
       // The same page object listed twice: the second place gets its own copy.
-      const copy = duplicatePage(doc, { ref: kid, dict: kidDict });
+      const copy = duplicatePage(doc, kidDict);
       frame.kids.set(i, copy);
       entries.push({ ref: copy, dict: context.lookup(copy) as PDFDict });
       continue;

@@ -27,12 +27,13 @@
  */
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
 import { isWidget } from './forms.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
 import { arrayAt, dictAt } from './objects.js';
 import { outlineChildren, outlineItems } from './outline.js';
 import { pageEntries, type PageEntry } from './page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
+import { forEachChild } from './walk.js';
 import { sourceOf, type ObjectSource } from './graph.js';
 import { unloadedData } from './reader/object-table.js';
 import { REF_FIELDS, REF_GEN, REF_NUM, type RawObject } from './reader/skim.js';
@@ -266,28 +267,21 @@ class PageWeights {
           continue;
         }
         const dict = object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
-        if (dict) {
-          const formNode = isWidget(dict) || dict.has(PDFName.of('FT')) || dict.has(PDFName.of('T'));
-          for (const [key, value] of dict.entries()) {
-            if (key === PARENT) {
-              // A widget's field, and that field's parents: needed, but not the field's other kids.
-              if (formNode && value instanceof PDFRef && !seen.has(value)) {
-                const parent = context.lookup(value);
-                if (parent instanceof PDFDict) {
-                  seen.add(value);
-                  refs.push(value);
-                  fieldNodes.add(value);
-                  stack.push({ object: parent, fieldLevel: true });
-                }
+        const formNode = dict !== undefined && (isWidget(dict) || dict.has(PDFName.of('FT')) || dict.has(PDFName.of('T')));
+        forEachChild(object, (value, _holder, key) => {
+          if (key === PARENT) {
+            // A widget's field, and that field's parents: needed, but not the field's other kids.
+            if (formNode && value instanceof PDFRef && !seen.has(value)) {
+              const parent = context.lookup(value);
+              if (parent instanceof PDFDict) {
+                seen.add(value);
+                refs.push(value);
+                fieldNodes.add(value);
+                stack.push({ object: parent, fieldLevel: true });
               }
-              continue;
             }
-            if (fieldLevel && key === KIDS) continue;
-            stack.push({ object: value, fieldLevel: false });
-          }
-        } else if (object instanceof PDFArray) {
-          for (const value of object.asArray()) stack.push({ object: value, fieldLevel: false });
-        }
+          } else if (!(fieldLevel && key === KIDS)) stack.push({ object: value, fieldLevel: false });
+        });
       }
     };
     visit(pageDict, true);
@@ -322,6 +316,9 @@ class PageWeights {
   private nullable(object: PDFObject, page: number): number {
     let bytes = 0;
     const stack: PDFObject[] = [object];
+    const push = (child: PDFObject) => {
+      stack.push(child);
+    };
     while (stack.length > 0) {
       const item = stack.pop()!;
       if (item instanceof PDFRef) {
@@ -329,9 +326,7 @@ class PageWeights {
         if (onPage !== undefined && onPage !== page) bytes += item.sizeInBytes();
         continue;
       }
-      const dict = item instanceof PDFStream ? item.dict : item instanceof PDFDict ? item : undefined;
-      if (dict) for (const value of dict.values()) stack.push(value);
-      else if (item instanceof PDFArray) for (const value of item.asArray()) stack.push(value);
+      forEachChild(item, push);
     }
     return bytes;
   }
@@ -394,6 +389,9 @@ class PageWeights {
     const seen = new Set<PDFRef>();
     const skipCatalog = new Set(['Pages', 'Outlines', 'Dests', 'PageLabels', 'StructTreeRoot', 'MarkInfo', 'Names', 'AcroForm']);
     const stack: PDFObject[] = [];
+    const push = (child: PDFObject) => {
+      stack.push(child);
+    };
     const { Root, Info } = context.trailerInfo;
     if (Root instanceof PDFRef) seen.add(Root);
     if (Info) stack.push(Info);
@@ -411,9 +409,7 @@ class PageWeights {
         if (target !== undefined) stack.push(target);
         continue;
       }
-      const dict = object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
-      if (dict) for (const value of dict.values()) stack.push(value);
-      else if (object instanceof PDFArray) for (const value of object.asArray()) stack.push(value);
+      forEachChild(object, push);
     }
     if (Root instanceof PDFRef) seen.delete(Root);
     return seen;

@@ -14,13 +14,14 @@ import { deflateSync } from 'node:zlib';
 import { isViewLoaded } from '../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
+import { storeOf } from './store.js';
 import type { Encryption } from './security/encrypt.js';
 import { fileIdToWrite } from './security/file-id.js';
+import { PiecewiseStream } from './security/file-crypto.js';
 import { walkGraph, type ObjectSource } from './graph.js';
 import { serialize } from './serialize.js';
-import { objectTableOf, unloadedData } from './reader/object-table.js';
+import { unloadedData } from './reader/object-table.js';
 import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from './reader/skim.js';
-import { ForkedObjects } from './fork.js';
 
 const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
@@ -31,13 +32,6 @@ const NULL = encoder.encode('null');
 const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
 const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
-
-interface StreamInternals {
-  updateDict?(): void;
-  getContents(): Uint8Array;
-  /** Streams whose data is held in several pieces (encrypted: the IV, then the ciphertext) give them here. */
-  getContentPieces?(): readonly Piece[];
-}
 
 export interface WriteOptions {
   /**
@@ -71,14 +65,7 @@ export function writeDocument(context: PDFContext, options: WriteOptions = {}): 
 
 /** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
 export function hasObjectStreams(context: PDFContext): boolean {
-  let objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
-  while (objects instanceof ForkedObjects) objects = objects.base;
-  const table = objectTableOf(context) ?? (objects as unknown as { hasObjectStreams?: boolean });
-  if (typeof table.hasObjectStreams === 'boolean') return table.hasObjectStreams;
-  for (const [, object] of context.enumerateIndirectObjects()) {
-    if (streamType(object) === OBJSTM) return true;
-  }
-  return false;
+  return storeOf(context).hasObjectStreams;
 }
 
 /** The document as pieces: stream data stays as views of the bytes already in memory. */
@@ -141,13 +128,13 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
  * ciphertext) is not joined.
  */
 function streamData(object: PDFStream): readonly Piece[] {
-  const stream = object as unknown as StreamInternals;
   if (!(object instanceof PDFRawStream)) {
     // pdf-lib's own streams (drawn content, embedded fonts) encode themselves here.
-    stream.updateDict?.();
-    return [stream.getContents()];
+    object.updateDict();
+    return [object.getContents()];
   }
-  const pieces = stream.getContentPieces?.() ?? [unloadedData(object) ?? stream.getContents()];
+  // Data held in several pieces (encrypted: the IV, then the ciphertext) is written piece by piece.
+  const pieces = object instanceof PiecewiseStream ? object.pieces : [unloadedData(object) ?? object.getContents()];
   let size = 0;
   for (const piece of pieces) size += piece.byteLength;
   object.dict.set(LENGTH, PDFNumber.of(size));

@@ -11,8 +11,9 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../lib.js';
+import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, RawStreamServingContents } from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
+import { type ObjectSource, type RawSource, StoreContext } from '../store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
@@ -83,8 +84,8 @@ export class ObjectTable extends LayeredObjects {
    */
   setObjectDecryptor(decryptor: ObjectDecryptor): void {
     this.decryptObject = decryptor;
-    for (const [ref, object] of [...super.entries()]) {
-      if (this.entries_.get(ref.objectNumber)?.type === 1 && this.exists(ref.objectNumber, ref.generationNumber)) super.set(ref, decryptor(ref, object));
+    for (const [ref, object] of [...this.own.entries()]) {
+      if (this.entries_.get(ref.objectNumber)?.type === 1 && this.exists(ref.objectNumber, ref.generationNumber)) this.own.set(ref, decryptor(ref, object));
     }
   }
 
@@ -143,7 +144,7 @@ export class ObjectTable extends LayeredObjects {
    */
   isUntouched(ref: PDFRef): boolean {
     if (this.removed.has(ref) || !this.exists(ref.objectNumber, ref.generationNumber)) return false;
-    return !this.owns(ref) || (this.frozen !== undefined && !this.frozen.has(ref));
+    return !this.own.has(ref) || (this.frozen !== undefined && !this.frozen.has(ref));
   }
 
   /**
@@ -152,7 +153,7 @@ export class ObjectTable extends LayeredObjects {
    * part writes each object the same way and split_by_size's weights hold.
    */
   freeze(): void {
-    this.frozen ??= new Set(super.keys());
+    this.frozen ??= new Set(this.own.keys());
   }
 
   private frozen: Set<PDFRef> | undefined;
@@ -174,8 +175,8 @@ export class ObjectTable extends LayeredObjects {
     } finally {
       this.parsedDuringLook = outer;
       for (const [ref, object] of parsed) {
-        // Only if it is still the object parsed then (not replaced since); Map's own delete, which does not mark it removed.
-        if (super.get(ref) === object) Map.prototype.delete.call(this, ref);
+        // Only if it is still the object parsed then (not replaced since); not marked removed: the input still has it.
+        if (this.own.get(ref) === object) this.own.delete(ref);
       }
     }
   }
@@ -187,15 +188,15 @@ export class ObjectTable extends LayeredObjects {
     return this.entries_.get(ref.objectNumber)?.type === 2;
   }
 
-  override get(ref: PDFRef): PDFObject | undefined {
-    const own = super.get(ref);
+  get(ref: PDFRef): PDFObject | undefined {
+    const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
     if (!this.exists(ref.objectNumber, ref.generationNumber) || this.resolving.has(ref.objectNumber)) return undefined;
     this.resolving.add(ref.objectNumber);
     try {
       const object = this.parsePlain(ref);
       if (object !== undefined) {
-        super.set(ref, object);
+        this.own.set(ref, object);
         this.parsedDuringLook?.push([ref, object]);
       }
       return object;
@@ -209,7 +210,7 @@ export class ObjectTable extends LayeredObjects {
    * once (encryption); the table's own object when it has one.
    */
   parseDetached(ref: PDFRef): PDFObject | undefined {
-    const own = super.get(ref);
+    const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
     if (!this.exists(ref.objectNumber, ref.generationNumber)) return undefined;
     return this.parsePlain(ref);
@@ -225,36 +226,32 @@ export class ObjectTable extends LayeredObjects {
     for (const [num, entry] of [...this.entries_].sort((a, b) => a[0] - b[0])) {
       if (entry.type === 0) continue;
       const ref = PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
-      if (this.removed.has(ref) || this.owns(ref)) continue;
+      if (this.removed.has(ref) || this.own.has(ref)) continue;
       // An object that cannot be parsed at all is dropped from a full enumeration; its bytes are lost to it anyway.
       this.get(ref);
     }
     this.everything = true;
   }
 
-  // Enumerating means every object: pdf-lib's enumerateIndirectObjects and the security code use these.
-  override entries(): MapIterator<[PDFRef, PDFObject]> {
+  /** Every object, parsed: for work that must see all of them (encryption, decryption, pdf-lib's enumeration). */
+  entries(): Iterable<[PDFRef, PDFObject]> {
     this.materializeAll();
-    return super.entries();
+    return this.own.entries();
   }
-  override keys(): MapIterator<PDFRef> {
-    this.materializeAll();
-    return super.keys();
+
+  /** The reader's objects are only copied by a fork over it: reading is fetching. */
+  peek(ref: PDFRef): PDFObject | undefined {
+    return this.get(ref);
   }
-  override values(): MapIterator<PDFObject> {
-    this.materializeAll();
-    return super.values();
-  }
-  override [Symbol.iterator](): MapIterator<[PDFRef, PDFObject]> {
-    return this.entries();
-  }
-  override forEach(callback: (value: PDFObject, key: PDFRef, map: Map<PDFRef, PDFObject>) => void): void {
-    this.materializeAll();
-    super.forEach(callback);
-  }
-  override get size(): number {
-    this.materializeAll();
-    return super.size;
+
+  /** What the output has for `ref`: its input bytes while untouched, else its parsed form, else its damaged bytes. */
+  source(ref: PDFRef): ObjectSource | undefined {
+    const raw = this.rawSource(ref);
+    if (raw) return raw;
+    const object = this.get(ref);
+    if (object !== undefined) return { kind: 'parsed', object };
+    const bytes = this.isUntouched(ref) ? this.damagedBytes(ref) : undefined;
+    return bytes ? { kind: 'damaged', bytes } : undefined;
   }
 
   /**
@@ -313,7 +310,7 @@ export class ObjectTable extends LayeredObjects {
    */
   readDamagedDict(ref: PDFRef): PDFDict | undefined {
     const num = ref.objectNumber;
-    if (!this.exists(num, ref.generationNumber) || super.get(ref) !== undefined || this.removed.has(ref)) return undefined;
+    if (!this.exists(num, ref.generationNumber) || this.own.get(ref) !== undefined || this.removed.has(ref)) return undefined;
     const entry = this.entries_.get(num)!;
     let dict: PDFDict | undefined;
     if (entry.type === 1) {
@@ -328,7 +325,7 @@ export class ObjectTable extends LayeredObjects {
     if (!dict) return undefined;
     const plain = this.bytesAreClear(ref) ? dict : this.decryptObject!(ref, dict);
     if (!(plain instanceof PDFDict)) return undefined;
-    super.set(ref, plain);
+    this.own.set(ref, plain);
     return plain;
   }
 
@@ -428,7 +425,7 @@ export class ObjectTable extends LayeredObjects {
    * Every reference into it is null from now on.
    */
   release(): void {
-    Map.prototype.clear.call(this);
+    this.own.clear();
     this.entries_ = new Map();
     this.raws.clear();
     this.objectStreams.clear();
@@ -562,40 +559,52 @@ export class ObjectTable extends LayeredObjects {
   }
 }
 
-/** An untouched object as its input bytes, with the table it is in. */
-export interface RawSource {
-  kind: 'raw';
-  raw: RawObject;
-  table: ObjectTable;
-}
 
 const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
-
-/** Streams whose data is still only in the file: the view of it, and how to read it in. */
-const unloaded = new WeakMap<PDFRawStream, { view: Uint8Array; ensure: Ensure; start: number }>();
 
 /**
  * A stream whose data is a view of a lazily read file, read in when first
  * used (`contents`, which pdf-lib and our code read). Until then the writer
  * and the encryption take it from `unloadedData` and copy it from the file.
  */
+class FileStream extends RawStreamServingContents {
+  // Declared, not initialized: pdf-lib's constructor sets `contents` (the setter below) before this class's fields would be.
+  declare private data: Uint8Array;
+  declare private unread: { view: Uint8Array; ensure: Ensure; start: number } | undefined;
+
+  constructor(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number) {
+    super(dict, view);
+    this.unread = { view, ensure, start };
+  }
+
+  get contents(): Uint8Array {
+    const unread = this.unread;
+    if (unread) {
+      this.unread = undefined;
+      unread.ensure(unread.start, unread.start + unread.view.byteLength);
+    }
+    return this.data;
+  }
+
+  set contents(value: Uint8Array) {
+    this.unread = undefined;
+    this.data = value;
+  }
+
+  /** The view of the file, while nothing has read the data. */
+  get unreadView(): Uint8Array | undefined {
+    return this.unread?.view;
+  }
+
+  /** A stream with `dict` over the same unread data; undefined once the data was read. */
+  withDict(dict: PDFDict): PDFRawStream | undefined {
+    const unread = this.unread;
+    return unread && new FileStream(dict, unread.view, unread.ensure, unread.start);
+  }
+}
+
 function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number): PDFRawStream {
-  const stream = PDFRawStream.of(dict, view);
-  let contents = view;
-  unloaded.set(stream, { view, ensure, start });
-  Object.defineProperty(stream, 'contents', {
-    configurable: true,
-    enumerable: true,
-    get() {
-      if (unloaded.delete(stream)) ensure(start, start + view.byteLength);
-      return contents;
-    },
-    set(value: Uint8Array) {
-      unloaded.delete(stream);
-      contents = value;
-    },
-  });
-  return stream;
+  return new FileStream(dict, view, ensure, start);
 }
 
 /**
@@ -605,14 +614,14 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  * into `scratch` when it is large enough (valid until the caller's next look).
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
-  const view = unloaded.get(stream)?.view;
+  const view = unloadedData(stream);
   const lazy = view && lazyFileOf(view);
   return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength, scratch) : stream.contents;
 }
 
 /** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
 export function unloadedData(stream: PDFObject): Uint8Array | undefined {
-  return stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
+  return stream instanceof FileStream ? stream.unreadView : undefined;
 }
 
 /**
@@ -621,15 +630,14 @@ export function unloadedData(stream: PDFObject): Uint8Array | undefined {
  * and the writer copies their data from the files).
  */
 export function streamWithDataOf(stream: PDFRawStream, dict: PDFDict): PDFRawStream {
-  const lazy = unloaded.get(stream);
-  if (lazy) return lazyStream(dict, lazy.view, lazy.ensure, lazy.start);
-  return PDFRawStream.of(dict, stream.getContents(), (stream as unknown as { transform?: never }).transform);
+  const lazy = stream instanceof FileStream ? stream.withDict(dict) : undefined;
+  return lazy ?? PDFRawStream.of(dict, stream.getContents(), stream.transform);
 }
 
-/** The table a context reads through, when it was opened by this reader. */
+/** The table a context reads through, when it was opened by this reader (not a fork, not made in memory). */
 export function objectTableOf(context: PDFContext): ObjectTable | undefined {
-  const objects = (context as unknown as { indirectObjects: unknown }).indirectObjects;
-  return objects instanceof ObjectTable ? objects : undefined;
+  const store = context instanceof StoreContext ? context.store : undefined;
+  return store instanceof ObjectTable ? store : undefined;
 }
 
 /** Runs `look` under ObjectTable.readOnly when the context reads through this reader; plainly otherwise. */
@@ -643,12 +651,10 @@ export function readOnly<T>(context: PDFContext, look: () => T): T {
  * when neither the cross-reference chain nor a scan of the file finds a
  * document in it.
  */
-export function openContext(bytes: Uint8Array): { context: PDFContext; table: ObjectTable } {
+export function openContext(bytes: Uint8Array): { context: StoreContext; table: ObjectTable } {
   const lazy = lazyFileOf(bytes);
   const ensure: Ensure = lazy ? (start, end) => lazy.file.ensure(lazy.offset + start, lazy.offset + Math.min(end, bytes.length)) : () => {};
-  const context = PDFContext.create();
-  // Tells pdf-lib's PDFDocument that /Encrypt is real: decryption is ours (security/decrypt.ts).
-  context.isDecrypted = false;
+  const context = new StoreContext();
   let xref: CrossReference;
   try {
     xref = readCrossReference(bytes, context, ensure);
@@ -658,7 +664,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
     xref = reconstructCrossReference(bytes, context, ensure);
   }
   const table = new ObjectTable(bytes, context, xref, ensure, lazy !== undefined);
-  (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = table;
+  context.attach(table);
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);
   if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();

@@ -21,6 +21,7 @@ import {
   PDFRawStream,
   PDFRef,
   PDFString,
+  arrayOf,
 } from '../lib.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
 
@@ -249,11 +250,8 @@ export class ObjectParser {
       if (this.lenient && bytes[this.pos] === 0x3e && bytes[this.pos + 1] === 0x3e) break;
       items.push(this.value(depth + 1));
     }
-    const array = PDFArray.withContext(this.ctx.context);
-    // An exact copy: an array grown by push keeps room for 17 items, 130 bytes
-    // too many for the typical `[12 0 R]` (26 MB over a chain of 200,000 of them).
-    (array as unknown as { array: PDFObject[] }).array = items.slice();
-    return array;
+    // An exact copy: `items` grew by push.
+    return arrayOf(this.ctx.context, items.slice());
   }
 
   private dict(depth: number): PDFDict {

@@ -9,7 +9,6 @@
  */
 import { PdfError } from '../errors.js';
 import {
-  entriesOf,
   PDFArray,
   PDFContext,
   PDFDict,
@@ -23,6 +22,7 @@ import {
   PDFString,
 } from '../lib.js';
 import { openContext, type ObjectTable } from '../reader/object-table.js';
+import { setChild, walkInside } from '../walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -176,48 +176,35 @@ export function isSignatureDictionary(dict: PDFDict): boolean {
  * dictionary) by `transform(bytes)`, in place.
  */
 export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array) => Uint8Array): void {
-  const visit = (obj: PDFObject): PDFObject | undefined => {
-    if (obj instanceof PDFString || obj instanceof PDFHexString) return literalString(transform(stringBytes(obj)));
-    if (obj instanceof PDFDict) {
-      const skipContents = isSignatureDictionary(obj);
-      // Replacing the value of a key while iterating the map is safe (no key is added or removed).
-      for (const [key, value] of entriesOf(obj)) {
-        if (skipContents && key === CONTENTS) continue;
-        const replaced = visit(value);
-        if (replaced) obj.set(key, replaced);
-      }
-    } else if (obj instanceof PDFArray) {
-      for (let i = 0; i < obj.size(); i++) {
-        const replaced = visit(obj.get(i));
-        if (replaced) obj.set(i, replaced);
-      }
-    } else if (obj instanceof PDFStream) {
-      visit(obj.dict);
+  // Signature dictionaries met so far: their /Contents is left as it is.
+  const signatures = new Set<PDFObject>();
+  const top = root instanceof PDFStream ? root.dict : root;
+  if (top instanceof PDFDict && isSignatureDictionary(top)) signatures.add(top);
+  walkInside(root, (child, holder, at) => {
+    if (at === CONTENTS && signatures.has(holder)) return false;
+    if (child instanceof PDFString || child instanceof PDFHexString) {
+      setChild(holder, at, literalString(transform(stringBytes(child))));
+      return false;
     }
-    return undefined;
-  };
-  visit(root);
+    if (child instanceof PDFDict && isSignatureDictionary(child)) signatures.add(child);
+  });
 }
 
 /** Every stream some file specification's /EF names: these use the /EFF crypt filter. */
 function embeddedFileStreams(context: PDFContext): Set<PDFObject> {
   const found = new Set<PDFObject>();
   const seen = new Set<PDFObject>();
-  const visit = (obj: PDFObject | undefined) => {
-    if (!obj || seen.has(obj)) return;
-    if (obj instanceof PDFDict) {
-      seen.add(obj);
-      const ef = obj.lookup(EF);
-      if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? context.lookup(value) ?? value : value);
-      for (const value of obj.values()) if (value instanceof PDFDict || value instanceof PDFArray) visit(value);
-    } else if (obj instanceof PDFArray) {
-      seen.add(obj);
-      for (const value of obj.asArray()) if (value instanceof PDFDict || value instanceof PDFArray) visit(value);
-    }
+  const look = (obj: PDFObject): boolean => {
+    if (!(obj instanceof PDFDict || obj instanceof PDFArray) || seen.has(obj)) return false;
+    seen.add(obj);
+    const ef = obj instanceof PDFDict ? obj.lookup(EF) : undefined;
+    if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? context.lookup(value) ?? value : value);
+    return true;
   };
   for (const [, object] of context.enumerateIndirectObjects()) {
-    if (object instanceof PDFDict) visit(object);
-    else if (object instanceof PDFStream && object.dict.lookup(TYPE) === EMBEDDED_FILE) found.add(object);
+    if (object instanceof PDFDict) {
+      if (look(object)) walkInside(object, look);
+    } else if (object instanceof PDFStream && object.dict.lookup(TYPE) === EMBEDDED_FILE) found.add(object);
   }
   return found;
 }
@@ -327,5 +314,5 @@ function contentsOf(stream: PDFRawStream): Uint8Array {
 }
 
 function setContents(stream: PDFRawStream, contents: Uint8Array): void {
-  (stream as unknown as { contents: Uint8Array }).contents = contents;
+  stream.contents = contents;
 }

@@ -37,11 +37,6 @@ export interface EncryptOptions {
   permissions: number;
 }
 
-interface StreamInternals {
-  getContents(): Uint8Array;
-  updateDict?(): void;
-}
-
 
 /**
  * Sets the output's /ID and returns its first string, from which revision 4
@@ -178,7 +173,6 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
       return literalString(encryptBytes(stringBytes(object)));
     }
     if (object instanceof PDFStream) {
-      const stream = object as unknown as StreamInternals;
       const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
       if (unread && isAes(method)) {
@@ -186,8 +180,8 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
         probe(ref, object.dict, unread.length <= PROBE_DATA_LIMIT && !streamProbe ? unread.file.readCopy(unread.offset, unread.offset + unread.length) : undefined);
         pieces = [encryptFromFile(method, key, unread, ivs)];
       } else {
-        const contents = stream.getContents();
-        stream.updateDict?.();
+        const contents = object.getContents();
+        object.updateDict();
         probe(ref, object.dict, contents);
         pieces = encryptPieces(method, key, contents, ivs);
       }

@@ -9,7 +9,7 @@
 import { createCipheriv, createDecipheriv } from 'node:crypto';
 import { lazyFileOf, type LazyFile } from '../../core/lazy-file.js';
 import { DeferredPiece, PdfPieces, type Piece } from '../../core/pdf-data.js';
-import { PDFRawStream, type PDFDict } from '../lib.js';
+import { type PDFDict, type PDFRawStream, RawStream } from '../lib.js';
 import { unloadedData } from '../reader/object-table.js';
 import { aesCipherName, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 
@@ -66,17 +66,29 @@ export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
 
 /**
  * A stream whose data is `pieces`. Our writer writes them one after the
- * other (getContentPieces); anything else that asks for the data gets them
- * joined.
+ * other; anything else that asks for the data gets them joined.
  */
+export class PiecewiseStream extends RawStream {
+  private readonly size: number;
+  private joined: Uint8Array | undefined;
+
+  constructor(
+    dict: PDFDict,
+    readonly pieces: Piece[],
+  ) {
+    super(dict, new Uint8Array(0));
+    this.size = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
+  }
+
+  override getContents(): Uint8Array {
+    return (this.joined ??= new PdfPieces(this.pieces, this.size).join());
+  }
+
+  override getContentsSize(): number {
+    return this.size;
+  }
+}
+
 export function piecewiseStream(dict: PDFDict, pieces: Piece[]): PDFRawStream {
-  const size = pieces.reduce((sum, piece) => sum + piece.byteLength, 0);
-  let joined: Uint8Array | undefined;
-  const stream = PDFRawStream.of(dict, new Uint8Array(0));
-  Object.assign(stream, {
-    getContents: () => (joined ??= new PdfPieces(pieces, size).join()),
-    getContentsSize: () => size,
-    getContentPieces: () => pieces,
-  });
-  return stream;
+  return new PiecewiseStream(dict, pieces);
 }

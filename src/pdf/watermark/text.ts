@@ -149,7 +149,7 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
     fonts.set(name, {
       embed: (context) => {
         // A subset's name starts with a tag of six capitals (ISO 32000-1, 9.6.4); derived from what it holds, so outputs are reproducible.
-        const postscript = (embedder as unknown as { font: { postscriptName?: string } }).font.postscriptName ?? 'NotoSans-Bold';
+        const postscript = embedder.font.postscriptName ?? 'NotoSans-Bold';
         (embedder as unknown as { customName: string }).customName = `${subsetTag(texts.join('\u0000'))}+${postscript}`;
         return embedder.embedIntoContext(context);
       },

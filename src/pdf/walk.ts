@@ -1,0 +1,57 @@
+/**
+ * The one step from an object to what is written inside it, and the one
+ * walk built on it. Everything that looks through objects (the graph walk's
+ * references, replacing references to removed pages, decrypting strings,
+ * finding attachments, weighing a page for split_by_size) goes through
+ * these. The walk keeps a stack of its own rather than recursing: nesting is
+ * bounded by the parser, but objects made in memory are not.
+ */
+import { entriesOf, itemsOf, PDFArray, PDFDict, type PDFName, type PDFObject, PDFStream } from './lib.js';
+
+/** Where a child is written: the dictionary or array that holds it, and its key or index there. */
+export type Holder = PDFDict | PDFArray;
+export type Visit = (child: PDFObject, holder: Holder, at: PDFName | number) => void;
+
+/**
+ * Calls `visit` with each direct child of `obj`, in order: a dictionary's
+ * values, an array's items, a stream's dictionary's values. References are
+ * children like any other value: they are not followed. `visit` may replace
+ * the child in its holder (`holder.set(at, …)`), not add or remove one.
+ */
+export function forEachChild(obj: PDFObject, visit: Visit): void {
+  const container = obj instanceof PDFStream ? obj.dict : obj;
+  if (container instanceof PDFDict) {
+    // forEach: a for-of over the entries makes an array per entry, on every object of a walk.
+    entriesOf(container).forEach((value, key) => visit(value, container, key));
+  } else if (container instanceof PDFArray) {
+    const items = itemsOf(container);
+    for (let i = 0; i < items.length; i++) visit(items[i], container, i);
+  }
+}
+
+/**
+ * Calls `visit` with every object written inside `root`, at any depth, in
+ * the order recursion would reach them (each before what it holds), and
+ * with where it is written. `root` itself is not visited. When `visit`
+ * returns false, what the object holds is not walked.
+ */
+export function walkInside(root: PDFObject, visit: (child: PDFObject, holder: Holder, at: PDFName | number) => boolean | void): void {
+  const pending: Array<[PDFObject, Holder, PDFName | number]> = [];
+  const stackChildren = (obj: PDFObject) => {
+    const start = pending.length;
+    forEachChild(obj, (child, holder, at) => pending.push([child, holder, at]));
+    // Last child on top would be reached first: reversed, they are reached in order.
+    for (let i = start, j = pending.length - 1; i < j; i++, j--) [pending[i], pending[j]] = [pending[j], pending[i]];
+  };
+  stackChildren(root);
+  while (pending.length > 0) {
+    const [child, holder, at] = pending.pop()!;
+    if (visit(child, holder, at) !== false) stackChildren(child);
+  }
+}
+
+/** Replaces the child written at `at` in `holder`. */
+export function setChild(holder: Holder, at: PDFName | number, value: PDFObject): void {
+  if (holder instanceof PDFDict) holder.set(at as PDFName, value);
+  else holder.set(at as number, value);
+}
