@@ -18,7 +18,7 @@ import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext 
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
-import { lazyFileOf } from '../../core/lazy-file.js';
+import { FileRange, pieceOf, readerOf } from '../../core/lazy-file.js';
 
 interface ObjectStream {
   data: Uint8Array;
@@ -606,13 +606,15 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const view = unloaded.get(stream)?.view;
-  const lazy = view && lazyFileOf(view);
-  return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength, scratch) : stream.contents;
+  const piece = view && pieceOf(view);
+  return piece instanceof FileRange ? piece.readCopy(0, piece.byteLength, scratch) : (piece ?? stream.contents);
 }
 
-/** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
-export function unloadedData(stream: PDFObject): Uint8Array | undefined {
-  return stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
+/** The data of a stream that nothing has read yet: the range of the lazily read file it is in; else undefined. */
+export function unloadedData(stream: PDFObject): FileRange | undefined {
+  const view = stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
+  const piece = view && pieceOf(view);
+  return piece instanceof FileRange ? piece : undefined;
 }
 
 /**
@@ -644,8 +646,8 @@ export function readOnly<T>(context: PDFContext, look: () => T): T {
  * document in it.
  */
 export function openContext(bytes: Uint8Array): { context: PDFContext; table: ObjectTable } {
-  const lazy = lazyFileOf(bytes);
-  const ensure: Ensure = lazy ? (start, end) => lazy.file.ensure(lazy.offset + start, lazy.offset + Math.min(end, bytes.length)) : () => {};
+  const reader = readerOf(bytes);
+  const ensure: Ensure = reader.ensure;
   const context = PDFContext.create();
   // Tells pdf-lib's PDFDocument that /Encrypt is real: decryption is ours (security/decrypt.ts).
   context.isDecrypted = false;
@@ -657,7 +659,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
     if (!(err instanceof PdfSyntaxError)) throw err;
     xref = reconstructCrossReference(bytes, context, ensure);
   }
-  const table = new ObjectTable(bytes, context, xref, ensure, lazy !== undefined);
+  const table = new ObjectTable(bytes, context, xref, ensure, reader.lazy);
   (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects = table;
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);
