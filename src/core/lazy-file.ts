@@ -221,25 +221,16 @@ export function readerOf(bytes: Uint8Array): BytesReader {
 }
 
 /**
- * A view as a piece of output: the view itself when its bytes are in memory
- * (any view of anything but a lazily read file), else the range of the file
- * it stands for. `start`/`end`: a part of the view, without making a view of
- * it when it is in memory (the writer asks this for every object it copies).
+ * The range of a lazily read file that view[start, end) stands for, when its
+ * bytes are not all in memory; undefined when they are (any view of anything
+ * but a lazily read file). The writer asks this for every object it copies,
+ * so a view in memory costs no object.
  */
-export function pieceOf(view: Uint8Array, start = 0, end = view.byteLength): Uint8Array | FileRange {
+export function unreadRange(view: Uint8Array, start = 0, end = view.byteLength): FileRange | undefined {
   const file = files.get(view.buffer);
-  if (!file) return start === 0 && end === view.byteLength ? view : view.subarray(start, end);
+  if (!file) return undefined;
   const offset = view.byteOffset - file.bytes.byteOffset;
-  if (file.isLoaded(offset + start, offset + end)) return start === 0 && end === view.byteLength ? view : view.subarray(start, end);
-  return new FileRange(file, offset + start, offset + end);
-}
-
-/** Whether view[start, end) holds its bytes: always for a view of anything but a lazily read file. */
-export function isViewLoaded(view: Uint8Array, start = 0, end = view.byteLength): boolean {
-  const file = files.get(view.buffer);
-  if (!file) return true;
-  const offset = view.byteOffset - file.bytes.byteOffset;
-  return file.isLoaded(offset + start, offset + end);
+  return file.isLoaded(offset + start, offset + end) ? undefined : new FileRange(file, offset + start, offset + end);
 }
 
 /** The lazy file a view belongs to, with the view's offset in it. */

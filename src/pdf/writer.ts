@@ -11,7 +11,7 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { isViewLoaded, pieceOf } from '../core/lazy-file.js';
+import { unreadRange } from '../core/lazy-file.js';
 import { PieceList, type PdfPieces } from '../core/pdf-data.js';
 import type { Piece, Sink } from '../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
@@ -208,10 +208,11 @@ class Output {
   }
 
   push(bytes: Piece): void {
-    if (!(bytes instanceof Uint8Array) || bytes.byteLength >= SMALL_PIECE || !isViewLoaded(bytes)) {
+    // A view of input nothing read goes as the range of the file it stands for.
+    const unread = bytes instanceof Uint8Array ? unreadRange(bytes) : undefined;
+    if (!(bytes instanceof Uint8Array) || unread || bytes.byteLength >= SMALL_PIECE) {
       this.flush();
-      // A view of input nothing read goes as the range of the file it stands for.
-      this.sink.write(bytes instanceof Uint8Array ? pieceOf(bytes) : bytes);
+      this.sink.write(unread ?? bytes);
     } else {
       this.room(bytes.byteLength);
       this.block!.set(bytes, this.blockUsed);
@@ -227,9 +228,10 @@ class Output {
    */
   range(data: Uint8Array, start: number, end: number): void {
     const length = end - start;
-    if (length >= SMALL_PIECE || !isViewLoaded(data, start, end)) {
+    const unread = unreadRange(data, start, end);
+    if (unread || length >= SMALL_PIECE) {
       this.flush();
-      this.sink.write(pieceOf(data, start, end));
+      this.sink.write(unread ?? data.subarray(start, end));
       this.offset += length;
       return;
     }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileAtomically } from '../../src/cli/io.js';
-import { FileRange, openLazyFile, pieceOf, type LazyFile } from '../../src/core/lazy-file.js';
+import { FileRange, openLazyFile, unreadRange, type LazyFile } from '../../src/core/lazy-file.js';
 import { PdfPieces } from '../../src/core/pdf-data.js';
 import { BufferSink, CopySink, DeferredPiece, FileSink, type Piece } from '../../src/core/sink.js';
 import { buildPdf, latin1, simpleDoc } from '../helpers/raw-pdf.js';
@@ -39,7 +39,7 @@ function mixedPieces(file: LazyFile, source: Buffer): { pieces: Piece[]; expecte
   const pieces: Piece[] = [];
   const expected: Buffer[] = [];
   const view = (start: number, end: number) => {
-    pieces.push(pieceOf(file.bytes, start, end));
+    pieces.push(unreadRange(file.bytes, start, end) ?? file.bytes.subarray(start, end));
     expected.push(source.subarray(start, end));
   };
   const memory = (bytes: Buffer) => {

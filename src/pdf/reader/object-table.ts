@@ -18,7 +18,7 @@ import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext 
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
-import { FileRange, pieceOf, readerOf } from '../../core/lazy-file.js';
+import { readerOf, unreadRange, type FileRange } from '../../core/lazy-file.js';
 
 interface ObjectStream {
   data: Uint8Array;
@@ -606,15 +606,14 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const view = unloaded.get(stream)?.view;
-  const piece = view && pieceOf(view);
-  return piece instanceof FileRange ? piece.readCopy(0, piece.byteLength, scratch) : (piece ?? stream.contents);
+  const unread = view && unreadRange(view);
+  return unread ? unread.readCopy(0, unread.byteLength, scratch) : (view ?? stream.contents);
 }
 
 /** The data of a stream that nothing has read yet: the range of the lazily read file it is in; else undefined. */
 export function unloadedData(stream: PDFObject): FileRange | undefined {
   const view = stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
-  const piece = view && pieceOf(view);
-  return piece instanceof FileRange ? piece : undefined;
+  return view && unreadRange(view);
 }
 
 /**
