@@ -233,6 +233,17 @@ export function unreadRange(view: Uint8Array, start = 0, end = view.byteLength):
   return file.isLoaded(offset + start, offset + end) ? undefined : new FileRange(file, offset + start, offset + end);
 }
 
+/**
+ * The range of a lazily read file a view is of, read in or not: for data
+ * that stays where it is until it is written (a stream nothing parsed,
+ * which encryption then reads from the file in chunks); undefined for a
+ * view of anything else.
+ */
+export function fileRangeOf(view: Uint8Array): FileRange | undefined {
+  const lazy = lazyFileOf(view);
+  return lazy && new FileRange(lazy.file, lazy.offset, lazy.offset + view.byteLength);
+}
+
 /** The lazy file a view belongs to, with the view's offset in it. */
 function lazyFileOf(view: Uint8Array): { file: LazyFile; offset: number } | undefined {
   const file = files.get(view.buffer);

@@ -57,11 +57,21 @@ export type WrittenBytes = (bytes: number) => void;
  * input; the window is the only memory the copy costs.
  */
 const QUEUE = 8 << 20;
-const WINDOW = 4 << 20;
+const WINDOW = Number(process.env.SINK_WINDOW ?? 4 << 20);
 /** Ranges this close in the input are read in one span, with the bytes between them. */
 const GAP = 64 << 10;
 /** writev takes at most IOV_MAX (1024) buffers at a time. */
 const IOV_MAX = 1024;
+/** Where deferred pieces are made before they are written (a large one is written as it is made). */
+const STAGING = 1 << 20;
+
+/**
+ * The window and the staging buffer, shared by every file sink (a split
+ * writes fifty files): buffers of their own (allocUnsafeSlow, not from the
+ * pool) whose pages are faulted in once. Sinks write synchronously, one at a
+ * time, so one of each is enough.
+ */
+const shared: { window?: Uint8Array; staging?: Uint8Array } = {};
 
 /**
  * Writes to a file descriptor (a regular file: ranges are read with
@@ -75,8 +85,8 @@ export class FileSink implements Sink {
   private queued = 0;
   private readonly gather: Uint8Array[] = [];
   private gathered = 0;
-  private window: Uint8Array | undefined;
-  private staging: CopySink | undefined;
+  /** Bytes of the shared staging buffer in use: made by deferred pieces, gathered, not yet written. */
+  private staged = 0;
 
   constructor(
     private readonly fd: number,
@@ -106,17 +116,9 @@ export class FileSink implements Sink {
       if (piece instanceof Uint8Array) {
         this.add(piece);
       } else if (piece instanceof DeferredPiece) {
-        // Small ones (an encrypted stream each) are made and gathered; large ones made into the staging buffer.
-        if (piece.byteLength <= GAP) {
-          this.add(piece.bytes());
-          continue;
-        }
-        this.flush();
-        this.staging ??= new CopySink(1 << 20, (chunk) => this.writeFully(chunk), true);
-        this.staging.write(piece);
-        this.staging.end();
+        this.make(piece);
       } else if (held && piece.file === held.file && piece.start >= held.start && piece.end <= held.end) {
-        this.add(this.window!.subarray(piece.start - held.start, piece.end - held.start));
+        this.add(shared.window!.subarray(piece.start - held.start, piece.end - held.start));
       } else if (piece.byteLength > WINDOW) {
         // Too large for the window: read and written in window-sized parts.
         this.flush();
@@ -140,9 +142,43 @@ export class FileSink implements Sink {
     this.flush();
   }
 
+  /**
+   * A deferred piece: made into the staging buffer and gathered from there,
+   * written when the buffer is full; a large one (encrypted image data) is
+   * written chunk by chunk as it is made, its chunks being large already.
+   */
+  private make(piece: DeferredPiece): void {
+    let made = 0;
+    if (piece.byteLength > STAGING) {
+      this.flush();
+      piece.produce((chunk) => {
+        made += chunk.byteLength;
+        this.writeFully(chunk);
+      });
+    } else {
+      const staging = (shared.staging ??= Buffer.allocUnsafeSlow(STAGING));
+      let start = this.staged;
+      piece.produce((chunk) => {
+        made += chunk.byteLength;
+        for (let at = 0; at < chunk.byteLength; ) {
+          if (this.staged === STAGING) {
+            this.add(staging.subarray(start, this.staged));
+            this.flush();
+            start = 0;
+          }
+          const length = Math.min(STAGING - this.staged, chunk.byteLength - at);
+          staging.set(chunk.subarray(at, at + length), this.staged);
+          this.staged += length;
+          at += length;
+        }
+      });
+      if (this.staged > start) this.add(staging.subarray(start, this.staged));
+    }
+    if (made !== piece.byteLength) throw new Error(`a deferred piece made ${made} bytes, not the ${piece.byteLength} it announced`);
+  }
+
   private windowBuffer(): Uint8Array {
-    // allocUnsafeSlow: a buffer of its own, whose pages are faulted in once and reused for every span.
-    return (this.window ??= Buffer.allocUnsafeSlow(WINDOW));
+    return (shared.window ??= Buffer.allocUnsafeSlow(WINDOW));
   }
 
   private add(bytes: Uint8Array): void {
@@ -168,6 +204,7 @@ export class FileSink implements Sink {
     this.written?.(this.gathered);
     this.gather.length = 0;
     this.gathered = 0;
+    this.staged = 0;
   }
 
   private writeFully(bytes: Uint8Array, tell = true): void {
@@ -198,11 +235,10 @@ function spanFrom(queue: readonly Piece[], first: number): { start: number; end:
 }
 
 /**
- * Copies everything into buffers of `chunkSize` and hands each on when full
- * (and the last, shorter, at `end`). `reuse`: the same buffer is filled again
- * once `full` returns (a caller that writes it at once); otherwise each chunk
- * is a buffer of its own (a stream that keeps it until it is flushed).
- * Ranges of the input are read straight into the chunk.
+ * Copies everything into buffers of `chunkSize`, each a buffer of its own
+ * (a stream keeps it until it is flushed), and hands each on when full (and
+ * the last, shorter, at `end`). Ranges of the input are read straight into
+ * the chunk.
  */
 export class CopySink implements Sink {
   private chunk: Uint8Array | undefined;
@@ -211,7 +247,6 @@ export class CopySink implements Sink {
   constructor(
     private readonly chunkSize: number,
     private readonly full: (chunk: Uint8Array) => void,
-    private readonly reuse = false,
   ) {}
 
   write(piece: Piece): void {
@@ -236,7 +271,7 @@ export class CopySink implements Sink {
 
   end(): void {
     if (this.chunk && this.used > 0) this.full(this.chunk.subarray(0, this.used));
-    if (!this.reuse) this.chunk = undefined;
+    this.chunk = undefined;
     this.used = 0;
   }
 
@@ -253,7 +288,7 @@ export class CopySink implements Sink {
   private room(): number {
     if (this.chunk && this.used === this.chunk.byteLength) {
       this.full(this.chunk);
-      if (!this.reuse) this.chunk = undefined;
+      this.chunk = undefined;
       this.used = 0;
     }
     this.chunk ??= Buffer.allocUnsafe(this.chunkSize);

@@ -18,7 +18,7 @@ import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext 
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
-import { readerOf, unreadRange, type FileRange } from '../../core/lazy-file.js';
+import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
 interface ObjectStream {
   data: Uint8Array;
@@ -606,14 +606,14 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const view = unloaded.get(stream)?.view;
-  const unread = view && unreadRange(view);
-  return unread ? unread.readCopy(0, unread.byteLength, scratch) : (view ?? stream.contents);
+  const range = view && fileRangeOf(view);
+  return range ? range.readCopy(0, range.byteLength, scratch) : stream.contents;
 }
 
-/** The data of a stream that nothing has read yet: the range of the lazily read file it is in; else undefined. */
+/** The data of a stream that nothing has used yet: the range of the lazily read file it is in; else undefined. */
 export function unloadedData(stream: PDFObject): FileRange | undefined {
   const view = stream instanceof PDFRawStream ? unloaded.get(stream)?.view : undefined;
-  return view && unreadRange(view);
+  return view && fileRangeOf(view);
 }
 
 /**
