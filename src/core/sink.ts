@@ -51,13 +51,15 @@ export interface Sink {
 export type WrittenBytes = (bytes: number) => void;
 
 /*
- * Sizes, measured on the bench shapes (bench/README.md, "Sinks"): pieces are
- * written once this much is queued, so most writes are this large; ranges of
- * the input are read in spans up to WINDOW, joined when they lie close in the
- * input; the window is the only memory the copy costs.
+ * Sizes (measured on the bench shapes: bench/README.md, "Sinks"). Pieces are
+ * queued up to QUEUE bytes so that the ranges of the input among them can be
+ * planned: ranges close in the input are read in one span of up to WINDOW.
+ * What is gathered is written before the window is read again, so a write
+ * carries about a window's worth. The window and the staging buffer are all
+ * the memory the copy costs.
  */
 const QUEUE = 8 << 20;
-const WINDOW = Number(process.env.SINK_WINDOW ?? 4 << 20);
+const WINDOW = 4 << 20;
 /** Ranges this close in the input are read in one span, with the bytes between them. */
 const GAP = 64 << 10;
 /** writev takes at most IOV_MAX (1024) buffers at a time. */
