@@ -59,7 +59,7 @@ export type WrittenBytes = (bytes: number) => void;
  * the memory the copy costs.
  */
 const QUEUE = 8 << 20;
-const WINDOW = 4 << 20;
+const WINDOW = 1 << 20;
 /** Ranges this close in the input are read in one span, with the bytes between them. */
 const GAP = 64 << 10;
 /** writev takes at most IOV_MAX (1024) buffers at a time. */
