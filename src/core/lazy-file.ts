@@ -179,9 +179,9 @@ export function lazyBytes(source: ByteSource): Uint8Array {
 }
 
 /**
- * Bytes [start, end) of a lazily read file that were not all read when the
- * output took them: a piece of output whose bytes the sinks (core/sink.ts)
- * copy from the file as they write it, never into memory of their own.
+ * Bytes [start, end) of a lazily read file, most often not all read in: a
+ * piece of output whose bytes the sinks (core/sink.ts) copy from the file as
+ * they write it, never into the file's memory.
  */
 export class FileRange {
   constructor(
