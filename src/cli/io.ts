@@ -3,18 +3,19 @@
  * temporary file beside the target and renamed into place, so a failed run
  * never leaves a partial file behind.
  *
- * Files are read and written with synchronous calls: the CLI has nothing else
- * to do meanwhile, and each asynchronous call is a round trip through libuv's
- * thread pool. Writing a 60 MB output with fs/promises writev took 40-100 ms
- * here, with writevSync 17-21 ms.
+ * Files are read and written with synchronous calls (core/sink.ts's FileSink):
+ * the CLI has nothing else to do meanwhile, and each asynchronous call is a
+ * round trip through libuv's thread pool. Writing a 60 MB output with
+ * fs/promises writev took 40-100 ms here, with writevSync 17-21 ms.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ValidationError } from '../core/errors.js';
-import { DeferredPiece, PdfPieces, type PdfData, type Piece } from '../core/pdf-data.js';
+import { PdfPieces, type PdfData } from '../core/pdf-data.js';
 import { setFlagsFromString } from 'node:v8';
-import { ensureLoaded, lazyFileOf, openLazyFile } from '../core/lazy-file.js';
+import { openLazyFile } from '../core/lazy-file.js';
+import { CopySink, FileSink, type Piece, type WrittenBytes } from '../core/sink.js';
 
 export async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -73,9 +74,6 @@ export function describeFsError(err: unknown): string {
   }
 }
 
-/** Told the bytes of each write as it is made: the progress line's measure (progress.ts). */
-export type WrittenBytes = (bytes: number) => void;
-
 /** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
 export async function writeFileAtomically(path: string, pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
@@ -92,67 +90,26 @@ export async function writeFileAtomically(path: string, pieces: readonly Piece[]
 function writeNewFile(path: string, pieces: readonly Piece[], written?: WrittenBytes): void {
   const fd = openSync(path, 'wx');
   try {
-    writeAll(fd, pieces, written);
+    writeToFile(fd, pieces, written);
   } finally {
     closeSync(fd);
   }
 }
 
-/**
- * Writes the pieces in order. Pieces of a lazily read input that were never
- * read go from the input file to the output through one reused buffer
- * (core/lazy-file.ts); the rest in batches of writev.
- */
-function writeAll(fd: number, pieces: readonly Piece[], written?: WrittenBytes): void {
-  let batch: Uint8Array[] = [];
-  for (const piece of pieces) {
-    if (piece instanceof DeferredPiece) {
-      writeBatch(fd, batch, written);
-      batch = [];
-      piece.produce((chunk) => writeBatch(fd, [chunk], written));
-      continue;
-    }
-    const lazy = lazyFileOf(piece);
-    if (lazy && !lazy.file.isLoaded(lazy.offset, lazy.offset + piece.byteLength)) {
-      writeBatch(fd, batch, written);
-      batch = [];
-      if (written) lazy.file.forEachChunk(lazy.offset, lazy.offset + piece.byteLength, (chunk) => writeBatch(fd, [chunk], written));
-      else lazy.file.copyTo(fd, lazy.offset, lazy.offset + piece.byteLength);
-      continue;
-    }
-    batch.push(piece);
-  }
-  writeBatch(fd, batch, written);
+function writeToFile(fd: number, pieces: readonly Piece[], written?: WrittenBytes): void {
+  const sink = new FileSink(fd, written);
+  for (const piece of pieces) sink.write(piece);
+  sink.end();
 }
 
-/** writev takes at most IOV_MAX (1024) buffers at a time. */
-function writeBatch(fd: number, pieces: readonly Uint8Array[], written?: WrittenBytes): void {
-  for (let i = 0; i < pieces.length; i += 1024) {
-    const batch = pieces.slice(i, i + 1024);
-    let bytesWritten = writevSync(fd, batch as Uint8Array[]);
-    const total = batch.reduce((sum, piece) => sum + piece.byteLength, 0);
-    written?.(total);
-    // A short write: finish the rest piece by piece.
-    if (bytesWritten < total) {
-      for (const piece of batch) {
-        if (bytesWritten >= piece.byteLength) {
-          bytesWritten -= piece.byteLength;
-          continue;
-        }
-        let done = bytesWritten;
-        while (done < piece.byteLength) done += writeSync(fd, piece, done);
-        bytesWritten = 0;
-      }
-    }
-  }
-}
-
+/** A pipe's writes: large enough to be few, small enough that the pipe starts moving early. */
+const PIPE_CHUNK = 1 << 20;
 let stdoutGuarded = false;
 
 export async function writeStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
   if (fstatSync(1).isFile()) {
-    writeAll(1, pieces, written);
+    writeToFile(1, pieces, written);
     return;
   }
   if (!stdoutGuarded) {
@@ -163,10 +120,22 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
       throw err;
     });
   }
+  // Chunks of their own (the stream keeps each until it is flushed), written a piece at a time so that
+  // a waiting pipe holds back the next piece and memory stays at what the pipe has not taken.
+  const ready: Uint8Array[] = [];
+  const sink = new CopySink(PIPE_CHUNK, (chunk) => ready.push(chunk));
+  const send = async () => {
+    for (const chunk of ready.splice(0)) {
+      if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once('drain', resolve));
+      written?.(chunk.byteLength);
+    }
+  };
   for (const piece of pieces) {
-    if (!process.stdout.write(piece instanceof DeferredPiece ? piece.bytes() : ensureLoaded(piece))) await new Promise((resolve) => process.stdout.once('drain', resolve));
-    written?.(piece.byteLength);
+    sink.write(piece);
+    await send();
   }
+  sink.end();
+  await send();
   await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }
 

@@ -8,7 +8,8 @@ import { ValidationError } from '../core/errors.js';
 import { PACKAGINGS, packageDocuments, type Packaging } from '../core/packaging.js';
 import { joinPdf, PdfPieces } from '../core/pdf-data.js';
 import type { ActionOutput } from '../core/run.js';
-import { writeDocumentsToDirectory, writeFileAtomically, writeStdout, type WrittenBytes } from './io.js';
+import type { WrittenBytes } from '../core/sink.js';
+import { writeDocumentsToDirectory, writeFileAtomically, writeStdout } from './io.js';
 
 export interface OutputOptions {
   /** Overwrite existing parts in the output directory. */

@@ -10,11 +10,13 @@
  *
  * The file's bytes are a full-size Uint8Array whose pages the kernel has not
  * yet backed; only loaded chunks hold the file's bytes. Views of it keep the
- * usual Uint8Array interface, so the transforms take them like any input;
- * whoever reads one directly calls `ensureLoaded` first (the reader does,
- * and so do PdfPieces.join and the CLI's writer).
+ * usual Uint8Array interface, so the transforms take them like any input.
+ * This module is the only one that knows which bytes were read: the reader
+ * asks `readerOf` once per document; a range nothing read leaves it as a
+ * FileRange, a piece of output that the sinks (core/sink.ts) copy from the
+ * file when they write it.
  */
-import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 // One page: the unit the kernel faults in, so a small read costs no more memory than it must.
 const CHUNK = 4096;
@@ -68,11 +70,6 @@ export class LazyFile {
     this.ensure(0, this.bytes.length);
   }
 
-  /** Writes bytes[start, end) to `out` (see forEachChunk). */
-  copyTo(out: number, start: number, end: number): void {
-    this.forEachChunk(start, end, (chunk) => writeFully(out, chunk));
-  }
-
   /**
    * Hands bytes[start, end) to `each` in order, in chunks: loaded bytes from
    * memory, the rest read through one reused buffer (so `each` must be done
@@ -118,8 +115,13 @@ export class LazyFile {
   }
 
   private read(start: number, end: number): void {
-    let at = start;
-    while (at < end) at += this.readInto(this.bytes.subarray(at, end), end - at, at);
+    this.readSpan(this.bytes.subarray(start, end), start);
+  }
+
+  /** Fills `target` with the file's bytes from `position`, from the file whether or not they are loaded. */
+  readSpan(target: Uint8Array, position: number): void {
+    let at = 0;
+    while (at < target.byteLength) at += this.readInto(target.subarray(at), target.byteLength - at, position + at);
   }
 
   private readInto(target: Uint8Array, length: number, position: number): number {
@@ -139,11 +141,6 @@ function fileSource(fd: number): ByteSource {
     },
     close: () => closeSync(fd),
   };
-}
-
-function writeFully(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done);
 }
 
 /** The buffer unread bytes pass through: 1 MB, reused, so its pages are faulted in once. */
@@ -181,27 +178,74 @@ export function lazyBytes(source: ByteSource): Uint8Array {
   return file.bytes;
 }
 
-/** The lazy file a view belongs to, with the view's offset in it. */
-export function lazyFileOf(view: Uint8Array): { file: LazyFile; offset: number } | undefined {
-  const file = files.get(view.buffer);
-  return file && { file, offset: view.byteOffset - file.bytes.byteOffset };
+/**
+ * Bytes [start, end) of a lazily read file, most often not all read in: a
+ * piece of output whose bytes the sinks (core/sink.ts) copy from the file as
+ * they write it, never into the file's memory.
+ */
+export class FileRange {
+  constructor(
+    readonly file: LazyFile,
+    readonly start: number,
+    readonly end: number,
+  ) {}
+
+  get byteLength(): number {
+    return this.end - this.start;
+  }
+
+  /** Hands the bytes to `each` in order, in chunks valid until `each` returns (LazyFile.forEachChunk). */
+  forEachChunk(each: (chunk: Uint8Array) => void): void {
+    this.file.forEachChunk(this.start, this.end, each);
+  }
+
+  /** Bytes [from, to) of the range, in memory of their own (or in `into` when it is large enough). */
+  readCopy(from = 0, to = this.byteLength, into?: Buffer): Buffer {
+    return this.file.readCopy(this.start + from, this.start + to, into);
+  }
+}
+
+/** What the reader needs to know of the bytes it reads, asked once per document. */
+export interface BytesReader {
+  /** True when the bytes are a lazily read file: stream data is then read only when used. */
+  readonly lazy: boolean;
+  /** Makes bytes[start, end) hold their bytes; a no-op for bytes in memory. */
+  ensure(start: number, end: number): void;
+}
+
+export function readerOf(bytes: Uint8Array): BytesReader {
+  const lazy = lazyFileOf(bytes);
+  if (!lazy) return { lazy: false, ensure: () => {} };
+  const { file, offset } = lazy;
+  return { lazy: true, ensure: (start, end) => file.ensure(offset + start, offset + Math.min(end, bytes.byteLength)) };
 }
 
 /**
- * Whether view[start, end) holds its bytes: always for a view of anything
- * but a lazily read file. (lazyFileOf makes an object per call; the writer
- * asks this for every object it copies.)
+ * The range of a lazily read file that view[start, end) stands for, when its
+ * bytes are not all in memory; undefined when they are (any view of anything
+ * but a lazily read file). The writer asks this for every object it copies,
+ * so a view in memory costs no object.
  */
-export function isViewLoaded(view: Uint8Array, start = 0, end = view.byteLength): boolean {
+export function unreadRange(view: Uint8Array, start = 0, end = view.byteLength): FileRange | undefined {
   const file = files.get(view.buffer);
-  if (!file) return true;
+  if (!file) return undefined;
   const offset = view.byteOffset - file.bytes.byteOffset;
-  return file.isLoaded(offset + start, offset + end);
+  return file.isLoaded(offset + start, offset + end) ? undefined : new FileRange(file, offset + start, offset + end);
 }
 
-/** Makes a view of a lazy file hold the file's bytes; any other view is left as it is. */
-export function ensureLoaded(view: Uint8Array): Uint8Array {
+/**
+ * The range of a lazily read file a view is of, read in or not: for data
+ * that stays where it is until it is written (a stream nothing parsed,
+ * which encryption then reads from the file in chunks); undefined for a
+ * view of anything else.
+ */
+export function fileRangeOf(view: Uint8Array): FileRange | undefined {
   const lazy = lazyFileOf(view);
-  if (lazy) lazy.file.ensure(lazy.offset, lazy.offset + view.byteLength);
-  return view;
+  return lazy && new FileRange(lazy.file, lazy.offset, lazy.offset + view.byteLength);
+}
+
+/** The lazy file a view belongs to, with the view's offset in it. */
+function lazyFileOf(view: Uint8Array): { file: LazyFile; offset: number } | undefined {
+  const file = files.get(view.buffer);
+  return file && { file, offset: view.byteOffset - file.bytes.byteOffset };
 }

@@ -1,37 +1,11 @@
-import { ensureLoaded, lazyBytes, lazyFileOf } from './lazy-file.js';
-
-/**
- * A piece whose bytes are made only as they are written: `produce` emits
- * them in chunks, `byteLength` in all (known beforehand, for the
- * cross-reference table). Encryption uses it to go from the input file to
- * the output file through small buffers, never holding the document twice.
- */
-export class DeferredPiece {
-  constructor(
-    readonly byteLength: number,
-    readonly produce: (emit: (chunk: Uint8Array) => void) => void,
-  ) {}
-
-  /** The bytes in one buffer (for callers that need them in memory). */
-  bytes(): Uint8Array {
-    const out = Buffer.allocUnsafe(this.byteLength);
-    let at = 0;
-    this.produce((chunk) => {
-      out.set(chunk, at);
-      at += chunk.byteLength;
-    });
-    if (at !== this.byteLength) throw new Error(`a deferred piece made ${at} bytes, not the ${this.byteLength} it announced`);
-    return out;
-  }
-}
-
-export type Piece = Uint8Array | DeferredPiece;
+import { FileRange, lazyBytes } from './lazy-file.js';
+import { BufferSink, DeferredPiece, type Piece, type Sink } from './sink.js';
 
 /**
  * A PDF held as the pieces it was written in. Joining a 60 MB output into
  * one buffer costs a copy and as much memory again; the CLI writes the
- * pieces straight to the file instead, and joins happen only where one
- * buffer is needed (library callers, the server's worker threads).
+ * pieces straight to the file instead (core/sink.ts), and joins happen only
+ * where one buffer is needed (library callers, the server's worker threads).
  */
 export class PdfPieces {
   constructor(
@@ -39,13 +13,15 @@ export class PdfPieces {
     readonly byteLength: number,
   ) {}
 
+  /** The document in one buffer (BufferSink: ranges of the input are read straight into it). */
   join(): Uint8Array {
-    return Buffer.concat(this.buffers(), this.byteLength);
+    const sink = new BufferSink(this.byteLength);
+    this.writeTo(sink);
+    return sink.result();
   }
 
-  /** Every piece as bytes in memory: a piece of a lazily read input is read in, a deferred one made. */
-  buffers(): Uint8Array[] {
-    return this.pieces.map((piece) => (piece instanceof DeferredPiece ? piece.bytes() : ensureLoaded(piece)));
+  writeTo(sink: Sink): void {
+    for (const piece of this.pieces) sink.write(piece);
   }
 
   /**
@@ -78,11 +54,13 @@ export class PdfPieces {
         const piece = pieces[lo];
         const from = position - starts[lo];
         const count = Math.min(length, piece.byteLength - from);
-        if (!(piece instanceof DeferredPiece)) {
-          // A view of a lazily read input: only the range asked for is read in.
-          const lazy = lazyFileOf(piece);
-          lazy?.file.ensure(lazy.offset + from, lazy.offset + from + count);
+        if (piece instanceof Uint8Array) {
           target.set(piece.subarray(from, from + count));
+          return count;
+        }
+        if (piece instanceof FileRange) {
+          // Only the range asked for is read, and not into the input's memory.
+          piece.file.readSpan(target.subarray(0, count), piece.start + from);
           return count;
         }
         let offset = 0;
@@ -95,6 +73,21 @@ export class PdfPieces {
         return count;
       },
     });
+  }
+}
+
+/** A sink that keeps the pieces as they are: the writer's output until the edge chooses where it goes. */
+export class PieceList implements Sink {
+  private readonly pieces: Piece[] = [];
+  private byteLength = 0;
+
+  write(piece: Piece): void {
+    this.pieces.push(piece);
+    this.byteLength += piece.byteLength;
+  }
+
+  pdf(): PdfPieces {
+    return new PdfPieces(this.pieces, this.byteLength);
   }
 }
 

@@ -11,8 +11,9 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { isViewLoaded } from '../core/lazy-file.js';
-import { DeferredPiece, PdfPieces, type Piece } from '../core/pdf-data.js';
+import { unreadRange } from '../core/lazy-file.js';
+import { PieceList, type PdfPieces } from '../core/pdf-data.js';
+import type { Piece, Sink } from '../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
 import { storeOf } from './store.js';
 import type { Encryption } from './security/encrypt.js';
@@ -68,22 +69,30 @@ export function hasObjectStreams(context: PDFContext): boolean {
   return storeOf(context).hasObjectStreams;
 }
 
-/** The document as pieces: stream data stays as views of the bytes already in memory. */
+/** The document as pieces: stream data stays as views of the bytes already in memory, or ranges of the input file. */
 export function writeDocumentPieces(context: PDFContext, options: WriteOptions = {}): PdfPieces {
   return writeDocumentAndTell(context, options).pdf;
 }
 
 /** The same, with the references of the objects written (split_by_size reasons about them). */
 export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: WrittenRefs } {
-  const plan = planOutput(context);
-  return { pdf: writePlan(context, plan, options), written: plan.written };
+  const pieces = new PieceList();
+  const written = writeDocumentTo(context, pieces, options);
+  return { pdf: pieces.pdf(), written };
 }
 
-function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfPieces {
+/** Writes the document into `sink`, in order; returns the references of the objects written. */
+export function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
+  const plan = planOutput(context);
+  writePlan(context, plan, sink, options);
+  return plan.written;
+}
+
+function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOptions): void {
   // Encrypted output keeps the classic layout: strings inside an object stream
   // would have to be left to the stream's encryption instead of their own.
-  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan);
-  const out = new Output(context.header.getVersionString());
+  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan, sink);
+  const out = new Output(context.header.getVersionString(), sink);
   // Where each object of plan.order starts.
   const offsets: number[] = [];
   const { encryption } = options;
@@ -99,7 +108,7 @@ function writePlan(context: PDFContext, plan: Plan, options: WriteOptions): PdfP
   out.text('trailer\n');
   out.push(serialize(trailerDict(context, size)));
   out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
-  return out.pieces();
+  out.end();
 }
 
 /**
@@ -123,8 +132,8 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
 
 /**
  * A stream's data as pieces, with its /Length set to their size. Data read
- * from a lazily read file that nothing has used stays unread (the CLI copies
- * it from the file); data held in several pieces (encrypted: IV, then
+ * from a lazily read file that nothing has used stays unread (a FileRange:
+ * the sink copies it from the file); data held in several pieces (encrypted: IV, then
  * ciphertext) is not joined.
  */
 function streamData(object: PDFStream): readonly Piece[] {
@@ -154,20 +163,22 @@ const SMALL_PIECE = 4096;
 const BLOCK = 1 << 16;
 
 /**
- * The output as it grows: its pieces and the offset of the next byte.
- * Headers, dictionaries and small input objects are copied into 64 KB
- * blocks: kept as a view each, a document of 20,000 objects made 80,000
+ * The output as it grows, handed to the sink in order, and the offset of the
+ * next byte. Headers, dictionaries and small input objects are copied into
+ * 64 KB blocks: kept as a view each, a document of 20,000 objects made 80,000
  * small buffers (and a split, that for every part it kept until the end).
- * Large pieces, unread stream data and deferred pieces stay as they are.
+ * Large pieces, unread input (FileRange) and deferred pieces go as they are.
  */
 class Output {
-  private readonly chunks: Piece[] = [];
   private block: Buffer | undefined;
   private blockStart = 0;
   private blockUsed = 0;
   offset = 0;
 
-  constructor(version: string) {
+  constructor(
+    version: string,
+    private readonly sink: Sink,
+  ) {
     this.text(`%PDF-${version}\n`);
     this.push(BINARY_MARKER);
   }
@@ -184,9 +195,11 @@ class Output {
   }
 
   push(bytes: Piece): void {
-    if (bytes instanceof DeferredPiece || bytes.byteLength >= SMALL_PIECE || !isViewLoaded(bytes)) {
+    // A view of input nothing read goes as the range of the file it stands for.
+    const unread = bytes instanceof Uint8Array ? unreadRange(bytes) : undefined;
+    if (!(bytes instanceof Uint8Array) || unread || bytes.byteLength >= SMALL_PIECE) {
       this.flush();
-      this.chunks.push(bytes);
+      this.sink.write(unread ?? bytes);
     } else {
       this.room(bytes.byteLength);
       this.block!.set(bytes, this.blockUsed);
@@ -202,8 +215,11 @@ class Output {
    */
   range(data: Uint8Array, start: number, end: number): void {
     const length = end - start;
-    if (length >= SMALL_PIECE || !isViewLoaded(data, start, end)) {
-      this.push(data.subarray(start, end));
+    const unread = unreadRange(data, start, end);
+    if (unread || length >= SMALL_PIECE) {
+      this.flush();
+      this.sink.write(unread ?? data.subarray(start, end));
+      this.offset += length;
       return;
     }
     this.room(length);
@@ -258,9 +274,9 @@ class Output {
     this.push(OBJECT_END);
   }
 
-  pieces(): PdfPieces {
+  /** Hands the rest to the sink. */
+  end(): void {
     this.flush();
-    return new PdfPieces(this.chunks, this.offset);
   }
 
   /** Makes the current block hold `length` more bytes. */
@@ -274,7 +290,7 @@ class Output {
   /** Ends the current block's run of bytes: what it holds becomes a piece; the rest of it stays for later text. */
   private flush(): void {
     if (!this.block || this.blockUsed === this.blockStart) return;
-    this.chunks.push(this.block.subarray(this.blockStart, this.blockUsed));
+    this.sink.write(this.block.subarray(this.blockStart, this.blockUsed));
     this.blockStart = this.blockUsed;
   }
 }
@@ -407,9 +423,9 @@ const OBJECTS_PER_STREAM = 100;
 const SPACE = encoder.encode(' ');
 
 /** The same document with its non-stream objects in object streams and a cross-reference stream. */
-function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
+function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink): void {
   const version = context.header.getVersionString();
-  const out = new Output(Number(version) >= 1.5 ? version : '1.5');
+  const out = new Output(Number(version) >= 1.5 ? version : '1.5', sink);
   // Type 1 entries: [offset, generation]; type 2: [object stream, index].
   const entries = new Map<number, [1 | 2, number, number]>();
   let next = plan.next;
@@ -479,5 +495,5 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan): PdfPieces {
   trailer.set(PDFName.of('Length'), PDFNumber.of(data.byteLength));
   out.stream(PDFRef.of(xrefNumber), serialize(trailer), [data]);
   out.text(`startxref\n${xrefOffset}\n%%EOF\n`);
-  return out.pieces();
+  out.end();
 }

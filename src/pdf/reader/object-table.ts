@@ -19,7 +19,7 @@ import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext 
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, readObjectHeader } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
-import { lazyFileOf } from '../../core/lazy-file.js';
+import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
 interface ObjectStream {
   data: Uint8Array;
@@ -614,14 +614,14 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  * into `scratch` when it is large enough (valid until the caller's next look).
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
-  const view = unloadedData(stream);
-  const lazy = view && lazyFileOf(view);
-  return lazy ? lazy.file.readCopy(lazy.offset, lazy.offset + view.byteLength, scratch) : stream.contents;
+  const range = unloadedData(stream);
+  return range ? range.readCopy(0, range.byteLength, scratch) : stream.contents;
 }
 
-/** The data of a stream that nothing has read yet (a view of a lazily read file), else undefined. */
-export function unloadedData(stream: PDFObject): Uint8Array | undefined {
-  return stream instanceof FileStream ? stream.unreadView : undefined;
+/** The data of a stream that nothing has used yet: the range of the lazily read file it is in; else undefined. */
+export function unloadedData(stream: PDFObject): FileRange | undefined {
+  const view = stream instanceof FileStream ? stream.unreadView : undefined;
+  return view && fileRangeOf(view);
 }
 
 /**
@@ -652,8 +652,8 @@ export function readOnly<T>(context: PDFContext, look: () => T): T {
  * document in it.
  */
 export function openContext(bytes: Uint8Array): { context: StoreContext; table: ObjectTable } {
-  const lazy = lazyFileOf(bytes);
-  const ensure: Ensure = lazy ? (start, end) => lazy.file.ensure(lazy.offset + start, lazy.offset + Math.min(end, bytes.length)) : () => {};
+  const reader = readerOf(bytes);
+  const ensure: Ensure = reader.ensure;
   const context = new StoreContext();
   let xref: CrossReference;
   try {
@@ -663,7 +663,7 @@ export function openContext(bytes: Uint8Array): { context: StoreContext; table: 
     if (!(err instanceof PdfSyntaxError)) throw err;
     xref = reconstructCrossReference(bytes, context, ensure);
   }
-  const table = new ObjectTable(bytes, context, xref, ensure, lazy !== undefined);
+  const table = new ObjectTable(bytes, context, xref, ensure, reader.lazy);
   context.attach(table);
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);

@@ -8,7 +8,7 @@
  * of its strings is encrypted on its own, as the standard requires.
  */
 import { randomBytes } from 'node:crypto';
-import type { Piece } from '../../core/pdf-data.js';
+import type { Piece } from '../../core/sink.js';
 import { encryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import {
   PDFArray,
@@ -177,7 +177,7 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
       let pieces: Piece[];
       if (unread && isAes(method)) {
         // Data still in the input file: encrypted from the file to the output as it is written (a probe's small data is copied).
-        probe(ref, object.dict, unread.length <= PROBE_DATA_LIMIT && !streamProbe ? unread.file.readCopy(unread.offset, unread.offset + unread.length) : undefined);
+        probe(ref, object.dict, unread.byteLength <= PROBE_DATA_LIMIT && !streamProbe ? unread.readCopy() : undefined);
         pieces = [encryptFromFile(method, key, unread, ivs)];
       } else {
         const contents = object.getContents();

@@ -7,30 +7,27 @@
  * needs every offset.
  */
 import { createCipheriv, createDecipheriv } from 'node:crypto';
-import { lazyFileOf, type LazyFile } from '../../core/lazy-file.js';
-import { DeferredPiece, PdfPieces, type Piece } from '../../core/pdf-data.js';
+import type { FileRange } from '../../core/lazy-file.js';
+import { PdfPieces } from '../../core/pdf-data.js';
+import { DeferredPiece, type Piece } from '../../core/sink.js';
 import { type PDFDict, type PDFRawStream, RawStream } from '../lib.js';
 import { unloadedData } from '../reader/object-table.js';
 import { aesCipherName, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 
 /** Where a stream's unread data lies in its input file, when it has not been read. */
-export function unreadData(stream: PDFRawStream): { file: LazyFile; offset: number; length: number } | undefined {
-  const view = unloadedData(stream);
-  const lazy = view && lazyFileOf(view);
-  return lazy && { file: lazy.file, offset: lazy.offset, length: view.byteLength };
-}
+export const unreadData = (stream: PDFRawStream): FileRange | undefined => unloadedData(stream);
 
 export const isAes = (method: CipherMethod): method is 'AESV2' | 'AESV3' => method === 'AESV2' || method === 'AESV3';
 
 /** The IV, then the data encrypted chunk by chunk, then the PKCS#7-padded last block. */
-export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: { file: LazyFile; offset: number; length: number }, ivs: IvSource): DeferredPiece {
+export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, ivs: IvSource): DeferredPiece {
   const iv = ivs.next();
   // PKCS#7 always pads: a whole block more when the length is a multiple of 16.
-  const size = 16 + (Math.floor(data.length / 16) + 1) * 16;
+  const size = 16 + (Math.floor(data.byteLength / 16) + 1) * 16;
   return new DeferredPiece(size, (emit) => {
     const cipher = createCipheriv(aesCipherName(method), key, iv);
     emit(iv);
-    data.file.forEachChunk(data.offset, data.offset + data.length, (chunk) => emit(cipher.update(chunk)));
+    data.forEachChunk((chunk) => emit(cipher.update(chunk)));
     emit(cipher.final());
   });
 }
@@ -41,21 +38,19 @@ export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
  * memory). Damaged data decrypts as far as whole blocks go, and padding that
  * is not valid PKCS#7 stays, as in standard.ts's decryptData.
  */
-export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: { file: LazyFile; offset: number; length: number }): DeferredPiece | undefined {
-  const bodyLength = Math.floor((data.length - 16) / 16) * 16;
+export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange): DeferredPiece | undefined {
+  const bodyLength = Math.floor((data.byteLength - 16) / 16) * 16;
   if (bodyLength < 32) return undefined;
-  const { file, offset } = data;
   // The last block, decrypted with the block before it as IV, tells the padding.
-  file.ensure(offset, offset + 16);
-  file.ensure(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
-  const iv = Buffer.from(file.bytes.subarray(offset, offset + 16));
-  const lastTwo = file.bytes.subarray(offset + 16 + bodyLength - 32, offset + 16 + bodyLength);
+  const iv = data.readCopy(0, 16);
+  const lastTwo = data.readCopy(16 + bodyLength - 32, 16 + bodyLength);
   const tail = createDecipheriv(aesCipherName(method), key, lastTwo.subarray(0, 16)).setAutoPadding(false).update(lastTwo.subarray(16));
   const size = bodyLength - pkcs7PaddingOf(tail);
+  const { file, start } = data;
   return new DeferredPiece(size, (emit) => {
     const decipher = createDecipheriv(aesCipherName(method), key, iv).setAutoPadding(false);
     let left = size;
-    file.forEachChunk(offset + 16, offset + 16 + bodyLength, (chunk) => {
+    file.forEachChunk(start + 16, start + 16 + bodyLength, (chunk) => {
       const plain = decipher.update(chunk);
       if (left > 0) emit(plain.length <= left ? plain : plain.subarray(0, left));
       left -= Math.min(left, plain.length);
