@@ -213,8 +213,9 @@ describe('every action over every hostile file, through a live server', () => {
     }
     // Every answer is in: now the judge, with the CPU to itself.
     await inTurn(CASES, CONCURRENCY, (test) => judge(test, outcomes.get(test)!));
-    // A harness wait, not a bound of pdfsvc's: about 500 requests and their judging, on a machine that may be busy.
-  }, 900_000);
+    // A harness wait, not a bound of pdfsvc's: about 500 requests and their judging, on a machine that may be busy
+    // (over 15 minutes with a second npm test and more beside it).
+  }, 2_700_000);
   afterAll(async () => {
     await served?.stop();
   });
