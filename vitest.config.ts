@@ -7,8 +7,10 @@ export default defineConfig({
     // This run's own XDG directories: nothing a test does reaches the user's
     // keys or embedded database, or another run's (README, "Two runs at once").
     globalSetup: ['test/helpers/run-home.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // The harness's waits, not bounds of pdfsvc's (those are in the tests, in CPU time where they are about
+    // cost): with a second npm test beside this one, tests that take seconds alone took over a minute.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // Two cores: more workers only add contention with qpdf/poppler child processes.
     maxWorkers: 2,
   },
