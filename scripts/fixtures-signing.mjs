@@ -18,7 +18,7 @@
 //   encrypted-certificate.pdf  an /Encrypt dictionary of the public-key
 //                          handler (/Adobe.PubSec): pdfsvc must refuse it
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 export const SIGNED_OUTPUTS = [
   'signed-invisible.pdf',
@@ -43,7 +43,9 @@ function testSigner(forge, cacheFile) {
     key = forge.pki.privateKeyFromPem(readFileSync(cacheFile, 'utf8'));
   } else {
     key = generateKey(forge).privateKey;
-    writeFileSync(cacheFile, forge.pki.privateKeyToPem(key));
+    // Whole or not at all: a second build beside this one may be reading it.
+    writeFileSync(`${cacheFile}.tmp-${process.pid}`, forge.pki.privateKeyToPem(key));
+    renameSync(`${cacheFile}.tmp-${process.pid}`, cacheFile);
   }
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);

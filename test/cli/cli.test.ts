@@ -136,7 +136,8 @@ describe('pdfsvc CLI', () => {
   it('prints the base URL first and an ephemeral key when there are no keys', async () => {
     const keysFile = join(dir, 'empty-keys.json');
     writeFileSync(keysFile, JSON.stringify({ version: 1, keys: [] }));
-    const server = execa('node', ['bin/pdfsvc.js', 'serve', '--port', '0', '--keys-file', keysFile], { reject: false });
+    // No SIGKILL 5 s after the SIGTERM (execa's default): the exit status under test is the server's own.
+    const server = execa('node', ['bin/pdfsvc.js', 'serve', '--port', '0', '--keys-file', keysFile], { reject: false, forceKillAfterDelay: false });
     const output = await new Promise<string>((resolve) => {
       let seen = '';
       server.stdout!.on('data', (chunk: Buffer) => {

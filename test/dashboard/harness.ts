@@ -25,7 +25,8 @@ export interface Running {
 
 /** Starts `pdfsvc <args>` and waits for the URL it prints when it listens. */
 export async function startPdfsvc(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const child = execa(process.execPath, [CLI, ...args], { reject: false, cwd: ROOT, env: { ...env, PDFSVC_KEYS_FILE: '' }, stdin: 'ignore' });
+  // stop() waits for the process's own exit, as test/server/spawn.ts's serve() does (no SIGKILL 5 s after the SIGTERM).
+  const child = execa(process.execPath, [CLI, ...args], { reject: false, cwd: ROOT, env: { ...env, PDFSVC_KEYS_FILE: '' }, stdin: 'ignore', forceKillAfterDelay: false });
   running.add(child);
   let out = '';
   let err = '';

@@ -17,13 +17,19 @@ describe('pdfsvc keys', () => {
     const served = await serve();
     try {
       const status = async (key: string) => (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
-      const rotated = await keys(['rotate', 'tests', '--grace', '3s', '--keys-file', served.keysPath]);
+      // A grace of 15 s: on a machine running a second npm test, the checks below took more than the 3 s
+      // this used to be, and the old key's grace had ended before it was tried.
+      const rotatedBefore = Date.now();
+      const rotated = await keys(['rotate', 'tests', '--grace', '15s', '--keys-file', served.keysPath]);
+      const rotatedAfter = Date.now();
       expect(rotated.exitCode, rotated.stderr).toBe(0);
       const replacement = rotated.stdout.trim();
       expect(replacement).toMatch(/^pdfsvc_/);
       await waitFor(async () => (await status(replacement)) === 200, 5000, 'the replacement to work');
       expect(await status(served.key)).toBe(200);
-      await sleep(3500);
+      expect(Date.now() - rotatedBefore, 'the old key was tried within its grace').toBeLessThan(15_000);
+      // The grace ends 15 s after the rotation, which was done by the time `keys rotate` returned.
+      await sleep(rotatedAfter + 15_500 - Date.now());
       expect(await status(served.key)).toBe(401);
       expect(await status(replacement)).toBe(200);
 

@@ -90,6 +90,11 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     env: options.env,
     extendEnv: options.env ? false : true,
     stdin: 'ignore',
+    // stop() waits for the server's own graceful exit, however long its
+    // answers take on a busy machine; execa would otherwise SIGKILL it 5 s
+    // after the SIGTERM, cutting the answers a shutdown test checks. (A server
+    // a test left running is killed by afterAll above.)
+    forceKillAfterDelay: false,
   });
   running.add(child);
   let out = '';

@@ -37,8 +37,10 @@ async function withStore<T>(config: DatabaseConfig, work: (store: Store) => Prom
   }
 }
 
+// Time-outs are the harness's: every step starts a CLI that opens the database (the embedded one loads
+// PostgreSQL compiled to WebAssembly), minutes in all on a machine running a second npm test and more.
 describe.each(BACKENDS)('the command line on $name', (backend) => {
-  it('accounts and keys: create, list, rotate, revoke, re-plan, suspend, delete', { timeout: 240_000 }, async () => {
+  it('accounts and keys: create, list, rotate, revoke, re-plan, suspend, delete', { timeout: 600_000 }, async () => {
     const config = await backend.fresh(true);
     const pdfsvc = cliFor(config);
 
@@ -114,7 +116,7 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     await withStore(config, async (store) => expect(await store.loadKeys()).toEqual([]));
   });
 
-  it('usage: csv, json and table give the counts made, for the month and account asked', { timeout: 120_000 }, async () => {
+  it('usage: csv, json and table give the counts made, for the month and account asked', { timeout: 600_000 }, async () => {
     const config = await backend.fresh(true);
     const ids = await withStore(config, async (store) => {
       const acme = await store.createAccount({ name: 'acme', email: 'ops@acme.test', plan: 'business' });
@@ -170,7 +172,7 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     }
   });
 
-  it('keys import: every key of a keys file keeps working, each with its plan; importing again adds nothing', { timeout: 120_000 }, async () => {
+  it('keys import: every key of a keys file keeps working, each with its plan; importing again adds nothing', { timeout: 600_000 }, async () => {
     const config = await backend.fresh(true);
     const file = join(tempDir(), 'keys.json');
     const env = cleanEnv();
@@ -197,7 +199,7 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
 });
 
 describe('where keys live without options', () => {
-  it('an install with a keys file and no database goes on using the file; after keys import, the database', { timeout: 120_000 }, async () => {
+  it('an install with a keys file and no database goes on using the file; after keys import, the database', { timeout: 600_000 }, async () => {
     const env = cleanEnv();
     const pdfsvc = (args: string[]) => execa('node', [CLI, ...args], { reject: false, env, extendEnv: false });
     // Made the way every install before accounts made keys: in the default keys file.
