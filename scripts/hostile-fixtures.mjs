@@ -133,7 +133,7 @@ export const HOSTILE_PDFS = [
     const doc = simpleDoc(['HOSTILE']);
     const pdf = buildPdf([{ objects: doc.objects, xref: 'stream', objectStreams: [{ num: 50, members: [3] }], compress: false }]).bytes;
     // The member list `3 0` of the uncompressed object stream becomes `2147483648 0`.
-    return replace(pdf, /(\/Type \/ObjStm[^]*?stream\n)3 0 /, '$12147483648 0 ');
+    return replace(pdf, /(\/Type \/ObjStm[\s\S]*?stream\n)3 0 /, '$12147483648 0 ');
   }],
   ['object-stream-10-8-members.pdf', 'an object stream that claims 10^8 members', () => {
     const doc = simpleDoc(['HOSTILE']);

@@ -12,6 +12,7 @@ import { runWithWarnings, type WarningHandler } from './core/warnings.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: matches a split action whatever its fields.
 type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
 
 export interface RunOptions {
@@ -23,6 +24,7 @@ export interface RunOptions {
   onWarning?: WarningHandler;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: any action, whatever its fields and output.
 function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
   return async (input, options = {}) => {
     const result = await runWithWarnings(options.onWarning, () => runAction(action, input as unknown as RawValues));

@@ -48,7 +48,7 @@ export interface ActionDefinition<M extends FieldMap = FieldMap, O extends Actio
 }
 
 /** Any declared action, whatever its fields (for registries and edges). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the fields' types differ per action; `unknown` would not accept them.
 export type AnyAction = ActionDefinition<any, ActionOutput>;
 
 /** Identity with inference: keeps field literal types for the transform's values. */

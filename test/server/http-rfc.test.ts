@@ -19,7 +19,6 @@ beforeAll(async () => {
 afterAll(() => served.stop());
 
 const json = (reply: Reply) => JSON.parse(reply.body.toString('utf8')) as { type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> };
-const hostPort = () => ({ host: new URL(served.base).hostname, port: Number(new URL(served.base).port) });
 
 /** Writes raw bytes, returns all the server says until it closes (or `waitMs`). */
 function raw(bytes: string | Buffer, waitMs = 8000, base = served.base): Promise<{ text: string; closed: boolean }> {

@@ -86,7 +86,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     reject: false,
     cwd: options.cwd ?? ROOT,
     env: options.env,
-    extendEnv: options.env ? false : true,
+    extendEnv: !options.env,
     stdin: 'ignore',
   });
   running.add(child);

@@ -77,6 +77,7 @@ function padPassword(password: Uint8Array): Buffer {
 }
 
 const NON_ASCII_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code unit is removed on its own, combining marks and variation selectors included.
 const MAPPED_TO_NOTHING = /[\u00ad\u034f\u1806\u180b-\u180d\u200b-\u200d\u2060\ufe00-\ufe0f\ufeff]/g;
 
 /**
