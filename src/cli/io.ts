@@ -16,7 +16,7 @@ import { DeferredPiece, PdfPieces, type PdfData, type Piece } from '../core/pdf-
 import { setFlagsFromString } from 'node:v8';
 import { ensureLoaded, lazyFileOf, openLazyFile } from '../core/lazy-file.js';
 
-export async function readStdin(): Promise<Uint8Array> {
+async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);

@@ -11,9 +11,8 @@ import { actionCommand } from './action-command.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_INVALID = 2;
+const EXIT_OK = 0;
+const EXIT_INVALID = 2;
 
 /**
  * The whole program, or with `only`, the program with that one action: a run

@@ -59,7 +59,6 @@ export function defineAction<const M extends FieldMap, const O extends ActionOut
 }
 
 export type ActionInput<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldInput<M> : never;
-export type ActionValues<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldValues<M> : never;
 
 /** `rotate_pages` → `rotate-pages` (CLI subcommand). */
 export function kebabName(name: string): string {

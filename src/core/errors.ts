@@ -43,10 +43,6 @@ export class ValidationErrors {
   }
 }
 
-export function isValidationError(err: unknown): err is ValidationError {
-  return err instanceof ValidationError;
-}
-
 /**
  * An output failed the check an action makes of it before answering (an
  * encrypted output that its own password does not open, issue 21): HTTP 500

@@ -54,7 +54,7 @@ export function loadPdf(bytes: Uint8Array): PDFDocument {
 }
 
 /** The document over a context: its catalog is what the trailer's /Root leads to. */
-export function newDocument(context: PDFDocument['context']): PDFDocument {
+function newDocument(context: PDFDocument['context']): PDFDocument {
   const catalog = context.lookup(context.trailerInfo.Root);
   return { context, catalog: catalog as PDFDict, isEncrypted: context.lookup(context.trailerInfo.Encrypt) !== undefined };
 }
@@ -139,7 +139,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions): Pro
 }
 
 /** Readers accept the header anywhere in the first 1024 bytes (junk before it is common). */
-export function hasPdfHeader(bytes: Uint8Array): boolean {
+function hasPdfHeader(bytes: Uint8Array): boolean {
   const limit = Math.min(bytes.length, 1024) - 5;
   for (let i = 0; i <= limit; i++) {
     if (bytes[i] === 0x25 && bytes[i + 1] === 0x50 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46 && bytes[i + 4] === 0x2d) return true;
@@ -198,12 +198,7 @@ export interface SaveOptions {
   encrypt?: EncryptOptions;
 }
 
-/** Serializes a document the way every action writes its output. */
-export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}): Promise<Uint8Array> {
-  return (await saveDocumentPieces(doc, options)).join();
-}
-
-/** The same, without joining the output into one buffer (see PdfPieces). */
+/** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);

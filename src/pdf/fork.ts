@@ -69,8 +69,3 @@ export function peekObject(context: PDFContext, ref: PDFRef): PDFObject | undefi
   const objects = (context as unknown as { indirectObjects: Map<PDFRef, PDFObject> }).indirectObjects;
   return objects instanceof ForkedObjects ? objects.peek(ref) : context.lookup(ref);
 }
-
-/** True when `context` is a fork's. */
-export function isFork(context: PDFContext): boolean {
-  return (context as unknown as { indirectObjects: unknown }).indirectObjects instanceof ForkedObjects;
-}

@@ -51,24 +51,13 @@ function sourceIn(objects: Objects, ref: PDFRef): ObjectSource | undefined {
   return object === undefined ? undefined : { kind: 'parsed', object };
 }
 
-/** The direct children of a parsed object (a stream's children are its dictionary's). */
-export function forEachChild(obj: PDFObject, visit: (child: PDFObject) => void): void {
-  if (obj instanceof PDFDict) {
-    for (const value of entriesOf(obj).values()) visit(value);
-  } else if (obj instanceof PDFArray) {
-    for (const value of itemsOf(obj)) visit(value);
-  } else if (obj instanceof PDFStream) {
-    for (const value of entriesOf(obj.dict).values()) visit(value);
-  }
-}
-
 /**
  * Calls `visit` with each reference an object holds, at any depth inside it,
  * in order. Raw references the input lacks are left out (they are null).
  * A callback rather than a list: a walk over 200,000 objects made a list for
  * each, 28 MB of garbage.
  */
-export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): void {
+function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): void {
   if (source.kind === 'damaged') return;
   if (source.kind === 'raw') {
     const { raw, table } = source;

@@ -61,7 +61,7 @@ export function prepareForSplit(doc: PDFDocument): void {
 }
 
 /** The part made of the pages `order` (0-based, in output order; a page may repeat). */
-export function writePart(doc: PDFDocument, order: number[]): PdfPieces {
+function writePart(doc: PDFDocument, order: number[]): PdfPieces {
   return buildPart(doc, order).pdf;
 }
 

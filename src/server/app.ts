@@ -94,7 +94,7 @@ export type App = H3 & {
   readonly uploadsInFlight: number;
 };
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /** An HTTP failure on its way to becoming a problem response. */
 class HttpProblem extends Error {

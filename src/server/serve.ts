@@ -65,7 +65,7 @@ declare const __PDFSVC_VERSION__: string | undefined;
 const VERSION = typeof __PDFSVC_VERSION__ === 'string' ? __PDFSVC_VERSION__ : '0.0.0-dev';
 
 /** Slow-client limits that are not options (README, "Running the server for real use"). */
-export const LIMITS = {
+const LIMITS = {
   /** Longest wait for a request's headers (also bounded by the request timeout). */
   headersTimeoutMs: 10_000,
   /** Longest a TLS handshake may take. */

@@ -52,7 +52,7 @@ export interface PreparedText {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
 /** Checks every line for characters that cannot be drawn; throws ValidationError naming the line. */
-export function checkLines(lines: TextLine[]): void {
+function checkLines(lines: TextLine[]): void {
   for (const { field, text } of lines) {
     const bad = CONTROL.exec(text);
     if (bad) {
