@@ -14,7 +14,7 @@ import { buildProgram } from '../src/cli/main.js';
 import { openApiDocument } from '../src/server/openapi.js';
 import { inProcessApp } from './server/harness.js';
 
-/** The 17 actions of SERVICE.md and DECISIONS.md §2. */
+/** The 17 actions (docs/contract.md, "Actions"). */
 const CATALOG = [
   'add_password', 'add_restrictions', 'remove_password', 'remove_restrictions', 'remove_signatures',
   'reorder_pages', 'extract_pages', 'rotate_pages', 'reverse_pages', 'remove_pages', 'merge_documents',

@@ -73,7 +73,7 @@ export function camelName(name: string): string {
 /** camelName as a type: `'rotate_pages'` → `'rotatePages'`. */
 export type CamelName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelName<Tail>>}` : S;
 
-/** `00001.pdf`, `00002.pdf`, … (SERVICE.md: split outputs, in order). */
+/** `00001.pdf`, `00002.pdf`, … (docs/contract.md, "Split outputs"). */
 export function partName(index: number): string {
   return `${String(index + 1).padStart(5, '0')}.pdf`;
 }

@@ -49,7 +49,7 @@ export interface DashboardOptions {
   store: DashboardStore;
   /** Served over HTTPS: cookies are Secure with the __Host- prefix, and HSTS is sent. */
   secure: boolean;
-  /** Regions of each plan (SERVICE.md), offered as per-key limits. */
+  /** Regions of each plan (docs/contract.md, "HTTP"), offered as per-key limits. */
   planRegions: Record<string, readonly string[]>;
   /** The path it is served under: '/dashboard' (the default) beside the API, or '' at the root. */
   base?: string;

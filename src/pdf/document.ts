@@ -1,8 +1,8 @@
 /**
  * Opening and saving documents under the rules every action shares
- * (DECISIONS.md §2): unreadable input, encrypted input and signed input are
- * refused with a message that says what to do; output drops what it no
- * longer reaches.
+ * (docs/contract.md, "Inputs and outputs"): unreadable input, encrypted
+ * input and signed input are refused with a message that says what to do;
+ * output drops what it no longer reaches.
  */
 import { ValidationError } from '../core/errors.js';
 import { dictAt, arrayAt } from './objects.js';
@@ -40,7 +40,7 @@ export interface OpenOptions {
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
-/** A document past a reading limit: which one follows in parentheses (issue 11: say which limit, and why). */
+/** A document past a reading limit: which one follows in parentheses, so that the user knows which limit and why. */
 const PAST_LIMIT = 'passes a limit of what this service reads, far beyond any real document; it is too complex to process or looks malicious';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The object graph, walked once and one way for every action: from roots,
+ * The object graph walk the writer, merge and objects.ts share: from roots,
  * through references, each object once (cycles are common: /Parent, /P).
  *
  * An object is seen as what the output would write for it (`ObjectSource`):

@@ -3,7 +3,7 @@
  * first document's object table (renumbered), and the page tree, outline,
  * form, named destinations, attachments, page labels and optional content
  * are combined there. pdf-lib's copyPages is not used: it loses form fields,
- * outlines, page labels and names (PDF-LIB-NOTES.md).
+ * outlines, page labels and names.
  */
 import {
   PDFArray,

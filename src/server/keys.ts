@@ -13,7 +13,7 @@ export type Plan = (typeof PLANS)[number];
 export const REGIONS = ['global', 'us', 'us-hipaa', 'eu', 'uk', 'ca', 'au', 'jp', 'in', 'br'] as const;
 export type Region = (typeof REGIONS)[number];
 
-/** SERVICE.md, "Region availability by plan". */
+/** The contract's regions of each plan (docs/contract.md, "HTTP"). */
 export const PLAN_REGIONS: Record<Plan, readonly Region[]> = {
   free: ['global'],
   starter: ['global', 'us', 'eu'],

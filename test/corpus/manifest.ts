@@ -66,7 +66,7 @@ export function withoutDuplicates(entries: CorpusEntry[]): { kept: CorpusEntry[]
   return { kept, skipped };
 }
 
-/** A signature with a value: editing would invalidate it (DECISIONS.md §2). */
+/** A signature with a value: editing would invalidate it (docs/contract.md, "Inputs and outputs"). */
 export function isSigned(entry: CorpusEntry): boolean {
   return Boolean(entry.signed) && (entry.signed_sig_field_count ?? 0) > 0;
 }

@@ -9,7 +9,7 @@
  *   comma-separated substrings.
  * (A filtered run still asserts the 25-minute budget, which it meets easily.)
  *
- * Expectations (DECISIONS.md §2):
+ * Expectations (docs/contract.md, "Inputs and outputs"):
  * - never exit 1 (internal error), a crash or a timeout;
  * - encrypted input: exit 2, the problem object's errors.file says which
  *   action to call first (remove_password / remove_restrictions);

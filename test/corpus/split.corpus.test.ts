@@ -37,7 +37,7 @@ import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 120_000;
 const CONCURRENCY = 2;
-/** Longest groups value split-by-groups takes (DECISIONS.md §2). */
+/** Longest groups value split-by-groups takes (docs/contract.md, "Fields"). */
 const MAX_GROUPS_LENGTH = 1000;
 
 if (!hasCorpus) {

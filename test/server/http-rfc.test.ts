@@ -243,7 +243,7 @@ describe('multipart/form-data (RFC 7578, RFC 2046 §5.1)', () => {
   });
 });
 
-describe('field values as a form sends them (DECISIONS.md §2)', () => {
+describe('field values as a form sends them (docs/contract.md, "Fields")', () => {
   it('an empty boolean is a 400 naming it: allow_print= does not leave printing allowed', async () => {
     const reply = await postAction(served, 'add_restrictions', { file: fixture('pages-3.pdf'), owner_password: 'owner-pw', allow_print: '' });
     expect(reply.status).toBe(400);
