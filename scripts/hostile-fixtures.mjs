@@ -1,5 +1,5 @@
 // The hostile set: small files made to cost a reader gigabytes, minutes or a
-// stack overflow (issue 11). scripts/build-fixtures.mjs writes them to
+// stack overflow. scripts/build-fixtures.mjs writes them to
 // fixtures/out/hostile/; test/hostile.test.ts sends each through every action
 // of a live server, and the reader and outline tests import the builders from
 // here. Each builder is deterministic and fast (the whole set takes a few
@@ -93,7 +93,7 @@ function nameTreeLoop(tree) {
   ]);
 }
 
-/** Objects in a chain or a heap of small ones (issue 21): enough that anything quadratic in them takes minutes. */
+/** Objects in a chain or a heap of small ones: enough that anything quadratic in them takes minutes. */
 export const MANY_OBJECTS = 200_000;
 
 /** One page whose content stream has `dict` entries and `data`. */

@@ -10,15 +10,15 @@
  * field when the document is read as having one page); a 200's
  * output is read by qpdf whenever qpdf reads the input. The server's
  * peak RSS (its worker threads included) stays under 512 MiB for the whole
- * run, and it is healthy at the end (issue 11's targets).
+ * run, and it is healthy at the end.
  *
  * The judge (qpdf) runs after every request is answered, so that it does not
  * take the CPU from the answers being timed, and under its own bound
  * (JUDGE_TIMEOUT_MS), never the 10 s one: its time-out is no verdict on
- * pdfsvc, and is reported as the judge's (issue 21, point 8). It reads the
+ * pdfsvc, and is reported as the judge's. It reads the
  * structure without decoding streams (qpdfReads says why not `qpdf --check`).
  *
- * Then the command line on the files of issue 21 (a page of Flate inside
+ * Then the command line on the three heaviest files (a page of Flate inside
  * Flate, 200,000 objects with no cross-reference table, a chain of 200,000
  * objects): its peak RSS stays under 300 MB, and rebuilding the table takes
  * at most twice qpdf's time.
@@ -63,7 +63,7 @@ const FIELDS: Record<string, (file: Uint8Array, image: Uint8Array) => Record<str
   add_image_watermark: (file, image) => ({ file, image }),
 };
 
-/** Files past a reading limit: every action refuses them with a 400 that says so (issue 11: which limit, and why). */
+/** Files past a reading limit: every action refuses them with a 400 that says which limit, and why. */
 const PAST_LIMIT: Record<string, RegExp> = {
   'nested-arrays-100000.pdf': /passes a limit .* looks malicious \(objects nested more than \d+ deep/,
   'nested-dicts-100000.pdf': /passes a limit .* looks malicious \(objects nested more than \d+ deep/,
@@ -227,7 +227,7 @@ describe('every action over every hostile file, through a live server', () => {
 });
 
 // ---------------------------------------------------------------------------
-// The command line on the files of issue 21
+// The command line on the three heaviest files
 
 const ISSUE_21 = ['flate-in-flate-content.pdf', 'no-xref-200000-objects.pdf', 'chain-200000-objects.pdf'];
 const CLI_RSS_LIMIT_KB = 300 * 1024;
@@ -281,7 +281,7 @@ async function cpuMsOf(command: string[]): Promise<number> {
   return (user + system) * 1000;
 }
 
-describe('the command line on the files of issue 21', () => {
+describe('the command line on the three heaviest files', () => {
   beforeAll(() => {
     scratch = tempDir('pdfsvc-hostile-cli-');
   });

@@ -3,7 +3,7 @@
  * runs, when it loads its transform (and the text watermark its fonts).
  * Promises made during an action carry its AsyncLocalStorage stores, and a
  * module keeps its loading promise for good: a server worker kept the upload
- * of the first request of every action it ran (issue 21's memory budget).
+ * of the first request of every action it ran, against the memory budget.
  * src/core/outside.ts loads them outside the action.
  */
 import v8 from 'node:v8';
