@@ -62,7 +62,6 @@ export function parseOptions(argv, fail) {
 // load changes during a run, so a start-up bound needs its own measure); `rss` is 'page' where "peak RSS ≤ input + 60 MiB" applies.
 
 const mutoolRun = (script, ...args) => ['mutool', 'run', `${WORK}mutool-${script}`, ...args];
-const range = (from, to) => ({ from, to });
 
 /**
  * The jobs on one single-file shape `s` ({ path, pages, bytes, encrypted: { 128, 256 } });

@@ -415,7 +415,7 @@ function markdown(rows, info) {
 
 // ----------------------------------------------------------------- clean-up
 
-let servers = [];
+const servers = [];
 let work = null;
 
 async function cleanUp() {

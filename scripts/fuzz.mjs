@@ -210,7 +210,7 @@ async function runCase(slot, test) {
   });
 }
 
-/** The judge's own bound, far past the case's deadline: its time-out is no verdict on pdfsvc (issue 21). */
+/** The judge's own bound, far past the case's deadline: its time-out is no verdict on pdfsvc. */
 const JUDGE_TIMEOUT_MS = 120_000;
 /** Cases the judge gave no verdict on (qpdf passed its bound), reported at the end, not failed. */
 let undecided = 0;

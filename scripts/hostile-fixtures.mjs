@@ -1,5 +1,5 @@
 // The hostile set: small files made to cost a reader gigabytes, minutes or a
-// stack overflow (issue 11). scripts/build-fixtures.mjs writes them to
+// stack overflow. scripts/build-fixtures.mjs writes them to
 // fixtures/out/hostile/; test/hostile.test.ts sends each through every action
 // of a live server, and the reader and outline tests import the builders from
 // here. Each builder is deterministic and fast (the whole set takes a few
@@ -93,7 +93,7 @@ function nameTreeLoop(tree) {
   ]);
 }
 
-/** Objects in a chain or a heap of small ones (issue 21): enough that anything quadratic in them takes minutes. */
+/** Objects in a chain or a heap of small ones: enough that anything quadratic in them takes minutes. */
 export const MANY_OBJECTS = 200_000;
 
 /** One page whose content stream has `dict` entries and `data`. */
@@ -133,7 +133,7 @@ export const HOSTILE_PDFS = [
     const doc = simpleDoc(['HOSTILE']);
     const pdf = buildPdf([{ objects: doc.objects, xref: 'stream', objectStreams: [{ num: 50, members: [3] }], compress: false }]).bytes;
     // The member list `3 0` of the uncompressed object stream becomes `2147483648 0`.
-    return replace(pdf, /(\/Type \/ObjStm[^]*?stream\n)3 0 /, '$12147483648 0 ');
+    return replace(pdf, /(\/Type \/ObjStm[\s\S]*?stream\n)3 0 /, '$12147483648 0 ');
   }],
   ['object-stream-10-8-members.pdf', 'an object stream that claims 10^8 members', () => {
     const doc = simpleDoc(['HOSTILE']);

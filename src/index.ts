@@ -12,6 +12,7 @@ import { runAction, type RunOptions } from './core/run.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: matches a split action whatever its fields.
 type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
 
 function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {

@@ -24,10 +24,10 @@
  * The judge (qpdf) runs after every request is answered, so that it does not
  * take the CPU from the answers being timed, and under its own bound
  * (JUDGE_TIMEOUT_MS), never the 10 s one: its time-out is no verdict on
- * pdfsvc, and is reported as the judge's (issue 21, point 8). It reads the
+ * pdfsvc, and is reported as the judge's. It reads the
  * structure without decoding streams (qpdfReads says why not `qpdf --check`).
  *
- * Then the command line on the files of issue 21 (a page of Flate inside
+ * Then the command line on the three heaviest files (a page of Flate inside
  * Flate, 200,000 objects with no cross-reference table, a chain of 200,000
  * objects): each action costs at most 10 s of CPU time and 300 MB of peak
  * RSS, and rebuilding the table takes at most twice qpdf's CPU time.
@@ -57,7 +57,7 @@ const CONCURRENCY = 2;
 const imageFieldOf = (action: AnyAction) => Object.entries(action.fields as Record<string, Field>).find(([, field]) => field.kind === 'file' && field.accepts === 'image')?.[0];
 const IMAGE_ACTIONS = actions.filter((action) => imageFieldOf(action) !== undefined);
 
-/** Files past a reading limit: every action refuses them with a 400 that says so (issue 11: which limit, and why). */
+/** Files past a reading limit: every action refuses them with a 400 that says which limit, and why. */
 const PAST_LIMIT: Record<string, RegExp> = {
   'nested-arrays-100000.pdf': /passes a limit .* looks malicious \(objects nested more than \d+ deep/,
   'nested-dicts-100000.pdf': /passes a limit .* looks malicious \(objects nested more than \d+ deep/,
@@ -239,7 +239,7 @@ describe('every action over every hostile file, through a live server', () => {
 });
 
 // ---------------------------------------------------------------------------
-// The command line on the files of issue 21
+// The command line on the three heaviest files
 
 const ISSUE_21 = ['flate-in-flate-content.pdf', 'no-xref-200000-objects.pdf', 'chain-200000-objects.pdf'];
 const CLI_RSS_LIMIT_KB = 300 * 1024;
@@ -272,7 +272,7 @@ async function cpuMsOf(command: string[]): Promise<number> {
   return (user + system) * 1000;
 }
 
-describe('the command line on the files of issue 21', () => {
+describe('the command line on the three heaviest files', () => {
   beforeAll(() => {
     scratch = tempDir('pdfsvc-hostile-cli-');
   });

@@ -1,5 +1,5 @@
 /**
- * The documented workflows of SERVICE.md ("States and transitions"), end to
+ * The contract's workflows (docs/contract.md, "Workflows"), end to
  * end through the built CLI (`node bin/pdfsvc.js`, passwords from files and
  * environment variables) and through the HTTP app:
  *   1. restrictions and an open password in one add_restrictions call;

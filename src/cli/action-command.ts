@@ -22,7 +22,7 @@ function positionalField(action: AnyAction): [string, Field] | undefined {
 }
 
 /** `PDFSVC_OWNER_PASSWORD` for `owner_password`: where the CLI also looks for a secret. */
-export function secretEnvName(field: string): string {
+function secretEnvName(field: string): string {
   return `PDFSVC_${field.toUpperCase()}`;
 }
 

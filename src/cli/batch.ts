@@ -39,7 +39,7 @@ export interface Job {
 }
 
 /** `{stem}` the input's name without `.pdf`, `{name}` with it, `{ext}` its extension. */
-export function outputName(template: string, input: string): string {
+function outputName(template: string, input: string): string {
   const name = basename(input);
   const ext = extname(name);
   const stem = ext ? name.slice(0, -ext.length) : name;

@@ -17,7 +17,7 @@ import { setFlagsFromString } from 'node:v8';
 import { openLazyFile } from '../core/lazy-file.js';
 import { CopySink, FileSink, type Piece, type WrittenBytes } from '../core/sink.js';
 
-export async function readStdin(): Promise<Uint8Array> {
+async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);

@@ -15,9 +15,8 @@ import { KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
 import { addOptions } from './options.js';
 import { VERSION } from '../core/version.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_INVALID = 2;
+const EXIT_OK = 0;
+const EXIT_INVALID = 2;
 
 /**
  * The whole program, or with `only`, the program with that one action: a run

@@ -16,7 +16,7 @@ export const STATE = 0;
 export const DRAWN = 1;
 export const IDLE = 0;
 export const DRAWING = 1;
-export const STOPPED = 2;
+const STOPPED = 2;
 /** Slots of the Float64Array after the two Int32 ones: output bytes written, and of how many (0: not writing yet). */
 export const WRITTEN = 0;
 export const TOTAL = 1;

@@ -1,7 +1,8 @@
 /**
  * The documents of a split action's answer, in whichever packaging the
  * server chose from our Accept: multipart/mixed (asked for first) or the JSON
- * envelope of SERVICE.md. Parts without a filename get the spec's names.
+ * envelope (docs/contract.md, "Split outputs"). Parts without a filename
+ * get the contract's names.
  */
 import { partName, type NamedDocument } from '../core/action.js';
 import { boundaryOf, filenameOf, parseMultipart } from './multipart.js';

@@ -61,7 +61,7 @@ export async function errorFromResponse(response: Response): Promise<PdfsvcHttpE
 }
 
 /** Retry-After as seconds: a number of seconds, or an HTTP date. */
-export function parseRetryAfter(value: string | null): number | undefined {
+function parseRetryAfter(value: string | null): number | undefined {
   if (value === null) return undefined;
   if (/^\s*\d+\s*$/.test(value)) return Number(value);
   const date = Date.parse(value);

@@ -54,7 +54,7 @@ export interface ActionDefinition<M extends FieldMap = FieldMap, O extends Actio
 }
 
 /** Any declared action, whatever its fields (for registries and edges). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the fields' types differ per action; `unknown` would not accept them.
 export type AnyAction = ActionDefinition<any, ActionOutput>;
 
 /** Identity with inference: keeps field literal types for the transform's values. */
@@ -65,7 +65,6 @@ export function defineAction<const M extends FieldMap, const O extends ActionOut
 }
 
 export type ActionInput<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldInput<M> : never;
-export type ActionValues<A> = A extends ActionDefinition<infer M, ActionOutput> ? FieldValues<M> : never;
 
 /** `rotate_pages` → `rotate-pages` (CLI subcommand). */
 export function kebabName(name: string): string {
@@ -80,7 +79,7 @@ export function camelName(name: string): string {
 /** camelName as a type: `'rotate_pages'` → `'rotatePages'`. */
 export type CamelName<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelName<Tail>>}` : S;
 
-/** `00001.pdf`, `00002.pdf`, … (SERVICE.md: split outputs, in order). */
+/** `00001.pdf`, `00002.pdf`, … (docs/contract.md, "Split outputs"). */
 export function partName(index: number): string {
   return `${String(index + 1).padStart(5, '0')}.pdf`;
 }

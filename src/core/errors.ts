@@ -68,13 +68,9 @@ export class ValidationErrors {
   }
 }
 
-export function isValidationError(err: unknown): err is ValidationError {
-  return err instanceof ValidationError;
-}
-
 /**
  * An output failed the check an action makes of it before answering (an
- * encrypted output that its own password does not open, issue 21): HTTP 500
+ * encrypted output that its own password does not open): HTTP 500
  * with the cause, exit status 1, and no output at all.
  */
 export class OutputCheckError extends PdfsvcError {

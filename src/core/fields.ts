@@ -36,7 +36,7 @@ export interface TextField extends FieldCommon {
   printableAscii?: boolean;
   /** Passwords: never logged, never echoed; the CLI can also read them from a file or the environment. */
   secret?: boolean;
-  /** Treat an empty value as absent (SERVICE.md: an empty user_password means none). */
+  /** Treat an empty value as absent (docs/contract.md, "Fields": an empty user_password means none). */
   emptyMeansAbsent?: boolean;
   /** A value the action takes: the OpenAPI document, /docs, the README and the tests show or send it. */
   example: string;
@@ -158,10 +158,10 @@ export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
 
 /** Validates one field; returns the typed value, or undefined when absent and optional. */
 function parseField(name: string, field: Field, raw: RawValue, errors: ValidationErrors): unknown {
-  // An empty value is a value, checked like any other (DECISIONS.md: a boolean is
-  // true or false, anything else a 400), so that `allow_print=` never passes for
+  // An empty value is a value, checked like any other (docs/contract.md, "Fields":
+  // a boolean is true or false, anything else a 400), so that `allow_print=` never passes for
   // "omitted" and keeps a permission on. Only a field that says so takes it as
-  // absent (SERVICE.md: an empty user_password means none).
+  // absent (an empty user_password means none).
   if (raw === '' && field.kind === 'text' && field.emptyMeansAbsent) raw = undefined;
   if (raw === undefined) {
     if ('default' in field && field.default !== undefined) return field.default;

@@ -3,7 +3,7 @@
  * Its default, up to four times what is live on a machine with memory to
  * spare, suits one program that keeps what it allocates; an action keeps
  * little of what it allocates, and a document of many small objects
- * allocates a lot. Measured over a chain of 200,000 objects (issue 21): the
+ * allocates a lot. Measured over a chain of 200,000 objects (a hostile fixture): the
  * command line's merge peaked at 297 MB by default and at 234 MB when the
  * heap may grow to twice what is live, at the same CPU time; a server of two
  * workers over that file and 200,000 objects without a table, at 562-585 MiB

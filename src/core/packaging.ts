@@ -1,7 +1,7 @@
 /**
  * Packaging several output documents (split actions) as one body: a ZIP
- * archive, the JSON envelope of SERVICE.md, or multipart/mixed. Shared by the
- * CLI (`--format`) and the server (`Accept`).
+ * archive, the contract's JSON envelope, or multipart/mixed (docs/contract.md,
+ * "Split outputs"). Shared by the CLI (`--format`) and the server (`Accept`).
  */
 import { randomBytes } from 'node:crypto';
 import type { NamedDocument } from './action.js';

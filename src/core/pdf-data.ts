@@ -1,5 +1,5 @@
 import { FileRange, lazyBytes } from './lazy-file.js';
-import { BufferSink, DeferredPiece, type Piece, type Sink } from './sink.js';
+import { BufferSink, type Piece, type Sink } from './sink.js';
 
 /**
  * A PDF held as the pieces it was written in. Joining a 60 MB output into

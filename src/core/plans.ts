@@ -1,6 +1,5 @@
 /**
- * The plans and regions, declared once (SERVICE.md, "Region availability by
- * plan"): key checks, the OpenAPI document, the dashboard and the command
+ * The plans and regions, declared once (docs/contract.md, "HTTP"): key checks, the OpenAPI document, the dashboard and the command
  * line's help all read them from here.
  */
 export const PLANS = ['free', 'starter', 'business'] as const;

@@ -37,7 +37,7 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 export const DASHBOARD_BASE = '/dashboard';
 
 /** Failed sign-ins allowed in the window before further attempts are refused (429), per account and per address. */
-export const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
+const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
 
 /** Largest form body read: the dashboard's forms are a few hundred bytes. */
 const MAX_FORM_BYTES = 16 * 1024;
@@ -49,7 +49,7 @@ export interface DashboardOptions {
   store: DashboardStore;
   /** Served over HTTPS: cookies are Secure with the __Host- prefix, and HSTS is sent. */
   secure: boolean;
-  /** Regions of each plan (SERVICE.md), offered as per-key limits. */
+  /** Regions of each plan (docs/contract.md, "HTTP"), offered as per-key limits. */
   planRegions: Record<string, readonly string[]>;
   /** The path it is served under: '/dashboard' (the default) beside the API, or '' at the root. */
   base?: string;

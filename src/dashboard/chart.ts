@@ -13,7 +13,7 @@ export interface ChartSeries {
 }
 
 /** Colours that stay apart for the common kinds of colour blindness (Okabe-Ito). */
-export const SERIES_COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000'];
+const SERIES_COLOURS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000'];
 
 const WIDTH = 720;
 const HEIGHT = 240;

@@ -7,7 +7,7 @@
 import { ValidationError } from '../core/errors.js';
 import { databaseConfig, type StoreOptions } from '../store/location.js';
 import { openStore } from '../store/store.js';
-import { checkDashboardAddress, listenDashboard, prunePeriodically } from './listen.js';
+import { checkDashboardAddress, listenDashboard, prunePeriodically, type ListeningDashboard } from './listen.js';
 import { setOperator, sqlDashboardStore } from './sql-store.js';
 import { withStore } from '../store/cli.js';
 
@@ -31,7 +31,7 @@ export async function dashboardFromCli(options: DashboardCliOptions): Promise<vo
   // Refused before the database is opened (or, embedded, made).
   checkDashboardAddress(options.host, Boolean(options.https), options.publicUrl, 'host');
   const store = await openStore(databaseConfig(options));
-  let listening;
+  let listening: ListeningDashboard;
   try {
     listening = await listenDashboard({
       store: sqlDashboardStore(store),

@@ -146,7 +146,7 @@ function csrfField(frame: Frame): string {
   return frame.csrf ? `<input type="hidden" name="csrf" value="${e(frame.csrf)}">` : '';
 }
 
-export function layout(title: string, frame: Frame, body: string): string {
+function layout(title: string, frame: Frame, body: string): string {
   const account = frame.account;
   const link = (href: string, label: string, name: Frame['current']) => `<li><a href="${href}"${frame.current === name ? ' aria-current="page"' : ''}>${label}</a></li>`;
   const nav = account

@@ -8,7 +8,7 @@ export { hashPassword };
 
 export const PASSWORD_MIN_LENGTH = 12;
 /** Longer ones are refused before hashing: a megabyte "password" would only cost CPU. */
-export const PASSWORD_MAX_LENGTH = 256;
+const PASSWORD_MAX_LENGTH = 256;
 
 /** A hash of no one's password, made once: what an unknown account (or one with no password yet) is checked against. */
 let dummy: Promise<string> | undefined;

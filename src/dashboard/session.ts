@@ -11,18 +11,13 @@
  * of the session id, so nothing more is stored), and every state-changing
  * request must also come from this origin (Sec-Fetch-Site, Origin).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A session ends this long after sign-in, however active it is. */
 export const SESSION_LIFETIME_MS = 8 * 3_600_000;
 
 export function newSessionId(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** What the database stores in place of a session id (or a one-time token). */
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
 }
 
 /** Where the cookie goes: over HTTPS or not, and the dashboard's path (the cookie is sent for that path only). */

@@ -52,7 +52,7 @@ function toKeyView(k: KeyRecord, requests: number): KeyView {
 }
 
 /** Plain words for the audit list, from the store's event kinds and details (which hold no secret). */
-export function describeAudit(e: AuditEvent): string {
+function describeAudit(e: AuditEvent): string {
   const d = e.detail as Record<string, unknown>;
   const name = typeof d.name === 'string' ? `“${d.name}”` : '';
   const key = e.keyId ? ` (${e.keyId})` : '';

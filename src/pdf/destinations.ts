@@ -18,7 +18,7 @@ export function destinationName(value: PDFObject | undefined): string | undefine
 export class NamedDestinations {
   private readonly byName = new Map<string, PDFObject>();
 
-  constructor(private readonly doc: PDFDocument) {
+  constructor(doc: PDFDocument) {
     const { catalog } = doc;
     const old = dictAt(catalog, 'Dests');
     if (old) for (const [key, value] of old.entries()) this.byName.set(key.decodeText(), value);

@@ -1,6 +1,6 @@
 /**
  * Opening and saving documents under the rules every action shares
- * (DECISIONS.md §2): unreadable input, encrypted input and signed input are
+ * (docs/contract.md, "Inputs and outputs"): unreadable input, encrypted input and signed input are
  * refused with a PdfError that says why (the action adds what to do); output
  * drops what it no longer reaches.
  */
@@ -36,7 +36,7 @@ export interface OpenOptions {
 }
 
 const UNREADABLE = 'could not be parsed; it may be invalid or corrupt';
-/** A document past a reading limit: which one follows in parentheses (issue 11: say which limit, and why). */
+/** A document past a reading limit: which one follows in parentheses, so that the user knows which limit and why. */
 const PAST_LIMIT = 'passes a limit of what this service reads, far beyond any real document; it is too complex to process or looks malicious';
 
 /**
@@ -50,7 +50,7 @@ export function loadPdf(bytes: Uint8Array): PDFDocument {
 }
 
 /** The document over a context: its catalog is what the trailer's /Root leads to. */
-export function newDocument(context: PDFDocument['context']): PDFDocument {
+function newDocument(context: PDFDocument['context']): PDFDocument {
   const catalog = context.lookup(context.trailerInfo.Root);
   return { context, catalog: catalog as PDFDict, isEncrypted: context.lookup(context.trailerInfo.Encrypt) !== undefined };
 }
@@ -122,7 +122,7 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
 }
 
 /** Readers accept the header anywhere in the first 1024 bytes (junk before it is common). */
-export function hasPdfHeader(bytes: Uint8Array): boolean {
+function hasPdfHeader(bytes: Uint8Array): boolean {
   const limit = Math.min(bytes.length, 1024) - 5;
   for (let i = 0; i <= limit; i++) {
     if (bytes[i] === 0x25 && bytes[i + 1] === 0x50 && bytes[i + 2] === 0x44 && bytes[i + 3] === 0x46 && bytes[i + 4] === 0x2d) return true;
@@ -181,12 +181,7 @@ export interface SaveOptions {
   encrypt?: EncryptOptions;
 }
 
-/** Serializes a document the way every action writes its output. */
-export async function saveDocument(doc: PDFDocument, options: SaveOptions = {}): Promise<Uint8Array> {
-  return (await saveDocumentPieces(doc, options)).join();
-}
-
-/** The same, without joining the output into one buffer (see PdfPieces). */
+/** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);

@@ -20,7 +20,7 @@ export function isWidget(annotation: PDFDict): boolean {
 /**
  * Removes from the field tree every widget in `removed` and every field left
  * with no widget and no kids because of it. Fields that never had a widget
- * are kept. Returns the number of fields removed.
+ * are kept.
  */
 export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   if (removed.size === 0) return;

@@ -26,7 +26,7 @@ export function sourceOf(context: PDFContext, ref: PDFRef): ObjectSource | undef
  * A callback rather than a list: a walk over 200,000 objects made a list for
  * each, 28 MB of garbage.
  */
-export function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): void {
+function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): void {
   if (source.kind === 'damaged') return;
   if (source.kind === 'raw') {
     const { raw, table } = source;

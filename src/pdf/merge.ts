@@ -3,7 +3,7 @@
  * first document's object table (renumbered), and the page tree, outline,
  * form, named destinations, attachments, page labels and optional content
  * are combined there. pdf-lib's copyPages is not used: it loses form fields,
- * outlines, page labels and names (PDF-LIB-NOTES.md).
+ * outlines, page labels and names.
  */
 import {
   PDFArray,
@@ -25,12 +25,11 @@ import { copyObject, moveObject } from './copy.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
 import { reachableObjects } from './graph.js';
 import { arrayAt, dictAt } from './objects.js';
-import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline, type OutlineItem } from './outline.js';
+import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline } from './outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
 import { pageEntries, setPages } from './page-tree.js';
 import { objectTableOf } from './reader/object-table.js';
 
-const A = PDFName.of('A');
 const D = PDFName.of('D');
 const DEST = PDFName.of('Dest');
 const T = PDFName.of('T');

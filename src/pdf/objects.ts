@@ -42,12 +42,3 @@ export function arrayAt(holder: PDFDict, key: string): PDFArray | undefined {
   const value = holder.lookup(PDFName.of(key));
   return value instanceof PDFArray ? value : undefined;
 }
-
-export function resolve(context: PDFContext, obj: PDFObject | undefined): PDFObject | undefined {
-  return obj instanceof PDFRef ? context.lookup(obj) : obj;
-}
-
-/** The reference an object is stored under, when it is directly held as a reference. */
-export function refOf(value: PDFObject | undefined): PDFRef | undefined {
-  return value instanceof PDFRef ? value : undefined;
-}

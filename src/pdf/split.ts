@@ -9,7 +9,7 @@
  * reaches are written.
  *
  * Every part keeps the document's attachments (/EmbeddedFiles), as every
- * output keeps what the reader had (DECISIONS.md §2). Two things of the
+ * output keeps what the reader had (docs/contract.md, "Inputs and outputs"). Two things of the
  * whole document are not copied into the parts, because they describe the
  * whole document and would be wrong for a part: the logical structure tree
  * (/StructTreeRoot, tagging) and XFA form data.
@@ -61,7 +61,7 @@ export function prepareForSplit(doc: PDFDocument): void {
 }
 
 /** The part made of the pages `order` (0-based, in output order; a page may repeat). */
-export function writePart(doc: PDFDocument, order: number[]): PdfPieces {
+function writePart(doc: PDFDocument, order: number[]): PdfPieces {
   return buildPart(doc, order).pdf;
 }
 

@@ -60,10 +60,6 @@ interface Plan {
   next: number;
 }
 
-export function writeDocument(context: PDFContext, options: WriteOptions = {}): Uint8Array {
-  return writeDocumentPieces(context, options).join();
-}
-
 /** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
 export function hasObjectStreams(context: PDFContext): boolean {
   return storeOf(context).hasObjectStreams;

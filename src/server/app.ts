@@ -1,8 +1,8 @@
 /**
  * The HTTP API as an h3 app: routes generated from the action declarations,
- * checks in the order DECISIONS.md §4 gives (path, method, key, region,
- * Accept, content type, size, fields, document), every failure a problem
- * object. Runs in process for tests, behind listhen in `pdfsvc serve`.
+ * checks in the contract's order (docs/contract.md, "HTTP": path, method,
+ * key, region, Accept, content type, size, fields, document), every failure a
+ * problem object. Runs in process for tests, behind listhen in `pdfsvc serve`.
  *
  * The main thread only looks at headers and moves bytes: the body is streamed
  * into one buffer (refused with 413 as soon as it passes the limit), handed to
@@ -96,7 +96,7 @@ export type App = H3 & {
   readonly uploadsInFlight: number;
 };
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 120_000;
 
 /** An HTTP failure on its way to becoming a problem response. */
 class HttpProblem extends Error {

@@ -54,7 +54,7 @@ export async function readKeysFile(path: string): Promise<KeysFile> {
   return parsed;
 }
 
-export async function writeKeysFile(path: string, file: KeysFile): Promise<void> {
+async function writeKeysFile(path: string, file: KeysFile): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });

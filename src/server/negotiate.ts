@@ -1,4 +1,4 @@
-/** `Accept` negotiation for split actions (DECISIONS.md §4). */
+/** `Accept` negotiation for split actions (docs/contract.md, "Split outputs"). */
 import type { Packaging } from '../core/packaging.js';
 
 const OFFERED: Record<string, Packaging> = {

@@ -49,7 +49,7 @@ function schemaFor(field: Field): Schema {
     }
     case 'text': {
       const printable = field.printableAscii ? '[\\x20-\\x7e]' : undefined;
-      // An empty user_password means none (SERVICE.md): empty, or within the rules.
+      // An empty user_password means none (docs/contract.md, "Fields"): empty, or within the rules.
       const emptyOk = field.emptyMeansAbsent && field.minLength !== undefined;
       return {
         type: 'string',
@@ -138,7 +138,7 @@ const REGION_HEADER = { 'X-Region': { $ref: '#/components/headers/X-Region' } };
 /** Statuses Node or the app may answer on any path before it is routed (a malformed request, slow or huge headers, an Expect). */
 const ANY_REQUEST = [400, 408, 417, 431];
 
-/** What every action may answer besides 200, in the order the checks run (DECISIONS.md §4). */
+/** What every action may answer besides 200, in the order the checks run (docs/contract.md, "HTTP"). */
 function actionStatuses(action: AnyAction): number[] {
   return [400, 401, 403, ...(action.output === 'documents' ? [406] : []), 408, 413, 415, 417, 429, 431, 500, 503];
 }
@@ -150,7 +150,7 @@ function responsesOf(statuses: number[], success: Record<string, Schema>): Recor
 }
 
 const ACCEPT_DESCRIPTION =
-  'How the output documents are packaged: application/zip (the default, also when no Accept is sent), application/json (an envelope with base64 documents) or multipart/mixed (one PDF part each). A list with q-values is read as RFC 9110 §12.5.1 says, the best-ranked of the three winning. An Accept that allows none of them, including a bare */* (what curl, fetch and requests send by default) and application/pdf, is answered 406: a client that accepts anything has not said which packaging it can read (SERVICE.md). Send no Accept header for ZIP.';
+  'How the output documents are packaged: application/zip (the default, also when no Accept is sent), application/json (an envelope with base64 documents) or multipart/mixed (one PDF part each). A list with q-values is read as RFC 9110 §12.5.1 says, the best-ranked of the three winning. An Accept that allows none of them, including a bare */* (what curl, fetch and requests send by default) and application/pdf, is answered 406: a client that accepts anything has not said which packaging it can read (the service contract says so). Send no Accept header for ZIP.';
 
 function actionOperation(action: AnyAction): Record<string, unknown> {
   const { schema, encoding } = requestSchema(action);
@@ -210,7 +210,7 @@ function serviceOperation(operationId: string, summary: string, description: str
   };
 }
 
-/** Region names as SERVICE.md gives them, and the name of each one's base URL there. */
+/** Region names as the contract gives them, and the name of each one's base URL there (docs/contract.md, "HTTP"). */
 const REGION_NAMES: Record<Region, [string, string]> = {
   global: ['Global', 'base_url'],
   us: ['United States', 'base_url_us'],
@@ -234,7 +234,7 @@ function servers(region: Region): unknown[] {
       return {
         url: `{${variable}}`,
         description: `${name} (region ${r}; plans: ${plans(r)}). The same paths, fields and key on every region; only the base URL differs, and the request is processed in this region.`,
-        variables: { [variable]: { default: `https://${r}.pdfsvc.invalid`, description: `The base URL of your ${name} server (SERVICE.md's {${variable}}): a pdfsvc serve --region ${r}.` } },
+        variables: { [variable]: { default: `https://${r}.pdfsvc.invalid`, description: `The base URL of your ${name} server (the contract's {${variable}}): a pdfsvc serve --region ${r}.` } },
       };
     }),
   ];

@@ -6,8 +6,8 @@
  *   a new task is refused at once with `Busy` (503, Retry-After).
  * - A task can be cancelled with an AbortSignal (request timeout, client gone).
  *   A queued task is just dropped. A running one is stopped by terminating its
- *   thread: the transforms are synchronous CPU work (pdf-lib parsing and
- *   writing) that cannot check a flag, so termination is the only way to get
+ *   thread: the transforms are synchronous CPU work (this project's reader
+ *   and writer, pdf-lib's drawing) that cannot check a flag, so termination is the only way to get
  *   the CPU back; piscina then starts a fresh thread in its place (about
  *   0.1 s), which also throws away whatever the half-done task had allocated.
  */

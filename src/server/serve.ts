@@ -38,7 +38,7 @@ import { SERVE_OPTIONS } from './options.js';
 export type ServeOptions = OptionValues<typeof SERVE_OPTIONS>;
 
 /** Slow-client limits that are not options (README, "Running the server for real use"). */
-export const LIMITS = {
+const LIMITS = {
   /** Longest wait for a request's headers (also bounded by the request timeout). */
   headersTimeoutMs: 10_000,
   /** Longest a TLS handshake may take. */
@@ -452,8 +452,8 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, 
   // The missing-Host check is made in the request handler, with a problem object.
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   // What Node answers by itself, before the app sees a request, replaced by
-  // the same statuses with a problem object (every status is one, DECISIONS.md
-  // §4): malformed requests (400), headers too large (431), chunk extensions
+  // the same statuses with a problem object (every status is one: docs/contract.md,
+  // "HTTP"): malformed requests (400), headers too large (431), chunk extensions
   // too large (413), headers not in within headersTimeout (408).
   const answered = new WeakSet<Socket>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {

@@ -50,7 +50,7 @@ export async function runWork(task: WorkTask): Promise<WorkResult> {
 }
 
 /** Parts one request may have: far more than any form needs, few enough that a body of empty parts costs little. */
-export const MAX_FORM_PARTS = 10_000;
+const MAX_FORM_PARTS = 10_000;
 
 /**
  * Turns the multipart form into raw field values: files as bytes, others as
@@ -63,7 +63,7 @@ export const MAX_FORM_PARTS = 10_000;
  * SHOULD, not MUST) into text. Here the field decides: a file field takes the
  * part's bytes, with or without a filename.
  */
-export function formValues(action: AnyAction, contentType: string, body: Uint8Array): RawValues {
+function formValues(action: AnyAction, contentType: string, body: Uint8Array): RawValues {
   const boundary = boundaryOf(contentType);
   if (!boundary) throw missingBoundary();
   let parts: MultipartPart[];

@@ -52,7 +52,7 @@ export async function openDatabase(config: DatabaseConfig): Promise<Database> {
 }
 
 /** The URL with its password replaced, fit for messages and logs. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

@@ -29,7 +29,7 @@ export type KeySource =
   | { kind: 'database'; config: DatabaseConfig };
 
 /** $XDG_DATA_HOME/pdfsvc/db, else ~/.local/share/pdfsvc/db. */
-export function defaultDataDir(): string {
+function defaultDataDir(): string {
   const data = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   return join(data, 'pdfsvc', 'db');
 }
@@ -42,7 +42,7 @@ export function databaseConfig(options: StoreOptions): DatabaseConfig {
 }
 
 /** True when an embedded database has been made in `dir` (PostgreSQL's own marker file). */
-export function embeddedExists(dir: string): boolean {
+function embeddedExists(dir: string): boolean {
   return existsSync(join(dir, 'PG_VERSION'));
 }
 

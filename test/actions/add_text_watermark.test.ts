@@ -179,7 +179,7 @@ describe('add_text_watermark layers and transparency', () => {
     const strongest = async (transparency: number) => {
       const out = await addTextWatermark({ ...options, transparency });
       const raster = await renderPage(out, 1, 30);
-      const box = findPixels(raster, (r, g, b) => r > 200 && g < 245 && r - g > 20)!;
+      const box = findPixels(raster, (r, g) => r > 200 && g < 245 && r - g > 20)!;
       let best: [number, number, number] = [255, 255, 255];
       for (let y = box.y0; y <= box.y1; y++) for (let x = box.x0; x <= box.x1; x++) {
         const p = pixel(raster, x, y);

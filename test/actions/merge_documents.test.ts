@@ -65,7 +65,7 @@ function resolve(json: QpdfJson, value: unknown): QpdfDict {
 }
 
 function catalog(json: QpdfJson): QpdfDict {
-  return resolve(json, (json.qpdf[1]['trailer']?.value as QpdfDict)['/Root']);
+  return resolve(json, (json.qpdf[1].trailer!.value as QpdfDict)['/Root']);
 }
 
 /** Every link annotation with a destination inside the document: [from page, to page], 1-based. */

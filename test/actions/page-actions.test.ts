@@ -7,7 +7,7 @@
  * the reader sees: which page comes where (the `PDFSVC PAGE n` markers and
  * the page sizes of pages-10.pdf), rotation, boxes, outline, page labels,
  * named destinations, links, form fields, attachments and metadata
- * (DECISIONS.md §2 "Outputs keep what the reader had", §3 page selection).
+ * (docs/contract.md, "Inputs and outputs" and "Fields" for page selection).
  */
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
@@ -640,7 +640,7 @@ describe('validation', () => {
 });
 
 // ---------------------------------------------------------------------------
-// 7. Loading rules (DECISIONS.md §2): unreadable, encrypted and signed input
+// 7. Loading rules (docs/contract.md, "Inputs and outputs"): unreadable, encrypted and signed input
 // ---------------------------------------------------------------------------
 
 /** Values that make each action do something on a 2-page (or larger) document. */

@@ -53,7 +53,7 @@ describe('remove_signatures', () => {
     expect(before.length).toBeGreaterThan(0);
     const out = await removeSignatures({ file: input });
     const root = (await qpdfJson(out)).qpdf[1];
-    const catalogRef = (root.trailer?.value as Record<string, string>)['/Root'];
+    const catalogRef = (root.trailer!.value as Record<string, string>)['/Root'];
     const catalog = root[`obj:${catalogRef}`].value!;
     expect(catalog).not.toHaveProperty('/Perms');
     expect(catalog).not.toHaveProperty('/DSS');

@@ -1,5 +1,5 @@
 /**
- * split_at_page (DECISIONS.md §2): two parts, pages 1 … page-1 and page …
+ * split_at_page (docs/contract.md, "Actions"): two parts, pages 1 … page-1 and page …
  * last; `page` is one page number in page syntax, negatives allowed, and must
  * resolve to 2 … last, else 400 errors.page. Same output contract as the
  * other split actions (packagings and the CLI are covered at length in

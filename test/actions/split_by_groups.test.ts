@@ -1,5 +1,5 @@
 /**
- * split_by_groups (DECISIONS.md §2): groups separated by ';', each an ordered
+ * split_by_groups (docs/contract.md, "Fields"): groups separated by ';', each an ordered
  * page list with the page_order syntax; one output per group in the order
  * given; a page may appear in several groups (and twice in one: an
  * independent copy, as reorder_pages makes). An empty or malformed group, or

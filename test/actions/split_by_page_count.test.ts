@@ -1,6 +1,6 @@
 /**
  * split_by_page_count, and through it what every split action shares: what
- * a part keeps (DECISIONS.md §2), the three packagings chosen by Accept with
+ * a part keeps (docs/contract.md, "Inputs and outputs"), the three packagings chosen by Accept with
  * the 406 rule (§4), and the command line's -o DIR / --format (§5).
  *
  * Parts are judged with qpdf and poppler: `qpdf --check`, the `PDFSVC PAGE n`
@@ -104,7 +104,7 @@ describe('split_by_page_count', () => {
         expect(info.fields.Author).toBe('pdfsvc fixtures');
         const { catalog, names } = await catalogKeys(part.bytes);
         expect(catalog).toEqual(expect.arrayContaining(['/Metadata', '/PageMode', '/PageLabels', '/Outlines']));
-        // Outputs keep what the reader had (DECISIONS.md §2): every part carries the attachments.
+        // Outputs keep what the reader had (docs/contract.md, "Inputs and outputs"): every part carries the attachments.
         expect(names).toContain('/EmbeddedFiles');
         expect((await qpdfJson(part.bytes)).attachments).toEqual(attachments);
       }
@@ -156,7 +156,7 @@ describe('split_by_page_count', () => {
 });
 
 // ---------------------------------------------------------------------------
-// HTTP: packaging by Accept (DECISIONS.md §4)
+// HTTP: packaging by Accept (docs/contract.md, "Split outputs")
 // ---------------------------------------------------------------------------
 
 describe('split_by_page_count over HTTP', () => {
@@ -226,7 +226,7 @@ describe('split_by_page_count over HTTP', () => {
 });
 
 // ---------------------------------------------------------------------------
-// The command line (DECISIONS.md §5)
+// The command line (docs/contract.md, "Command line")
 // ---------------------------------------------------------------------------
 
 describe('pdfsvc split-by-page-count', () => {

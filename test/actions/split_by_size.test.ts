@@ -1,5 +1,5 @@
 /**
- * split_by_size (SERVICE.md, issue 4): every part's written size is at most
+ * split_by_size (docs/contract.md, "Fields"): every part's written size is at most
  * maximum_bytes, except a part of one page that alone is larger; parts are
  * packed (adding the next page would pass the limit); a part carries only
  * the objects its own pages use, shared ones once.

@@ -22,7 +22,7 @@ function check(action: string, raw: Record<string, string | Uint8Array | number>
 }
 const errorsOf = (action: string, raw: Record<string, string | Uint8Array | number>) => (check(action, raw) as { errors?: Record<string, string[]> }).errors ?? {};
 
-describe('an empty value is a value (DECISIONS.md §2: a boolean is true or false, anything else a 400)', () => {
+describe('an empty value is a value (docs/contract.md, "Fields": a boolean is true or false, anything else a 400)', () => {
   it('an empty boolean is refused, naming the field: allow_print= never keeps printing allowed', () => {
     const errors = errorsOf('add_restrictions', { owner_password: 'owner', allow_print: '' });
     expect(errors.allow_print).toEqual(['is empty; send true or false, or leave the field out for the default (true)']);
@@ -52,7 +52,7 @@ describe('an empty value is a value (DECISIONS.md §2: a boolean is true or fals
     expect(errorsOf('extract_pages', { pages: '' }).pages?.[0]).toMatch(/^is empty: give pages such as/);
   });
 
-  it('keeps the two empties that mean something: user_password (SERVICE.md: empty means none) and remove_password\'s empty password', () => {
+  it('keeps the two empties that mean something: user_password (the contract: empty means none) and remove_password\'s empty password', () => {
     expect(check('add_restrictions', { owner_password: 'owner', user_password: '' })).not.toHaveProperty('user_password');
     expect(check('remove_password', { password: '' })).toMatchObject({ password: '' });
   });

@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** ../shared/corpus, relative to the repository root. */
-export const corpusDir = new URL('../../../shared/corpus/', import.meta.url);
+const corpusDir = new URL('../../../shared/corpus/', import.meta.url);
 export const corpusPath = fileURLToPath(corpusDir);
-export const manifestUrl = new URL('MANIFEST.jsonl', corpusDir);
+const manifestUrl = new URL('MANIFEST.jsonl', corpusDir);
 export const hasCorpus = existsSync(manifestUrl);
 
 /** The repository, its CLI entry, and the built CLI the corpus tier runs (it tests what users install). */
@@ -66,7 +66,7 @@ export function withoutDuplicates(entries: CorpusEntry[]): { kept: CorpusEntry[]
   return { kept, skipped };
 }
 
-/** A signature with a value: editing would invalidate it (DECISIONS.md §2). */
+/** A signature with a value: editing would invalidate it (docs/contract.md, "Inputs and outputs"). */
 export function isSigned(entry: CorpusEntry): boolean {
   return Boolean(entry.signed) && (entry.signed_sig_field_count ?? 0) > 0;
 }

@@ -9,7 +9,7 @@
  *   comma-separated substrings.
  * (A filtered run still asserts the 25-minute budget, which it meets easily.)
  *
- * Expectations (DECISIONS.md §2):
+ * Expectations (docs/contract.md, "Inputs and outputs"):
  * - never exit 1 (internal error), a crash or a timeout;
  * - encrypted input: exit 2, the problem object's errors.file says which
  *   action to call first (remove_password / remove_restrictions);
@@ -20,7 +20,7 @@
  *   and those are listed) and has the expected page count;
  * - damaged input that qpdf reads (MANIFEST `damaged` and `qpdf_readable`:
  *   qpdf had to repair it): the same as any readable input, an output judged
- *   as above (issue 10: we recover what qpdf recovers); a refusal is a
+ *   as above (we recover what qpdf recovers); a refusal is a
  *   failure, unless it names a real reason: qpdf finds no pages in it and
  *   the refusal says so ("no pages", "no page tree"); the same holds for a
  *   refusal of undamaged readable input. Where qpdf found no pages
@@ -35,7 +35,7 @@
  *   data): exit 2 with errors.file, or an output whose only qpdf --check
  *   errors are the input's own (stream data is copied as it was, never
  *   re-encoded, so a corrupt stream stays exactly as corrupt).
- * - no silent loss (issue 10): for the six page actions, every output page
+ * - no silent loss: for the six page actions, every output page
  *   has the text and the images of the input page it comes from, as poppler
  *   sees them: per page, the multiset of non-space characters of
  *   `pdftotext -raw` (why characters: see `glyphs`) and the images of
@@ -50,7 +50,7 @@
  *   page, the input page and what differs.
  *
  * A judge (qpdf, pdftotext, pdfimages) has its own time limit, and its
- * time-out is no verdict on pdfsvc (issue 21): when `qpdf --check` times
+ * time-out is no verdict on pdfsvc: when `qpdf --check` times
  * out (it decodes every page's content), qpdf's structural read decides
  * (helpers/pdf-tools.ts qpdfReads); any other judge's time-out makes the
  * run 'no verdict: a judge timed out', listed in the summary, not a failure.
@@ -506,7 +506,7 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
       // A real reason: qpdf finds no pages either, and the refusal says so ("no pages", "no page tree").
       const said = Object.values(problem?.errors ?? {}).flat().join(' ');
       if (pages === 0 && /no pages|no (document catalog with a )?page tree/i.test(said)) return result('refused: no pages', said);
-      // Damaged input qpdf reads (it repairs it) must give an output, as qpdf does (issue 10).
+      // Damaged input qpdf reads (it repairs it) must give an output, as qpdf does.
       if (entry.qpdf_readable && entry.damaged) return result('FAIL refused damaged input qpdf reads', refusal);
       return result(entry.qpdf_readable ? 'FAIL refused readable input' : 'FAIL wrong refusal', refusal);
     }

@@ -17,7 +17,7 @@
  * too). A document without pages is rightly refused.
  *
  * A judge (qpdf) has its own time limit, and its time-out is no verdict on
- * pdfsvc (issue 21): when `qpdf --check` of a part times out (it decodes
+ * pdfsvc: when `qpdf --check` of a part times out (it decodes
  * every page's content), qpdf's structural read decides (helpers/pdf-tools.ts
  * qpdfReads); when qpdf cannot even count a part's pages in time, the file
  * is noted as without a verdict, not failed.
@@ -37,7 +37,7 @@ import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 120_000;
 const CONCURRENCY = 2;
-/** Longest groups value split-by-groups takes (DECISIONS.md §2). */
+/** Longest groups value split-by-groups takes (docs/contract.md, "Fields"). */
 const MAX_GROUPS_LENGTH = 1000;
 
 if (!hasCorpus) {

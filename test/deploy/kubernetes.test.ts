@@ -16,6 +16,7 @@ const MANIFEST = join(ROOT, 'deploy', 'kubernetes.yaml');
 const README = readFileSync(join(ROOT, 'deploy', 'README.md'), 'utf8');
 
 // Manifests are walked field by field; their shape is what validateObjects checks.
+// biome-ignore lint/suspicious/noExplicitAny: walked without a schema of its own.
 type Manifest = Record<string, any>;
 
 /**

@@ -5,7 +5,7 @@
  * (the Global endpoint), one eu and one us-hipaa server (TLS, audit log in
  * the database). Checked as a customer and an operator would:
  *
- * - each plan reaches exactly the regions SERVICE.md gives it (Free: Global;
+ * - each plan reaches exactly the regions the contract gives it (docs/contract.md, "HTTP") (Free: Global;
  *   Starter: Global, US, Europe; Business: every region), else 403;
  * - one key's usage in global-1, global-2 and eu adds up, in `pdfsvc usage`
  *   and on the dashboard's key page;
@@ -48,7 +48,7 @@ const DOCUMENT_TEXT = 'Patient record of multi-region test';
 
 type Region = 'global' | 'eu' | 'us-hipaa';
 const REGIONS: Region[] = ['global', 'eu', 'us-hipaa'];
-/** SERVICE.md, "Region availability by plan", for the regions deployed here. */
+/** The contract's regions of each plan (docs/contract.md, "HTTP"), for the regions deployed here. */
 const ALLOWED: Record<string, Region[]> = { business: ['global', 'eu', 'us-hipaa'], starter: ['global', 'eu'], free: ['global'] };
 
 let input: Uint8Array;

@@ -56,7 +56,7 @@ export type Verdict = 'reads' | 'does not read' | 'no verdict';
  * object the file reaches and checks where each stream ends, without
  * decoding any stream. `qpdf --check` also decodes and parses page content:
  * on a page of Flate inside Flate holding 2 GiB it took 100 s and 6 GB
- * (issue 21), which is no way to judge an answer that took a second. Exit 0
+ * (a hostile fixture), which is no way to judge an answer that took a second. Exit 0
  * or 3 (read, with warnings) reads; 2 does not; 'no verdict' when qpdf
  * passes JUDGE_TIMEOUT_MS. `file`: the bytes, or the path of a file.
  */

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import type { Box } from './render.js';
 
-export const DPI = 20;
+const DPI = 20;
 const PX = DPI / 72;
 /** Pixels of slack: one pixel is 3.6 pt at 20 dpi; anti-aliasing takes one more. */
 const TOL = 2;

@@ -68,7 +68,7 @@ export async function texts(bytes: Uint8Array, password?: string): Promise<strin
 }
 
 /** pdfinfo's size and rotation of every page, in one run. */
-export async function pageInfo(bytes: Uint8Array, password?: string): Promise<Array<{ width: number; height: number; rotation: number }>> {
+async function pageInfo(bytes: Uint8Array, password?: string): Promise<Array<{ width: number; height: number; rotation: number }>> {
   const pw = password !== undefined ? ['-upw', password] : [];
   // -l past the last page lists every page.
   const { stdout } = await execa('pdfinfo', [...pw, '-f', '1', '-l', '100000', tempFile(bytes)]);
@@ -136,7 +136,7 @@ export async function runOne(action: AnyAction, values: RawValues): Promise<Uint
 }
 
 /** Runs an action that gives several documents (a split). */
-export async function runMany(action: AnyAction, values: RawValues): Promise<Uint8Array[]> {
+async function runMany(action: AnyAction, values: RawValues): Promise<Uint8Array[]> {
   const result = await runAction(action, values);
   if (result.output !== 'documents') throw new Error(`${action.name} gave one document; expected several`);
   return result.documents.map((d) => d.bytes);
@@ -172,7 +172,7 @@ export function catalogOf(view: QpdfView): Record<string, unknown> {
  * Every page-tree node's /Count (qpdf JSON) is the number of pages below it,
  * counted by walking /Kids; and the root's is the number of pages qpdf lists.
  */
-export function expectCountsRight(view: QpdfView, what: string): void {
+function expectCountsRight(view: QpdfView, what: string): void {
   const root = catalogOf(view)['/Pages'];
   const below = new Map<string, number>();
   // Post-order over the tree, with a stack of its own (and each node once: the output has no loop to follow).

@@ -21,7 +21,7 @@ export async function renderPage(bytes: Uint8Array | string, page: number, dpi =
   return parsePpm(stdout as Uint8Array);
 }
 
-export function parsePpm(data: Uint8Array): Raster {
+function parsePpm(data: Uint8Array): Raster {
   let pos = 0;
   const token = (): string => {
     while (/\s/.test(String.fromCharCode(data[pos]))) pos++;

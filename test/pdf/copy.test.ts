@@ -62,7 +62,7 @@ describe('moveObject', () => {
   });
 });
 
-describe('without recursion (issue 21: graph walks stay linear and iterative)', () => {
+describe('without recursion (graph walks stay linear and iterative)', () => {
   /** `[[[ … [12 0 R] … ]]]`, `depth` arrays deep, with a dictionary at every hundredth level. */
   function deep(context: PDFContext, depth: number): PDFArray {
     let inner: PDFObject = PDFRef.of(12);

@@ -1,5 +1,5 @@
 /**
- * Issue 21: add_password made a document its own password did not open. The
+ * A fault once shipped: add_password made a document its own password did not open. The
  * input's trailer /ID was a reference to an object the file lacked; it was
  * written back as it was, and the key derived from an ID that no reader could
  * see. Every encrypted output now has a direct /ID of two strings, its key

@@ -1,5 +1,5 @@
 /**
- * Encrypted inputs that qpdf opens and pdfsvc refused (issue 21, point 3):
+ * Encrypted inputs that qpdf opens and pdfsvc once refused:
  *
  * - RC4 files whose /Length disagrees with their key: the right password was
  *   refused. qpdf reads 128 bits for V4 and for a V2 /Length that is not a

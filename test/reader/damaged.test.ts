@@ -1,7 +1,6 @@
 /**
- * Damaged files, one row per kind of damage that qpdf's own test files show
- * (shared/docs/READER.md "Recovery"). Each input is made byte by byte
- * (test/helpers/raw-pdf.ts) and first confirmed sound: qpdf reads it (exit
+ * Damaged files, one row per kind of damage that qpdf's own test files show.
+ * Each input is made byte by byte (test/helpers/raw-pdf.ts) and first confirmed sound: qpdf reads it (exit
  * 0 or 3) and poppler shows the expected text on each page. Then an action
  * runs on it in process, and its output must pass `qpdf --check` with no
  * warning and show the same pages, in order, rotated.

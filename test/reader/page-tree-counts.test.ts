@@ -1,5 +1,5 @@
 /**
- * Page trees whose numbers or kids are wrong (issue 21): a /Count that is too
+ * Page trees whose numbers or kids are wrong: a /Count that is too
  * large, too small, 0, 10^10 or missing; kids that are null, numbers,
  * streams or references to objects the file lacks; an untyped inner node, a
  * /Kids array two nodes share, a tree 100,000 levels deep; pages whose

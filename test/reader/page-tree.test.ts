@@ -1,6 +1,5 @@
 /**
- * Page trees as damaged files have them (shared/docs/READER.md "Page trees
- * in the wild"): a loop, a node listed as its own kid, a node reached from
+ * Page trees as damaged files have them: a loop, a node listed as its own kid, a node reached from
  * two parents, a /Pages node where a page should be, and attributes
  * inherited from intermediate nodes. After rotate_pages 0 and reverse_pages
  * the output must pass `qpdf --check` and show every page once, in the
@@ -10,7 +9,7 @@
  * `pages`, confirmed per row). Where qpdf 11.3 stops with "Loop detected in
  * /Pages structure" (loops, and a node reached twice), the expected list is
  * each page once, in the order a depth-first walk first meets it, skipping
- * nodes already visited: READER.md's flat /Kids rebuild. Poppler's list is
+ * nodes already visited: the reader's flat /Kids rebuild. Poppler's list is
  * recorded per row (it stops at the root's /Count; with /Count 4 it showed
  * page two twice for a node reached twice).
  */

@@ -1,5 +1,5 @@
 /**
- * Recovery of files that were refused although qpdf reads them (issue 21),
+ * Recovery of files that were refused although qpdf reads them,
  * each made byte by byte in the shape of the real file that showed it:
  * an incremental update whose /Prev is itself (qpdf's append-xref-loop.pdf),
  * a catalog written into the trailer (bad-direct-root.pdf), an object stream

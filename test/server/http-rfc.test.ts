@@ -19,7 +19,6 @@ beforeAll(async () => {
 afterAll(() => served.stop());
 
 const json = (reply: Reply) => JSON.parse(reply.body.toString('utf8')) as { type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> };
-const hostPort = () => ({ host: new URL(served.base).hostname, port: Number(new URL(served.base).port) });
 
 /** Writes raw bytes, returns all the server says until it closes (or `waitMs`). */
 function raw(bytes: string | Buffer, waitMs = 8000, base = served.base): Promise<{ text: string; closed: boolean }> {
@@ -244,7 +243,7 @@ describe('multipart/form-data (RFC 7578, RFC 2046 §5.1)', () => {
   });
 });
 
-describe('field values as a form sends them (DECISIONS.md §2)', () => {
+describe('field values as a form sends them (docs/contract.md, "Fields")', () => {
   it('an empty boolean is a 400 naming it: allow_print= does not leave printing allowed', async () => {
     const reply = await postAction(served, 'add_restrictions', { file: fixture('pages-3.pdf'), owner_password: 'owner-pw', allow_print: '' });
     expect(reply.status).toBe(400);

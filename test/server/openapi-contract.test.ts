@@ -126,7 +126,7 @@ async function judge(path: string, method: string, operation: Operation, respons
   const text = () => Buffer.from(body.subarray(0, 300)).toString('utf8');
   const status = String(response.status);
   expect(operation.responses[status] ?? operation.responses.default, `${what}: status ${status} is not declared (${text()})`).toBeDefined();
-  // Declared for actions (DECISIONS.md), but an internal failure is a bug whatever the request.
+  // Declared for actions (docs/contract.md, "HTTP"), but an internal failure is a bug whatever the request.
   expect(response.status, `${what}: ${text()}`).not.toBe(500);
   const declared = deref(operation.responses[status] ?? operation.responses.default);
   const key = operation.responses[status] ? status : 'default';

@@ -88,7 +88,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     reject: false,
     cwd: options.cwd ?? ROOT,
     env: options.env,
-    extendEnv: options.env ? false : true,
+    extendEnv: !options.env,
     stdin: 'ignore',
     // stop() waits for the server's own graceful exit, however long its
     // answers take on a busy machine; execa would otherwise SIGKILL it 5 s

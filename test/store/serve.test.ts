@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/server/accounts.js';
 import type { RequestLogEntry } from '../../src/server/app.js';
 import type { DatabaseConfig } from '../../src/store/database.js';
-import { openStore, type Store } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { fixture } from '../helpers/pdf-tools.js';
 import { CLI, multipart, send, serve, waitFor, type Served } from '../server/spawn.js';
 import { BACKENDS, tempDir } from './backends.js';
@@ -208,7 +208,7 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
       let firstKey: string;
       try {
         // The lines after the URL may come in a later chunk.
-        await waitFor(() => /X-API-Key: .*\n[^]*set-password\?token=\S+\n/.test(first.stdout()), 10_000, 'the development key and link');
+        await waitFor(() => /X-API-Key: .*\n[\s\S]*set-password\?token=\S+\n/.test(first.stdout()), 10_000, 'the development key and link');
         expect(first.stdout()).toMatch(/Accounts and keys: the embedded database in .*\/data\/pdfsvc\/db/);
         firstKey = /X-API-Key: (pdfsvc_\S+)/.exec(first.stdout())![1];
         // The link names this server's own dashboard (its port is only known once it listens).

@@ -5,7 +5,7 @@ import { pdfFile } from '../../core/common-fields.js';
 import { encryptionAlgorithm, newPassword } from '../../pdf/security/fields.js';
 import { sameSecret } from '../../pdf/security/compare.js';
 
-/** SERVICE.md: eight flags, each true (permitted) by default; see pdf/security/permissions.ts for their /P bits. */
+/** The contract's eight flags, each true (permitted) by default (docs/contract.md, "Fields"); see pdf/security/permissions.ts for their /P bits. */
 const flag = (help: string) => ({ kind: 'boolean', default: true, example: false, help }) as const satisfies BooleanField;
 
 export const fields = {

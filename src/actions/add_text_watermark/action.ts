@@ -3,7 +3,7 @@ import type { ChoiceField, FieldMap, NumberField, TextField } from '../../core/f
 import { pdfFile, selectedPages } from '../../core/common-fields.js';
 import { ValidationErrors } from '../../core/errors.js';
 
-/** Fields both watermark actions share (DECISIONS.md §2). */
+/** Fields both watermark actions share (docs/contract.md, "Fields"). */
 export const transparency = {
   kind: 'number',
   min: 0,

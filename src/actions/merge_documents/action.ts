@@ -6,7 +6,7 @@ export const fields = {
     kind: 'file',
     accepts: 'pdf',
     required: true,
-    // SERVICE.md: numbered fields file_1 … file_10; more needs the repeated part.
+    // The contract's numbered fields file_1 … file_10; more needs the repeated part (docs/contract.md, "Fields").
     multiple: { numberedUpTo: 10 },
     example: ['pages-3.pdf', 'pages-1.pdf'],
     help: 'The PDFs to merge, in order (repeat the part).',

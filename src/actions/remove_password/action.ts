@@ -6,11 +6,11 @@ export const fields = {
   file: { ...pdfFile, example: 'encrypted-user.pdf' },
   password: {
     kind: 'text',
-    // SERVICE.md lists it as required. It is optional here only so that a
+    // The contract lists it as required (docs/contract.md, "Fields"). It is optional here only so that a
     // document whose passwords are both empty (it opens without one) can be
     // decrypted too: omitted means the empty password, and a document that
     // needs a password then answers 400 errors.password "is required".
-    // SERVICE.md: at most 256 characters. Readers use only the first 32 bytes
+    // The contract: at most 256 characters. Readers use only the first 32 bytes
     // (RC4, AES-128) or 127 bytes (AES-256), so a longer one still opens.
     maxLength: 256,
     secret: true,

@@ -7,7 +7,7 @@ export const fields = {
   page_count: {
     kind: 'integer',
     required: true,
-    // SERVICE.md: 1 or greater. No upper bound: a count past the last page gives one part, the whole document.
+    // The contract: 1 or greater (docs/contract.md, "Fields"). No upper bound: a count past the last page gives one part, the whole document.
     min: 1,
     example: 2,
     help: 'Pages per output PDF; the last part holds the pages that remain.',

@@ -7,7 +7,7 @@ export const fields = {
   maximum_bytes: {
     kind: 'integer',
     required: true,
-    // SERVICE.md: 1 or greater. A limit below the size of any one page gives one page per part.
+    // The contract: 1 or greater (docs/contract.md, "Fields"). A limit below the size of any one page gives one page per part.
     min: 1,
     example: 20000,
     help: 'Largest size in bytes of each output PDF; a single page larger than this comes out alone.',

@@ -14,7 +14,7 @@ import { PdfSyntaxError } from './syntax.js';
  * size, at least 4 MB and at most 32 MB. Real object streams inflate 3 to 10
  * times and stay well under 10 MB; a bomb inflates a thousand times.
  */
-export function structureLimit(compressedBytes: number): number {
+function structureLimit(compressedBytes: number): number {
   return Math.min(32 * 2 ** 20, Math.max(4 * 2 ** 20, 100 * compressedBytes));
 }
 

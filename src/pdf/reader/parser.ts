@@ -26,7 +26,7 @@ import {
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
 
 /** Nesting deeper than this is hostile input, not a document (qpdf stops at 500). */
-export const MAX_DEPTH = 256;
+const MAX_DEPTH = 256;
 
 export interface ParseContext {
   context: PDFContext;

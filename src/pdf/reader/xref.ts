@@ -44,7 +44,7 @@ export interface CrossReference {
 }
 
 /** No real file has ten million objects; a table that lists more is hostile. */
-export const MAX_OBJECT_NUMBER = 10_000_000;
+const MAX_OBJECT_NUMBER = 10_000_000;
 
 /**
  * When scanning a damaged file, object numbers above this are taken for

@@ -1,6 +1,6 @@
 /**
  * The check every encrypting action makes of its own output before it
- * answers (issue 21: an output whose own password did not open it, because
+ * answers (an output whose own password did not open it, because
  * the key was derived from an /ID that no reader could see, lost a user's
  * document). The output is read back by this project's reader as another
  * reader would read it, from its last bytes, and opened with each password

@@ -53,13 +53,6 @@ const bytesAt = (dict: PDFDict, key: string): Uint8Array | undefined => {
   return value instanceof PDFString || value instanceof PDFHexString ? stringBytes(value) : undefined;
 };
 
-/** Describes the document's security handler for messages ("/Adobe.PubSec"). */
-export function securityHandlerName(context: PDFContext): string | undefined {
-  const encrypt = context.lookup(context.trailerInfo.Encrypt);
-  if (!(encrypt instanceof PDFDict)) return undefined;
-  return nameAt(encrypt, 'Filter', 'Standard');
-}
-
 /**
  * The parameters of the document's /Encrypt dictionary, or undefined when it
  * has none. A handler other than the standard one (certificates: /Adobe.PubSec),
@@ -166,7 +159,7 @@ export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
 }
 
 /** Signature dictionaries keep /Contents unencrypted (ISO 32000-2, 7.6.2; as pdfium and Acrobat do). */
-export function isSignatureDictionary(dict: PDFDict): boolean {
+function isSignatureDictionary(dict: PDFDict): boolean {
   const type = dict.get(TYPE);
   return (type === SIG || type === DOC_TIME_STAMP) && dict.has(BYTE_RANGE);
 }

@@ -107,7 +107,7 @@ const PROBE_DATA_LIMIT = 1 << 16;
 /**
  * Faults that tests inject to see the output check catch them (never set in
  * use): `encrypt-id` writes an /ID other than the one the key was derived
- * from (the fault of issue 21); `encrypt-data` encrypts the objects with a
+ * from (a fault this project once shipped); `encrypt-data` encrypts the objects with a
  * key other than the one the passwords open.
  */
 function injectedFault(): string | undefined {

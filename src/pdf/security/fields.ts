@@ -3,7 +3,7 @@ import type { ChoiceField, TextField } from '../../core/fields.js';
 
 /**
  * A password that protects a new encryption. 4 to 32 printable ASCII
- * characters (SERVICE.md): 32 bytes is all that revisions 2 to 4 use, and
+ * characters (docs/contract.md, "Fields"): 32 bytes is all that revisions 2 to 4 use, and
  * ASCII is the one alphabet every reader turns into the same bytes.
  */
 export const newPassword = {

@@ -39,7 +39,7 @@ export interface EncryptionParameters {
   id0: Uint8Array;
 }
 
-export const PASSWORD_PADDING = Uint8Array.from([
+const PASSWORD_PADDING = Uint8Array.from([
   0x28, 0xbf, 0x4e, 0x5e, 0x4e, 0x75, 0x8a, 0x41, 0x64, 0x00, 0x4e, 0x56, 0xff, 0xfa, 0x01, 0x08,
   0x2e, 0x2e, 0x00, 0xb6, 0xd0, 0x68, 0x3e, 0x80, 0x2f, 0x0c, 0xa9, 0xfe, 0x64, 0x53, 0x69, 0x7a,
 ]);
@@ -77,6 +77,7 @@ function padPassword(password: Uint8Array): Buffer {
 }
 
 const NON_ASCII_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: each code unit is removed on its own, combining marks and variation selectors included.
 const MAPPED_TO_NOTHING = /[\u00ad\u034f\u1806\u180b-\u180d\u200b-\u200d\u2060\ufe00-\ufe0f\ufeff]/g;
 
 /**
@@ -84,7 +85,7 @@ const MAPPED_TO_NOTHING = /[\u00ad\u034f\u1806\u180b-\u180d\u200b-\u200d\u2060\u
  * 127 bytes. This applies its mapping and normalisation steps (spaces,
  * characters mapped to nothing, NFKC); for printable ASCII it is the identity.
  */
-export function aesPasswordBytes(password: string): Buffer {
+function aesPasswordBytes(password: string): Buffer {
   const prepared = password.replace(NON_ASCII_SPACE, ' ').replace(MAPPED_TO_NOTHING, '').normalize('NFKC');
   const bytes = Buffer.from(prepared, 'utf8');
   return bytes.subarray(0, Math.min(127, bytes.length));
@@ -95,7 +96,7 @@ export function aesPasswordBytes(password: string): Buffer {
  * keyboard types) and use its first 32 bytes. A password outside Latin-1 is
  * also tried as UTF-8, which is what some writers stored.
  */
-export function rc4PasswordCandidates(password: string): Buffer[] {
+function rc4PasswordCandidates(password: string): Buffer[] {
   const candidates: Buffer[] = [];
   if (/^[\u0000-\u00ff]*$/.test(password)) candidates.push(Buffer.from(password, 'latin1'));
   const utf8 = Buffer.from(password, 'utf8');

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-export const FONT_PACKAGE = '@fontsource/noto-sans';
+const FONT_PACKAGE = '@fontsource/noto-sans';
 const WEIGHT = 700;
 
 export interface FontkitGlyph {
@@ -88,7 +88,7 @@ function packageDir(): string {
 }
 
 /** `U+0000-00FF,U+0131,U+4??` → code point ranges. */
-export function parseUnicodeRange(text: string): Array<[number, number]> {
+function parseUnicodeRange(text: string): Array<[number, number]> {
   return text
     .split(',')
     .map((item) => item.trim().replace(/^U\+/i, ''))

@@ -14,8 +14,6 @@ import { effectiveRotation } from '../page-tree.js';
 /** A PDF transformation matrix [a b c d e f]: x' = a·x + c·y + e, y' = b·x + d·y + f. */
 export type Matrix = readonly [number, number, number, number, number, number];
 
-export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
 /** `outer × inner`: apply `inner` first, then `outer` (PDF's `inner outer` concatenation). */
 export function compose(outer: Matrix, inner: Matrix): Matrix {
   const [a, b, c, d, e, f] = inner;
@@ -23,7 +21,7 @@ export function compose(outer: Matrix, inner: Matrix): Matrix {
   return [a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F];
 }
 
-export function translate(x: number, y: number): Matrix {
+function translate(x: number, y: number): Matrix {
   return [1, 0, 0, 1, x, y];
 }
 
@@ -40,7 +38,7 @@ export function rotate(degrees: number): Matrix {
   return [cos, sin, -sin, cos, 0, 0];
 }
 
-export function apply(m: Matrix, x: number, y: number): [number, number] {
+function apply(m: Matrix, x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
 
@@ -71,7 +69,7 @@ function boxOf(page: PDFDict, key: 'MediaBox' | 'CropBox'): Box | undefined {
 }
 
 /** CropBox ∩ MediaBox (what a reader shows); the MediaBox when they do not meet. */
-export function visibleBox(page: PDFDict): Box {
+function visibleBox(page: PDFDict): Box {
   const media = boxOf(page, 'MediaBox') ?? [0, 0, 612, 792];
   const crop = boxOf(page, 'CropBox');
   if (!crop) return media;
@@ -102,7 +100,7 @@ export function readerView(page: PDFDict): ReaderView {
   }
 }
 
-export const POSITIONS = ['center', 'top-left', 'top', 'top-right', 'left', 'right', 'bottom-left', 'bottom', 'bottom-right'] as const;
+const POSITIONS = ['center', 'top-left', 'top', 'top-right', 'left', 'right', 'bottom-left', 'bottom', 'bottom-right'] as const;
 export type Position = (typeof POSITIONS)[number];
 
 /** The default rotation: along the visible page's diagonal, bottom-left to top-right. */

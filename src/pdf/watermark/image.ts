@@ -23,7 +23,7 @@ function startsWith(bytes: Uint8Array, prefix: number[] | string, at = 0): boole
 }
 
 /** What the bytes are, when they are not PNG or JPEG: for the message. */
-export function describeNonImage(bytes: Uint8Array): string {
+function describeNonImage(bytes: Uint8Array): string {
   if (bytes.length === 0) return 'an empty file';
   const known: Array<[boolean, string]> = [
     [startsWith(bytes, 'GIF8'), 'a GIF image'],
@@ -71,7 +71,7 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
  * this keeps one image under a few hundred MB; a few KB of Flate can declare
  * 20000 x 20000 pixels of zeros. (A JPEG is embedded as it is, not decoded.)
  */
-export const MAX_IMAGE_PIXELS = 4096 * 4096;
+const MAX_IMAGE_PIXELS = 4096 * 4096;
 
 /** An image refused: the message reads on from its field (`image: must be a PNG …`). */
 const badImage = (predicate: string) => new PdfError('bad_image', predicate, 'bare');

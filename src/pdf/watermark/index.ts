@@ -41,7 +41,7 @@ export interface ImageWatermark extends Common {
 }
 
 /** Share of the visible page's shorter side the longest line spans at the fitted size. */
-export const FITTED_SHARE = 0.6;
+const FITTED_SHARE = 0.6;
 
 export async function addTextWatermark(options: TextWatermark): Promise<PdfPieces> {
   const text = await prepareText(options.lines);

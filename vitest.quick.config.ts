@@ -1,0 +1,29 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+// The quick tier (npm run test:quick), for the inner loop: tests that run in
+// process in a few seconds each, with no server, browser, Docker, database or
+// corpus (qpdf and poppler still judge outputs). About 20 s on two idle cores;
+// `npm test` runs these and everything else.
+// Not mergeConfig: it would append this list to the base's include.
+export default defineConfig({
+  ...base,
+  test: {
+    ...base.test,
+    include: [
+      'test/core/**/*.test.ts',
+      'test/registry.test.ts',
+      'test/readme.test.ts',
+      'test/cli/completion.test.ts',
+      'test/client/multipart.test.ts',
+      'test/dashboard/units.test.ts',
+      'test/pdf/copy.test.ts',
+      'test/pdf/fflate-node.test.ts',
+      'test/pdf/balance.test.ts',
+      'test/pdf/writer.test.ts',
+      'test/pdf/security-recovery.test.ts',
+      'test/reader/signatures.test.ts',
+      'test/reader/page-tree.test.ts',
+    ],
+  },
+});
