@@ -223,7 +223,10 @@ function parseOptions(argv) {
 }
 
 function jobSlug(name) {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 function fail(message) {
@@ -264,9 +267,8 @@ function memoryMethod(choice) {
   if (choice === 'none') return 'none';
   if (choice === 'wrapper') return 'wrapper';
   const probe = `${WORK}time-probe.txt`;
-  const ok = existsSync('/usr/bin/time') &&
-    spawnSync('/usr/bin/time', ['-v', '-o', probe, 'true']).status === 0 &&
-    /Maximum resident set size/.test(safeRead(probe));
+  const ok =
+    existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', '-o', probe, 'true']).status === 0 && /Maximum resident set size/.test(safeRead(probe));
   rmSync(probe, { force: true });
   if (ok) return 'time';
   if (choice === 'time') log('bench: /usr/bin/time -v is not available; measuring pdfsvc through bench/rss-wrapper.mjs');
@@ -274,7 +276,11 @@ function memoryMethod(choice) {
 }
 
 function safeRead(path) {
-  try { return readFileSync(path, 'utf8'); } catch { return ''; }
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -410,7 +416,8 @@ function verifyDirectory(dir, expected, { full }) {
       if (part.pages !== want) return `${part.name} has ${part.pages} pages, expected ${want}`;
     }
     if (expected.maxBytes !== undefined) {
-      if (part.bytes > expected.maxBytes && part.pages > 1) return `${part.name} is ${part.bytes} bytes (${part.pages} pages), over the limit of ${expected.maxBytes}`;
+      if (part.bytes > expected.maxBytes && part.pages > 1)
+        return `${part.name} is ${part.bytes} bytes (${part.pages} pages), over the limit of ${expected.maxBytes}`;
       const following = parts[i + 1];
       if (following && part.bytes + following.bytes <= expected.maxBytes) {
         return `${part.name} and ${following.name} together are ${part.bytes + following.bytes} bytes, within the limit of ${expected.maxBytes}: the first should have taken more pages`;
@@ -485,8 +492,16 @@ function benchJob(job, doc, options, method) {
     : { command: 'qpdf', args: job.qpdf(doc, outOther), node: false };
   const okStatus = (tool, status) => status === 0 || (tool === 'qpdf' && status === 3); // 3: qpdf warnings
 
-  const cleanUp = () => { rmSync(outPdfsvc, { recursive: true, force: true }); rmSync(outOther, { recursive: true, force: true }); };
-  const give = (status, reason) => { row.status = status; row.reason = reason; cleanUp(); return row; };
+  const cleanUp = () => {
+    rmSync(outPdfsvc, { recursive: true, force: true });
+    rmSync(outOther, { recursive: true, force: true });
+  };
+  const give = (status, reason) => {
+    row.status = status;
+    row.reason = reason;
+    cleanUp();
+    return row;
+  };
 
   // Warm-up, measured.
   fresh(outPdfsvc);
@@ -521,9 +536,7 @@ function benchJob(job, doc, options, method) {
       row[tool].runs.push(result.seconds);
       if (expected) {
         const last = i === options.runs - 1;
-        const wrong = tool === 'pdfsvc'
-          ? verifyOutput(outPdfsvc, expected, { full: last })
-          : verifyOutput(outOther, expectedOther, { full: last });
+        const wrong = tool === 'pdfsvc' ? verifyOutput(outPdfsvc, expected, { full: last }) : verifyOutput(outOther, expectedOther, { full: last });
         if (wrong) return give(tool === 'pdfsvc' ? 'wrong' : 'failed', `${tool === 'pdfsvc' ? 'pdfsvc' : 'qpdf'} output (run ${i + 1}): ${wrong}`);
       }
     }
@@ -535,7 +548,6 @@ function benchJob(job, doc, options, method) {
   cleanUp();
   return row;
 }
-
 
 /**
  * For a job with `relativeTo` (split by size): its pdfsvc median over that
@@ -593,9 +605,13 @@ function markdown(rows, info) {
   const lines = [];
   lines.push(`# pdfsvc benchmark, ${info.date.slice(0, 10)}`);
   lines.push('');
-  lines.push(`- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`);
+  lines.push(
+    `- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`,
+  );
   lines.push(`- Node ${info.node}; ${info.qpdf}; pdfsvc at ${info.commit}, dist/ built ${info.distBuilt ?? 'never'}`);
-  lines.push(`- ${info.runs} timed run${info.runs === 1 ? '' : 's'} per tool after a warm-up, alternating; whole-process wall time (spawn → exit); medians. Peak RSS: ${info.memoryMethod}, warm-up run.`);
+  lines.push(
+    `- ${info.runs} timed run${info.runs === 1 ? '' : 's'} per tool after a warm-up, alternating; whole-process wall time (spawn → exit); medians. Peak RSS: ${info.memoryMethod}, warm-up run.`,
+  );
   lines.push(`- Date: ${info.date}; took ${info.seconds.toFixed(0)} s`);
   lines.push('');
   lines.push('| job | document | pages | MB | pdfsvc median s | qpdf median s | ratio | peak RSS MB | RSS/input | targets |');
@@ -613,17 +629,21 @@ function markdown(rows, info) {
     const otherMedian = row.baseline === 'qpdf' ? fmt(row.other.median, 3) : `${fmt(row.other.median, 3)} (${row.baseline})`;
     const rssPerInput = row.rssPerInput === null ? '—' : `${row.rssPerInput.toFixed(2)}x`;
     const verdicts = judge(row).map(verdictText).join(', ');
-    lines.push(`| ${row.job} | ${doc} | ${pages} | ${mb} | ${fmt(row.pdfsvc.median, 3)} | ${otherMedian} | ${row.ratio.toFixed(2)}x | ${rss} | ${rssPerInput} | ${verdicts} |`);
+    lines.push(
+      `| ${row.job} | ${doc} | ${pages} | ${mb} | ${fmt(row.pdfsvc.median, 3)} | ${otherMedian} | ${row.ratio.toFixed(2)}x | ${rss} | ${rssPerInput} | ${verdicts} |`,
+    );
   }
   lines.push('');
-  lines.push('MB: the document (MiB). Merge is the document with itself, so its input, for RSS/input, is twice that. ' +
-    `Start-up rows compare with \`node -e ''\` instead of qpdf. Targets: page actions within ${TARGETS.pageRatio}x qpdf's time ` +
-    `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up. ` +
-    `Splits write a directory of parts; the qpdf column of both split rows is \`qpdf --split-pages=${SPLIT_PAGES}\` ` +
-    `(qpdf cannot split by size), and split by size (parts of at most ${SPLIT_BYTES.toLocaleString('en')} bytes) is judged ` +
-    `on its pdfsvc time within ${TARGETS.relativeRatio}x of pdfsvc's \`split ${SPLIT_PAGES} pages\` on the same document. ` +
-    `The batch row rotates ${BATCH_FILES} copies of the document in one \`pdfsvc rotate --out-dir\` call, against a shell loop of ` +
-    '`qpdf --rotate` (one process per file) and a shell loop of `pdfsvc rotate`.');
+  lines.push(
+    'MB: the document (MiB). Merge is the document with itself, so its input, for RSS/input, is twice that. ' +
+      `Start-up rows compare with \`node -e ''\` instead of qpdf. Targets: page actions within ${TARGETS.pageRatio}x qpdf's time ` +
+      `and peak RSS within ${TARGETS.rssPerInput}x the input on the 500-page document; --help within ${TARGETS.startupRatio}x node start-up. ` +
+      `Splits write a directory of parts; the qpdf column of both split rows is \`qpdf --split-pages=${SPLIT_PAGES}\` ` +
+      `(qpdf cannot split by size), and split by size (parts of at most ${SPLIT_BYTES.toLocaleString('en')} bytes) is judged ` +
+      `on its pdfsvc time within ${TARGETS.relativeRatio}x of pdfsvc's \`split ${SPLIT_PAGES} pages\` on the same document. ` +
+      `The batch row rotates ${BATCH_FILES} copies of the document in one \`pdfsvc rotate --out-dir\` call, against a shell loop of ` +
+      '`qpdf --rotate` (one process per file) and a shell loop of `pdfsvc rotate`.',
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -658,10 +678,12 @@ async function main() {
     const where = row.document ?? 'start-up';
     if (row.status === 'ok') {
       relate(row, rows);
-      log(`  ${row.job} ${where}: pdfsvc ${fmt(row.pdfsvc.median, 3)} s, ${row.baseline} ${fmt(row.other.median, 3)} s, ${row.ratio.toFixed(2)}x` +
-        (row.pdfsvc.rss ? `, RSS ${(row.pdfsvc.rss / MB).toFixed(0)} MB` : '') +
-        (row.parts ? `, parts: pdfsvc ${row.parts.pdfsvc}, qpdf ${row.parts.qpdf}` : '') +
-        (row.relative?.ratio ? `, ${row.relative.ratio.toFixed(2)}x ${row.relative.to}` : ''));
+      log(
+        `  ${row.job} ${where}: pdfsvc ${fmt(row.pdfsvc.median, 3)} s, ${row.baseline} ${fmt(row.other.median, 3)} s, ${row.ratio.toFixed(2)}x` +
+          (row.pdfsvc.rss ? `, RSS ${(row.pdfsvc.rss / MB).toFixed(0)} MB` : '') +
+          (row.parts ? `, parts: pdfsvc ${row.parts.pdfsvc}, qpdf ${row.parts.qpdf}` : '') +
+          (row.relative?.ratio ? `, ${row.relative.ratio.toFixed(2)}x ${row.relative.to}` : ''),
+      );
     } else {
       log(`  ${row.job} ${where}: ${row.status}: ${row.reason}`);
     }

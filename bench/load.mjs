@@ -50,7 +50,9 @@ const file = readFileSync(doc.path);
 const boundary = 'pdfsvc-bench-load-boundary';
 // One multipart body, sent by every request: its size is known, so each request carries Content-Length.
 const body = Buffer.concat([
-  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="angle"\r\n\r\n90\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.document}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`),
+  Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="angle"\r\n\r\n90\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${options.document}.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+  ),
   file,
   Buffer.from(`\r\n--${boundary}--\r\n`),
 ]);
@@ -59,8 +61,15 @@ const body = Buffer.concat([
 
 const scratch = mkdtempSync(join(tmpdir(), 'pdfsvc-bench-load-'));
 const keysFile = join(scratch, 'keys.json');
-const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'business', '--name', 'bench-load', '--keys-file', keysFile], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-const server = spawn(process.execPath, [CLI, 'serve', '--max-memory', options.maxMemory, '--workers', String(options.workers), '--port', '0', '--keys-file', keysFile], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+const key = execFileSync(process.execPath, [CLI, 'keys', 'create', '--plan', 'business', '--name', 'bench-load', '--keys-file', keysFile], {
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'ignore'],
+}).trim();
+const server = spawn(
+  process.execPath,
+  [CLI, 'serve', '--max-memory', options.maxMemory, '--workers', String(options.workers), '--port', '0', '--keys-file', keysFile],
+  { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+);
 let serverOut = '';
 let serverErr = '';
 server.stdout.on('data', (chunk) => (serverOut += chunk));
@@ -102,7 +111,14 @@ function upload(agent) {
     const started = performance.now();
     let answered;
     const request = http.request(
-      { host: target.hostname, port: target.port, path: '/v1/rotate_pages', method: 'POST', agent, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, 'x-api-key': key } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: '/v1/rotate_pages',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length, 'x-api-key': key },
+      },
       (response) => {
         answered = { status: response.statusCode, retryAfter: response.headers['retry-after'], bytes: 0 };
         response.on('data', (chunk) => (answered.bytes += chunk.length));
@@ -118,7 +134,9 @@ function upload(agent) {
   });
 }
 
-log(`bench:load: ${options.requests} concurrent uploads of ${options.document} (${(body.length / MIB).toFixed(1)} MiB) to rotate_pages on serve --max-memory ${options.maxMemory} --workers ${options.workers}`);
+log(
+  `bench:load: ${options.requests} concurrent uploads of ${options.document} (${(body.length / MIB).toFixed(1)} MiB) to rotate_pages on serve --max-memory ${options.maxMemory} --workers ${options.workers}`,
+);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
 const started = Date.now();
 const all = Promise.all(Array.from({ length: options.requests }, () => upload(agent)));

@@ -25,7 +25,9 @@ export function snapshotCli(snapshot) {
       cpSync(BIN_DIR, `${snapshot}bin/`, { recursive: true, preserveTimestamps: true });
       cpSync(DIST_DIR, `${snapshot}dist/`, { recursive: true, preserveTimestamps: true });
       if (existsSync(`${snapshot}dist/cli.js`) && spawnSync(process.execPath, [`${snapshot}bin/pdfsvc.js`, '--help']).status === 0) return;
-    } catch { /* dist/ changed while copying */ }
+    } catch {
+      /* dist/ changed while copying */
+    }
     if (attempt === 5) throw new Error('could not copy a working dist/ (is someone rebuilding it? try again, or --build)');
     spawnSync('sleep', ['1']);
   }

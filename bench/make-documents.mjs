@@ -14,16 +14,7 @@
 import { deflateSync } from 'node:zlib';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  PDFDocument,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFOperator,
-  PDFString,
-  StandardFonts,
-  rgb,
-} from '@cantoo/pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, PDFNumber, PDFOperator, PDFString, StandardFonts, rgb } from '@cantoo/pdf-lib';
 
 /** Bump when the documents change shape, so stale copies are rebuilt. */
 export const GENERATOR_VERSION = 1;
@@ -45,9 +36,11 @@ const MB = 1024 * 1024;
 function rng(seed) {
   let s = seed >>> 0 || 0x9e3779b9;
   return () => {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
+    s ^= s << 5;
+    s >>>= 0;
     return s;
   };
 }
@@ -72,14 +65,16 @@ function sentence(next, words) {
  */
 function noiseImage(next, width, height) {
   const pixels = new Uint8Array(width * height * 3);
-  const r0 = next() & 0xff, g0 = next() & 0xff, b0 = next() & 0xff;
+  const r0 = next() & 0xff,
+    g0 = next() & 0xff,
+    b0 = next() & 0xff;
   let i = 0;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const n = next();
-      pixels[i++] = (r0 + x) & 0xc0 | (n & 0x3f);
-      pixels[i++] = (g0 + y) & 0xc0 | ((n >>> 8) & 0x3f);
-      pixels[i++] = (b0 + x + y) & 0xc0 | ((n >>> 16) & 0x3f);
+      pixels[i++] = ((r0 + x) & 0xc0) | (n & 0x3f);
+      pixels[i++] = ((g0 + y) & 0xc0) | ((n >>> 8) & 0x3f);
+      pixels[i++] = ((b0 + x + y) & 0xc0) | ((n >>> 16) & 0x3f);
     }
   }
   return pixels;
@@ -162,28 +157,38 @@ export async function buildDocument(spec) {
     // The images: the photo in a box at the bottom right, the logo in the corner.
     const photoName = page.node.newXObject('Im', photo.ref);
     const logoName = page.node.newXObject('Logo', logo.ref);
-    page.pushOperators(
-      ...drawXObject(photoName, 360, 60, 200, Math.min(120, (200 * height) / width)),
-      ...drawXObject(logoName, 540, 740, 24, 24),
-    );
+    page.pushOperators(...drawXObject(photoName, 360, 60, 200, Math.min(120, (200 * height) / width)), ...drawXObject(logoName, 540, 740, 24, 24));
     page.drawText(`${number}`, { x: 300, y: 30, size: 9 });
 
     // Annotations: a web link, a link to another page, sometimes a note.
     const annots = [
       doc.context.obj({
-        Type: 'Annot', Subtype: 'Link', Rect: [56, 718, 200, 732], Border: [0, 0, 0],
+        Type: 'Annot',
+        Subtype: 'Link',
+        Rect: [56, 718, 200, 732],
+        Border: [0, 0, 0],
         A: { Type: 'Action', S: 'URI', URI: PDFString.of(`https://example.com/doc/page/${number}`) },
       }),
       doc.context.obj({
-        Type: 'Annot', Subtype: 'Link', Rect: [290, 25, 320, 40], Border: [0, 0, 0],
+        Type: 'Annot',
+        Subtype: 'Link',
+        Rect: [290, 25, 320, 40],
+        Border: [0, 0, 0],
         Dest: [pageRefs[(p + 1) % spec.pages], 'XYZ', 0, 792, 0],
       }),
     ];
     if (number % 10 === 3) {
-      annots.push(doc.context.obj({
-        Type: 'Annot', Subtype: 'Text', Rect: [20, 700, 40, 720], Open: false, Name: 'Comment',
-        Contents: PDFHexString.fromText(`Reviewer note on page ${number}`), T: PDFHexString.fromText('Reviewer'),
-      }));
+      annots.push(
+        doc.context.obj({
+          Type: 'Annot',
+          Subtype: 'Text',
+          Rect: [20, 700, 40, 720],
+          Open: false,
+          Name: 'Comment',
+          Contents: PDFHexString.fromText(`Reviewer note on page ${number}`),
+          T: PDFHexString.fromText('Reviewer'),
+        }),
+      );
     }
     for (const annot of annots) page.node.addAnnot(doc.context.register(annot));
   }
@@ -208,16 +213,14 @@ export async function buildDocument(spec) {
 
 /** `q w 0 0 h x y cm /Name Do Q`: an XObject placed in a box. */
 function drawXObject(name, x, y, width, height) {
-  return [
-    op('q'),
-    op('cm', width, 0, 0, height, x, y),
-    op('Do', name),
-    op('Q'),
-  ];
+  return [op('q'), op('cm', width, 0, 0, height, x, y), op('Do', name), op('Q')];
 }
 
 function op(name, ...args) {
-  return PDFOperator.of(name, args.map((a) => (typeof a === 'number' ? PDFNumber.of(a) : a)));
+  return PDFOperator.of(
+    name,
+    args.map((a) => (typeof a === 'number' ? PDFNumber.of(a) : a)),
+  );
 }
 
 /** Outline: one entry per ten pages (chapter), each with two sections; Dests name tree for chapters. */
@@ -232,30 +235,42 @@ function addOutlineAndDestinations(doc, pageRefs) {
     const sections = [start, Math.min(start + 5, pageRefs.length - 1)];
     const sectionRefs = sections.map(() => context.nextRef());
     sections.forEach((pageIndex, s) => {
-      context.assign(sectionRefs[s], context.obj({
-        Title: PDFHexString.fromText(`Section ${c + 1}.${s + 1}`),
-        Parent: chapterRefs[c],
-        ...(s > 0 ? { Prev: sectionRefs[s - 1] } : {}),
-        ...(s < sections.length - 1 ? { Next: sectionRefs[s + 1] } : {}),
-        Dest: [pageRefs[pageIndex], 'Fit'],
-      }));
+      context.assign(
+        sectionRefs[s],
+        context.obj({
+          Title: PDFHexString.fromText(`Section ${c + 1}.${s + 1}`),
+          Parent: chapterRefs[c],
+          ...(s > 0 ? { Prev: sectionRefs[s - 1] } : {}),
+          ...(s < sections.length - 1 ? { Next: sectionRefs[s + 1] } : {}),
+          Dest: [pageRefs[pageIndex], 'Fit'],
+        }),
+      );
     });
     const destName = `chapter-${c + 1}`;
     names.push(destName);
-    context.assign(chapterRefs[c], context.obj({
-      Title: PDFHexString.fromText(`Chapter ${c + 1}`),
-      Parent: outlineRef,
-      ...(c > 0 ? { Prev: chapterRefs[c - 1] } : {}),
-      ...(c < chapters.length - 1 ? { Next: chapterRefs[c + 1] } : {}),
-      First: sectionRefs[0],
-      Last: sectionRefs[sectionRefs.length - 1],
-      Count: -sectionRefs.length,
-      Dest: PDFString.of(destName),
-    }));
+    context.assign(
+      chapterRefs[c],
+      context.obj({
+        Title: PDFHexString.fromText(`Chapter ${c + 1}`),
+        Parent: outlineRef,
+        ...(c > 0 ? { Prev: chapterRefs[c - 1] } : {}),
+        ...(c < chapters.length - 1 ? { Next: chapterRefs[c + 1] } : {}),
+        First: sectionRefs[0],
+        Last: sectionRefs[sectionRefs.length - 1],
+        Count: -sectionRefs.length,
+        Dest: PDFString.of(destName),
+      }),
+    );
   });
-  context.assign(outlineRef, context.obj({
-    Type: 'Outlines', First: chapterRefs[0], Last: chapterRefs[chapterRefs.length - 1], Count: chapterRefs.length,
-  }));
+  context.assign(
+    outlineRef,
+    context.obj({
+      Type: 'Outlines',
+      First: chapterRefs[0],
+      Last: chapterRefs[chapterRefs.length - 1],
+      Count: chapterRefs.length,
+    }),
+  );
   doc.catalog.set(PDFName.of('Outlines'), outlineRef);
   doc.catalog.set(PDFName.of('PageMode'), PDFName.of('UseOutlines'));
 
@@ -288,15 +303,18 @@ export async function ensureDocuments(options = {}) {
   mkdirSync(OUT_DIR, { recursive: true });
   const manifestPath = OUT_DIR + MANIFEST;
   let manifest = {};
-  try { manifest = JSON.parse(readFileSync(manifestPath, 'utf8')); } catch { manifest = {}; }
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  } catch {
+    manifest = {};
+  }
 
   const result = [];
   for (const spec of DOCUMENTS) {
     if (options.names && !options.names.includes(spec.name)) continue;
     const path = `${OUT_DIR}${spec.name}.pdf`;
     const known = manifest[spec.name];
-    const fresh = !options.force && known && known.version === GENERATOR_VERSION && existsSync(path) &&
-      statSync(path).size === known.bytes;
+    const fresh = !options.force && known && known.version === GENERATOR_VERSION && existsSync(path) && statSync(path).size === known.bytes;
     if (!fresh) {
       const started = performance.now();
       const bytes = await buildDocument(spec);

@@ -11,7 +11,19 @@
 // file it is given twice under one name; under distinct names each copy is
 // a copy) and `qpdf --empty --pages` assembles them.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +39,9 @@ function cleanRows() {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line))
-    .filter((r) => r.is_pdf && r.qpdf_readable && r.qpdf_check_exit === 0 && r.qpdf_warning_count === 0 && !r.encrypted && !r.signed && !r.damaged && r.pages > 0)
+    .filter(
+      (r) => r.is_pdf && r.qpdf_readable && r.qpdf_check_exit === 0 && r.qpdf_warning_count === 0 && !r.encrypted && !r.signed && !r.damaged && r.pages > 0,
+    )
     .sort((a, b) => a.file.localeCompare(b.file));
 }
 
@@ -62,7 +76,9 @@ function assemble(rows, output) {
 
 /** Image bytes of a file and its image count, from `pdfimages -list` (width × height × components × bpc is not the stored size; the "size" column is). */
 function imageBytes(path) {
-  const list = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).split('\n').slice(2);
+  const list = execFileSync('pdfimages', ['-list', path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    .split('\n')
+    .slice(2);
   let bytes = 0;
   for (const line of list) {
     const size = /\s(\d+(?:\.\d+)?)([BKM])\s+\S+%?\s*$/.exec(line.trim()) ?? /\s(\d+(?:\.\d+)?)([BKM])\s/.exec(line);
@@ -91,8 +107,10 @@ function makeImages(output) {
   while (pages < 500) {
     const perPage = Math.max(0, 55 * MB - bytes) / (500 - pages);
     // Best fit first; among equals the least used, so the mix stays varied.
-    const pick = [...candidates].sort((a, b) =>
-      Math.abs(a.bytes / a.pages - perPage) * (1 + (used.get(a.file) ?? 0) / 20) - Math.abs(b.bytes / b.pages - perPage) * (1 + (used.get(b.file) ?? 0) / 20))[0];
+    const pick = [...candidates].sort(
+      (a, b) =>
+        Math.abs(a.bytes / a.pages - perPage) * (1 + (used.get(a.file) ?? 0) / 20) - Math.abs(b.bytes / b.pages - perPage) * (1 + (used.get(b.file) ?? 0) / 20),
+    )[0];
     chosen.push(pick);
     used.set(pick.file, (used.get(pick.file) ?? 0) + 1);
     pages += pick.pages;
@@ -142,7 +160,11 @@ export function makeIncremental(base, output, { updates = 5, perUpdate = 5 } = {
   const root = /\/Root (\d+ \d+ R)/.exec(trailer)[1];
   const id = /\/ID (\[[^\]]*\])/.exec(trailer)?.[1];
   let size = Number(/\/Size (\d+)/.exec(trailer)[1]);
-  const pageRefs = [...qpdf(['--show-pages', temporary]).matchAll(/^page (\d+): (\d+) (\d+) R/gm)].map((m) => ({ page: Number(m[1]), num: Number(m[2]), gen: Number(m[3]) }));
+  const pageRefs = [...qpdf(['--show-pages', temporary]).matchAll(/^page (\d+): (\d+) (\d+) R/gm)].map((m) => ({
+    page: Number(m[1]),
+    num: Number(m[2]),
+    gen: Number(m[3]),
+  }));
   let page = 1;
   let tried = 0;
   for (let update = 1; update <= updates; update++) {
@@ -171,7 +193,11 @@ export function makeIncremental(base, output, { updates = 5, perUpdate = 5 } = {
       const drawingNum = size++;
       add(drawingNum, 0, `<< /Length ${drawing.length} >>\nstream\n${drawing}\nendstream`);
       const noteNum = size++;
-      add(noteNum, 0, `<< /Type /Annot /Subtype /Text /Rect [20 20 44 44] /Contents (Reviewed in update ${update}) /M (D:2026010${update}120000Z) /T (pdfsvc bench) >>`);
+      add(
+        noteNum,
+        0,
+        `<< /Type /Annot /Subtype /Text /Rect [20 20 44 44] /Contents (Reviewed in update ${update}) /M (D:2026010${update}120000Z) /T (pdfsvc bench) >>`,
+      );
       const oldContents = contents ? (contents[1].startsWith('[') ? contents[1].slice(1, -1).trim() : contents[1]) : '';
       const newDict = dict
         .replace(/\/Contents (\d+ \d+ R|\[[^\]]*\])\s*/, '')
@@ -182,7 +208,12 @@ export function makeIncremental(base, output, { updates = 5, perUpdate = 5 } = {
     const infoNum = size++;
     add(infoNum, 0, `<< /Producer (pdfsvc bench, update ${update}) /ModDate (D:2026010${update}120000Z) >>`);
     // One subsection per object: simple and valid (entries are 20 bytes each).
-    const xref = ['xref', '0 1', '0000000000 65535 f ', ...entries.sort((a, b) => a.num - b.num).flatMap((e) => [`${e.num} 1`, `${String(e.offset).padStart(10, '0')} ${String(e.gen).padStart(5, '0')} n `])];
+    const xref = [
+      'xref',
+      '0 1',
+      '0000000000 65535 f ',
+      ...entries.sort((a, b) => a.num - b.num).flatMap((e) => [`${e.num} 1`, `${String(e.offset).padStart(10, '0')} ${String(e.gen).padStart(5, '0')} n `]),
+    ];
     const trailerText = `trailer\n<< /Size ${size} /Root ${root} /Info ${infoNum} 0 R /Prev ${prev}${id ? ` /ID ${id}` : ''} >>\nstartxref\n${offset}\n%%EOF\n`;
     appendFileSync(temporary, pieces.join('') + xref.join('\n') + '\n' + trailerText, 'latin1');
   }
@@ -210,17 +241,22 @@ function make(shape, path) {
       copyFileSync(real, `${path}.tmp`);
       return renameSync(`${path}.tmp`, path);
     }
-    case 'images': return makeImages(path);
+    case 'images':
+      return makeImages(path);
     case 'object-streams':
       qpdf(['--object-streams=generate', base(), `${path}.tmp`]);
       return renameSync(`${path}.tmp`, path);
-    case 'long-text': return makeLongText(path);
-    case 'incremental': return makeIncremental(base(), path);
-    case 'merge-50': return makeMergeSet(path);
+    case 'long-text':
+      return makeLongText(path);
+    case 'incremental':
+      return makeIncremental(base(), path);
+    case 'merge-50':
+      return makeMergeSet(path);
     case 'ten-pages':
       qpdf(['--empty', '--pages', base('long-text'), '1-10', '--', `${path}.tmp`]);
       return renameSync(`${path}.tmp`, path);
-    default: throw new Error(`unknown shape ${shape.name}`);
+    default:
+      throw new Error(`unknown shape ${shape.name}`);
   }
 }
 
@@ -243,7 +279,10 @@ export function ensureShapes({ names, force = false, log = () => {} } = {}) {
       made.add(shape.name);
     }
     if (shape.dir) {
-      const files = readdirSync(path).filter((f) => f.endsWith('.pdf')).sort().map((f) => join(path, f));
+      const files = readdirSync(path)
+        .filter((f) => f.endsWith('.pdf'))
+        .sort()
+        .map((f) => join(path, f));
       return { ...shape, path, files, pages: files.reduce((s, f) => s + pageCount(f), 0), bytes: files.reduce((s, f) => s + statSync(f).size, 0) };
     }
     return { ...shape, path, pages: pageCount(path), bytes: statSync(path).size };
@@ -254,5 +293,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const force = process.argv.includes('--force');
   // --force remakes small-objects first; the others derive from it.
   const shapes = ensureShapes({ force, log: (l) => console.error(l) });
-  for (const s of shapes) console.log(`${s.name.padEnd(15)} ${String(s.pages).padStart(5)} pages ${(s.bytes / 2 ** 20).toFixed(1).padStart(6)} MiB${s.files ? ` in ${s.files.length} files` : ''}  ${s.what}`);
+  for (const s of shapes)
+    console.log(
+      `${s.name.padEnd(15)} ${String(s.pages).padStart(5)} pages ${(s.bytes / 2 ** 20).toFixed(1).padStart(6)} MiB${s.files ? ` in ${s.files.length} files` : ''}  ${s.what}`,
+    );
 }

@@ -68,7 +68,10 @@ const PHASES = [
   ['garbage collection', /^\(garbage collector\)/],
   ['idle: waiting for the file system (reading the input, writing the output)', /^\(idle\)/],
   ['native, not JavaScript', /^\(program\)/],
-  ['load: parsing the PDF', /^(openDocument|loadPdf|parseDocument|parseIndirectObjects?|parseIntoContext|parseDictOrStream|restoreIndirectLengths|pageEntries|countSignatures|PDFParser|PDFDocument\.load|load) /],
+  [
+    'load: parsing the PDF',
+    /^(openDocument|loadPdf|parseDocument|parseIndirectObjects?|parseIntoContext|parseDictOrStream|restoreIndirectLengths|pageEntries|countSignatures|PDFParser|PDFDocument\.load|load) /,
+  ],
   ['save: serialising the output', /^(saveDocument|writeDocument|dropUnreachable|reachableRefs|flush|serialize|crossReferenceTable) /],
   ['file I/O in JavaScript', /^(readInput|writeFileAtomically|readFile|writeFile|readFileHandle) /],
   ['start-up: loading and compiling modules', /node:internal\/(modules|bootstrap)|^(compileSourceTextModule|compileForInternalLoader) /],
@@ -104,12 +107,14 @@ const row = (ms, key) => `| ${ms.toFixed(0)} | ${pct(ms)} | \`${key}\` |`;
 
 console.log(`# Profile: pdfsvc ${job.name}${doc ? ` on ${doc.name} (${doc.pages} pages, ${(doc.bytes / 1024 / 1024).toFixed(1)} MB)` : ''}`);
 console.log('');
-console.log(`Wall time ${(wall / 1000).toFixed(2)} s under the profiler (which slows it a little); profile covers ${(total / 1000).toFixed(2)} s, sampled every ${options.interval} µs.`);
+console.log(
+  `Wall time ${(wall / 1000).toFixed(2)} s under the profiler (which slows it a little); profile covers ${(total / 1000).toFixed(2)} s, sampled every ${options.interval} µs.`,
+);
 console.log('');
 console.log('## Phases');
 console.log('');
 console.log('Each sample goes to the phase of the nearest frame, from the leaf up, that names one;');
-console.log('pdf-lib\'s async parsing resumes from the event loop, so its frames are matched by name.');
+console.log("pdf-lib's async parsing resumes from the event loop, so its frames are matched by name.");
 console.log('');
 console.log('| ms | share | phase |');
 console.log('|--:|--:|---|');

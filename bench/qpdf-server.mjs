@@ -210,7 +210,11 @@ const server = createServer((req, res) => {
     if (status === 500) process.stderr.write(`${tool}-server: ${err && err.stack ? err.stack : err}\n`);
     if (res.headersSent) return res.destroy();
     const text = JSON.stringify({ status, detail: err instanceof HttpError ? err.message : 'internal error' });
-    res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(text), ...(status === 413 ? { connection: 'close' } : {}) });
+    res.writeHead(status, {
+      'content-type': 'application/problem+json',
+      'content-length': Buffer.byteLength(text),
+      ...(status === 413 ? { connection: 'close' } : {}),
+    });
     res.end(text);
   });
 });
@@ -228,7 +232,10 @@ function stop() {
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 if (process.argv.includes('--exit-with-stdin')) {
-  process.stdin.on('data', () => {}).once('end', stop).once('close', stop);
+  process.stdin
+    .on('data', () => {})
+    .once('end', stop)
+    .once('close', stop);
   process.stdin.resume();
 }
 

@@ -80,44 +80,120 @@ function fileJobs(s, overlay) {
   const judged = (job) => (s.startupOnly ? { ...job, vsQpdf: undefined, vsMutool: undefined, mutoolPlus: undefined, node0: job.name === 'rotate' } : job);
   const reversed = { pages: n, first: n, last: 1 };
   return [
-    { name: 'rotate', ...page, expect: { ...identity, rotate: 90 },
-      pdfsvc: (o) => ['rotate', '--angle', '90', s.path, '-o', o], qpdf: (o) => ['qpdf', s.path, '--rotate=+90', o], mutool: (o) => mutoolRun('rotate.js', s.path, o, '90') },
-    { name: 'reverse', ...page, expect: reversed,
-      pdfsvc: (o) => ['reverse', s.path, '-o', o], qpdf: (o) => ['qpdf', '--empty', '--pages', s.path, 'z-1', '--', o], mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `${n}-1`] },
-    { name: 'reorder', ...page, expect: reversed,
-      pdfsvc: (o) => ['reorder', '--page-order', '-1..1', s.path, '-o', o], qpdf: (o) => ['qpdf', '--empty', '--pages', s.path, 'z-1', '--', o], mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `${n}-1`] },
-    { name: 'remove page 1', ...page, expect: { pages: n - 1, first: 2, last: n },
-      pdfsvc: (o) => ['remove', '--pages', '1', s.path, '-o', o], qpdf: (o) => ['qpdf', s.path, '--pages', s.path, '2-z', '--', o], mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `2-${n}`] },
-    { name: 'extract 5', vsQpdf: 0.5, mutoolPlus: 0.040, node0: true, rss: 'page', expect: { pages: 5, first: 1, last: 5 },
-      pdfsvc: (o) => ['extract', '--pages', '1..5', s.path, '-o', o], qpdf: (o) => ['qpdf', s.path, '--pages', s.path, '1-5', '--', o], mutool: (o) => ['mutool', 'merge', '-o', o, s.path, '1-5'] },
-    { name: 'text watermark', ...page, expect: { ...identity, mark: 'text' },
-      pdfsvc: (o) => ['add-text-watermark', '--line-1', WATERMARK_TEXT, s.path, '-o', o], qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o], mutool: (o) => mutoolRun('text-watermark.js', s.path, o, WATERMARK_TEXT) },
-    { name: 'image watermark', ...page, expect: { ...identity, mark: 'image' },
-      pdfsvc: (o) => ['add-image-watermark', '--image', watermarkImage(), s.path, '-o', o], qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o], mutool: (o) => mutoolRun('image-watermark.js', s.path, o, watermarkImage()) },
-    { name: 'split 10 pages', ...split, dir: true, expect: { ...identity, parts: partsOf10 },
-      pdfsvc: (o) => ['split-by-page-count', '--page-count', '10', s.path, '-o', o, '--force'], qpdf: (o) => ['qpdf', '--split-pages=10', s.path, `${o}/p.pdf`], mutool: (o) => mutoolRun('split.js', s.path, o, '10') },
+    {
+      name: 'rotate',
+      ...page,
+      expect: { ...identity, rotate: 90 },
+      pdfsvc: (o) => ['rotate', '--angle', '90', s.path, '-o', o],
+      qpdf: (o) => ['qpdf', s.path, '--rotate=+90', o],
+      mutool: (o) => mutoolRun('rotate.js', s.path, o, '90'),
+    },
+    {
+      name: 'reverse',
+      ...page,
+      expect: reversed,
+      pdfsvc: (o) => ['reverse', s.path, '-o', o],
+      qpdf: (o) => ['qpdf', '--empty', '--pages', s.path, 'z-1', '--', o],
+      mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `${n}-1`],
+    },
+    {
+      name: 'reorder',
+      ...page,
+      expect: reversed,
+      pdfsvc: (o) => ['reorder', '--page-order', '-1..1', s.path, '-o', o],
+      qpdf: (o) => ['qpdf', '--empty', '--pages', s.path, 'z-1', '--', o],
+      mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `${n}-1`],
+    },
+    {
+      name: 'remove page 1',
+      ...page,
+      expect: { pages: n - 1, first: 2, last: n },
+      pdfsvc: (o) => ['remove', '--pages', '1', s.path, '-o', o],
+      qpdf: (o) => ['qpdf', s.path, '--pages', s.path, '2-z', '--', o],
+      mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `2-${n}`],
+    },
+    {
+      name: 'extract 5',
+      vsQpdf: 0.5,
+      mutoolPlus: 0.04,
+      node0: true,
+      rss: 'page',
+      expect: { pages: 5, first: 1, last: 5 },
+      pdfsvc: (o) => ['extract', '--pages', '1..5', s.path, '-o', o],
+      qpdf: (o) => ['qpdf', s.path, '--pages', s.path, '1-5', '--', o],
+      mutool: (o) => ['mutool', 'merge', '-o', o, s.path, '1-5'],
+    },
+    {
+      name: 'text watermark',
+      ...page,
+      expect: { ...identity, mark: 'text' },
+      pdfsvc: (o) => ['add-text-watermark', '--line-1', WATERMARK_TEXT, s.path, '-o', o],
+      qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o],
+      mutool: (o) => mutoolRun('text-watermark.js', s.path, o, WATERMARK_TEXT),
+    },
+    {
+      name: 'image watermark',
+      ...page,
+      expect: { ...identity, mark: 'image' },
+      pdfsvc: (o) => ['add-image-watermark', '--image', watermarkImage(), s.path, '-o', o],
+      qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o],
+      mutool: (o) => mutoolRun('image-watermark.js', s.path, o, watermarkImage()),
+    },
+    {
+      name: 'split 10 pages',
+      ...split,
+      dir: true,
+      expect: { ...identity, parts: partsOf10 },
+      pdfsvc: (o) => ['split-by-page-count', '--page-count', '10', s.path, '-o', o, '--force'],
+      qpdf: (o) => ['qpdf', '--split-pages=10', s.path, `${o}/p.pdf`],
+      mutool: (o) => mutoolRun('split.js', s.path, o, '10'),
+    },
     // qpdf and mutool cannot split by size: their 10-page split is the reference.
-    { name: 'split by size', ...split, dir: true, expect: { ...identity, maxBytes }, note: `--maximum-bytes ${maxBytes}`,
-      pdfsvc: (o) => ['split-by-size', '--maximum-bytes', String(maxBytes), s.path, '-o', o, '--force'], qpdf: (o) => ['qpdf', '--split-pages=10', s.path, `${o}/p.pdf`], mutool: (o) => mutoolRun('split.js', s.path, o, '10') },
+    {
+      name: 'split by size',
+      ...split,
+      dir: true,
+      expect: { ...identity, maxBytes },
+      note: `--maximum-bytes ${maxBytes}`,
+      pdfsvc: (o) => ['split-by-size', '--maximum-bytes', String(maxBytes), s.path, '-o', o, '--force'],
+      qpdf: (o) => ['qpdf', '--split-pages=10', s.path, `${o}/p.pdf`],
+      mutool: (o) => mutoolRun('split.js', s.path, o, '10'),
+    },
     ...[128, 256].flatMap((bits) => [
-      { name: `add_password AES-${bits}`, ...crypto, expect: { ...identity, encryptedWith: bits },
+      {
+        name: `add_password AES-${bits}`,
+        ...crypto,
+        expect: { ...identity, encryptedWith: bits },
         pdfsvc: (o) => ['add-password', '--password', PASSWORD, ...(bits === 256 ? ['--encryption-algorithm', 'AES-256'] : []), s.path, '-o', o],
         qpdf: (o) => ['qpdf', '--encrypt', PASSWORD, PASSWORD, String(bits), ...(bits === 128 ? ['--use-aes=y'] : []), '--', s.path, o],
-        mutool: (o) => ['mutool', 'clean', '-E', `aes-${bits}`, '-U', PASSWORD, '-O', PASSWORD, s.path, o] },
-      { name: `remove_password AES-${bits}`, ...crypto, expect: { ...identity, decrypted: true },
+        mutool: (o) => ['mutool', 'clean', '-E', `aes-${bits}`, '-U', PASSWORD, '-O', PASSWORD, s.path, o],
+      },
+      {
+        name: `remove_password AES-${bits}`,
+        ...crypto,
+        expect: { ...identity, decrypted: true },
         pdfsvc: (o) => ['remove-password', '--password', PASSWORD, s.encrypted[bits], '-o', o],
         qpdf: (o) => ['qpdf', `--password=${PASSWORD}`, '--decrypt', s.encrypted[bits], o],
-        mutool: (o) => ['mutool', 'clean', '-p', PASSWORD, '-D', s.encrypted[bits], o] },
+        mutool: (o) => ['mutool', 'clean', '-p', PASSWORD, '-D', s.encrypted[bits], o],
+      },
     ]),
   ].map(judged);
 }
 
 /** The merge shape's one job: its files in order, pages of the first file first and of the last file last. */
 function mergeJobs(s) {
-  return [{
-    name: 'merge 50 files', vsQpdf: 0.5, vsMutool: 3, rss: 'page', expect: { pages: s.pages, mergeOf: s.files },
-    pdfsvc: (o) => ['merge', ...s.files, '-o', o], qpdf: (o) => ['qpdf', '--empty', '--pages', ...s.files, '--', o], mutool: (o) => ['mutool', 'merge', '-o', o, ...s.files],
-  }];
+  return [
+    {
+      name: 'merge 50 files',
+      vsQpdf: 0.5,
+      vsMutool: 3,
+      rss: 'page',
+      expect: { pages: s.pages, mergeOf: s.files },
+      pdfsvc: (o) => ['merge', ...s.files, '-o', o],
+      qpdf: (o) => ['qpdf', '--empty', '--pages', ...s.files, '--', o],
+      mutool: (o) => ['mutool', 'merge', '-o', o, ...s.files],
+    },
+  ];
 }
 
 // --------------------------------------------------------------- running
@@ -137,7 +213,14 @@ function run(argv, dir) {
   return { seconds, rss: kb * 1024 };
 }
 
-const lastLine = (text) => (String(text).trim().split('\n').filter((l) => !/^\d+$/.test(l) && !/Command exited/.test(l)).pop() ?? '').slice(0, 200);
+const lastLine = (text) =>
+  (
+    String(text)
+      .trim()
+      .split('\n')
+      .filter((l) => !/^\d+$/.test(l) && !/Command exited/.test(l))
+      .pop() ?? ''
+  ).slice(0, 200);
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function capture(command, args) {
@@ -164,10 +247,19 @@ function fingerprint(path, page, password) {
   const upw = password ? ['-upw', password] : [];
   const at = ['-f', String(page), '-l', String(page)];
   const size = /Page\s+\d+ size:\s+(.*)/.exec(capture('pdfinfo', [...at, ...upw, path]).stdout)?.[1]?.trim() ?? '?';
-  const images = capture('pdfimages', ['-list', ...at, ...upw, path]).stdout.split('\n').slice(2)
-    .map((l) => l.trim().split(/\s+/)).filter((c) => c.length > 5).map((c) => `${c[3]}x${c[4]}`).sort();
+  const images = capture('pdfimages', ['-list', ...at, ...upw, path])
+    .stdout.split('\n')
+    .slice(2)
+    .map((l) => l.trim().split(/\s+/))
+    .filter((c) => c.length > 5)
+    .map((c) => `${c[3]}x${c[4]}`)
+    .sort();
   // Sorted words: pdftotext's reading order follows the page's rotation.
-  const text = capture('pdftotext', [...at, ...upw, path, '-']).stdout.split(/\s+/).filter(Boolean).sort().join(' ');
+  const text = capture('pdftotext', [...at, ...upw, path, '-'])
+    .stdout.split(/\s+/)
+    .filter(Boolean)
+    .sort()
+    .join(' ');
   return { size, images, text };
 }
 
@@ -216,7 +308,10 @@ function verify(tool, job, s, output) {
   }
   let files = [output];
   if (job.dir) {
-    files = readdirSync(output).filter((f) => f.endsWith('.pdf')).sort().map((f) => join(output, f));
+    files = readdirSync(output)
+      .filter((f) => f.endsWith('.pdf'))
+      .sort()
+      .map((f) => join(output, f));
     if (e.parts && files.length !== e.parts) return `${files.length} parts, expected ${e.parts}`;
     if (tool === 'pdfsvc' && e.maxBytes) {
       const big = files.find((f) => statSync(f).size > e.maxBytes && npages(f) > 1);
@@ -227,7 +322,8 @@ function verify(tool, job, s, output) {
   if (e.encryptedWith) {
     const shown = capture('qpdf', ['--show-encryption', `--password=${PASSWORD}`, output]).stdout;
     const r = /R = (\d+)/.exec(shown)?.[1];
-    if (r !== (e.encryptedWith === 256 ? '6' : '4') || !/AESv[23]/.test(shown)) return `not AES-${e.encryptedWith}: ${shown.split('\n').slice(0, 2).join('; ')}`;
+    if (r !== (e.encryptedWith === 256 ? '6' : '4') || !/AESv[23]/.test(shown))
+      return `not AES-${e.encryptedWith}: ${shown.split('\n').slice(0, 2).join('; ')}`;
     if (capture('qpdf', ['--check', '--password=wrong', output]).status !== 2) return 'opens without the password';
   }
   if (e.decrypted && !/not encrypted/.test(capture('qpdf', ['--show-encryption', output]).stdout)) return 'still encrypted';
@@ -248,7 +344,11 @@ function verify(tool, job, s, output) {
     if (!capture('pdftotext', ['-f', '1', '-l', '1', output, '-']).stdout.includes(WATERMARK_TEXT)) return `no "${WATERMARK_TEXT}" on page 1`;
   }
   if (e.mark === 'image' && tool !== 'qpdf') {
-    const count = (path) => capture('pdfimages', ['-list', '-f', '1', '-l', '1', path]).stdout.split('\n').slice(2).filter((l) => l.trim()).length;
+    const count = (path) =>
+      capture('pdfimages', ['-list', '-f', '1', '-l', '1', path])
+        .stdout.split('\n')
+        .slice(2)
+        .filter((l) => l.trim()).length;
     if (count(output) <= count(s.path)) return 'no image added on page 1';
   }
   if (tool === 'pdfsvc' && !job.dir) {
@@ -300,20 +400,31 @@ export function markdown(rows, info) {
   for (const row of rows) {
     const v = judgeRow(row, info.node0);
     if (row.wrong || row.failed) {
-      lines.push(`| ${row.shape} | ${row.job.name} | ${secs(row.medians.pdfsvc)} | ${secs(row.medians.qpdf)} | ${secs(row.medians.mutool)} | **${row.wrong ? 'WRONG OUTPUT' : 'FAILED'}**: ${(row.wrong ?? row.failed).replace(/\|/g, '\\|')} | | | |`);
+      lines.push(
+        `| ${row.shape} | ${row.job.name} | ${secs(row.medians.pdfsvc)} | ${secs(row.medians.qpdf)} | ${secs(row.medians.mutool)} | **${row.wrong ? 'WRONG OUTPUT' : 'FAILED'}**: ${(row.wrong ?? row.failed).replace(/\|/g, '\\|')} | | | |`,
+      );
       continue;
     }
-    lines.push(`| ${row.shape} | ${row.job.name} | ${secs(row.medians.pdfsvc)} | ${secs(row.medians.qpdf)} | ${secs(row.medians.mutool)} | ${v.qpdf} | ${v.mutool} | ${(row.rss / MiB).toFixed(0)} | ${v.rss} |`);
+    lines.push(
+      `| ${row.shape} | ${row.job.name} | ${secs(row.medians.pdfsvc)} | ${secs(row.medians.qpdf)} | ${secs(row.medians.mutool)} | ${v.qpdf} | ${v.mutool} | ${(row.rss / MiB).toFixed(0)} | ${v.rss} |`,
+    );
   }
   if (info.startup) {
     const { pdfsvc, node0 } = info.startup;
-    lines.push('', `10-page rotate (shape ten-pages) against \`node -e 0\`: ${secs(pdfsvc)} s / ${secs(node0)} s = ${(pdfsvc / node0).toFixed(2)}x ${pdfsvc / node0 <= 1.5 ? '✓' : '✗'} (target ≤ 1.5x). ` +
-      'The ten-pages rows are not judged against qpdf and mutool: start-up is most of their time, and this is its target.');
+    lines.push(
+      '',
+      `10-page rotate (shape ten-pages) against \`node -e 0\`: ${secs(pdfsvc)} s / ${secs(node0)} s = ${(pdfsvc / node0).toFixed(2)}x ${pdfsvc / node0 <= 1.5 ? '✓' : '✗'} (target ≤ 1.5x). ` +
+        'The ten-pages rows are not judged against qpdf and mutool: start-up is most of their time, and this is its target.',
+    );
   }
   const notes = rows.filter((r) => r.job.note).map((r) => `${r.shape}: ${r.job.note}`);
-  lines.push('', 'Split by size: qpdf and mutool have no such split; their 10-page split is the reference. The size limit gives parts of about 10 pages' + (notes.length ? ` (${notes.join('; ')}).` : '.'));
+  lines.push(
+    '',
+    'Split by size: qpdf and mutool have no such split; their 10-page split is the reference. The size limit gives parts of about 10 pages' +
+      (notes.length ? ` (${notes.join('; ')}).` : '.'),
+  );
   lines.push('Text and image watermark, qpdf: `qpdf --overlay` of one page (qpdf cannot draw text or place an image).');
-  lines.push('A peer\'s wrong output is not counted: that ratio is left out, the other is judged.');
+  lines.push("A peer's wrong output is not counted: that ratio is left out, the other is judged.");
   return `${lines.join('\n')}\n`;
 }
 
@@ -323,7 +434,12 @@ export function markdown(rows, info) {
 function writeTable(rows, info, loads, started, partial) {
   const ten = rows.find((r) => r.shape === 'ten-pages' && r.job.name === 'rotate' && r.medians.pdfsvc);
   if (ten) info.startup = { pdfsvc: ten.medians.pdfsvc, node0: ten.medians.node0 ?? info.node0 };
-  info.load = { start: loads[0].toFixed(1), mean: (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1), max: Math.max(...loads).toFixed(1), end: loads.at(-1).toFixed(1) };
+  info.load = {
+    start: loads[0].toFixed(1),
+    mean: (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1),
+    max: Math.max(...loads).toFixed(1),
+    end: loads.at(-1).toFixed(1),
+  };
   info.seconds = (performance.now() - started) / 1000;
   const md = markdown(rows, info) + (partial ? '\n(partial: the run is still going, or was cut short)\n' : '');
   writeFileSync(`${OUT}real-results.md`, md);
@@ -336,7 +452,12 @@ async function main() {
     process.exit(2);
   };
   const options = parseOptions(process.argv.slice(2), fail);
-  for (const [tool, args] of [['qpdf', ['--version']], ['mutool', ['-v']], ['pdfinfo', ['-v']], ['/usr/bin/time', ['true']]]) {
+  for (const [tool, args] of [
+    ['qpdf', ['--version']],
+    ['mutool', ['-v']],
+    ['pdfinfo', ['-v']],
+    ['/usr/bin/time', ['true']],
+  ]) {
     if (spawnSync(tool, args).error) fail(`${tool} is not installed (apt-get install -y qpdf mupdf-tools poppler-utils time)`);
   }
   const started = performance.now();
@@ -386,7 +507,10 @@ async function main() {
             const argv = tool === 'pdfsvc' ? ['node', CLI, ...job.pdfsvc(out)] : job[tool](out);
             if (!job.dir) rmSync(out, { force: true });
             const r = run(argv, job.dir ? out : undefined);
-            if (r.error) { row.failed = `${tool}: ${r.error}`; break; }
+            if (r.error) {
+              row.failed = `${tool}: ${r.error}`;
+              break;
+            }
             times[tool].push(r.seconds);
             if (tool === 'pdfsvc') rsses.push(r.rss);
             // Each tool's output is checked once, after its first run.
@@ -404,7 +528,9 @@ async function main() {
         loads.push(os.loadavg()[0]);
         writeTable(rows, info, loads, started, true);
         const v = judgeRow(row, info.node0);
-        console.error(`${s.name} / ${job.name}: ${row.wrong ? `WRONG ${row.wrong}` : row.failed ? `FAILED ${row.failed}` : `÷qpdf ${v.qpdf}; ÷mutool ${v.mutool}`} (load ${os.loadavg()[0].toFixed(1)})`);
+        console.error(
+          `${s.name} / ${job.name}: ${row.wrong ? `WRONG ${row.wrong}` : row.failed ? `FAILED ${row.failed}` : `÷qpdf ${v.qpdf}; ÷mutool ${v.mutool}`} (load ${os.loadavg()[0].toFixed(1)})`,
+        );
       }
     }
     loads.push(os.loadavg()[0]);

@@ -43,7 +43,10 @@ const MB = 1024 * 1024;
 // autocannon module instance: CommonJS modules are cached by path.
 const PipelinedRequestsQueue = createRequire(import.meta.url)('autocannon/lib/pipelinedRequestsQueue.js');
 if (typeof PipelinedRequestsQueue?.prototype?.addBody === 'function') PipelinedRequestsQueue.prototype.addBody = function addBody() {};
-else process.stderr.write('bench:serve: warning: could not switch off autocannon\'s response-body strings (autocannon changed?); the load generator will use much more CPU\n');
+else
+  process.stderr.write(
+    "bench:serve: warning: could not switch off autocannon's response-body strings (autocannon changed?); the load generator will use much more CPU\n",
+  );
 
 // --------------------------------------------------------------------- jobs
 //
@@ -90,8 +93,10 @@ function parseOptions(argv) {
   const take = (name, value) => {
     if (name === '--quick') options.quick = true;
     else if (name === '--build') options.build = true;
-    else if (name === '--duration') { options.duration = Number(value()); durationGiven = true; }
-    else if (name === '--concurrency') options.concurrency = value().split(',').map(Number);
+    else if (name === '--duration') {
+      options.duration = Number(value());
+      durationGiven = true;
+    } else if (name === '--concurrency') options.concurrency = value().split(',').map(Number);
     else if (name === '--jobs') options.jobs = value().split(',');
     else if (name === '--workers') options.workers = Number(value());
     else return false;
@@ -121,7 +126,13 @@ function capture(command, args, options = {}) {
 }
 
 function firstLine(text) {
-  return (String(text).split('\n').find((l) => l.trim()) ?? '').trim().slice(0, 200);
+  return (
+    String(text)
+      .split('\n')
+      .find((l) => l.trim()) ?? ''
+  )
+    .trim()
+    .slice(0, 200);
 }
 
 // --------------------------------------------------------------- documents
@@ -236,7 +247,9 @@ async function settle(server) {
     try {
       const health = await (await fetch(`${server.url}/healthz`)).json();
       if (health.in_flight === 0) return;
-    } catch { /* not answering yet */ }
+    } catch {
+      /* not answering yet */
+    }
     await sleep(100);
   }
   log(`bench:serve: ${server.name} still had requests in flight after 30 s`);
@@ -303,15 +316,18 @@ async function verifyServer(server, job, request, key, work) {
 
 function cannon(server, job, request, key, connections, how) {
   return new Promise((resolve, reject) => {
-    const instance = autocannon({
-      url: `${server.url}/v1/${job.action}`,
-      method: 'POST',
-      headers: { 'content-type': request.contentType, 'x-api-key': key },
-      body: request.body,
-      connections,
-      timeout: 30, // seconds; a request slower than that counts as failed
-      ...how,
-    }, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon(
+      {
+        url: `${server.url}/v1/${job.action}`,
+        method: 'POST',
+        headers: { 'content-type': request.contentType, 'x-api-key': key },
+        body: request.body,
+        connections,
+        timeout: 30, // seconds; a request slower than that counts as failed
+        ...how,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
     // A bare autocannon instance prints nothing; without a listener its errors would throw.
     instance.on('error', () => {});
   });
@@ -320,7 +336,9 @@ function cannon(server, job, request, key, connections, how) {
 /** Requests that ended well, per second, and the rest of what a cell reports. */
 function summarise(result) {
   const codes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
-  const ok = Object.entries(codes).filter(([code]) => code.startsWith('2')).reduce((sum, [, n]) => sum + n, 0);
+  const ok = Object.entries(codes)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((sum, [, n]) => sum + n, 0);
   return {
     requestsPerSecond: ok / result.duration,
     autocannonAverage: result.requests.average,
@@ -382,20 +400,35 @@ function markdown(rows, info) {
   const lines = [];
   lines.push(`# pdfsvc serve benchmark, ${info.date.slice(0, 10)}`);
   lines.push('');
-  lines.push(`- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`);
+  lines.push(
+    `- Machine: ${info.cores} cores (${info.cpu}), ${info.memoryGB} GB, ${info.os}; load average at start ${info.loadAverageAtStart.join(' ')}, at end ${info.loadAverageAtEnd.join(' ')}`,
+  );
   lines.push(`- Node ${info.node}; ${info.qpdf}; ${info.mutool}; pdfsvc at ${info.commit}, dist/ built ${info.distBuilt ?? 'never'}`);
-  lines.push(`- pdfsvc serve: ${info.pdfsvc.workers ?? '?'} worker threads${info.pdfsvc.workersOption ? ` (--workers ${info.pdfsvc.workersOption})` : ' (default: one per core)'}, max queue ${info.pdfsvc.maxQueue ?? '?'}, request timeout ${info.pdfsvc.requestTimeoutMs ?? '?'} ms, a JSON log line per request`);
-  for (const peer of PEERS) lines.push(`- ${peer.name} (bench/qpdf-server.mjs --tool ${peer.tool}): node:http, ${peer.how} (no limit on how many at once), inputs and output as files in a temp directory`);
-  lines.push(`- autocannon in the bench process, keep-alive connections, the same prepared multipart body on every request; ${info.duration} s per cell after a warm-up, taking turns at going first; req/s counts 2xx answers only`);
+  lines.push(
+    `- pdfsvc serve: ${info.pdfsvc.workers ?? '?'} worker threads${info.pdfsvc.workersOption ? ` (--workers ${info.pdfsvc.workersOption})` : ' (default: one per core)'}, max queue ${info.pdfsvc.maxQueue ?? '?'}, request timeout ${info.pdfsvc.requestTimeoutMs ?? '?'} ms, a JSON log line per request`,
+  );
+  for (const peer of PEERS)
+    lines.push(
+      `- ${peer.name} (bench/qpdf-server.mjs --tool ${peer.tool}): node:http, ${peer.how} (no limit on how many at once), inputs and output as files in a temp directory`,
+    );
+  lines.push(
+    `- autocannon in the bench process, keep-alive connections, the same prepared multipart body on every request; ${info.duration} s per cell after a warm-up, taking turns at going first; req/s counts 2xx answers only`,
+  );
   lines.push(`- Date: ${info.date}; took ${info.seconds.toFixed(0)} s`);
   lines.push('');
-  lines.push(`| job | c | pdfsvc req/s | p50 ms | p99 ms | failed | ${PEERS.map((p) => `${p.name} req/s | p50 ms | p99 ms | failed | ratio`).join(' | ')} | targets |`);
+  lines.push(
+    `| job | c | pdfsvc req/s | p50 ms | p99 ms | failed | ${PEERS.map((p) => `${p.name} req/s | p50 ms | p99 ms | failed | ratio`).join(' | ')} | targets |`,
+  );
   lines.push(`|---|--:|--:|--:|--:|--:|${PEERS.map(() => '--:|--:|--:|--:|--:|').join('')}---|`);
   for (const row of rows) {
-    const verdicts = judge(row).map((v) => `${v.what} ${v.ok ? '✓' : '✗'}`).join(', ');
+    const verdicts = judge(row)
+      .map((v) => `${v.what} ${v.ok ? '✓' : '✗'}`)
+      .join(', ');
     if (row.status !== 'ok') {
       const what = row.status === 'wrong' ? '**WRONG OUTPUT**' : '**FAILED**';
-      lines.push(`| ${row.label} | ${row.concurrency} | ${what} | | | | ${PEERS.map(() => ' | | | | |').join('')} ${[verdicts, row.reason.replace(/\|/g, '\\|')].filter(Boolean).join('; ')} |`);
+      lines.push(
+        `| ${row.label} | ${row.concurrency} | ${what} | | | | ${PEERS.map(() => ' | | | | |').join('')} ${[verdicts, row.reason.replace(/\|/g, '\\|')].filter(Boolean).join('; ')} |`,
+      );
       continue;
     }
     const p = row.pdfsvc;
@@ -403,13 +436,17 @@ function markdown(rows, info) {
       const q = row.peers[peer.name];
       return `${fmt(q.requestsPerSecond, 1)} | ${fmt(q.p50)} | ${fmt(q.p99)} | ${q.failed} | ${fmt(row.ratios[peer.name], 2)}x`;
     });
-    lines.push(`| ${row.label} | ${row.concurrency} | ${fmt(p.requestsPerSecond, 1)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${p.failed} | ${peers.join(' | ')} | ${verdicts} |`);
+    lines.push(
+      `| ${row.label} | ${row.concurrency} | ${fmt(p.requestsPerSecond, 1)} | ${fmt(p.p50)} | ${fmt(p.p99)} | ${p.failed} | ${peers.join(' | ')} | ${verdicts} |`,
+    );
   }
   lines.push('');
-  lines.push('c: concurrent connections. req/s: answers with a 2xx status per second. failed: non-2xx answers, connection errors and ' +
-    'timeouts (30 s). ratio: pdfsvc req/s / that peer\'s req/s (higher is better for pdfsvc). ' +
-    `Targets: at least ${PEERS.map((peer) => `${TARGETS.throughputRatio[peer.name]}x ${peer.name}'s`).join(' and ')} throughput on ${TARGETS.throughputJob} at c=${TARGETS.throughputConcurrency}; ` +
-    `no failed pdfsvc request at c=${TARGETS.noFailuresConcurrency}.`);
+  lines.push(
+    'c: concurrent connections. req/s: answers with a 2xx status per second. failed: non-2xx answers, connection errors and ' +
+      "timeouts (30 s). ratio: pdfsvc req/s / that peer's req/s (higher is better for pdfsvc). " +
+      `Targets: at least ${PEERS.map((peer) => `${TARGETS.throughputRatio[peer.name]}x ${peer.name}'s`).join(' and ')} throughput on ${TARGETS.throughputJob} at c=${TARGETS.throughputConcurrency}; ` +
+      `no failed pdfsvc request at c=${TARGETS.noFailuresConcurrency}.`,
+  );
   return lines.join('\n') + '\n';
 }
 
@@ -423,7 +460,6 @@ async function cleanUp() {
   if (work) rmSync(work, { recursive: true, force: true });
   rmSync(SNAPSHOT, { recursive: true, force: true });
 }
-
 
 // -------------------------------------------------------------------- main
 
@@ -457,24 +493,49 @@ async function main() {
 
   const info = machine(options);
   const pdfsvcLog = join(work, 'pdfsvc.log');
-  const pdfsvc = await startServer('pdfsvc', [CLI, 'serve', '--port', '0', '--keys-file', keysFile, ...(options.workers ? ['--workers', String(options.workers)] : [])], { logPath: pdfsvcLog });
+  const pdfsvc = await startServer(
+    'pdfsvc',
+    [CLI, 'serve', '--port', '0', '--keys-file', keysFile, ...(options.workers ? ['--workers', String(options.workers)] : [])],
+    { logPath: pdfsvcLog },
+  );
   servers.push(pdfsvc);
   const peers = [];
   for (const peer of PEERS) {
-    const server = await startServer(peer.name, [PEER_SERVER, '--tool', peer.tool, '--port', '0', '--exit-with-stdin'], { env: { QPDF_SERVER_KEY: key }, logPath: join(work, `${peer.name}.log`) });
+    const server = await startServer(peer.name, [PEER_SERVER, '--tool', peer.tool, '--port', '0', '--exit-with-stdin'], {
+      env: { QPDF_SERVER_KEY: key },
+      logPath: join(work, `${peer.name}.log`),
+    });
     servers.push(server);
     peers.push(server);
   }
   // The settings pdfsvc reports in its 'listening' log line.
   let listening = null;
   for (let i = 0; i < 50 && !listening; i++) {
-    listening = readFileSync(pdfsvcLog, 'utf8').split('\n').map((l) => { try { return JSON.parse(l); } catch { return null; } }).find((e) => e?.event === 'listening') ?? null;
+    listening =
+      readFileSync(pdfsvcLog, 'utf8')
+        .split('\n')
+        .map((l) => {
+          try {
+            return JSON.parse(l);
+          } catch {
+            return null;
+          }
+        })
+        .find((e) => e?.event === 'listening') ?? null;
     if (!listening) await sleep(100);
   }
-  info.pdfsvc = { workers: listening?.workers ?? null, workersOption: options.workers, maxQueue: listening?.max_queue ?? null, requestTimeoutMs: listening?.request_timeout_ms ?? null, url: pdfsvc.url };
+  info.pdfsvc = {
+    workers: listening?.workers ?? null,
+    workersOption: options.workers,
+    maxQueue: listening?.max_queue ?? null,
+    requestTimeoutMs: listening?.request_timeout_ms ?? null,
+    url: pdfsvc.url,
+  };
   info.peers = Object.fromEntries(peers.map((p) => [p.name, { url: p.url }]));
-  info.mutool = (capture('mutool', ['-v']).stderr.trim().split('\n')[0] || 'mutool: not found');
-  log(`bench:serve: pdfsvc ${pdfsvc.url} (${info.pdfsvc.workers} workers), ${peers.map((p) => `${p.name} ${p.url}`).join(', ')}; ${options.duration} s per cell`);
+  info.mutool = capture('mutool', ['-v']).stderr.trim().split('\n')[0] || 'mutool: not found';
+  log(
+    `bench:serve: pdfsvc ${pdfsvc.url} (${info.pdfsvc.workers} workers), ${peers.map((p) => `${p.name} ${p.url}`).join(', ')}; ${options.duration} s per cell`,
+  );
 
   const rows = [];
   let cell = 0;
@@ -487,13 +548,22 @@ async function main() {
     };
     // Correct outputs first: a fast wrong answer must not win.
     const wrong = await verifyServer(pdfsvc, job, request, key, work);
-    if (wrong) { give('wrong', `pdfsvc output: ${wrong}`); continue; }
+    if (wrong) {
+      give('wrong', `pdfsvc output: ${wrong}`);
+      continue;
+    }
     let wrongPeer = null;
     for (const peer of peers) {
       const wrongOutput = await verifyServer(peer, job, request, key, work);
-      if (wrongOutput) { wrongPeer = `${peer.name} output: ${wrongOutput}`; break; }
+      if (wrongOutput) {
+        wrongPeer = `${peer.name} output: ${wrongOutput}`;
+        break;
+      }
     }
-    if (wrongPeer) { give('failed', wrongPeer); continue; }
+    if (wrongPeer) {
+      give('failed', wrongPeer);
+      continue;
+    }
     // Warm-up: JIT on every worker thread, page cache, connection set-up.
     const warmAmount = options.quick ? 16 : 48;
     for (const server of [pdfsvc, ...peers]) await warm(server, job, request, key, 4, warmAmount);
@@ -509,8 +579,10 @@ async function main() {
         const result = summarise(await cannon(server, job, request, key, c, { duration: options.duration }));
         if (server === pdfsvc) row.pdfsvc = result;
         else row.peers[server.name] = result;
-        log(`  ${job.name} c=${c} ${server.name}: ${fmt(result.requestsPerSecond, 1)} req/s, p50 ${fmt(result.p50)} ms, p99 ${fmt(result.p99)} ms, ${result.failed} failed` +
-          (result.failed ? ` (${JSON.stringify(result.statusCodes)}, ${result.errors} errors, ${result.timeouts} timeouts)` : ''));
+        log(
+          `  ${job.name} c=${c} ${server.name}: ${fmt(result.requestsPerSecond, 1)} req/s, p50 ${fmt(result.p50)} ms, p99 ${fmt(result.p99)} ms, ${result.failed} failed` +
+            (result.failed ? ` (${JSON.stringify(result.statusCodes)}, ${result.errors} errors, ${result.timeouts} timeouts)` : ''),
+        );
       }
       for (const peer of peers) {
         const theirs = row.peers[peer.name].requestsPerSecond;
@@ -524,7 +596,8 @@ async function main() {
   for (const job of jobs) {
     if (rows.some((r) => r.job === job.name && r.status !== 'ok')) continue;
     const wrong = await verifyServer(pdfsvc, job, requests.get(job.name), key, work);
-    if (wrong) for (const row of rows.filter((r) => r.job === job.name)) Object.assign(row, { status: 'wrong', reason: `pdfsvc output after the load: ${wrong}` });
+    if (wrong)
+      for (const row of rows.filter((r) => r.job === job.name)) Object.assign(row, { status: 'wrong', reason: `pdfsvc output after the load: ${wrong}` });
   }
 
   await Promise.all(servers.map((s) => stopServer(s)));
@@ -538,7 +611,10 @@ async function main() {
   const md = markdown(rows, info);
   process.stdout.write(md);
   writeFileSync(`${OUT_DIR}serve-results.md`, md);
-  writeFileSync(`${OUT_DIR}serve-results.json`, JSON.stringify({ machine: info, targets: TARGETS, rows: rows.map((r) => ({ ...r, verdicts: judge(r) })) }, null, 2) + '\n');
+  writeFileSync(
+    `${OUT_DIR}serve-results.json`,
+    JSON.stringify({ machine: info, targets: TARGETS, rows: rows.map((r) => ({ ...r, verdicts: judge(r) })) }, null, 2) + '\n',
+  );
   log('bench:serve: wrote bench/out/serve-results.md and bench/out/serve-results.json');
   if (rows.some((r) => r.status !== 'ok')) process.exitCode = 1;
 }

@@ -44,7 +44,10 @@ function setUp(name, where) {
 }
 
 function start(server) {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(options.workers), ...server.where], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--workers', String(options.workers), ...server.where], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -65,7 +68,15 @@ async function stop(running) {
 function cannon(running, request, duration = options.duration) {
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: `${running.url}/v1/rotate_pages`, method: 'POST', headers: { 'content-type': request.contentType, 'x-api-key': running.key }, body: request.body, connections: 8, duration, timeout: 30 },
+      {
+        url: `${running.url}/v1/rotate_pages`,
+        method: 'POST',
+        headers: { 'content-type': request.contentType, 'x-api-key': running.key },
+        body: request.body,
+        connections: 8,
+        duration,
+        timeout: 30,
+      },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
     instance.on('error', () => {});
@@ -89,7 +100,9 @@ try {
       try {
         await cannon(running, request, 2); // warm-up (workers, caches), not counted
         const result = await cannon(running, request);
-        const ok = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => code.startsWith('2')).reduce((sum, [, { count }]) => sum + count, 0);
+        const ok = Object.entries(result.statusCodeStats ?? {})
+          .filter(([code]) => code.startsWith('2'))
+          .reduce((sum, [, { count }]) => sum + count, 0);
         if (result.non2xx || result.errors) throw new Error(`${server.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
         rates.get(server.name).push(ok / result.duration);
         process.stderr.write(`round ${round} ${server.name}: ${(ok / result.duration).toFixed(2)} req/s\n`);
@@ -104,8 +117,12 @@ try {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const base = median(rates.get('keys file'));
-process.stdout.write(`rotate_pages 90, doc-10p, concurrency 8, --workers ${options.workers}, ${options.rounds} rounds of ${options.duration} s (median req/s)\n`);
+process.stdout.write(
+  `rotate_pages 90, doc-10p, concurrency 8, --workers ${options.workers}, ${options.rounds} rounds of ${options.duration} s (median req/s)\n`,
+);
 for (const [name, values] of rates) {
   const rate = median(values);
-  process.stdout.write(`${name.padEnd(10)} ${rate.toFixed(2).padStart(8)} req/s  ${((rate / base) * 100).toFixed(1).padStart(6)} % of the keys file  (${values.map((v) => v.toFixed(1)).join(', ')})\n`);
+  process.stdout.write(
+    `${name.padEnd(10)} ${rate.toFixed(2).padStart(8)} req/s  ${((rate / base) * 100).toFixed(1).padStart(6)} % of the keys file  (${values.map((v) => v.toFixed(1)).join(', ')})\n`,
+  );
 }

@@ -21,7 +21,19 @@
 // The stand-in is kept in the engine (a label records what it was made from)
 // and made again only when any of that changes.
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { aptInstall, runSync, which } from './docker-engine.mjs';
 
@@ -70,7 +82,8 @@ function standInRecipe(image) {
   const [, major, release] = match;
   const node = realpathSync(process.execPath);
   const nodeVersion = process.version.slice(1);
-  if (nodeVersion.split('.')[0] !== major) throw new Error(`${image} cannot be pulled, and this machine's Node (${process.version}) cannot stand in for Node ${major}`);
+  if (nodeVersion.split('.')[0] !== major)
+    throw new Error(`${image} cannot be pulled, and this machine's Node (${process.version}) cannot stand in for Node ${major}`);
   const npmCli = which('npm');
   if (!npmCli) throw new Error(`${image} cannot be pulled, and a stand-in needs this machine's npm (none on PATH)`);
   const globalModules = runSync(npmCli, ['root', '-g']).stdout.trim();
@@ -80,7 +93,18 @@ function standInRecipe(image) {
   const npmrc = npmSettings(npmCli);
   const mirror = debianMirror(release);
   const fingerprint = createHash('sha256')
-    .update(JSON.stringify({ RECIPE, image, release, mirror, nodeVersion, npm: readFileSync(join(npm, 'package.json'), 'utf8'), npmrc: npmrc.text, ca: npmrc.ca && createHash('sha256').update(readFileSync(npmrc.ca)).digest('hex') }))
+    .update(
+      JSON.stringify({
+        RECIPE,
+        image,
+        release,
+        mirror,
+        nodeVersion,
+        npm: readFileSync(join(npm, 'package.json'), 'utf8'),
+        npmrc: npmrc.text,
+        ca: npmrc.ca && createHash('sha256').update(readFileSync(npmrc.ca)).digest('hex'),
+      }),
+    )
     .digest('hex')
     .slice(0, 16);
   return { release, mirror, node, nodeVersion, npm, corepack, headers: existsSync(headers) ? headers : undefined, npmrc, fingerprint };
@@ -94,10 +118,20 @@ export function debianMirror(release) {
     const entries = file.endsWith('.sources')
       ? text.split(/\n\s*\n/).map((block) => {
           const field = (name) => new RegExp(`^${name}:\\s*(.*)$`, 'mi').exec(block)?.[1].trim().split(/\s+/) ?? [];
-          return { types: field('Types'), uris: field('URIs'), suites: field('Suites'), components: field('Components'), enabled: field('Enabled')[0] !== 'no' };
+          return {
+            types: field('Types'),
+            uris: field('URIs'),
+            suites: field('Suites'),
+            components: field('Components'),
+            enabled: field('Enabled')[0] !== 'no',
+          };
         })
       : text.split('\n').flatMap((line) => {
-          const words = line.replace(/#.*/, '').replace(/\[[^\]]*\]/, '').trim().split(/\s+/);
+          const words = line
+            .replace(/#.*/, '')
+            .replace(/\[[^\]]*\]/, '')
+            .trim()
+            .split(/\s+/);
           return words[0] === 'deb' ? [{ types: ['deb'], uris: [words[1]], suites: [words[2]], components: words.slice(3), enabled: true }] : [];
         });
     const found = entries.find((e) => e.enabled && e.types.includes('deb') && e.suites.includes(release) && e.components.includes('main'));
@@ -188,15 +222,24 @@ async function makeStandIn(engine, image, recipe, log) {
 
     // The official image's user.
     const chroot = which('chroot') ?? '/usr/sbin/chroot';
-    for (const args of [['groupadd', '--gid', '1000', 'node'], ['useradd', '--uid', '1000', '--gid', 'node', '--shell', '/bin/bash', '--create-home', 'node']]) {
+    for (const args of [
+      ['groupadd', '--gid', '1000', 'node'],
+      ['useradd', '--uid', '1000', '--gid', 'node', '--shell', '/bin/bash', '--create-home', 'node'],
+    ]) {
       const made = runSync(chroot, [root, ...args]);
       if (made.status !== 0) throw new Error(`chroot ${args.join(' ')} failed: ${made.stderr.trim()}`);
     }
-    const check = runSync(chroot, [root, '/usr/local/bin/node', '-e', 'process.stdout.write(process.version)'], { env: { PATH: '/usr/local/bin:/usr/bin:/bin' } });
-    if (check.stdout !== process.version) throw new Error(`this machine's Node does not run in the stand-in: ${check.error?.message ?? (check.stderr.trim() || check.stdout)}`);
+    const check = runSync(chroot, [root, '/usr/local/bin/node', '-e', 'process.stdout.write(process.version)'], {
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    });
+    if (check.stdout !== process.version)
+      throw new Error(`this machine's Node does not run in the stand-in: ${check.error?.message ?? (check.stderr.trim() || check.stdout)}`);
 
     // As debian:<release>-slim: no documentation (copyright files kept), man pages, locales or package lists.
-    runSync('sh', ['-c', `cd '${root}' && find usr/share/doc -mindepth 1 ! -type d ! -name copyright -delete && find usr/share/doc -mindepth 1 -type d -empty -delete && rm -rf usr/share/man/* usr/share/info/* usr/share/locale/* var/lib/apt/lists/* var/cache/apt/*.bin var/cache/apt/archives/*.deb var/log/*.log var/log/apt/*`]);
+    runSync('sh', [
+      '-c',
+      `cd '${root}' && find usr/share/doc -mindepth 1 ! -type d ! -name copyright -delete && find usr/share/doc -mindepth 1 -type d -empty -delete && rm -rf usr/share/man/* usr/share/info/* usr/share/locale/* var/lib/apt/lists/* var/cache/apt/*.bin var/cache/apt/archives/*.deb var/log/*.log var/log/apt/*`,
+    ]);
 
     const changes = [
       'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
@@ -205,9 +248,21 @@ async function makeStandIn(engine, image, recipe, log) {
       'ENTRYPOINT ["docker-entrypoint.sh"]',
       'CMD ["node"]',
     ];
-    const imported = runSync('bash', ['-o', 'pipefail', '-c', `tar -C '${root}' --numeric-owner -c . | "$0" import ${changes.map((c) => `--change '${c}'`).join(' ')} - '${image}'`, engine.cli], { env: engine.env, timeout: 600_000 });
+    const imported = runSync(
+      'bash',
+      [
+        '-o',
+        'pipefail',
+        '-c',
+        `tar -C '${root}' --numeric-owner -c . | "$0" import ${changes.map((c) => `--change '${c}'`).join(' ')} - '${image}'`,
+        engine.cli,
+      ],
+      { env: engine.env, timeout: 600_000 },
+    );
     if (imported.status !== 0) throw new Error(`docker import of the stand-in failed: ${imported.stderr.trim()}`);
-    log(`stand-in ${image} made in ${Math.round((Date.now() - started) / 1000)} s (Node ${process.version}, Debian ${recipe.release}, npm settings: ${recipe.npmrc.text.trim().replace(/\n/g, ', ') || 'none'})`);
+    log(
+      `stand-in ${image} made in ${Math.round((Date.now() - started) / 1000)} s (Node ${process.version}, Debian ${recipe.release}, npm settings: ${recipe.npmrc.text.trim().replace(/\n/g, ', ') || 'none'})`,
+    );
   } finally {
     removeWork(work);
   }

@@ -236,21 +236,37 @@ async function withSeededRandom(seed, fn) {
 
 async function buildPages10() {
   const ctx = await newDoc('pages-10.pdf', { title: 'PDFSVC 10 Pages' });
-  addMarkedPages(ctx, 10, (n) => [400 + 10 * n, 600 + 10 * n], undefined, (n) => [
-    `pages-10.pdf, page ${n} of 10, ${400 + 10 * n} x ${600 + 10 * n} pt`,
-  ]);
+  addMarkedPages(
+    ctx,
+    10,
+    (n) => [400 + 10 * n, 600 + 10 * n],
+    undefined,
+    (n) => [`pages-10.pdf, page ${n} of 10, ${400 + 10 * n} x ${600 + 10 * n} pt`],
+  );
   return save('pages-10.pdf', ctx.doc);
 }
 
 async function buildPages3() {
   const ctx = await newDoc('pages-3.pdf', { title: 'PDFSVC 3 Pages' });
-  addMarkedPages(ctx, 3, () => LETTER, undefined, (n) => [`pages-3.pdf, page ${n} of 3, Letter`]);
+  addMarkedPages(
+    ctx,
+    3,
+    () => LETTER,
+    undefined,
+    (n) => [`pages-3.pdf, page ${n} of 3, Letter`],
+  );
   await save('pages-3.pdf', ctx.doc);
 }
 
 async function buildPages1() {
   const ctx = await newDoc('pages-1.pdf', { title: 'PDFSVC 1 Page' });
-  addMarkedPages(ctx, 1, () => A4, undefined, () => ['pages-1.pdf, page 1 of 1, A4']);
+  addMarkedPages(
+    ctx,
+    1,
+    () => A4,
+    undefined,
+    () => ['pages-1.pdf, page 1 of 1, A4'],
+  );
   await save('pages-1.pdf', ctx.doc);
 }
 
@@ -258,9 +274,13 @@ async function buildRotated() {
   const ctx = await newDoc('rotated.pdf', { title: 'PDFSVC Rotated' });
   const { doc } = ctx;
   const rotations = [null, 90, 180, 270, 'inherited 90'];
-  const pages = addMarkedPages(ctx, 5, () => LETTER, undefined, (n) => [
-    `rotated.pdf, page ${n}: /Rotate ${rotations[n - 1] ?? 'absent (0)'}`,
-  ]);
+  const pages = addMarkedPages(
+    ctx,
+    5,
+    () => LETTER,
+    undefined,
+    (n) => [`rotated.pdf, page ${n}: /Rotate ${rotations[n - 1] ?? 'absent (0)'}`],
+  );
   pages[1].setRotation(degrees(90));
   pages[2].setRotation(degrees(180));
   pages[3].setRotation(degrees(270));
@@ -270,9 +290,7 @@ async function buildRotated() {
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   const root = doc.catalog.Pages();
   const p5 = pages[4];
-  const midRef = context.register(
-    context.obj({ Type: 'Pages', Parent: rootRef, Kids: [p5.ref], Count: 1, Rotate: 90 }),
-  );
+  const midRef = context.register(context.obj({ Type: 'Pages', Parent: rootRef, Kids: [p5.ref], Count: 1, Rotate: 90 }));
   p5.node.set(PDFName.of('Parent'), midRef);
   p5.node.delete(PDFName.of('Rotate'));
   root.set(PDFName.of('Kids'), context.obj([...pages.slice(0, 4).map((p) => p.ref), midRef]));
@@ -336,9 +354,13 @@ async function buildOutline() {
   const { doc } = ctx;
   const { context } = doc;
   const labels = ['i', 'ii', '1', '2', '3', '4'];
-  const pages = addMarkedPages(ctx, 6, () => LETTER, undefined, (n) => [
-    `outline.pdf, page ${n} of 6, page label "${labels[n - 1]}"`,
-  ]);
+  const pages = addMarkedPages(
+    ctx,
+    6,
+    () => LETTER,
+    undefined,
+    (n) => [`outline.pdf, page ${n} of 6, page label "${labels[n - 1]}"`],
+  );
 
   // Outline (bookmarks): explicit /Dest arrays and /A GoTo actions mixed.
   addOutline(doc, [
@@ -361,10 +383,7 @@ async function buildOutline() {
   doc.catalog.set(PDFName.of('PageMode'), PDFName.of('UseOutlines'));
 
   // Old-style named destinations: catalog /Dests dictionary.
-  doc.catalog.set(
-    PDFName.of('Dests'),
-    context.register(context.obj({ chap2: xyzDest(doc, pages[3]) })),
-  );
+  doc.catalog.set(PDFName.of('Dests'), context.register(context.obj({ chap2: xyzDest(doc, pages[3]) })));
 
   // Attachment: /EmbeddedFile stream + /Filespec.
   const attachment = Buffer.from('pdfsvc attachment', 'utf8');
@@ -398,16 +417,10 @@ async function buildOutline() {
     }),
   );
   const filesTreeRef = context.register(context.obj({ Names: [pdfStr('notes.txt'), fsRef] }));
-  doc.catalog.set(
-    PDFName.of('Names'),
-    context.register(context.obj({ Dests: destsTreeRef, EmbeddedFiles: filesTreeRef })),
-  );
+  doc.catalog.set(PDFName.of('Names'), context.register(context.obj({ Dests: destsTreeRef, EmbeddedFiles: filesTreeRef })));
 
   // Page labels: i, ii, then 1..4.
-  doc.catalog.set(
-    PDFName.of('PageLabels'),
-    context.register(context.obj({ Nums: [0, { S: 'r' }, 2, { S: 'D', St: 1 }] })),
-  );
+  doc.catalog.set(PDFName.of('PageLabels'), context.register(context.obj({ Nums: [0, { S: 'r' }, 2, { S: 'D', St: 1 }] })));
 
   // Links.
   const linkText = (page, text, x, y) => {
@@ -461,10 +474,7 @@ async function buildOutline() {
 
   // XMP metadata stream on the catalog (uncompressed, UTF-8).
   const xmp = Buffer.from(xmpPacket({ ...info, keywords: info.keywords.join(' ') }), 'utf8');
-  doc.catalog.set(
-    PDFName.of('Metadata'),
-    context.register(context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })),
-  );
+  doc.catalog.set(PDFName.of('Metadata'), context.register(context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
 
   await save('outline.pdf', doc);
 }
@@ -472,9 +482,13 @@ async function buildOutline() {
 async function buildForm() {
   const ctx = await newDoc('form.pdf', { title: 'PDFSVC Form' });
   const { doc } = ctx;
-  const pages = addMarkedPages(ctx, 3, () => LETTER, undefined, (n) => [
-    ['form.pdf: text fields name, email', 'form.pdf: checkbox agree', 'form.pdf: address.street, address.city'][n - 1],
-  ]);
+  const pages = addMarkedPages(
+    ctx,
+    3,
+    () => LETTER,
+    undefined,
+    (n) => [['form.pdf: text fields name, email', 'form.pdf: checkbox agree', 'form.pdf: address.street, address.city'][n - 1]],
+  );
   const form = doc.getForm();
   const label = (page, text, y) => page.drawText(text, { x: 72, y: y + 6, size: 12, font: ctx.small });
 
@@ -514,11 +528,13 @@ async function buildSignatureFixture(fileName, signed) {
   const ctx = await newDoc(fileName, { title: signed ? 'PDFSVC Signed' : 'PDFSVC Unsigned Signature Field' });
   const { doc } = ctx;
   const { context } = doc;
-  const pages = addMarkedPages(ctx, 2, () => LETTER, undefined, (n) => [
-    n === 1
-      ? `${fileName}: invisible signature field Signature1${signed ? ' (with /V)' : ' (no /V)'}`
-      : `${fileName}: text field comment`,
-  ]);
+  const pages = addMarkedPages(
+    ctx,
+    2,
+    () => LETTER,
+    undefined,
+    (n) => [n === 1 ? `${fileName}: invisible signature field Signature1${signed ? ' (with /V)' : ' (no /V)'}` : `${fileName}: text field comment`],
+  );
 
   const form = doc.getForm();
   pages[1].drawText('Comment:', { x: 72, y: 606, size: 12, font: ctx.small });
@@ -565,7 +581,13 @@ async function buildSignatureFixture(fileName, signed) {
 async function buildEncrypted(fileName, { userPassword, ownerPassword, permissions, algorithm, notes }) {
   const ctx = await newDoc(fileName, { title: `PDFSVC ${fileName}` });
   const { doc } = ctx;
-  addMarkedPages(ctx, 2, () => LETTER, undefined, () => notes);
+  addMarkedPages(
+    ctx,
+    2,
+    () => LETTER,
+    undefined,
+    () => notes,
+  );
   await withSeededRandom(`pdfsvc-fixture:${fileName}`, async () => {
     doc.encrypt({ userPassword, ownerPassword, permissions, algorithm });
     // @cantoo/pdf-lib 2.11.1 encrypts stream data only, never strings
@@ -597,11 +619,7 @@ function assertNoStringsOutsideObjectStreams(doc, fileName) {
     if (!(dict instanceof PDFDict)) continue;
     const type = dict.lookup(PDFName.of('Type'));
     const outside =
-      obj.dict instanceof PDFDict ||
-      obj === doc.catalog ||
-      type === PDFName.of('Pages') ||
-      type === PDFName.of('Page') ||
-      type === PDFName.of('Sig');
+      obj.dict instanceof PDFDict || obj === doc.catalog || type === PDFName.of('Pages') || type === PDFName.of('Page') || type === PDFName.of('Sig');
     if (outside && hasString(obj)) {
       throw new Error(`${fileName}: object ${ref} would carry an unencrypted string`);
     }
@@ -626,9 +644,11 @@ async function buildSized() {
   const noise = (length) => {
     const out = Buffer.alloc(length);
     for (let i = 0; i < length; i++) {
-      state ^= state << 13; state >>>= 0;
+      state ^= state << 13;
+      state >>>= 0;
       state ^= state >>> 17;
-      state ^= state << 5; state >>>= 0;
+      state ^= state << 5;
+      state >>>= 0;
       out[i] = state & 0xff;
     }
     return out;
@@ -636,14 +656,24 @@ async function buildSized() {
   const image = (width, height, id) =>
     context.register(
       context.stream(noise(width * height * 3), {
-        Type: 'XObject', Subtype: 'Image', Width: width, Height: height, ColorSpace: 'DeviceRGB', BitsPerComponent: 8, PdfsvcImage: id,
+        Type: 'XObject',
+        Subtype: 'Image',
+        Width: width,
+        Height: height,
+        ColorSpace: 'DeviceRGB',
+        BitsPerComponent: 8,
+        PdfsvcImage: id,
       }),
     );
   const heights = Array.from({ length: 12 }, (_, i) => (i + 1 === 7 ? 400 : 8 + 6 * (i + 1)));
   const logo = image(64, 48, 0);
-  const pages = addMarkedPages(ctx, 12, () => LETTER, undefined, (n) => [
-    `sized.pdf, page ${n} of 12: its own image of ${64 * heights[n - 1] * 3} bytes, and the shared logo`,
-  ]);
+  const pages = addMarkedPages(
+    ctx,
+    12,
+    () => LETTER,
+    undefined,
+    (n) => [`sized.pdf, page ${n} of 12: its own image of ${64 * heights[n - 1] * 3} bytes, and the shared logo`],
+  );
   pages.forEach((page, i) => {
     const n = i + 1;
     page.node.setXObject(PDFName.of(`Im${n}`), image(64, heights[i], n));
@@ -662,8 +692,13 @@ async function buildSized() {
   // A document-level attachment.
   const data = Buffer.from('pdfsvc sized attachment', 'utf8');
   const file = context.register(context.stream(data, { Type: 'EmbeddedFile', Subtype: 'text/plain', Params: { Size: data.length } }));
-  const spec = context.register(context.obj({ Type: 'Filespec', F: pdfStr('sized-notes.txt'), UF: PDFHexString.fromText('sized-notes.txt'), EF: { F: file, UF: file } }));
-  doc.catalog.set(PDFName.of('Names'), context.register(context.obj({ EmbeddedFiles: context.register(context.obj({ Names: [pdfStr('sized-notes.txt'), spec] })) })));
+  const spec = context.register(
+    context.obj({ Type: 'Filespec', F: pdfStr('sized-notes.txt'), UF: PDFHexString.fromText('sized-notes.txt'), EF: { F: file, UF: file } }),
+  );
+  doc.catalog.set(
+    PDFName.of('Names'),
+    context.register(context.obj({ EmbeddedFiles: context.register(context.obj({ Names: [pdfStr('sized-notes.txt'), spec] })) })),
+  );
   await save('sized.pdf', doc);
 }
 
@@ -752,7 +787,16 @@ async function buildAll() {
   writeOut('watermark.png', png(64, 32, deflateSync(Buffer.concat(Array.from({ length: 32 }, () => Buffer.from([0, ...new Array(64).fill(0x80)]))))));
 
   // Really signed documents and a certificate-encrypted one (see fixtures-signing.mjs).
-  await buildSignedFixtures({ lib: await import('@cantoo/pdf-lib'), newDoc, addMarkedPages, addAnnot, finishForm, writeOut, LETTER, signerKeyCache: join(OUT, 'test-signer-key.pem') });
+  await buildSignedFixtures({
+    lib: await import('@cantoo/pdf-lib'),
+    newDoc,
+    addMarkedPages,
+    addAnnot,
+    finishForm,
+    writeOut,
+    LETTER,
+    signerKeyCache: join(OUT, 'test-signer-key.pem'),
+  });
 
   // Bombs, loops, absurd numbers and broken images, written byte by byte (see hostile-fixtures.mjs).
   mkdirSync(join(OUT, 'hostile'), { recursive: true });
@@ -771,8 +815,7 @@ async function buildWatermarkPages() {
   const { doc } = ctx;
   const { context } = doc;
   const resources = context.register(context.obj({ Font: { F1: ctx.font.ref, F2: ctx.small.ref } }));
-  const marker = (n, note, x = 72, y = 702) =>
-    `BT 0 0 0 rg /F1 36 Tf ${x} ${y} Td (PDFSVC PAGE ${n}) Tj /F2 12 Tf 0 -22 Td (${note}) Tj ET`;
+  const marker = (n, note, x = 72, y = 702) => `BT 0 0 0 rg /F1 36 Tf ${x} ${y} Td (PDFSVC PAGE ${n}) Tj /F2 12 Tf 0 -22 Td (${note}) Tj ET`;
   const pages = [
     // 1: an unbalanced cm (scale and shift), colour and line width, never restored.
     '0 0.6 0 rg 3 w 1.5 0 0 0.5 20 300 cm ' + marker(1, 'watermark-pages.pdf: unbalanced 1.5 0 0 0.5 20 300 cm', 20, 700),
@@ -801,7 +844,11 @@ async function buildWatermarkPages() {
 }
 
 function upToDate() {
-  const scriptTime = Math.max(...[SCRIPT, ...['fixtures-signing.mjs', 'hostile-fixtures.mjs', 'raw-pdf.mjs'].map((name) => join(dirname(SCRIPT), name))].map((file) => statSync(file).mtimeMs));
+  const scriptTime = Math.max(
+    ...[SCRIPT, ...['fixtures-signing.mjs', 'hostile-fixtures.mjs', 'raw-pdf.mjs'].map((name) => join(dirname(SCRIPT), name))].map(
+      (file) => statSync(file).mtimeMs,
+    ),
+  );
   return OUTPUTS.every((name) => {
     const file = join(OUT, name);
     return existsSync(file) && statSync(file).mtimeMs >= scriptTime;
@@ -812,18 +859,6 @@ const force = process.argv.includes('--force');
 if (!force && upToDate()) {
   console.log(`fixtures up to date in fixtures/out/ (${OUTPUTS.length} files; use --force to rebuild)`);
 } else {
-  ({
-    PDFArray,
-    PDFDict,
-    PDFDocument,
-    PDFHexString,
-    PDFName,
-    PDFNull,
-    PDFNumber,
-    PDFString,
-    StandardFonts,
-    degrees,
-    rgb,
-  } = await import('@cantoo/pdf-lib'));
+  ({ PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFString, StandardFonts, degrees, rgb } = await import('@cantoo/pdf-lib'));
   await buildAll();
 }

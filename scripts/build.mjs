@@ -40,7 +40,7 @@ await build({
   // Chunks sit beside the entries so that ./worker.js resolves from any of them.
   chunkNames: '_chunk-[hash]',
   logLevel: 'warning',
-  define: { __PDFSVC_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version) },
+  define: { __PDFSVC_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version) },
   // Some bundled CommonJS code calls require(); give ESM output one.
   banner: {
     js: "import { createRequire as __pdfsvcCreateRequire } from 'node:module'; const require = __pdfsvcCreateRequire(import.meta.url);",
@@ -88,8 +88,12 @@ renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.met
 rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
 
 if (!process.argv.includes('--no-types')) {
-  execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json', '--emitDeclarationOnly'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-p', 'tsconfig.json', '--emitDeclarationOnly'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
 }

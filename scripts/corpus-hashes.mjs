@@ -64,7 +64,10 @@ if (!isMainThread) {
   const corpus = resolve(opt('--corpus', join(ROOT, '..', 'shared', 'corpus')));
   const jobs = Number(opt('--jobs', '2'));
   const timeoutMs = Number(opt('--timeout', '300')) * 1000;
-  const manifest = readFileSync(join(corpus, 'MANIFEST.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const manifest = readFileSync(join(corpus, 'MANIFEST.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
   const entries = manifest.filter((e) => e.is_pdf !== false).slice(0, Number(opt('--files', String(manifest.length))));
   if (!existsSync(join(dist, 'index.js'))) throw new Error(`no build in ${dist}: run npm run build there`);
 
@@ -97,12 +100,16 @@ if (!isMainThread) {
           worker = spawn();
           step();
         });
-        worker.postMessage({ path: join(corpus, entry.file), password: entry.needs_password ? entry.user_password ?? entry.password : undefined });
+        worker.postMessage({ path: join(corpus, entry.file), password: entry.needs_password ? (entry.user_password ?? entry.password) : undefined });
       };
       step();
     });
   await Promise.all(Array.from({ length: jobs }, runOne));
-  const sorted = Object.fromEntries(Object.keys(hashes).sort().map((k) => [k, hashes[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(hashes)
+      .sort()
+      .map((k) => [k, hashes[k]]),
+  );
   console.error(`corpus-hashes: ${entries.length} files, ${JOBS.length} jobs each, ${((Date.now() - started) / 1000).toFixed(0)} s, build ${dist}`);
   if (opt('--out')) writeFileSync(opt('--out'), `${JSON.stringify(sorted, null, 1)}\n`);
   const against = opt('--compare');
@@ -113,7 +120,8 @@ if (!isMainThread) {
       const old = before[file];
       // A file that ran out of time on a busy machine is no verdict either way.
       if (old === undefined || old === 'timeout' || results === 'timeout') {
-        if (old === 'timeout' || results === 'timeout') console.error(`corpus-hashes: ${file}: past the time limit, not compared (rerun with a larger --timeout)`);
+        if (old === 'timeout' || results === 'timeout')
+          console.error(`corpus-hashes: ${file}: past the time limit, not compared (rerun with a larger --timeout)`);
         continue;
       }
       if (typeof old !== 'object' || typeof results !== 'object') {

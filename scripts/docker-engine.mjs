@@ -134,7 +134,7 @@ export async function dockerEngine({ log = (line) => console.error(line), docker
     aptInstall(['docker-buildx'], log);
     client = buildKitClient();
   }
-  if (!client) throw new Error('no docker client that builds with BuildKit: install docker-buildx, or Debian bookworm\'s docker.io');
+  if (!client) throw new Error("no docker client that builds with BuildKit: install docker-buildx, or Debian bookworm's docker.io");
   const env = { ...process.env, ...client.env, DOCKER_HOST: `unix://${OWN_ENGINE.socket}` };
   // One of ours left running (another run, or one stopped uncleanly): use it, leave it.
   if (answers(client.cli, env).status === 0) return engineHandle(client, env, false);

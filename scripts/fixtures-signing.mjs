@@ -20,13 +20,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
-export const SIGNED_OUTPUTS = [
-  'signed-invisible.pdf',
-  'signed-visible.pdf',
-  'signed-twice.pdf',
-  'signed-timestamp.pdf',
-  'encrypted-certificate.pdf',
-];
+export const SIGNED_OUTPUTS = ['signed-invisible.pdf', 'signed-visible.pdf', 'signed-twice.pdf', 'signed-timestamp.pdf', 'encrypted-certificate.pdf'];
 
 const PLACEHOLDER_BYTES = 8192;
 const BYTE_RANGE_PLACEHOLDER = [0, 9999999999, 9999999999, 9999999999];
@@ -178,9 +172,13 @@ export async function buildSignedFixtures(h) {
     const ctx = await h.newDoc(fileName, { title: `PDFSVC ${fileName}` });
     h.fonts = ctx;
     const { doc } = ctx;
-    const pages = h.addMarkedPages(ctx, 2, () => h.LETTER, undefined, (n) => [
-      n === 1 ? `${fileName}: ${visible ? 'visible' : 'invisible'} signature Signature1` : `${fileName}: text field comment`,
-    ]);
+    const pages = h.addMarkedPages(
+      ctx,
+      2,
+      () => h.LETTER,
+      undefined,
+      (n) => [n === 1 ? `${fileName}: ${visible ? 'visible' : 'invisible'} signature Signature1` : `${fileName}: text field comment`],
+    );
     const form = doc.getForm();
     const comment = form.createTextField('comment');
     comment.setText('fixture comment');
@@ -203,9 +201,13 @@ export async function buildSignedFixtures(h) {
     h.fonts = ctx;
     const { doc } = ctx;
     const { context } = doc;
-    const pages = h.addMarkedPages(ctx, 2, () => h.LETTER, undefined, (n) => [
-      n === 1 ? `${fileName}: certification signature (DocMDP), invisible` : `${fileName}: approval signature approvals.manager, visible`,
-    ]);
+    const pages = h.addMarkedPages(
+      ctx,
+      2,
+      () => h.LETTER,
+      undefined,
+      (n) => [n === 1 ? `${fileName}: certification signature (DocMDP), invisible` : `${fileName}: approval signature approvals.manager, visible`],
+    );
     const form = doc.getForm();
     const comment = form.createTextField('comment');
     comment.setText('fixture comment');
@@ -255,7 +257,13 @@ export async function buildSignedFixtures(h) {
     const ctx = await h.newDoc(fileName, { title: 'PDFSVC Time Stamp' });
     const { doc } = ctx;
     const { context } = doc;
-    const pages = h.addMarkedPages(ctx, 1, () => h.LETTER, undefined, () => [`${fileName}: document time stamp, /Perms /UR3, /DSS (fake tokens)`]);
+    const pages = h.addMarkedPages(
+      ctx,
+      1,
+      () => h.LETTER,
+      undefined,
+      () => [`${fileName}: document time stamp, /Perms /UR3, /DSS (fake tokens)`],
+    );
     const stamp = context.register(
       context.obj({
         Type: 'DocTimeStamp',
@@ -265,7 +273,13 @@ export async function buildSignedFixtures(h) {
         Contents: PDFHexString.of('00'.repeat(64)),
       }),
     );
-    const ur = context.register(sigDict(context, { ByteRange: [0, 0, 0, 0], Contents: PDFHexString.of('00'.repeat(64)), Reference: [{ Type: 'SigRef', TransformMethod: 'UR3', TransformParams: { Type: 'TransformParams', V: PDFName.of('2.2') } }] }));
+    const ur = context.register(
+      sigDict(context, {
+        ByteRange: [0, 0, 0, 0],
+        Contents: PDFHexString.of('00'.repeat(64)),
+        Reference: [{ Type: 'SigRef', TransformMethod: 'UR3', TransformParams: { Type: 'TransformParams', V: PDFName.of('2.2') } }],
+      }),
+    );
     const ref = addSignatureField(doc, pages[0], { name: 'TimeStamp1', value: stamp });
     const acroForm = doc.catalog.getOrCreateAcroForm().dict;
     acroForm.lookup(PDFName.of('Fields'), PDFArray).push(ref);
@@ -281,7 +295,13 @@ export async function buildSignedFixtures(h) {
     const ctx = await h.newDoc(fileName, { title: 'PDFSVC Certificate Encryption' });
     const { doc } = ctx;
     const { context } = doc;
-    h.addMarkedPages(ctx, 1, () => h.LETTER, undefined, () => [`${fileName}: /Encrypt /Filter /Adobe.PubSec`]);
+    h.addMarkedPages(
+      ctx,
+      1,
+      () => h.LETTER,
+      undefined,
+      () => [`${fileName}: /Encrypt /Filter /Adobe.PubSec`],
+    );
     context.trailerInfo.Encrypt = context.register(
       context.obj({
         Filter: 'Adobe.PubSec',

@@ -21,14 +21,21 @@ export async function startFuzzServer({ root, workers, rssLimitKb, requestTimeou
   const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-fuzz-server-'));
   const cli = join(root, 'bin', 'pdfsvc.js');
   const keysFile = join(dir, 'keys.json');
-  const key = execFileSync(process.execPath, [cli, 'keys', 'create', '--plan', 'business', '--name', 'fuzz', '--keys-file', keysFile], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--workers', String(workers), '--keys-file', keysFile, '--request-timeout-ms', String(requestTimeoutMs)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // As deployed (deploy/Dockerfile): two malloc arenas keep the workers' freed memory reusable,
-    // and large buffers are given back when freed.
-    env: { ...process.env, MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
-  });
+  const key = execFileSync(process.execPath, [cli, 'keys', 'create', '--plan', 'business', '--name', 'fuzz', '--keys-file', keysFile], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }).trim();
+  const child = spawn(
+    process.execPath,
+    [cli, 'serve', '--port', '0', '--workers', String(workers), '--keys-file', keysFile, '--request-timeout-ms', String(requestTimeoutMs)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // As deployed (deploy/Dockerfile): two malloc arenas keep the workers' freed memory reusable,
+      // and large buffers are given back when freed.
+      env: { ...process.env, MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' },
+    },
+  );
   // However the run ends (a crash of this script included), the server goes with it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -133,7 +140,10 @@ export async function postCase(server, test, values, deadlineMs) {
   }
   const { response, body } = answer;
   if (response.status >= 500) {
-    return finish({ outcome: 'error', message: `status ${response.status}${response.headers.get('retry-after') ? ' with Retry-After' : ''}: ${Buffer.from(body).toString('utf8').slice(0, 500)}` });
+    return finish({
+      outcome: 'error',
+      message: `status ${response.status}${response.headers.get('retry-after') ? ' with Retry-After' : ''}: ${Buffer.from(body).toString('utf8').slice(0, 500)}`,
+    });
   }
   if (response.status === 400) return finish({ outcome: 'refused', message: Buffer.from(body).toString('utf8').slice(0, 500) });
   // Any other status is a request this harness got wrong or an answer the server should not give.

@@ -108,7 +108,25 @@ function prng(seed) {
 }
 
 const HUGE = ['2147483648', '4294967296', '99999999999', '-1', '0', '1e308', '3.5', '1000000000'];
-const WORDS = ['obj', 'endobj', 'stream', 'endstream', 'R', 'xref', 'trailer', 'startxref', '/Kids', '/Count', '/Length', '/Parent', '/First', '/Next', '/N', '/Prev', '/Root'];
+const WORDS = [
+  'obj',
+  'endobj',
+  'stream',
+  'endstream',
+  'R',
+  'xref',
+  'trailer',
+  'startxref',
+  '/Kids',
+  '/Count',
+  '/Length',
+  '/Parent',
+  '/First',
+  '/Next',
+  '/N',
+  '/Prev',
+  '/Root',
+];
 
 /** One case: which fixture, which action, and the mutated bytes, all from (seed, index). */
 function makeCase(seed, index) {
@@ -236,7 +254,10 @@ function qpdfReads(bytes, password, contentDamageAllowed = false) {
     if (err.status === 3) return true;
     if (err.code === 'ETIMEDOUT' || (err.status === null && err.signal)) return qpdfReadsStructure(path, passwordArgs);
     if (!contentDamageAllowed || err.status !== 2) return false;
-    const errors = String(err.stdout).split('\n').concat(String(err.stderr).split('\n')).filter((line) => line.startsWith('ERROR'));
+    const errors = String(err.stdout)
+      .split('\n')
+      .concat(String(err.stderr).split('\n'))
+      .filter((line) => line.startsWith('ERROR'));
     return errors.length > 0 && errors.every((line) => CONTENT_DAMAGE.test(line));
   } finally {
     rmSync(path, { force: true });
@@ -291,7 +312,9 @@ function judge(test, result) {
 // ---------------------------------------------------------------------------
 
 const through = options.server ? `a live server (serve --workers ${options.jobs})` : `${options.jobs} workers`;
-console.error(`fuzz: seed ${options.seed}, ${options.cases !== undefined ? `${options.cases} cases` : `${options.seconds} s`}, ${through}, ${actionNames.length} actions, ${fixtures.length} fixtures`);
+console.error(
+  `fuzz: seed ${options.seed}, ${options.cases !== undefined ? `${options.cases} cases` : `${options.seconds} s`}, ${through}, ${actionNames.length} actions, ${fixtures.length} fixtures`,
+);
 const stopAt = Date.now() + options.seconds * 1000;
 let next = 0;
 const tally = { ok: 0, refused: 0, failed: 0 };
@@ -311,7 +334,10 @@ function record(test, result) {
   const stem = join(OUT, `seed-${options.seed}-case-${test.index}-${test.action}${options.server ? '-server' : ''}`);
   writeFileSync(`${stem}.pdf`, test.bytes);
   const again = `npm run fuzz -- --seed ${options.seed} --cases ${test.index + 1}${options.server ? ' --server' : ''}`;
-  writeFileSync(`${stem}.json`, `${JSON.stringify({ seed: options.seed, case: test.index, fixture: test.fixture, action: test.action, mutations: test.steps, through: options.server ? 'server' : 'library', failure, again }, null, 2)}\n`);
+  writeFileSync(
+    `${stem}.json`,
+    `${JSON.stringify({ seed: options.seed, case: test.index, fixture: test.fixture, action: test.action, mutations: test.steps, through: options.server ? 'server' : 'library', failure, again }, null, 2)}\n`,
+  );
   console.error(`FAIL case ${test.index} ${test.action} on ${test.fixture} (${test.steps.join(' ')}): ${failure.split('\n')[0]}`);
 }
 
@@ -358,6 +384,7 @@ if (options.server) {
   for (const slot of slots) await slot.worker.terminate();
 }
 
-console.log(`fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${undecided ? `, ${undecided} without a verdict from qpdf (past its own ${JUDGE_TIMEOUT_MS / 1000} s)` : ''}${options.server ? `; through a live server, peak RSS ${Math.round(peakRssKb / 1024)} MiB` : ''}${failures.length ? ` (inputs in ${OUT})` : ''}`);
+console.log(
+  `fuzz: seed ${options.seed}: ${next} cases, ${tally.ok} outputs, ${tally.refused} refused with a 400, ${tally.failed} failed${undecided ? `, ${undecided} without a verdict from qpdf (past its own ${JUDGE_TIMEOUT_MS / 1000} s)` : ''}${options.server ? `; through a live server, peak RSS ${Math.round(peakRssKb / 1024)} MiB` : ''}${failures.length ? ` (inputs in ${OUT})` : ''}`,
+);
 process.exit(failures.length > 0 ? 1 : 0);
-

@@ -38,5 +38,10 @@ export interface Deployment {
 }
 
 export declare function globalNginxConf(options: { dir: string; port: number; upstreams: number[]; cert: string; key: string }): string;
-export declare function startMultiRegion(options?: { databaseUrl?: string; logStatements?: boolean; workers?: number; startTimeoutMs?: number }): Promise<Deployment>;
+export declare function startMultiRegion(options?: {
+  databaseUrl?: string;
+  logStatements?: boolean;
+  workers?: number;
+  startTimeoutMs?: number;
+}): Promise<Deployment>;
 export declare function pdfsvc(deployment: Deployment, args: string[]): string;

@@ -75,7 +75,29 @@ function status(url, timeoutMs = 2000) {
 function makeCertificate(dir) {
   const cert = join(dir, 'tls.crt');
   const key = join(dir, 'tls.key');
-  const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-multi-region', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { encoding: 'utf8' });
+  const made = spawnSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=pdfsvc-multi-region',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { encoding: 'utf8' },
+  );
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
   return { cert, key };
 }
@@ -83,7 +105,8 @@ function makeCertificate(dir) {
 /** Replaces every match of `pattern` (global), which must match exactly `count` times. */
 function rewrite(text, pattern, count, what, replace) {
   const found = text.match(pattern)?.length ?? 0;
-  if (found !== count) throw new Error(`deploy/nginx-global.conf changed shape: expected ${count} ${what}, found ${found} (scripts/multi-region.mjs rewrites them)`);
+  if (found !== count)
+    throw new Error(`deploy/nginx-global.conf changed shape: expected ${count} ${what}, found ${found} (scripts/multi-region.mjs rewrites them)`);
   let index = 0;
   return text.replace(pattern, (...args) => replace(index++, ...args.slice(1, -2)));
 }
@@ -100,8 +123,20 @@ export function globalNginxConf({ dir, port, upstreams, cert, key }) {
   conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
   conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
   conf = rewrite(conf, /^error_log\s+\/\S+((?:\s+\w+)?);$/gm, 1, 'error_log', (_i, level) => `error_log ${dir}/nginx-error.log${level ?? ''};`);
-  conf = rewrite(conf, /^(\s*)access_log\s+\/\S+(\s+\w+)?;$/gm, 1, 'access_log', (_i, indent, format) => `${indent}access_log ${dir}/nginx-access.log${format ?? ''};`);
-  conf = rewrite(conf, /^(\s*)server\s+[\w.-]+:8443((?:\s+[^;\s]+)*);$/gm, upstreams.length, 'upstream servers', (i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`);
+  conf = rewrite(
+    conf,
+    /^(\s*)access_log\s+\/\S+(\s+\w+)?;$/gm,
+    1,
+    'access_log',
+    (_i, indent, format) => `${indent}access_log ${dir}/nginx-access.log${format ?? ''};`,
+  );
+  conf = rewrite(
+    conf,
+    /^(\s*)server\s+[\w.-]+:8443((?:\s+[^;\s]+)*);$/gm,
+    upstreams.length,
+    'upstream servers',
+    (i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`,
+  );
   conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
   conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_i, indent) => `${indent}ssl_certificate ${cert};`);
   conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_i, indent) => `${indent}ssl_certificate_key ${key};`);
@@ -223,12 +258,30 @@ export async function startMultiRegion(options = {}) {
     };
     const dashboardStarted = launch('dashboard', ['dashboard', '--host', '127.0.0.1', '--port', '0'], /pdfsvc dashboard on (https?:\/\/\S+?)\/?\s/);
     const serverStarted = SERVERS.map((server) => {
-      const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--region', server.region, '--workers', workers, '--no-dashboard', '--https', '--cert', tls.cert, '--key', tls.key];
+      const args = [
+        'serve',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '0',
+        '--region',
+        server.region,
+        '--workers',
+        workers,
+        '--no-dashboard',
+        '--https',
+        '--cert',
+        tls.cert,
+        '--key',
+        tls.key,
+      ];
       if (server.region === 'us-hipaa') args.push('--audit-log', 'database');
       return launch(server.name, args, /pdfsvc listening on (https?:\/\/\S+)/);
     });
     const [dashboard, ...serverUrls] = await Promise.all([dashboardStarted, ...serverStarted]);
-    const servers = Object.fromEntries(SERVERS.map((server, i) => [server.name, { ...server, url: serverUrls[i], process: processes.find((p) => p.name === server.name) }]));
+    const servers = Object.fromEntries(
+      SERVERS.map((server, i) => [server.name, { ...server, url: serverUrls[i], process: processes.find((p) => p.name === server.name) }]),
+    );
 
     const port = await freePort();
     const upstreams = [servers['global-1'], servers['global-2']].map((s) => Number(new URL(s.url).port));
@@ -273,7 +326,9 @@ export function pdfsvc(deployment, args) {
 async function main() {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('Usage: node scripts/multi-region.mjs [--database-url postgres://…]\n\nStarts PostgreSQL (unless given), the dashboard, two global servers behind nginx, one eu and one us-hipaa server on loopback; Ctrl-C stops them all.\n');
+    process.stdout.write(
+      'Usage: node scripts/multi-region.mjs [--database-url postgres://…]\n\nStarts PostgreSQL (unless given), the dashboard, two global servers behind nginx, one eu and one us-hipaa server on loopback; Ctrl-C stops them all.\n',
+    );
     return;
   }
   const at = args.indexOf('--database-url');

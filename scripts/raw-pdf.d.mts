@@ -1,10 +1,12 @@
 /** An object body: PDF source text, or a stream (its /Length is added unless `length` says otherwise). */
-export type Body = string | {
-  dict: string;
-  stream: Uint8Array | string;
-  /** What to write as /Length instead of the true length: a wrong number, or `'9 0 R'`. */
-  length?: number | string;
-};
+export type Body =
+  | string
+  | {
+      dict: string;
+      stream: Uint8Array | string;
+      /** What to write as /Length instead of the true length: a wrong number, or `'9 0 R'`. */
+      length?: number | string;
+    };
 
 export interface RawObject {
   num: number;
@@ -70,9 +72,12 @@ export declare const bytesOf: (text: string) => Uint8Array;
  * and cross-reference section with trailer, `startxref` and `%%EOF`.
  * Section 0 is the original file; later sections are incremental updates.
  */
-export declare function buildPdf(sections: Section[], options?: {
-  header?: string;
-}): RawPdf;
+export declare function buildPdf(
+  sections: Section[],
+  options?: {
+    header?: string;
+  },
+): RawPdf;
 
 /** A content stream drawing `text` in Helvetica 24 pt (text with no parentheses or backslashes). */
 export declare function drawText(text: string, y?: number): string;
@@ -90,13 +95,16 @@ export interface SimpleDoc {
  * dictionary (4, 6, 8, …) and content stream (5, 7, 9, …).
  * `catalog` and `page(i)` add entries to those dictionaries.
  */
-export declare function simpleDoc(texts: string[], extra?: {
-  catalog?: string;
-  page?: (i: number) => string;
-  mediaBox?: string;
-}): SimpleDoc;
+export declare function simpleDoc(
+  texts: string[],
+  extra?: {
+    catalog?: string;
+    page?: (i: number) => string;
+    mediaBox?: string;
+  },
+): SimpleDoc;
 
-export declare const FONT = "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";
+export declare const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
 
 /** A page dictionary whose font /F1 is object 3 (the font of `simpleDoc`). */
 export declare function pageDict(parent: number, contents: number, entries?: string): string;

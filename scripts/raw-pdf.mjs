@@ -20,8 +20,7 @@ function streamText(data) {
 
 function objectSource(obj) {
   const head = `${obj.num} ${obj.gen ?? 0} obj\n`;
-  if (typeof obj.body === 'string')
-    return `${head}${obj.body}\nendobj\n`;
+  if (typeof obj.body === 'string') return `${head}${obj.body}\nendobj\n`;
   const data = streamText(obj.body.stream);
   const length = obj.body.length ?? data.length;
   return `${head}<< ${obj.body.dict} /Length ${length} >>\nstream\n${data}\nendstream\nendobj\n`;
@@ -49,14 +48,11 @@ export function buildPdf(sections, options = {}) {
     const compressed = new Map();
     const byNum = new Map(section.objects.map((o) => [o.num, o]));
     const packed = new Set((section.objectStreams ?? []).flatMap((s) => s.members));
-    for (const o of section.objects)
-      highest = Math.max(highest, o.num);
-    for (const s of section.objectStreams ?? [])
-      highest = Math.max(highest, s.num);
+    for (const o of section.objects) highest = Math.max(highest, o.num);
+    for (const s of section.objectStreams ?? []) highest = Math.max(highest, s.num);
     // Top-level objects, in the order given.
     for (const obj of section.objects) {
-      if (packed.has(obj.num))
-        continue;
+      if (packed.has(obj.num)) continue;
       offsets.set(obj.num, out.length);
       out += objectSource(obj);
     }
@@ -80,17 +76,13 @@ export function buildPdf(sections, options = {}) {
     }
     const kind = section.xref ?? 'table';
     const xrefNum = section.xrefNum ?? highest + 1;
-    if (kind !== 'table')
-      highest = Math.max(highest, xrefNum);
+    if (kind !== 'table') highest = Math.max(highest, xrefNum);
     const size = section.size ?? highest + 1;
     const prevIndex = section.prev === undefined ? (index > 0 ? index - 1 : null) : section.prev;
     const prevText = (selfAt) => {
-      if (prevIndex === null)
-        return '';
-      if (prevIndex === index)
-        return ` /Prev ${selfAt}`;
-      if (prevIndex < index)
-        return ` /Prev ${layouts[prevIndex].xrefAt}`;
+      if (prevIndex === null) return '';
+      if (prevIndex === index) return ` /Prev ${selfAt}`;
+      if (prevIndex < index) return ` /Prev ${layouts[prevIndex].xrefAt}`;
       patches.push({ target: prevIndex });
       return ` /Prev ${PLACEHOLDER(prevIndex)}`;
     };
@@ -100,7 +92,8 @@ export function buildPdf(sections, options = {}) {
     const xrefStream = (at, nums, dictExtra) => {
       const rows = [];
       for (const num of nums) {
-        const row = section.xrefRows?.[num] ??
+        const row =
+          section.xrefRows?.[num] ??
           (num === 0
             ? [0, 0, 65535]
             : compressed.has(num)
@@ -118,7 +111,9 @@ export function buildPdf(sections, options = {}) {
         raw.writeUInt32BE(f2, i * 7 + 1);
         raw.writeUInt16BE(f3, i * 7 + 5);
       });
-      const dict = `/Type /XRef /Size ${size} /W [1 4 2] /Index [${subsections(nums).map(([from, count]) => `${from} ${count}`).join(' ')}]${compress ? ' /Filter /FlateDecode' : ''}${dictExtra}`;
+      const dict = `/Type /XRef /Size ${size} /W [1 4 2] /Index [${subsections(nums)
+        .map(([from, count]) => `${from} ${count}`)
+        .join(' ')}]${compress ? ' /Filter /FlateDecode' : ''}${dictExtra}`;
       return objectSource({ num: xrefNum, body: { dict, stream: compress ? deflateSync(raw) : raw } });
     };
     const layout = { xrefAt: 0, startxrefAt: 0, end: 0, offsets };
@@ -129,15 +124,18 @@ export function buildPdf(sections, options = {}) {
       // Section 0 covers 0..size-1 (absent numbers as free); an update lists only its own objects.
       const nums = index === 0 ? range(0, size - 1) : [...new Set([...offsets.keys(), ...compressed.keys()])].sort((a, b) => a - b);
       out += xrefStream(at, nums, `${rootText}${prevText(at)}${extra}`);
-    }
-    else {
+    } else {
       let xrefStmText = '';
       if (kind === 'hybrid') {
         // The stream lists only the compressed objects; the table lists the rest.
         const at = out.length;
         layout.xrefStmAt = at;
         offsets.set(xrefNum, at);
-        out += xrefStream(at, [...compressed.keys()].sort((a, b) => a - b), '');
+        out += xrefStream(
+          at,
+          [...compressed.keys()].sort((a, b) => a - b),
+          '',
+        );
         xrefStmText = ` /XRefStm ${at}`;
       }
       const at = out.length;
@@ -150,10 +148,8 @@ export function buildPdf(sections, options = {}) {
         out += `${from} ${count}\n`;
         for (let num = from; num < from + count; num++) {
           const offset = offsets.get(num);
-          if (offset !== undefined)
-            out += `${String(offset).padStart(10, '0')} ${String(byNum.get(num)?.gen ?? 0).padStart(5, '0')} n \n`;
-          else
-            out += num === 0 ? '0000000000 65535 f \n' : '0000000000 00000 f \n';
+          if (offset !== undefined) out += `${String(offset).padStart(10, '0')} ${String(byNum.get(num)?.gen ?? 0).padStart(5, '0')} n \n`;
+          else out += num === 0 ? '0000000000 65535 f \n' : '0000000000 00000 f \n';
         }
       }
       layout.trailerAt = out.length;
@@ -162,8 +158,7 @@ export function buildPdf(sections, options = {}) {
     layout.startxrefAt = out.length;
     out += `startxref\n${layout.xrefAt}\n%%EOF\n`;
     layout.end = out.length;
-    for (const [num, at] of offsets)
-      latest.set(num, at);
+    for (const [num, at] of offsets) latest.set(num, at);
     layouts.push(layout);
   });
   // Forward /Prev: the placeholder and the offset have the same width only by luck, so
@@ -171,8 +166,7 @@ export function buildPdf(sections, options = {}) {
   for (const { target } of patches) {
     const marker = PLACEHOLDER(target);
     const value = String(layouts[target].xrefAt);
-    if (value.length > marker.length)
-      throw new Error('file too large for a forward /Prev');
+    if (value.length > marker.length) throw new Error('file too large for a forward /Prev');
     out = out.split(marker).join(value.padStart(marker.length, '0'));
   }
   return { bytes: bytesOf(out), text: out, sections: layouts, offsets: latest };
@@ -183,10 +177,8 @@ function subsections(nums) {
   const runs = [];
   for (const num of nums) {
     const last = runs[runs.length - 1];
-    if (last && last[0] + last[1] === num)
-      last[1]++;
-    else
-      runs.push([num, 1]);
+    if (last && last[0] + last[1] === num) last[1]++;
+    else runs.push([num, 1]);
   }
   return runs;
 }
@@ -254,8 +246,7 @@ export function replaceOnce(pdf, find, by, from = 0) {
   const tail = source.slice(from);
   const pattern = typeof find === 'string' ? new RegExp(find.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : new RegExp(find.source, find.flags.replace('g', ''));
   const m = pattern.exec(tail);
-  if (!m)
-    throw new Error(`damage: ${String(find)} not found after offset ${from}`);
+  if (!m) throw new Error(`damage: ${String(find)} not found after offset ${from}`);
   const replacement = typeof by === 'string' ? by : by(m[0]);
   return bytesOf(source.slice(0, from + m.index) + replacement + source.slice(from + m.index + m[0].length));
 }
@@ -280,8 +271,7 @@ export function swapTableRows(pdf, a, b, section = 0) {
   const start = pdf.sections[section].xrefAt;
   const end = pdf.sections[section].trailerAt;
   const table = pdf.text.slice(start, end);
-  if (!table.includes(rowA) || !table.includes(rowB))
-    throw new Error('swapTableRows: rows not found');
+  if (!table.includes(rowA) || !table.includes(rowB)) throw new Error('swapTableRows: rows not found');
   const swapped = table.replace(rowA, '\u0000').replace(rowB, rowA).replace('\u0000', rowB);
   return bytesOf(pdf.text.slice(0, start) + swapped + pdf.text.slice(end));
 }

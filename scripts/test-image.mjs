@@ -108,12 +108,16 @@ async function main() {
 
   current = 'a Docker engine';
   engine = await dockerEngine({ log });
-  log(`Docker engine ${engine.version} (storage driver ${engine.driver}; ${engine.started ? 'started by this run, stopped at its end' : 'already running'}), client ${engine.cli}`);
+  log(
+    `Docker engine ${engine.version} (storage driver ${engine.driver}; ${engine.started ? 'started by this run, stopped at its end' : 'already running'}), client ${engine.cli}`,
+  );
 
   const bases = {};
   await check('the base image is available', async () => {
     for (const image of externalBaseImages(readFileSync(DOCKERFILE, 'utf8'))) bases[image] = await ensureBaseImage(engine, image, { log });
-    return Object.entries(bases).map(([image, how]) => `${image}: ${how}`).join('; ');
+    return Object.entries(bases)
+      .map(([image, how]) => `${image}: ${how}`)
+      .join('; ');
   });
 
   await check('deploy/Dockerfile builds', async () => {
@@ -124,7 +128,8 @@ async function main() {
     // The host's network: an engine started by this script has no bridge, and npm ci must reach the registry.
     const build = engine.docker(['build', '--progress', 'plain', '--network', 'host', '-f', DOCKERFILE, '-t', options.tag, ROOT], { timeout: 1_200_000 });
     writeFileSync(logFile, build.stdout + build.stderr);
-    if (build.status !== 0) fail(`docker build failed (whole log: ${relative(ROOT, logFile)}):\n${(build.stdout + build.stderr).trim().split('\n').slice(-25).join('\n')}`);
+    if (build.status !== 0)
+      fail(`docker build failed (whole log: ${relative(ROOT, logFile)}):\n${(build.stdout + build.stderr).trim().split('\n').slice(-25).join('\n')}`);
     const now = engine.docker(['image', 'inspect', '--format', '{{.Id}}', options.tag]).stdout.trim();
     // The image this tag named before is of no use now.
     if (previous && previous !== now) engine.docker(['image', 'rm', previous]);
@@ -147,7 +152,24 @@ async function main() {
   else chmodSync(keysDir, 0o777);
   let key;
   await check('a key is created with the image (deploy/README.md)', async () => {
-    const created = engine.docker(['run', '--rm', '--network', 'none', '--read-only', '-v', `${keysDir}:/etc/pdfsvc`, options.tag, 'keys', 'create', '--plan', 'business', '--name', 'image-test', '--keys-file', '/etc/pdfsvc/keys.json']);
+    const created = engine.docker([
+      'run',
+      '--rm',
+      '--network',
+      'none',
+      '--read-only',
+      '-v',
+      `${keysDir}:/etc/pdfsvc`,
+      options.tag,
+      'keys',
+      'create',
+      '--plan',
+      'business',
+      '--name',
+      'image-test',
+      '--keys-file',
+      '/etc/pdfsvc/keys.json',
+    ]);
     const made = created.stdout.trim();
     if (created.status !== 0 || !/^pdfsvc_\S+$/.test(made)) fail(`keys create answered ${created.status}: ${created.stderr.trim() || made.slice(0, 200)}`);
     key = made;
@@ -161,14 +183,35 @@ async function main() {
   await check('the image serves, read-only, on loopback with --network host', async () => {
     containers.push(name);
     const run = engine.docker([
-      'run', '--detach', '--name', name,
-      '--read-only', '--network', 'host', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+      'run',
+      '--detach',
+      '--name',
+      name,
+      '--read-only',
+      '--network',
+      'host',
+      '--cap-drop',
+      'ALL',
+      '--security-opt',
+      'no-new-privileges',
       // The image's HEALTHCHECK, asked every 2 s instead of every 30 s so the run need not wait.
-      '--health-interval', '2s',
-      '--env', `PDFSVC_HEALTHZ_URL=${base}/healthz`,
-      '--volume', `${keysDir}:/etc/pdfsvc:ro`,
+      '--health-interval',
+      '2s',
+      '--env',
+      `PDFSVC_HEALTHZ_URL=${base}/healthz`,
+      '--volume',
+      `${keysDir}:/etc/pdfsvc:ro`,
       options.tag,
-      'serve', '--https', '--host', '127.0.0.1', '--port', String(port), '--keys-file', '/etc/pdfsvc/keys.json', '--workers', '2',
+      'serve',
+      '--https',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--keys-file',
+      '/etc/pdfsvc/keys.json',
+      '--workers',
+      '2',
     ]);
     if (run.status !== 0) fail(`docker run failed: ${run.stderr.trim()}`);
     const up = await poll(30_000, async () => {
@@ -216,7 +259,10 @@ async function main() {
 
   await check('nothing was written inside the container, to the end (docker diff)', () => assertNoDiff(name));
 
-  const baseSizes = Object.keys(bases).map((image) => `${image}, ${bases[image].startsWith('stand-in') ? 'stand-in' : bases[image]}, ${megabytes(Number(engine.docker(['image', 'inspect', '--format', '{{.Size}}', image]).stdout))}`);
+  const baseSizes = Object.keys(bases).map(
+    (image) =>
+      `${image}, ${bases[image].startsWith('stand-in') ? 'stand-in' : bases[image]}, ${megabytes(Number(engine.docker(['image', 'inspect', '--format', '{{.Size}}', image]).stdout))}`,
+  );
   return `${options.tag} is ${size} (base ${baseSizes.join('; ')})`;
 }
 
@@ -237,19 +283,42 @@ function inspectContents(config) {
   if (listed.status !== 0) fail(`listing the image's files failed: ${listed.stderr.trim()}`);
   const image = JSON.parse(listed.stdout);
   if (image.top.join(' ') !== 'bin dist node_modules package.json') fail(`/app holds ${image.top.join(', ')}; expected bin, dist, node_modules, package.json`);
-  const unwanted = image.files.filter((file) => /(^|\/)(src|test|tests|scripts|fixtures)\//.test(file) || (/\.(ts|mts|cts)$/.test(file) && !/\.d\.[mc]?ts$/.test(file)));
+  const unwanted = image.files.filter(
+    (file) => /(^|\/)(src|test|tests|scripts|fixtures)\//.test(file) || (/\.(ts|mts|cts)$/.test(file) && !/\.d\.[mc]?ts$/.test(file)),
+  );
   if (unwanted.length > 0) fail(`sources or tests in the image: ${unwanted.slice(0, 10).join(', ')}`);
   // What production needs, as npm resolves it on this machine from the same lockfile.
   const ls = runSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT });
-  const wanted = ls.stdout.trim().split('\n').map((line) => relative(ROOT, line)).filter((path) => path.startsWith('node_modules/'));
+  const wanted = ls.stdout
+    .trim()
+    .split('\n')
+    .map((line) => relative(ROOT, line))
+    .filter((path) => path.startsWith('node_modules/'));
   if (wanted.length === 0) fail(`npm ls --omit=dev listed nothing (run npm ci first): ${ls.stderr.trim()}`);
   const extra = image.packages.filter((p) => !wanted.includes(p));
   const missing = wanted.filter((p) => !image.packages.includes(p));
   if (extra.length > 0) fail(`packages in the image that npm ls --omit=dev does not list (dev dependencies?): ${extra.join(', ')}`);
   if (missing.length > 0) fail(`production packages missing from the image: ${missing.join(', ')}`);
   if (image.empty.length > 0) fail(`empty directories left in node_modules: ${image.empty.join(', ')}`);
-  const du = engine.docker(['run', '--rm', '--network', 'none', '--read-only', '--entrypoint', 'du', options.tag, '-sk', '/app/bin', '/app/dist', '/app/node_modules']);
-  const parts = du.stdout.trim().split('\n').map((line) => line.split(/\s+/)).map(([kb, path]) => `${path.replace('/app/', '')} ${megabytes(Number(kb) * 1024)}`);
+  const du = engine.docker([
+    'run',
+    '--rm',
+    '--network',
+    'none',
+    '--read-only',
+    '--entrypoint',
+    'du',
+    options.tag,
+    '-sk',
+    '/app/bin',
+    '/app/dist',
+    '/app/node_modules',
+  ]);
+  const parts = du.stdout
+    .trim()
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .map(([kb, path]) => `${path.replace('/app/', '')} ${megabytes(Number(kb) * 1024)}`);
   const size = megabytes(Number(engine.docker(['image', 'inspect', '--format', '{{.Size}}', options.tag]).stdout));
   log(`image contents: ${wanted.length} production packages, no others; ${parts.join(', ')}; HEALTHCHECK ${config.Healthcheck ? 'present' : 'absent'}`);
   return size;
@@ -265,12 +334,16 @@ async function drain(qpdf, base, key, input, name, port) {
   const cut = body.length - 64;
   let answered;
   const answer = new Promise((resolve, reject) => {
-    const req = https.request(`${base}/v1/rotate_pages`, { method: 'POST', rejectUnauthorized: false, agent: false, headers: { 'content-type': contentType, 'content-length': body.length, 'x-api-key': key } }, (res) => {
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = https.request(
+      `${base}/v1/rotate_pages`,
+      { method: 'POST', rejectUnauthorized: false, agent: false, headers: { 'content-type': contentType, 'content-length': body.length, 'x-api-key': key } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.write(body.subarray(0, cut));
     answered = req;
@@ -321,7 +394,8 @@ function judgePdf(qpdf, bytes, pages) {
   const file = join(dir, 'answer.pdf');
   writeFileSync(file, bytes);
   const checked = runSync(qpdf, ['--check', file]);
-  if (checked.status !== 0) fail(`qpdf --check rejects the answer (${checked.status}): ${(checked.stdout + checked.stderr).trim().split('\n').slice(-3).join(' ')}`);
+  if (checked.status !== 0)
+    fail(`qpdf --check rejects the answer (${checked.status}): ${(checked.stdout + checked.stderr).trim().split('\n').slice(-3).join(' ')}`);
   const counted = runSync(qpdf, ['--show-npages', file]).stdout.trim();
   if (counted !== String(pages)) fail(`the answer has ${counted} pages, not ${pages}`);
   return `qpdf --check: no errors, ${pages} pages`;
@@ -347,13 +421,17 @@ async function multipart(fields) {
 /** One HTTPS request; the server's self-signed certificate is accepted and its fingerprint returned for comparison. */
 function request(url, { method = 'GET', body, headers = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method, rejectUnauthorized: false, agent: false, timeout: 30_000, headers: { ...(body ? { 'content-length': body.length } : {}), ...headers } }, (res) => {
-      const fingerprint = res.socket.getPeerCertificate?.()?.fingerprint256;
-      const chunks = [];
-      res.on('data', (chunk) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), fingerprint }));
-      res.on('error', reject);
-    });
+    const req = https.request(
+      url,
+      { method, rejectUnauthorized: false, agent: false, timeout: 30_000, headers: { ...(body ? { 'content-length': body.length } : {}), ...headers } },
+      (res) => {
+        const fingerprint = res.socket.getPeerCertificate?.()?.fingerprint256;
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks), fingerprint }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 30 s`)));
     req.on('error', reject);
     req.end(body);
@@ -399,7 +477,18 @@ function megabytes(bytes) {
 function report(ok) {
   if (!options.report) return;
   mkdirSync(dirname(options.report), { recursive: true });
-  writeFileSync(options.report, JSON.stringify({ numPassedTests: passed.length, numFailedTests: ok ? 0 : 1, numPendingTests: 0, numTodoTests: 0, numFailedTestSuites: 0, passed, failed: ok ? undefined : current }));
+  writeFileSync(
+    options.report,
+    JSON.stringify({
+      numPassedTests: passed.length,
+      numFailedTests: ok ? 0 : 1,
+      numPendingTests: 0,
+      numTodoTests: 0,
+      numFailedTestSuites: 0,
+      passed,
+      failed: ok ? undefined : current,
+    }),
+  );
 }
 
 function parseArgs(args) {

@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Entry files and the names they offer to code outside this program: the
-// package's exports, bin/pdfsvc.js and the worker threads (by file name).
+// package's exports, bin/pdfsvc.js, the worker threads (by file name) and
+// vitest's global set-up (named in vitest.config.ts).
 const ENTRIES = new Map(
   Object.entries({
     'src/index.ts': '*',
@@ -24,6 +25,7 @@ const ENTRIES = new Map(
     'src/server/worker.ts': ['default'],
     'src/cli/batch-worker.ts': ['default'],
     'src/cli/progress-worker.ts': ['default'],
+    'test/helpers/run-home.ts': ['default'],
   }).map(([file, names]) => [resolve(root, file), names]),
 );
 

@@ -54,7 +54,8 @@ const RSS_LIMIT_KB = 512 * 1024;
 const CONCURRENCY = 2;
 
 /** The field of an action that takes an image, if any. */
-const imageFieldOf = (action: AnyAction) => Object.entries(action.fields as Record<string, Field>).find(([, field]) => field.kind === 'file' && field.accepts === 'image')?.[0];
+const imageFieldOf = (action: AnyAction) =>
+  Object.entries(action.fields as Record<string, Field>).find(([, field]) => field.kind === 'file' && field.accepts === 'image')?.[0];
 const IMAGE_ACTIONS = actions.filter((action) => imageFieldOf(action) !== undefined);
 
 /** Files past a reading limit: every action refuses them with a 400 that says which limit, and why. */
@@ -100,7 +101,13 @@ const CASES: Case[] = [
   ...HOSTILE_PDFS.flatMap(([name]) => {
     const file = hostile(name);
     const reads = once(async () => (await qpdfReads(file)).verdict);
-    return actions.map((action) => ({ label: `${action.name} on ${name}`, input: name, action: action.name, fields: exampleRequest(action, file), qpdfReadsInput: reads }));
+    return actions.map((action) => ({
+      label: `${action.name} on ${name}`,
+      input: name,
+      action: action.name,
+      fields: exampleRequest(action, file),
+      qpdfReadsInput: reads,
+    }));
   }),
   ...HOSTILE_IMAGES.flatMap(([name]) =>
     IMAGE_ACTIONS.map((action) => ({
@@ -178,9 +185,11 @@ async function judge(test: Case, outcome: Outcome): Promise<void> {
 /** Runs `each` over `items`, `concurrency` at a time. */
 async function inTurn<T>(items: T[], concurrency: number, each: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await each(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await each(items[next++]);
+    }),
+  );
 }
 
 describe('every action over every hostile file, through a live server', () => {
@@ -190,7 +199,10 @@ describe('every action over every hostile file, through a live server', () => {
     // The request deadline (a time on the clock) far off: what is bounded here is each request's cost in CPU
     // time. Beside a second npm test and more, a request's work at the workers' lower priority waited 120 s,
     // the default deadline, for the CPU.
-    served = await serve({ args: ['--workers', '2', '--request-timeout-ms', '900000'], env: { ...process.env, MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as Record<string, string> });
+    served = await serve({
+      args: ['--workers', '2', '--request-timeout-ms', '900000'],
+      env: { ...process.env, MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as Record<string, string>,
+    });
     const sampler = setInterval(() => (peakRssKb = Math.max(peakRssKb, vmHwmKb(served.pid))), 200);
     try {
       await inTurn(CASES, CONCURRENCY, async (test) => {
@@ -209,15 +221,19 @@ describe('every action over every hostile file, through a live server', () => {
     await served?.stop();
   });
 
-  it.each([...HOSTILE_PDFS, ...HOSTILE_IMAGES].map(([name, about]) => [name, about]))(`%s (%s): a 200 or a 400 naming a field, at most ${CPU_LIMIT_MS / 1000} s of CPU each`, (name) => {
-    const failures = CASES.filter((c) => c.input === name).flatMap((c) => {
-      const outcome = outcomes.get(c);
-      if (outcome?.failure) return [`${c.label}: ${outcome.failure}`];
-      if (PAST_LIMIT[name] && !(outcome?.status === 400 && PAST_LIMIT[name].test(outcome.problem ?? ''))) return [`${c.label}: not refused naming the limit: ${outcome?.status} ${outcome?.problem}`];
-      return [];
-    });
-    expect(failures).toEqual([]);
-  });
+  it.each([...HOSTILE_PDFS, ...HOSTILE_IMAGES].map(([name, about]) => [name, about]))(
+    `%s (%s): a 200 or a 400 naming a field, at most ${CPU_LIMIT_MS / 1000} s of CPU each`,
+    (name) => {
+      const failures = CASES.filter((c) => c.input === name).flatMap((c) => {
+        const outcome = outcomes.get(c);
+        if (outcome?.failure) return [`${c.label}: ${outcome.failure}`];
+        if (PAST_LIMIT[name] && !(outcome?.status === 400 && PAST_LIMIT[name].test(outcome.problem ?? '')))
+          return [`${c.label}: not refused naming the limit: ${outcome?.status} ${outcome?.problem}`];
+        return [];
+      });
+      expect(failures).toEqual([]);
+    },
+  );
 
   it('qpdf, the judge, gave a verdict on every output within its own bound', () => {
     const undecided = CASES.flatMap((c) => (outcomes.get(c)?.undecided ? [`${c.label}: ${outcomes.get(c)!.undecided}`] : []));
@@ -259,7 +275,11 @@ let runs = 0;
 async function weighCli(args: string[]): Promise<CliRun> {
   const usageFile = join(scratch, `usage-${++runs}.json`);
   // The time-out is the harness's (a hung child); the bounds under test are on what the child reports.
-  const run = await execa(process.execPath, ['--import', USAGE_AT_EXIT, CLI, ...args], { reject: false, timeout: 300_000, env: { PDFSVC_TEST_USAGE: usageFile } });
+  const run = await execa(process.execPath, ['--import', USAGE_AT_EXIT, CLI, ...args], {
+    reject: false,
+    timeout: 300_000,
+    env: { PDFSVC_TEST_USAGE: usageFile },
+  });
   const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKb: number; cpuMs: number };
   return { exitCode: run.exitCode, stderr: run.stderr, ...usage };
 }
@@ -278,20 +298,24 @@ describe('the command line on the three heaviest files', () => {
   });
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it.each(ISSUE_21)(`%s: every action answers (exit 0 or 2) within ${CPU_LIMIT_MS / 1000} s of CPU and under ${CLI_RSS_LIMIT_KB / 1024} MB of peak RSS`, async (name) => {
-    const weighed: string[] = [];
-    const failures: string[] = [];
-    // Two at a time, as the machine has two cores; each child reports its own peak and CPU time, so they do not add up.
-    await inTurn([...actions], 2, async ({ name: action }) => {
-      const run = await weighCli(exampleArguments(findAction(action)!, join(HOSTILE.pathname, name), join(scratch, `${action}-${++runs}`)));
-      weighed.push(`${action} ${Math.round(run.maxRssKb / 1024)} MB ${Math.round(run.cpuMs)} ms`);
-      if (run.exitCode !== 0 && run.exitCode !== 2) failures.push(`${action}: exit ${run.exitCode}: ${run.stderr.slice(0, 300)}`);
-      if (run.maxRssKb >= CLI_RSS_LIMIT_KB) failures.push(`${action}: peak RSS ${Math.round(run.maxRssKb / 1024)} MB`);
-      if (run.cpuMs > CPU_LIMIT_MS) failures.push(`${action}: ${Math.round(run.cpuMs)} ms of CPU`);
-    });
-    console.log(`${name} on the command line: ${weighed.join(', ')}`);
-    expect(failures).toEqual([]);
-  }, 600_000);
+  it.each(ISSUE_21)(
+    `%s: every action answers (exit 0 or 2) within ${CPU_LIMIT_MS / 1000} s of CPU and under ${CLI_RSS_LIMIT_KB / 1024} MB of peak RSS`,
+    async (name) => {
+      const weighed: string[] = [];
+      const failures: string[] = [];
+      // Two at a time, as the machine has two cores; each child reports its own peak and CPU time, so they do not add up.
+      await inTurn([...actions], 2, async ({ name: action }) => {
+        const run = await weighCli(exampleArguments(findAction(action)!, join(HOSTILE.pathname, name), join(scratch, `${action}-${++runs}`)));
+        weighed.push(`${action} ${Math.round(run.maxRssKb / 1024)} MB ${Math.round(run.cpuMs)} ms`);
+        if (run.exitCode !== 0 && run.exitCode !== 2) failures.push(`${action}: exit ${run.exitCode}: ${run.stderr.slice(0, 300)}`);
+        if (run.maxRssKb >= CLI_RSS_LIMIT_KB) failures.push(`${action}: peak RSS ${Math.round(run.maxRssKb / 1024)} MB`);
+        if (run.cpuMs > CPU_LIMIT_MS) failures.push(`${action}: ${Math.round(run.cpuMs)} ms of CPU`);
+      });
+      console.log(`${name} on the command line: ${weighed.join(', ')}`);
+      expect(failures).toEqual([]);
+    },
+    600_000,
+  );
 
   it('rebuilding the table of 200,000 objects takes at most twice the CPU time qpdf takes to rebuild it and write the file', async () => {
     const input = join(HOSTILE.pathname, 'no-xref-200000-objects.pdf');

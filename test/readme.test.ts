@@ -9,7 +9,16 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { actions } from '../src/actions/index.js';
 import type { AnyAction } from '../src/core/action.js';
-import { actionsReference, catalogModule, catalogOrder, LIBRARY_END, LIBRARY_START, libraryExports, REFERENCE_END, REFERENCE_START } from '../src/core/reference.js';
+import {
+  actionsReference,
+  catalogModule,
+  catalogOrder,
+  LIBRARY_END,
+  LIBRARY_START,
+  libraryExports,
+  REFERENCE_END,
+  REFERENCE_START,
+} from '../src/core/reference.js';
 
 const README = new URL('../README.md', import.meta.url);
 const CATALOG = new URL('../src/actions/catalog.ts', import.meta.url);
@@ -19,8 +28,12 @@ const write = process.env.PDFSVC_WRITE_README === '1';
 
 /** Every folder of src/actions/ with a declaration, as the catalog lists them (listed ones in their order). */
 async function declaredActions(): Promise<AnyAction[]> {
-  const folders = readdirSync(ACTIONS, { withFileTypes: true }).filter((entry) => entry.isDirectory() && existsSync(new URL(`${entry.name}/action.ts`, ACTIONS)));
-  const found = await Promise.all(folders.map(async ({ name }) => ((await import(new URL(`${name}/action.ts`, ACTIONS).href)) as { default: AnyAction }).default));
+  const folders = readdirSync(ACTIONS, { withFileTypes: true }).filter(
+    (entry) => entry.isDirectory() && existsSync(new URL(`${entry.name}/action.ts`, ACTIONS)),
+  );
+  const found = await Promise.all(
+    folders.map(async ({ name }) => ((await import(new URL(`${name}/action.ts`, ACTIONS).href)) as { default: AnyAction }).default),
+  );
   return catalogOrder(actions as readonly AnyAction[], found);
 }
 

@@ -19,12 +19,18 @@ import { fixture, qpdfCheck } from './helpers/pdf-tools.js';
 import { inProcessApp } from './server/harness.js';
 
 const ACTIONS = new URL('../src/actions/', import.meta.url);
-const folders = readdirSync(ACTIONS, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+const folders = readdirSync(ACTIONS, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
 
 /** The test files of an action: under test/actions/, or in its own folder. */
 const testSources = [
   ...readdirSync(new URL('./actions/', import.meta.url)).map((name) => new URL(`./actions/${name}`, import.meta.url)),
-  ...folders.flatMap((folder) => readdirSync(new URL(folder, ACTIONS.href + '/')).filter((name) => name.endsWith('.test.ts')).map((name) => new URL(`${folder}/${name}`, ACTIONS))),
+  ...folders.flatMap((folder) =>
+    readdirSync(new URL(folder, ACTIONS.href + '/'))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => new URL(`${folder}/${name}`, ACTIONS)),
+  ),
 ]
   .map((file) => readFileSync(file, 'utf8'))
   .join('\n');
@@ -45,7 +51,7 @@ describe('action registry', () => {
       }
     });
 
-    it('has an example for every field that passes the field\'s own rules', () => {
+    it("has an example for every field that passes the field's own rules", () => {
       const fields = action.fields as Record<string, Field>;
       const raw = Object.fromEntries(
         Object.entries(fields).map(([fieldName, field]) => {

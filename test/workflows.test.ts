@@ -24,7 +24,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const pdfsvc = (args: string[], options: { input?: Uint8Array; env?: Record<string, string> } = {}) => {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('PDFSVC_')) delete env[key];
-  return execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', input: options.input, env: { ...env, ...options.env }, extendEnv: false });
+  return execa('node', ['bin/pdfsvc.js', ...args], {
+    reject: false,
+    encoding: 'buffer',
+    input: options.input,
+    env: { ...env, ...options.env },
+    extendEnv: false,
+  });
 };
 const secretFile = (name: string, secret: string) => {
   const path = join(dir, name);
@@ -56,7 +62,20 @@ describe('workflow 1: restrictions and an open password in one add_restrictions 
   it('CLI: owner password from --owner-password-file, user password from $PDFSVC_USER_PASSWORD', async () => {
     const out = join(dir, 'restricted.pdf');
     const run = await pdfsvc(
-      ['add-restrictions', '--owner-password-file', secretFile('owner.txt', 'owner-pw'), '--encryption-algorithm', 'AES-256', '--allow-print', 'false', '--allow-copy-content', 'false', fixturePath('pages-3.pdf'), '-o', out],
+      [
+        'add-restrictions',
+        '--owner-password-file',
+        secretFile('owner.txt', 'owner-pw'),
+        '--encryption-algorithm',
+        'AES-256',
+        '--allow-print',
+        'false',
+        '--allow-copy-content',
+        'false',
+        fixturePath('pages-3.pdf'),
+        '-o',
+        out,
+      ],
       { env: { PDFSVC_USER_PASSWORD: 'reader-pw' } },
     );
     expect(run.exitCode, Buffer.from(run.stderr).toString()).toBe(0);
@@ -77,8 +96,16 @@ describe('workflow 1: restrictions and an open password in one add_restrictions 
   });
 
   it('add_password followed by add_restrictions is refused, naming remove_password (rule 4)', async () => {
-    const locked = await postPdf('add_password', [['file', fixture('pages-3.pdf')], ['password', 'reader-pw']]);
-    const problem = await problemOf(await post('add_restrictions', [['file', locked], ['owner_password', 'owner-pw']]));
+    const locked = await postPdf('add_password', [
+      ['file', fixture('pages-3.pdf')],
+      ['password', 'reader-pw'],
+    ]);
+    const problem = await problemOf(
+      await post('add_restrictions', [
+        ['file', locked],
+        ['owner_password', 'owner-pw'],
+      ]),
+    );
     expect(problem.status).toBe(400);
     expect(problem.errors?.file?.[0]).toMatch(/remove_password/);
   });
@@ -103,26 +130,53 @@ describe('workflow 2: remove_password → rotate_pages → add_password', () => 
   });
 
   it('HTTP', async () => {
-    const opened = await postPdf('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'secret-owner']]);
-    const rotated = await postPdf('rotate_pages', [['file', opened], ['angle', '90']]);
-    await check(await postPdf('add_password', [['file', rotated], ['password', 'new-pw']]));
+    const opened = await postPdf('remove_password', [
+      ['file', fixture('encrypted-user.pdf')],
+      ['password', 'secret-owner'],
+    ]);
+    const rotated = await postPdf('rotate_pages', [
+      ['file', opened],
+      ['angle', '90'],
+    ]);
+    await check(
+      await postPdf('add_password', [
+        ['file', rotated],
+        ['password', 'new-pw'],
+      ]),
+    );
   });
 
   it('rotating the encrypted document directly is refused, naming remove_password (rule 2)', async () => {
     const cli = await pdfsvc(['rotate', '--angle', '90', fixturePath('encrypted-user.pdf'), '-o', join(dir, 'never.pdf')]);
     expect(cli.exitCode).toBe(2);
     expect(Buffer.from(cli.stderr).toString()).toMatch(/^pdfsvc: file: .*call remove_password/);
-    const problem = await problemOf(await post('rotate_pages', [['file', fixture('encrypted-user.pdf')], ['angle', '90']]));
+    const problem = await problemOf(
+      await post('rotate_pages', [
+        ['file', fixture('encrypted-user.pdf')],
+        ['angle', '90'],
+      ]),
+    );
     expect(problem.errors?.file?.[0]).toMatch(/remove_password/);
   });
 
   it('a wrong password is exit 2 / 400 errors.password, and the password appears in no message', async () => {
-    const cli = await pdfsvc(['remove-password', '--password-file', secretFile('wrong.txt', 'Wr0ng-Guess'), fixturePath('encrypted-user.pdf'), '--json', '-o', join(dir, 'never.pdf')]);
+    const cli = await pdfsvc([
+      'remove-password',
+      '--password-file',
+      secretFile('wrong.txt', 'Wr0ng-Guess'),
+      fixturePath('encrypted-user.pdf'),
+      '--json',
+      '-o',
+      join(dir, 'never.pdf'),
+    ]);
     expect(cli.exitCode).toBe(2);
     const stderr = Buffer.from(cli.stderr).toString();
     expect(JSON.parse(stderr).errors.password[0]).toMatch(/does not open/);
     expect(stderr).not.toContain('Wr0ng-Guess');
-    const response = await post('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'Wr0ng-Guess']]);
+    const response = await post('remove_password', [
+      ['file', fixture('encrypted-user.pdf')],
+      ['password', 'Wr0ng-Guess'],
+    ]);
     const body = await response.text();
     expect(response.status).toBe(400);
     expect(JSON.parse(body).errors.password[0]).toMatch(/does not open/);
@@ -141,10 +195,33 @@ describe('the server log', () => {
   it('holds no password, right or wrong', async () => {
     const lines: RequestLogEntry[] = [];
     const logged = inProcessApp('global', { log: (entry) => lines.push(entry) });
-    const send = (action: string, fields: Array<[string, Part]>) => logged.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.business }));
-    expect((await send('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'secret-user']])).status).toBe(200);
-    expect((await send('remove_password', [['file', fixture('encrypted-user.pdf')], ['password', 'Wr0ng-Guess']])).status).toBe(400);
-    expect((await send('add_restrictions', [['file', fixture('pages-1.pdf')], ['owner_password', 'owner-pw'], ['user_password', 'reader-pw']])).status).toBe(200);
+    const send = (action: string, fields: Array<[string, Part]>) =>
+      logged.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.business }));
+    expect(
+      (
+        await send('remove_password', [
+          ['file', fixture('encrypted-user.pdf')],
+          ['password', 'secret-user'],
+        ])
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await send('remove_password', [
+          ['file', fixture('encrypted-user.pdf')],
+          ['password', 'Wr0ng-Guess'],
+        ])
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await send('add_restrictions', [
+          ['file', fixture('pages-1.pdf')],
+          ['owner_password', 'owner-pw'],
+          ['user_password', 'reader-pw'],
+        ])
+      ).status,
+    ).toBe(200);
     expect(lines).toHaveLength(3);
     const text = JSON.stringify(lines);
     for (const secret of ['secret-user', 'Wr0ng-Guess', 'owner-pw', 'reader-pw', keys.business]) expect(text).not.toContain(secret);
@@ -169,10 +246,20 @@ describe('workflow 3: signed document → remove_signatures → extract_pages', 
   });
 
   it('HTTP', async () => {
-    const problem = await problemOf(await post('extract_pages', [['file', fixture('signed-visible.pdf')], ['pages', '2']]));
+    const problem = await problemOf(
+      await post('extract_pages', [
+        ['file', fixture('signed-visible.pdf')],
+        ['pages', '2'],
+      ]),
+    );
     expect(problem.errors?.file?.[0]).toMatch(/remove_signatures/);
     const unsigned = await postPdf('remove_signatures', [['file', fixture('signed-visible.pdf')]]);
-    await check(await postPdf('extract_pages', [['file', unsigned], ['pages', '2']]));
+    await check(
+      await postPdf('extract_pages', [
+        ['file', unsigned],
+        ['pages', '2'],
+      ]),
+    );
   });
 });
 

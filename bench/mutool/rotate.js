@@ -5,7 +5,7 @@ var angle = parseInt(scriptArgs[2], 10);
 var n = doc.countPages();
 for (var i = 0; i < n; i++) {
   var page = doc.findPage(i);
-  var now = inherited(page, "Rotate");
-  page.put("Rotate", ((now ? now.valueOf() : 0) + angle + 360) % 360);
+  var now = inherited(page, 'Rotate');
+  page.put('Rotate', ((now ? now.valueOf() : 0) + angle + 360) % 360);
 }
-doc.save(scriptArgs[1], "");
+doc.save(scriptArgs[1], '');

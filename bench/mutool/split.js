@@ -7,5 +7,5 @@ for (var first = 0, part = 1; first < n; first += per, part++) {
   // One graft map per part: objects shared by its pages (fonts, images) are copied once.
   var map = out.newGraftMap();
   for (var i = first; i < Math.min(first + per, n); i++) map.graftPage(-1, src, i);
-  out.save(scriptArgs[1] + "/" + ("0000" + part).slice(-5) + ".pdf", "");
+  out.save(scriptArgs[1] + '/' + ('0000' + part).slice(-5) + '.pdf', '');
 }

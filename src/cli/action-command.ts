@@ -44,7 +44,12 @@ export function actionCommand(action: AnyAction): Command {
   if (input) {
     const [name, field] = input;
     const multiple = field.kind === 'file' && field.multiple;
-    command.argument('[inputs...]', multiple ? `${field.help} A path, or - (or nothing) for standard input.` : `${field.help} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`);
+    command.argument(
+      '[inputs...]',
+      multiple
+        ? `${field.help} A path, or - (or nothing) for standard input.`
+        : `${field.help} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`,
+    );
     void name;
   }
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
@@ -57,10 +62,17 @@ export function actionCommand(action: AnyAction): Command {
     const placeholder = field.kind === 'boolean' ? '<true|false>' : field.kind === 'choice' ? `<${field.values.join('|')}>` : '<value>';
     command.addOption(new Option(`${flag} ${placeholder}`, optionHelp(field)));
     if (field.kind === 'text' && field.secret) {
-      command.addOption(new Option(`${flag}-file <path>`, `read ${name} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`));
+      command.addOption(
+        new Option(`${flag}-file <path>`, `read ${name} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`),
+      );
     }
   }
-  command.option('-o, --output <path>', action.output === 'documents' ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing)' : 'file to write the PDF to (default: standard output)');
+  command.option(
+    '-o, --output <path>',
+    action.output === 'documents'
+      ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing)'
+      : 'file to write the PDF to (default: standard output)',
+  );
   if (action.output === 'documents') {
     command.addOption(new Option('--format <format>', 'packaging on standard output when -o is not given').choices(PACKAGINGS).default('zip'));
     command.option('--force', 'overwrite existing files in the -o directory');
@@ -69,7 +81,10 @@ export function actionCommand(action: AnyAction): Command {
     // Batch mode, for every action that takes one PDF.
     command.option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)');
     command.option('--jobs <n>', 'batch mode: files worked on at once, each on a worker thread (default: one per core)');
-    command.option('--name <template>', `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`);
+    command.option(
+      '--name <template>',
+      `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`,
+    );
     if (action.output === 'document') {
       command.option('--in-place', 'batch mode: replace each input, only once its output was written in full');
       command.option('--force', 'overwrite existing outputs in --out-dir');
@@ -89,7 +104,8 @@ export function actionCommand(action: AnyAction): Command {
         const { runBatch } = await import('./batch.js');
         const shared = await collectRawValues(action, undefined, undefined, options);
         const jobs = options.jobs === undefined ? undefined : Number(options.jobs);
-        if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 256)) throw ValidationError.field('jobs', `must be a whole number from 1 to 256; got ${JSON.stringify(options.jobs)}`);
+        if (jobs !== undefined && !(Number.isInteger(jobs) && jobs >= 1 && jobs <= 256))
+          throw ValidationError.field('jobs', `must be a whole number from 1 to 256; got ${JSON.stringify(options.jobs)}`);
         const connection = remote && (await import('./remote.js')).connect(remote);
         try {
           process.exitCode = await runBatch(action, input[0], paths, shared, { ...options, jobs }, connection);
@@ -113,7 +129,13 @@ function remoteSettings(globals: Record<string, unknown>): RemoteSettings | unde
 }
 
 /** `lazy`: PDF inputs read only where the reader looks (local work); remote mode sends them whole. */
-async function collectRawValues(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>, lazy = true): Promise<RawValues> {
+async function collectRawValues(
+  action: AnyAction,
+  inputName: string | undefined,
+  positional: string | string[] | undefined,
+  options: Record<string, unknown>,
+  lazy = true,
+): Promise<RawValues> {
   const raw: RawValues = {};
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
     const key = camel(kebabName(name));
@@ -158,7 +180,13 @@ function camel(kebab: string): string {
   return kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
-async function runFromCli(action: AnyAction, inputName: string | undefined, positional: string | string[] | undefined, options: Record<string, unknown>, remote?: RemoteSettings): Promise<void> {
+async function runFromCli(
+  action: AnyAction,
+  inputName: string | undefined,
+  positional: string | string[] | undefined,
+  options: Record<string, unknown>,
+  remote?: RemoteSettings,
+): Promise<void> {
   const output = options.output as string | undefined;
   if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
@@ -168,7 +196,11 @@ async function runFromCli(action: AnyAction, inputName: string | undefined, posi
   const progress = process.stderr.isTTY && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
   try {
     const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw, progress);
-    await writeOutput(result, output, { force: Boolean(options.force), packaging: options.format as Packaging, writing: progress && ((total) => progress.writing(total)) });
+    await writeOutput(result, output, {
+      force: Boolean(options.force),
+      packaging: options.format as Packaging,
+      writing: progress && ((total) => progress.writing(total)),
+    });
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();

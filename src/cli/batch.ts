@@ -46,7 +46,8 @@ function outputName(template: string, input: string): string {
   const unknown = template.match(/\{(?!stem\}|name\}|ext\})[^}]*\}/);
   if (unknown) throw ValidationError.field('name', `unknown placeholder ${unknown[0]}: use {stem}, {name} or {ext}`);
   const result = template.replaceAll('{stem}', stem).replaceAll('{name}', name).replaceAll('{ext}', ext);
-  if (result === '' || result === '.' || result === '..' || /[/\\]/.test(result)) throw ValidationError.field('name', `the template gives ${JSON.stringify(result)} for ${input}, which is not a file name`);
+  if (result === '' || result === '.' || result === '..' || /[/\\]/.test(result))
+    throw ValidationError.field('name', `the template gives ${JSON.stringify(result)} for ${input}, which is not a file name`);
   return result;
 }
 
@@ -63,8 +64,16 @@ function planJobs(action: AnyAction, inputs: string[], options: BatchOptions): J
   const seen = new Map<string, string>();
   for (const job of jobs) {
     const target = resolve(job.output);
-    if (!options.inPlace && inputsByPath.has(target)) throw ValidationError.field('out_dir', `${job.output} would overwrite the input ${inputsByPath.get(target)}; choose another --out-dir or --name, or use --in-place`);
-    if (seen.has(target)) throw ValidationError.field('name', `${seen.get(target)} and ${job.input} would both be written to ${job.output}; use a --name template that keeps them apart`);
+    if (!options.inPlace && inputsByPath.has(target))
+      throw ValidationError.field(
+        'out_dir',
+        `${job.output} would overwrite the input ${inputsByPath.get(target)}; choose another --out-dir or --name, or use --in-place`,
+      );
+    if (seen.has(target))
+      throw ValidationError.field(
+        'name',
+        `${seen.get(target)} and ${job.input} would both be written to ${job.output}; use a --name template that keeps them apart`,
+      );
     seen.set(target, job.input);
     // Split actions write into the folder; the parts' own names are checked when written.
     if (!options.inPlace && !options.force && action.output === 'document' && existsSync(job.output)) {
@@ -102,7 +111,9 @@ export async function runJob(action: AnyAction, task: JobTask, remote?: Remote):
     bytesIn = bytes.byteLength;
     const raw = { ...task.shared, [task.inputName]: bytes };
     // Damage read through: the output is made, and the user told which file.
-    const result = remote ? await remote.run(action, raw) : await run(action, raw, { onWarning: ({ field, message }) => warnings.push(`${field}: ${message}`) });
+    const result = remote
+      ? await remote.run(action, raw)
+      : await run(action, raw, { onWarning: ({ field, message }) => warnings.push(`${field}: ${message}`) });
     const bytesOut = await writeOutput(result, task.job.output, { force: task.force });
     return { ok: true, bytesIn, bytesOut, warnings };
   } catch (err) {
@@ -117,7 +128,14 @@ export async function runJob(action: AnyAction, task: JobTask, remote?: Remote):
  * thread (REMOTE_DEFAULT_JOBS by default). Returns the exit status: 0 all
  * done, 2 any input invalid, 1 otherwise.
  */
-export async function runBatch(action: AnyAction, inputName: string, inputs: string[], shared: RawValues, options: BatchOptions, remote?: Remote): Promise<number> {
+export async function runBatch(
+  action: AnyAction,
+  inputName: string,
+  inputs: string[],
+  shared: RawValues,
+  options: BatchOptions,
+  remote?: Remote,
+): Promise<number> {
   const jobs = planJobs(action, inputs, options);
   const threads = Math.min(jobs.length, options.jobs ?? (remote ? REMOTE_DEFAULT_JOBS : availableParallelism()));
   if (options.outDir !== undefined) {
@@ -161,7 +179,9 @@ export async function runBatch(action: AnyAction, inputName: string, inputs: str
   }
   bar?.stop();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  process.stderr.write(`pdfsvc: ${tally.done} done, ${tally.failed} failed, ${formatBytes(tally.bytesIn)} in, ${formatBytes(tally.bytesOut)} out, ${seconds.toFixed(1)} s\n`);
+  process.stderr.write(
+    `pdfsvc: ${tally.done} done, ${tally.failed} failed, ${formatBytes(tally.bytesIn)} in, ${formatBytes(tally.bytesOut)} out, ${seconds.toFixed(1)} s\n`,
+  );
   return tally.failed === 0 ? 0 : tally.invalid ? 2 : 1;
 }
 
@@ -236,6 +256,9 @@ function threadLane(): Lane {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof ValidationError) return Object.entries(err.errors).flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`)).join('; ');
+  if (err instanceof ValidationError)
+    return Object.entries(err.errors)
+      .flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`))
+      .join('; ');
   return (err as Error)?.message ?? String(err);
 }

@@ -30,7 +30,12 @@ function optionSpec(option: Option): OptionSpec | undefined {
   if (!option.long) return undefined;
   const placeholder = /<([^>]+)>/.exec(option.flags)?.[1];
   const values = option.argChoices ?? (placeholder?.includes('|') ? placeholder.split('|') : undefined);
-  return { flag: option.long, values, path: placeholder === 'path' || placeholder === 'dir' || placeholder === 'file', takesValue: option.required || option.optional };
+  return {
+    flag: option.long,
+    values,
+    path: placeholder === 'path' || placeholder === 'dir' || placeholder === 'file',
+    takesValue: option.required || option.optional,
+  };
 }
 
 function commandSpec(command: Command): CommandSpec {
@@ -68,7 +73,9 @@ function bash(spec: CommandSpec, zsh: boolean): string {
   for (const command of spec.subcommands) {
     lines.push(`    ${command.names.map(quote).join('|')})`);
     if (command.subcommands.length > 0) {
-      lines.push(`      if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W ${quote(command.subcommands.flatMap((c) => c.names).join(' '))} -- "$cur")); return; fi`);
+      lines.push(
+        `      if [[ -z "$sub" ]]; then COMPREPLY=($(compgen -W ${quote(command.subcommands.flatMap((c) => c.names).join(' '))} -- "$cur")); return; fi`,
+      );
       lines.push('      case "$sub" in');
       for (const sub of command.subcommands) lines.push(`        ${sub.names.map(quote).join('|')}) ${optionCases(sub, '        ')} ;;`);
       lines.push('      esac ;;');
@@ -88,7 +95,9 @@ function optionCases(command: CommandSpec, indent: string): string {
   for (const option of withValues) parts.push(`${indent}  ${option.flag}) COMPREPLY=($(compgen -W ${quote(option.values!.join(' '))} -- "$cur")); return ;;`);
   if (withPaths.length > 0) parts.push(`${indent}  ${withPaths.map((o) => o.flag).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
   parts.push(`${indent}esac`);
-  parts.push(`${indent}if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W ${quote(command.options.map((o) => o.flag).join(' '))} -- "$cur")); else COMPREPLY=($(compgen -f -X '!*.[pP][dD][fF]' -- "$cur") $(compgen -d -- "$cur")); fi`);
+  parts.push(
+    `${indent}if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W ${quote(command.options.map((o) => o.flag).join(' '))} -- "$cur")); else COMPREPLY=($(compgen -f -X '!*.[pP][dD][fF]' -- "$cur") $(compgen -d -- "$cur")); fi`,
+  );
   return parts.join('\n');
 }
 

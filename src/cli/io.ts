@@ -143,7 +143,12 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
  * Writes split outputs into a directory: every file is first written under
  * a temporary name, and all are renamed only when all were written.
  */
-export async function writeDocumentsToDirectory(dir: string, documents: Array<{ name: string; data: PdfData }>, force: boolean, written?: WrittenBytes): Promise<string[]> {
+export async function writeDocumentsToDirectory(
+  dir: string,
+  documents: Array<{ name: string; data: PdfData }>,
+  force: boolean,
+  written?: WrittenBytes,
+): Promise<string[]> {
   mkdirSync(dir, { recursive: true });
   const targets = documents.map((doc) => join(dir, doc.name));
   if (!force) {

@@ -59,27 +59,38 @@ export function buildProgram(only?: AnyAction): Command {
       if (!(SHELLS as readonly string[]).includes(shell)) throw ValidationError.field('shell', `${JSON.stringify(shell)} is not one of ${SHELLS.join(', ')}`);
       process.stdout.write(completionScript(program, shell as (typeof SHELLS)[number]));
     });
-  addOptions(program.command('serve').description('Serve the actions as the /v1/ HTTP API.'), SERVE_OPTIONS)
-    .action(async (options) => {
-      const { serveFromCli } = await import('../server/serve.js');
-      await serveFromCli(options);
-    });
+  addOptions(program.command('serve').description('Serve the actions as the /v1/ HTTP API.'), SERVE_OPTIONS).action(async (options) => {
+    const { serveFromCli } = await import('../server/serve.js');
+    await serveFromCli(options);
+  });
   const keys = program.command('keys').description('Create, list, rotate and revoke API keys (in the database, or in a keys file with --keys-file).');
   const keysCli = () => import('../server/keys-cli.js');
   databaseOptions(
-    addOptions(keys.command('create').description("Create a key for an account (it has the account's plan); prints it once, as the only line on standard output."), KEYS_OPTIONS.create),
+    addOptions(
+      keys.command('create').description("Create a key for an account (it has the account's plan); prints it once, as the only line on standard output."),
+      KEYS_OPTIONS.create,
+    ),
   ).action(async (options) => (await keysCli()).createKey(options));
   databaseOptions(
-    addOptions(keys.command('list').description('List keys (id, account, name, prefix, plan, created, last used, expires); never the keys themselves.'), KEYS_OPTIONS.list),
+    addOptions(
+      keys.command('list').description('List keys (id, account, name, prefix, plan, created, last used, expires); never the keys themselves.'),
+      KEYS_OPTIONS.list,
+    ),
   ).action(async (options) => (await keysCli()).listKeys(options));
   databaseOptions(
     addOptions(
-      keys.command('rotate').description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.').argument('<name-or-id>'),
+      keys
+        .command('rotate')
+        .description('Replace a key: prints the new one once; the old one keeps working for the grace period, then stops.')
+        .argument('<name-or-id>'),
       KEYS_OPTIONS.rotate,
     ),
   ).action(async (nameOrId: string, options) => (await keysCli()).rotateKey(nameOrId, options));
   databaseOptions(
-    addOptions(keys.command('revoke').description('Revoke a key by its name or id: every server refuses it within 2 s.').argument('<name-or-id>'), KEYS_OPTIONS.revoke),
+    addOptions(
+      keys.command('revoke').description('Revoke a key by its name or id: every server refuses it within 2 s.').argument('<name-or-id>'),
+      KEYS_OPTIONS.revoke,
+    ),
   ).action(async (nameOrId: string, options) => (await keysCli()).revokeKey(nameOrId, options));
   databaseOptions(
     keys
@@ -95,7 +106,7 @@ export function buildProgram(only?: AnyAction): Command {
       .command('import')
       .description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).')
       .option('--keys-file <path>', 'the keys file to import (default: $PDFSVC_KEYS_FILE, else the user config directory)')
-      .option('--account <name>', "the account the keys go to, made if missing; a file that mixes plans gets one account per plan, NAME-<plan>", 'default')
+      .option('--account <name>', 'the account the keys go to, made if missing; a file that mixes plans gets one account per plan, NAME-<plan>', 'default')
       .option('--email <address>', 'the e-mail address of an account made for the import (default: <account>@localhost)'),
     false,
   ).action(async (options) => (await import('../store/cli.js')).keysImport(options));
@@ -109,31 +120,41 @@ export function buildProgram(only?: AnyAction): Command {
       .argument('<name>', "the account's name (letters, digits, '.', '_', '-')")
       .requiredOption('--email <address>', "the owner's e-mail address (the dashboard sign-in)")
       .requiredOption('--plan <plan>', orList(PLANS))
-      .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
+      .addOption(
+        new Option('--dashboard-url <url>', 'the dashboard the link points to')
+          .env('PDFSVC_DASHBOARD_URL')
+          .default(undefined, 'http://127.0.0.1:8080/dashboard'),
+      )
       .option('--link-ttl <duration>', 'how long the link works', '24h'),
     false,
   ).action(async (name: string, options) => (await accountsCli()).accountsCreate(name, options));
-  databaseOptions(accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'), false).action(async (options) =>
-    (await accountsCli()).accountsList(options),
-  );
-  databaseOptions(accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)), false).action(
-    async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options),
-  );
-  databaseOptions(accounts.command('suspend').description("Suspend an account: its keys get 403 within 2 s on every server.").argument('<name>'), false).action(async (name: string, options) =>
-    (await accountsCli()).accountsSetStatus(name, 'suspended', options),
+  databaseOptions(
+    accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'),
+    false,
+  ).action(async (options) => (await accountsCli()).accountsList(options));
+  databaseOptions(
+    accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)),
+    false,
+  ).action(async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options));
+  databaseOptions(accounts.command('suspend').description('Suspend an account: its keys get 403 within 2 s on every server.').argument('<name>'), false).action(
+    async (name: string, options) => (await accountsCli()).accountsSetStatus(name, 'suspended', options),
   );
   databaseOptions(accounts.command('resume').description('Resume a suspended account.').argument('<name>'), false).action(async (name: string, options) =>
     (await accountsCli()).accountsSetStatus(name, 'active', options),
   );
-  databaseOptions(accounts.command('delete').description('Delete an account and its keys (its usage stays for billing).').argument('<name>'), false).action(async (name: string, options) =>
-    (await accountsCli()).accountsDelete(name, options),
+  databaseOptions(accounts.command('delete').description('Delete an account and its keys (its usage stays for billing).').argument('<name>'), false).action(
+    async (name: string, options) => (await accountsCli()).accountsDelete(name, options),
   );
   databaseOptions(
     accounts
       .command('link')
       .description('Print a new one-time password link for an account (earlier ones stop working).')
       .argument('<name>')
-      .addOption(new Option('--dashboard-url <url>', 'the dashboard the link points to').env('PDFSVC_DASHBOARD_URL').default(undefined, 'http://127.0.0.1:8080/dashboard'))
+      .addOption(
+        new Option('--dashboard-url <url>', 'the dashboard the link points to')
+          .env('PDFSVC_DASHBOARD_URL')
+          .default(undefined, 'http://127.0.0.1:8080/dashboard'),
+      )
       .option('--link-ttl <duration>', 'how long the link works', '24h'),
     false,
   ).action(async (name: string, options) => (await accountsCli()).accountsLink(name, options));

@@ -43,7 +43,13 @@ export function nodeFetch(options: { ca?: string } = {}): NodeFetch {
           const answerHeaders = new Headers();
           for (let i = 0; i < response.rawHeaders.length; i += 2) answerHeaders.append(response.rawHeaders[i], response.rawHeaders[i + 1]);
           const status = response.statusCode ?? 500;
-          resolve(new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), { status, statusText: response.statusMessage, headers: answerHeaders }));
+          resolve(
+            new Response(status === 204 || status === 304 ? null : Buffer.concat(chunks), {
+              status,
+              statusText: response.statusMessage,
+              headers: answerHeaders,
+            }),
+          );
         });
       });
       // A server may answer (413) and close before the upload ends: the answer counts, not the broken upload.

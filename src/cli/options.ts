@@ -70,8 +70,7 @@ export function camelOption(flag: string): string {
 /** Adds the declared options to a command. */
 export function addOptions(command: Command, options: OptionMap): Command {
   for (const [flag, spec] of Object.entries(options)) {
-    const option =
-      spec.kind === 'flag' ? new Option(`--${spec.negatable ? 'no-' : ''}${flag}`, spec.help) : new Option(`--${flag} <${spec.value}>`, spec.help);
+    const option = spec.kind === 'flag' ? new Option(`--${spec.negatable ? 'no-' : ''}${flag}`, spec.help) : new Option(`--${flag} <${spec.value}>`, spec.help);
     if (spec.kind !== 'flag' && spec.default !== undefined) option.default(spec.default);
     if (spec.env) option.env(spec.env);
     command.addOption(option);

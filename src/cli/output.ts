@@ -38,7 +38,10 @@ export async function writeOutput(result: ActionOutput, output: string | undefin
   if (process.stdout.isTTY) {
     throw ValidationError.field('output', `refusing to write a ${packaging} archive to a terminal: use -o DIR, or redirect standard output`);
   }
-  const packaged = await packageDocuments(result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })), packaging);
+  const packaged = await packageDocuments(
+    result.documents.map(({ name, data }) => ({ name, bytes: joinPdf(data) })),
+    packaging,
+  );
   await writeStdout([packaged.body], options.writing?.(packaged.body.byteLength));
   return packaged.body.byteLength;
 }

@@ -33,32 +33,35 @@ const terminal = {
 const WORKING = 'pdfsvc: {label} | {elapsed}';
 const WRITING = '{bar} {percentage}% written | {label} | {elapsed} | ETA {eta_formatted}';
 
-setTimeout(async () => {
-  // Format is on the CommonJS module's exports object only, which Node gives as the default export.
-  const { SingleBar, Format } = (await import('cli-progress')).default;
-  let writing = false;
-  const bar = new SingleBar({
-    stream: terminal as unknown as NodeJS.WritableStream,
-    format: (options, params, payload) => Format.Formatter({ ...options, format: writing ? WRITING : WORKING }, params, payload),
-    barsize: 24,
-    fps: 5,
-    etaBuffer: 20,
-    gracefulExit: false,
-    // Lines longer than the terminal are cut, not wrapped (the default turns wrapping off, and only stop() would turn it on again).
-    linewrap: true,
-  });
-  // Elapsed since the work began, not since the line appeared.
-  const elapsed = () => {
-    const seconds = Math.floor((Date.now() - startedAt) / 1000);
-    return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-  };
-  bar.start(1, 0, { label, elapsed: elapsed() });
-  setInterval(() => {
-    const total = numbers[TOTAL];
-    if (total > 0 && !writing) {
-      writing = true;
-      bar.setTotal(total);
-    }
-    bar.update(writing ? Math.min(numbers[WRITTEN], total) : 0, { elapsed: elapsed() });
-  }, 200);
-}, Math.max(0, afterMs - (Date.now() - startedAt)));
+setTimeout(
+  async () => {
+    // Format is on the CommonJS module's exports object only, which Node gives as the default export.
+    const { SingleBar, Format } = (await import('cli-progress')).default;
+    let writing = false;
+    const bar = new SingleBar({
+      stream: terminal as unknown as NodeJS.WritableStream,
+      format: (options, params, payload) => Format.Formatter({ ...options, format: writing ? WRITING : WORKING }, params, payload),
+      barsize: 24,
+      fps: 5,
+      etaBuffer: 20,
+      gracefulExit: false,
+      // Lines longer than the terminal are cut, not wrapped (the default turns wrapping off, and only stop() would turn it on again).
+      linewrap: true,
+    });
+    // Elapsed since the work began, not since the line appeared.
+    const elapsed = () => {
+      const seconds = Math.floor((Date.now() - startedAt) / 1000);
+      return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+    };
+    bar.start(1, 0, { label, elapsed: elapsed() });
+    setInterval(() => {
+      const total = numbers[TOTAL];
+      if (total > 0 && !writing) {
+        writing = true;
+        bar.setTotal(total);
+      }
+      bar.update(writing ? Math.min(numbers[WRITTEN], total) : 0, { elapsed: elapsed() });
+    }, 200);
+  },
+  Math.max(0, afterMs - (Date.now() - startedAt)),
+);

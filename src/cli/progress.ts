@@ -47,13 +47,21 @@ export class Progress {
     this.ints = new Int32Array(shared, 0, INTS);
     this.numbers = new Float64Array(shared, INTS * 4, 2);
     const after = Number(process.env.PDFSVC_PROGRESS_AFTER_MS);
-    const setup: ProgressSetup = { shared, label, startedAt: Date.now(), afterMs: Number.isFinite(after) && after >= 0 ? after : AFTER_MS, columns: process.stderr.columns || 80 };
+    const setup: ProgressSetup = {
+      shared,
+      label,
+      startedAt: Date.now(),
+      afterMs: Number.isFinite(after) && after >= 0 ? after : AFTER_MS,
+      columns: process.stderr.columns || 80,
+    };
     // Loaded here, not at the top: a run that shows no progress does not pay for worker_threads (a few ms of every start).
     const { Worker } = process.getBuiltinModule('node:worker_threads');
     this.worker = new Worker(new URL('./progress-worker.js', import.meta.url), { workerData: setup });
     // It never keeps the command alive, and a failure to draw never fails the command.
     this.worker.unref();
-    this.worker.on('error', (e) => { if (process.env.PDFSVC_DEBUG) process.stderr.write(String(e.stack)); });
+    this.worker.on('error', (e) => {
+      if (process.env.PDFSVC_DEBUG) process.stderr.write(String(e.stack));
+    });
   }
 
   /** The output is being written: `total` bytes in all. Returns what to tell of each write. */

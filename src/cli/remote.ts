@@ -39,7 +39,8 @@ export function connect(settings: RemoteSettings): Remote {
   } catch {
     throw ValidationError.field('server', `${JSON.stringify(settings.server)} is not a URL; give the server's base URL, such as https://pdf.example.com`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw ValidationError.field('server', `must be an http:// or https:// URL; got ${JSON.stringify(settings.server)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw ValidationError.field('server', `must be an http:// or https:// URL; got ${JSON.stringify(settings.server)}`);
   const apiKey = readApiKey(settings.apiKeyFile);
   const ca = settings.cacert === undefined ? undefined : readText('cacert', settings.cacert);
   const transport = nodeFetch({ ca });
@@ -81,7 +82,9 @@ function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): E
   if (!(err instanceof PdfsvcHttpError)) {
     // fetch failed: no answer at all (refused, DNS, TLS).
     const cause = (err as Error)?.message ?? String(err);
-    const tls = /certificate|self[- ]signed|CERT_|unable to verify/i.test(cause) ? '; if the server uses a private certificate authority, give its certificate with --cacert FILE' : '';
+    const tls = /certificate|self[- ]signed|CERT_|unable to verify/i.test(cause)
+      ? '; if the server uses a private certificate authority, give its certificate with --cacert FILE'
+      : '';
     return new RemoteFailure(`cannot reach the server at ${settings.server}: ${cause}${tls}`, 1, {
       type: 'about:blank',
       title: 'The server could not be reached.',

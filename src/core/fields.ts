@@ -113,11 +113,7 @@ type ValueOf<F extends Field> = F extends FileField
         ? V
         : string;
 
-type HasValue<F extends Field> = F extends { required: true }
-  ? true
-  : F extends { default: unknown }
-    ? true
-    : false;
+type HasValue<F extends Field> = F extends { required: true } ? true : F extends { default: unknown } ? true : false;
 
 /** The validated values a transform receives. */
 export type FieldValues<M extends FieldMap> = {
@@ -186,7 +182,7 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
       return field.multiple ? files : files[0];
     }
     case 'text': {
-      if (typeof raw !== 'string') return errors.add(name, 'must be text'), undefined;
+      if (typeof raw !== 'string') return (errors.add(name, 'must be text'), undefined);
       const chars = [...raw].length;
       if (field.printableAscii && !/^[\x20-\x7e]*$/.test(raw)) {
         errors.add(name, 'may contain only printable ASCII characters (space through tilde); no accents, tabs or line breaks');
@@ -210,7 +206,10 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
       } else if (field.max !== undefined && n > field.max) {
         errors.add(name, `must be ${field.max} or less; got ${got}`);
       } else if (!Number.isSafeInteger(n)) {
-        errors.add(name, `is too ${n > 0 ? 'large' : 'small'}: the ${n > 0 ? 'largest' : 'smallest'} accepted is ${n > 0 ? '' : '-'}${MAX_INTEGER} (2^53 - 1); got ${got}`);
+        errors.add(
+          name,
+          `is too ${n > 0 ? 'large' : 'small'}: the ${n > 0 ? 'largest' : 'smallest'} accepted is ${n > 0 ? '' : '-'}${MAX_INTEGER} (2^53 - 1); got ${got}`,
+        );
       } else return n;
       return undefined;
     }
@@ -242,7 +241,7 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
     }
     case 'pages': {
       if (typeof raw === 'number' && field.form === 'single') raw = String(raw);
-      if (typeof raw !== 'string') return errors.add(name, 'must be page syntax text such as 1..3,5'), undefined;
+      if (typeof raw !== 'string') return (errors.add(name, 'must be page syntax text such as 1..3,5'), undefined);
       try {
         checkPageSyntax(raw, field, name);
         return raw;

@@ -43,7 +43,9 @@ export async function packageDocuments(documents: NamedDocument[], packaging: Pa
       const chunks: Buffer[] = [];
       for (const doc of documents) {
         chunks.push(
-          Buffer.from(`--${boundary}\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename="${doc.name}"\r\nContent-Length: ${doc.bytes.byteLength}\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Type: application/pdf\r\nContent-Disposition: attachment; filename="${doc.name}"\r\nContent-Length: ${doc.bytes.byteLength}\r\n\r\n`,
+          ),
           Buffer.from(doc.bytes.buffer, doc.bytes.byteOffset, doc.bytes.byteLength),
           Buffer.from('\r\n'),
         );

@@ -36,10 +36,7 @@ export function parsePageSpec(text: string, field: string): PageSpec {
     throw ValidationError.field(field, 'must be page syntax text such as "1..3,5"');
   }
   if (text.length > MAX_PAGE_SPEC_LENGTH) {
-    throw ValidationError.field(
-      field,
-      `is ${text.length} characters long; the maximum is ${MAX_PAGE_SPEC_LENGTH} (use ranges such as "1..200" to shorten it)`,
-    );
+    throw ValidationError.field(field, `is ${text.length} characters long; the maximum is ${MAX_PAGE_SPEC_LENGTH} (use ranges such as "1..200" to shorten it)`);
   }
   if (text.trim() === '') {
     throw ValidationError.field(field, `is empty: give pages such as "1..3,5", or ".." for every page`);
@@ -48,10 +45,7 @@ export function parsePageSpec(text: string, field: string): PageSpec {
   return parts.map((part, i) => {
     const item = part.trim();
     if (item === '') {
-      throw ValidationError.field(
-        field,
-        `item ${i + 1} of ${quote(text.trim())} is empty: remove the extra "," or put a page number there`,
-      );
+      throw ValidationError.field(field, `item ${i + 1} of ${quote(text.trim())} is empty: remove the extra "," or put a page number there`);
     }
     return parseItem(item, field);
   });
@@ -88,10 +82,7 @@ export function resolvePageOrder(spec: PageSpec, pageCount: number, field: strin
 export function resolveSinglePage(text: string, pageCount: number, field: string): number {
   const spec = parsePageSpec(text, field);
   if (spec.length > 1) {
-    throw ValidationError.field(
-      field,
-      `${quote(text.trim())} lists ${spec.length} items; give one page, such as "3", or "-1" for the last page`,
-    );
+    throw ValidationError.field(field, `${quote(text.trim())} lists ${spec.length} items; give one page, such as "3", or "-1" for the last page`);
   }
   const item = spec[0]!;
   if (item.kind !== 'page') {
@@ -137,10 +128,7 @@ function parseItem(item: string, field: string): PageItem {
   const numbers = tokens.flatMap((t) => (t.kind === 'number' ? [t.num] : []));
   for (const num of numbers) {
     if (num.value === 0) {
-      throw ValidationError.field(
-        field,
-        `${pageLabel(num, item)} does not exist: pages are numbered from 1, and -1 is the last page`,
-      );
+      throw ValidationError.field(field, `${pageLabel(num, item)} does not exist: pages are numbered from 1, and -1 is the last page`);
     }
   }
   const rangeAt = tokens.findIndex((t) => t.kind === 'range');

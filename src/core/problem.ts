@@ -22,18 +22,48 @@ export const STATUSES: Record<number, { title: string; explanation: string }> = 
       'A field or the uploaded document is invalid: `errors` maps each offending field to messages that say what to change. A request that is not well-formed HTTP (a header the parser refuses, an HTTP/1.1 request without Host, a path that is not valid percent-encoding) is a 400 too, with `detail` saying what.',
   },
   401: { title: 'The request lacks a valid API key.', explanation: 'Send a key created with `pdfsvc keys create` in the X-API-Key header.' },
-  403: { title: 'The API key\'s plan does not include this region.', explanation: 'Free keys work on the global region; Starter on global, us and eu; Business everywhere. Use an allowed region\'s server or a key with a larger plan.' },
+  403: {
+    title: "The API key's plan does not include this region.",
+    explanation:
+      "Free keys work on the global region; Starter on global, us and eu; Business everywhere. Use an allowed region's server or a key with a larger plan.",
+  },
   404: { title: 'Not found.', explanation: 'No endpoint has this path. Actions are POST /v1/<action>; GET /v1/openapi.json lists them.' },
-  405: { title: 'Method not allowed.', explanation: 'Actions accept POST only; /healthz, /v1/openapi.json, /docs and these error pages GET and HEAD. The Allow header lists the methods the path takes.' },
-  406: { title: 'Not acceptable.', explanation: 'Split actions answer with application/zip (the default), application/json or multipart/mixed; the Accept header allowed none of them.' },
-  408: { title: 'Request timeout.', explanation: 'The request\'s headers did not arrive within 10 s, or its body within the time this server allows a request (--request-timeout-ms). Send it again over a faster connection.' },
+  405: {
+    title: 'Method not allowed.',
+    explanation:
+      'Actions accept POST only; /healthz, /v1/openapi.json, /docs and these error pages GET and HEAD. The Allow header lists the methods the path takes.',
+  },
+  406: {
+    title: 'Not acceptable.',
+    explanation: 'Split actions answer with application/zip (the default), application/json or multipart/mixed; the Accept header allowed none of them.',
+  },
+  408: {
+    title: 'Request timeout.',
+    explanation:
+      "The request's headers did not arrive within 10 s, or its body within the time this server allows a request (--request-timeout-ms). Send it again over a faster connection.",
+  },
   413: { title: 'Request body too large.', explanation: 'The request is larger than this server accepts (--max-upload-bytes).' },
   415: { title: 'Unsupported media type.', explanation: 'Send the request body as multipart/form-data.' },
-  417: { title: 'Expectation failed.', explanation: 'The request\'s Expect header asked for something other than 100-continue, the only expectation this server meets (RFC 9110 §10.1.1). Send the request without it.' },
-  429: { title: 'Too many requests.', explanation: 'The API key has used up its plan\'s requests for now (--rate-limit). Wait for Retry-After seconds; RateLimit-Reset says when the next window starts.' },
-  431: { title: 'Request header fields too large.', explanation: 'The request\'s headers are larger than this server reads (16 KiB in all, Node.js\'s limit). Send fewer or shorter headers (RFC 6585 §5).' },
+  417: {
+    title: 'Expectation failed.',
+    explanation:
+      "The request's Expect header asked for something other than 100-continue, the only expectation this server meets (RFC 9110 §10.1.1). Send the request without it.",
+  },
+  429: {
+    title: 'Too many requests.',
+    explanation:
+      "The API key has used up its plan's requests for now (--rate-limit). Wait for Retry-After seconds; RateLimit-Reset says when the next window starts.",
+  },
+  431: {
+    title: 'Request header fields too large.',
+    explanation: "The request's headers are larger than this server reads (16 KiB in all, Node.js's limit). Send fewer or shorter headers (RFC 6585 §5).",
+  },
   500: { title: 'Internal server error.', explanation: 'The server failed unexpectedly. The request may be retried; if it fails again, please report it.' },
-  503: { title: 'Service unavailable.', explanation: 'The server is busy (every worker busy and the queue full), or the request took longer than it allows (--request-timeout-ms) and its work was stopped; retry after the number of seconds in Retry-After.' },
+  503: {
+    title: 'Service unavailable.',
+    explanation:
+      'The server is busy (every worker busy and the queue full), or the request took longer than it allows (--request-timeout-ms) and its work was stopped; retry after the number of seconds in Retry-After.',
+  },
 };
 
 export function problem(status: number, typeBase: string, extra: Partial<Problem> = {}): Problem {

@@ -45,7 +45,12 @@ function actionSection(action: AnyAction): string[] {
     '| --- | --- | --- | --- | --- |',
   ];
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
-    const option = field.kind === 'file' && field.accepts === 'pdf' ? (field.multiple ? 'the input files' : 'the input file (or `-`, standard input)') : `\`--${kebabName(name)}\``;
+    const option =
+      field.kind === 'file' && field.accepts === 'pdf'
+        ? field.multiple
+          ? 'the input files'
+          : 'the input file (or `-`, standard input)'
+        : `\`--${kebabName(name)}\``;
     const rules = `${describeRules(field)}${field.required ? ' (required)' : ''}. ${field.help}`;
     // A file's example is a test fixture: no help to a reader.
     const example = field.kind === 'file' ? '' : `\`${escape(String(field.example))}\``;

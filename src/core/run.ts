@@ -9,9 +9,7 @@ import { parseFields, type RawValues } from './fields.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
 import type { WarningHandler } from './warnings.js';
 
-export type ActionResult =
-  | { output: 'document'; bytes: Uint8Array }
-  | { output: 'documents'; documents: NamedDocument[] };
+export type ActionResult = { output: 'document'; bytes: Uint8Array } | { output: 'documents'; documents: NamedDocument[] };
 
 /** What an action made, as the pieces it was written in (the CLI writes them without joining). */
 export type ActionOutput = { output: 'document'; data: PdfData } | { output: 'documents'; documents: Array<{ name: string; data: PdfData }> };

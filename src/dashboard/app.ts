@@ -29,7 +29,17 @@ import {
   type KeyView,
   type MetricName,
 } from './pages.js';
-import { clearedSessionCookie, cookieName, crossSiteProblem, csrfToken, csrfTokenMatches, newSessionId, sessionCookie, sessionIdOf, SESSION_LIFETIME_MS } from './session.js';
+import {
+  clearedSessionCookie,
+  cookieName,
+  crossSiteProblem,
+  csrfToken,
+  csrfTokenMatches,
+  newSessionId,
+  sessionCookie,
+  sessionIdOf,
+  SESSION_LIFETIME_MS,
+} from './session.js';
 import type { Actor, DashboardAccount, DashboardStore } from './store.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 
@@ -90,7 +100,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       const cause = (error.cause ?? error) as unknown;
       if (cause instanceof Answer) return cause.response;
       // The store's refusals (a key gone meanwhile): the page says what it said.
-      if (cause instanceof PdfsvcError && cause.status < 500) return page(cause.status, 'Not done', cause.message, { href: `${base}/keys`, label: 'Back to the keys' });
+      if (cause instanceof PdfsvcError && cause.status < 500)
+        return page(cause.status, 'Not done', cause.message, { href: `${base}/keys`, label: 'Back to the keys' });
       log({ event: 'dashboard_error', error: (cause as Error)?.name ?? 'error' });
       return page(500, 'Something went wrong', 'The dashboard could not answer this request. Try again; if it keeps happening, tell your operator.');
     },
@@ -124,7 +135,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     return htmlResponse(messagePage({ base, ...frame, nonce }, title, text, link), nonce, status);
   }
 
-  const redirect = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
+  const redirect = (location: string, headers: Record<string, string> = {}) =>
+    new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store', ...headers } });
 
   /** The signed-in account, or undefined. */
   async function session(request: Request): Promise<Signed | undefined> {
@@ -133,7 +145,16 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const found = await store.sessionAccount(id);
     if (!found || found.account.status !== 'active') return undefined;
     const { account, csrfSecret } = found;
-    return { account, csrfSecret, frame: { nonce: newNonce(), base, account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator }, csrf: csrfToken(csrfSecret) } };
+    return {
+      account,
+      csrfSecret,
+      frame: {
+        nonce: newNonce(),
+        base,
+        account: { name: account.name, email: account.email, plan: account.plan, operator: account.operator },
+        csrf: csrfToken(csrfSecret),
+      },
+    };
   }
 
   async function requireSession(request: Request): Promise<Signed> {
@@ -147,12 +168,22 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const crossSite = crossSiteProblem(request, originOf(request));
     if (crossSite) {
       log({ event: 'dashboard_csrf_refused', reason: crossSite });
-      throw new Answer(page(403, 'Refused', `This form was not sent from the dashboard: ${crossSite}. Open the dashboard and try again.`, { href: `${base}/`, label: 'Open the dashboard' }));
+      throw new Answer(
+        page(403, 'Refused', `This form was not sent from the dashboard: ${crossSite}. Open the dashboard and try again.`, {
+          href: `${base}/`,
+          label: 'Open the dashboard',
+        }),
+      );
     }
     const form = await readForm(request);
     if (!csrfSecret || !csrfTokenMatches(csrfSecret, form.get('csrf'))) {
       log({ event: 'dashboard_csrf_refused', reason: 'token' });
-      throw new Answer(page(403, 'Refused', 'This form has expired or was not sent from the dashboard. Reload the page and try again.', { href: `${base}/`, label: 'Open the dashboard' }));
+      throw new Answer(
+        page(403, 'Refused', 'This form has expired or was not sent from the dashboard. Reload the page and try again.', {
+          href: `${base}/`,
+          label: 'Open the dashboard',
+        }),
+      );
     }
     return form;
   }
@@ -175,7 +206,16 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   async function keyOr404(signed: Signed, keyId: string | undefined): Promise<KeyView> {
     const key = keyId ? await store.getKey(signed.account.id, keyId, currentMonth()) : undefined;
-    if (!key) throw new Answer(page(404, 'No such key', 'This account has no key with that id (it may have been revoked).', { href: `${base}/keys`, label: 'Back to the keys' }, signed.frame));
+    if (!key)
+      throw new Answer(
+        page(
+          404,
+          'No such key',
+          'This account has no key with that id (it may have been revoked).',
+          { href: `${base}/keys`, label: 'Back to the keys' },
+          signed.frame,
+        ),
+      );
     return key;
   }
 
@@ -208,7 +248,9 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     if (failures.account >= THROTTLE.perAccount || failures.address >= THROTTLE.perAddress) {
       log({ event: 'dashboard_sign_in_throttled', by: failures.account >= THROTTLE.perAccount ? 'account' : 'address' });
       const minutes = THROTTLE.windowMs / 60_000;
-      return htmlResponse(signInPage(frame, { email, error: `Too many failed sign-ins. Wait ${minutes} minutes, then try again.` }), nonce, 429, { 'retry-after': String(THROTTLE.windowMs / 1000) });
+      return htmlResponse(signInPage(frame, { email, error: `Too many failed sign-ins. Wait ${minutes} minutes, then try again.` }), nonce, 429, {
+        'retry-after': String(THROTTLE.windowMs / 1000),
+      });
     }
     const ok = (await checkPassword(password, account?.passwordHash)) && account !== undefined;
     await store.recordSignIn({ accountId: account?.id ?? null, address: ip ?? 'unknown', ok: ok && account.status === 'active' });
@@ -246,11 +288,21 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     if (!account) return expiredLink();
     const pre = preSession(request);
     const nonce = newNonce();
-    return htmlResponse(setPasswordPage({ nonce, base, csrf: csrfToken(pre.id) }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH }), nonce, 200, pre.setCookie ? { 'set-cookie': pre.setCookie } : {});
+    return htmlResponse(
+      setPasswordPage({ nonce, base, csrf: csrfToken(pre.id) }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH }),
+      nonce,
+      200,
+      pre.setCookie ? { 'set-cookie': pre.setCookie } : {},
+    );
   });
 
   const expiredLink = () =>
-    page(410, 'This link no longer works', 'Password links work once and for a limited time. Ask your operator for a new one (pdfsvc accounts reset-password), or sign in if you have set your password.', { href: `${base}/sign-in`, label: 'Sign in' });
+    page(
+      410,
+      'This link no longer works',
+      'Password links work once and for a limited time. Ask your operator for a new one (pdfsvc accounts reset-password), or sign in if you have set your password.',
+      { href: `${base}/sign-in`, label: 'Sign in' },
+    );
 
   app.post(`${base}/set-password`, async (event) => {
     const request = event.req as Request;
@@ -262,7 +314,14 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const problem = password !== (form.get('confirm') ?? '') ? 'the two passwords differ' : passwordProblem(password);
     if (problem) {
       const nonce = newNonce();
-      return htmlResponse(setPasswordPage({ nonce, base, csrf: form.get('csrf')! }, { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` }), nonce, 400);
+      return htmlResponse(
+        setPasswordPage(
+          { nonce, base, csrf: form.get('csrf')! },
+          { token, email: account.email, minLength: PASSWORD_MIN_LENGTH, error: `Not set: ${problem}.` },
+        ),
+        nonce,
+        400,
+      );
     }
     // Also ends every session made with the old password.
     const used = await store.usePasswordToken(token, await hashPassword(password), address(event));
@@ -282,14 +341,20 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const form = await checkedForm(request, signed.csrfSecret);
     const name = (form.get('name') ?? '').trim();
     const month = currentMonth();
-    const refuse = async (error: string) => htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, error }), signed.frame.nonce, 400);
-    if (!KEY_NAME.test(name)) return refuse('Not created: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.');
+    const refuse = async (error: string) =>
+      htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, error }), signed.frame.nonce, 400);
+    if (!KEY_NAME.test(name))
+      return refuse('Not created: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.');
     const existing = await store.listKeys(signed.account.id, month);
     if (existing.some((k) => k.name === name)) return refuse(`Not created: this account already has a key named “${name}”.`);
     const created = await refusal(store.createKey(signed.account.id, name, by(signed, address(event))));
     if (typeof created === 'string') return refuse(`Not created: ${created}`);
     return htmlResponse(
-      keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, revealed: { name, key: created.key, note: 'Your new key is ready.' } }),
+      keysPage(signed.frame, {
+        keys: await store.listKeys(signed.account.id, month),
+        month,
+        revealed: { name, key: created.key, note: 'Your new key is ready.' },
+      }),
       signed.frame.nonce,
     );
   });
@@ -297,7 +362,10 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   app.get(`${base}/keys/:id`, async (event) => {
     const signed = await requireSession(event.req as Request);
     const key = await keyOr404(signed, event.context.params?.id);
-    return htmlResponse(keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10) }), signed.frame.nonce);
+    return htmlResponse(
+      keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10) }),
+      signed.frame.nonce,
+    );
   });
 
   app.get(`${base}/keys/:id/revoke`, async (event) => {
@@ -316,14 +384,26 @@ export function createDashboardApp(options: DashboardOptions): H3 {
       return act(signed, key, form, address(event));
     });
 
-  const keyPageWith = async (signed: Signed, keyId: string, status: number, extra: { error?: string; notice?: string; revealed?: { name: string; key: string; note: string } }) => {
+  const keyPageWith = async (
+    signed: Signed,
+    keyId: string,
+    status: number,
+    extra: { error?: string; notice?: string; revealed?: { name: string; key: string; note: string } },
+  ) => {
     const key = await keyOr404(signed, keyId);
-    return htmlResponse(keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10), ...extra }), signed.frame.nonce, status);
+    return htmlResponse(
+      keyPage(signed.frame, { key, planRegions: options.planRegions[signed.account.plan] ?? [], today: now().toISOString().slice(0, 10), ...extra }),
+      signed.frame.nonce,
+      status,
+    );
   };
 
   keyAction('rename', async (signed, key, form, ip) => {
     const name = (form.get('name') ?? '').trim();
-    if (!KEY_NAME.test(name)) return keyPageWith(signed, key.id, 400, { error: 'Not renamed: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.' });
+    if (!KEY_NAME.test(name))
+      return keyPageWith(signed, key.id, 400, {
+        error: 'Not renamed: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.',
+      });
     if (name !== key.name && (await store.listKeys(signed.account.id, currentMonth())).some((k) => k.name === name)) {
       return keyPageWith(signed, key.id, 400, { error: `Not renamed: this account already has a key named “${name}”.` });
     }
@@ -336,13 +416,16 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const planRegions = options.planRegions[signed.account.plan] ?? [];
     const regions = form.getAll('regions');
     const outside = regions.filter((r) => !planRegions.includes(r));
-    if (outside.length) return keyPageWith(signed, key.id, 400, { error: `Not saved: the ${signed.account.plan} plan does not include ${outside.join(', ')}.` });
+    if (outside.length)
+      return keyPageWith(signed, key.id, 400, { error: `Not saved: the ${signed.account.plan} plan does not include ${outside.join(', ')}.` });
     const expiresText = (form.get('expires') ?? '').trim();
     let expires: string | null = null;
     if (expiresText) {
       const end = /^\d{4}-\d{2}-\d{2}$/.test(expiresText) ? new Date(`${expiresText}T23:59:59.999Z`) : undefined;
-      if (!end || Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== expiresText) return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry is a date such as 2027-01-31.' });
-      if (end.getTime() <= now().getTime()) return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry date is in the past; to stop the key now, revoke it.' });
+      if (!end || Number.isNaN(end.getTime()) || end.toISOString().slice(0, 10) !== expiresText)
+        return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry is a date such as 2027-01-31.' });
+      if (end.getTime() <= now().getTime())
+        return keyPageWith(signed, key.id, 400, { error: 'Not saved: the expiry date is in the past; to stop the key now, revoke it.' });
       expires = end.toISOString();
     }
     const limits = { regions: regions.length ? [...new Set(regions)] : null, expires };
@@ -364,7 +447,14 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     if (form.get('confirm') !== 'yes') return redirect(`${base}/keys/${key.id}/revoke`);
     await store.revokeKey(signed.account.id, key.id, by(signed, ip));
     const month = currentMonth();
-    return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.` }), signed.frame.nonce);
+    return htmlResponse(
+      keysPage(signed.frame, {
+        keys: await store.listKeys(signed.account.id, month),
+        month,
+        notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.`,
+      }),
+      signed.frame.nonce,
+    );
   });
 
   app.get(`${base}/usage`, async (event) => {
@@ -384,7 +474,14 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   app.get(`${base}/operator`, async (event) => {
     const request = event.req as Request;
     const signed = await requireSession(request);
-    if (!signed.account.operator) return page(403, 'Operators only', 'This page shows every account; it is for accounts with the operator flag (pdfsvc accounts create --operator).', { href: `${base}/keys`, label: 'Back to your keys' }, signed.frame);
+    if (!signed.account.operator)
+      return page(
+        403,
+        'Operators only',
+        'This page shows every account; it is for accounts with the operator flag (pdfsvc accounts create --operator).',
+        { href: `${base}/keys`, label: 'Back to your keys' },
+        signed.frame,
+      );
     const month = parseMonth(new URL(request.url).searchParams.get('month')) ?? currentMonth();
     return htmlResponse(operatorPage(signed.frame, { month, rows: await store.operatorTotals(month) }), signed.frame.nonce);
   });
@@ -408,7 +505,8 @@ async function refusal<T>(work: Promise<T>): Promise<T | string> {
 /** A urlencoded form body of at most MAX_FORM_BYTES; anything else is refused. */
 async function readForm(request: Request): Promise<URLSearchParams> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) throw new Answer(new Response('send the form as application/x-www-form-urlencoded', { status: 415, headers: { 'content-type': 'text/plain' } }));
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type))
+    throw new Answer(new Response('send the form as application/x-www-form-urlencoded', { status: 415, headers: { 'content-type': 'text/plain' } }));
   const tooLarge = new Answer(new Response('form too large', { status: 413, headers: { 'content-type': 'text/plain' } }));
   if (Number(request.headers.get('content-length') ?? 0) > MAX_FORM_BYTES) throw tooLarge;
   const chunks: Uint8Array[] = [];
@@ -422,4 +520,3 @@ async function readForm(request: Request): Promise<URLSearchParams> {
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
-

@@ -60,7 +60,9 @@ export function usageChart(id: string, title: string, series: ChartSeries[], day
       );
     });
     if (day === 0 || (day + 1) % 5 === 0) {
-      parts.push(`<text x="${(LEFT + day * slot + slot / 2).toFixed(1)}" y="${HEIGHT - BOTTOM + 16}" text-anchor="middle" font-size="11" fill="#333">${day + 1}</text>`);
+      parts.push(
+        `<text x="${(LEFT + day * slot + slot / 2).toFixed(1)}" y="${HEIGHT - BOTTOM + 16}" text-anchor="middle" font-size="11" fill="#333">${day + 1}</text>`,
+      );
     }
   }
   parts.push(`<line x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(0)}" y2="${y(0)}" stroke="#333" stroke-width="1"/>`);
@@ -68,7 +70,10 @@ export function usageChart(id: string, title: string, series: ChartSeries[], day
   const busiest = totals.indexOf(Math.max(...totals));
   const description = total === 0 ? 'No usage this month.' : `Total ${format(total)}; busiest day ${busiest + 1} with ${format(totals[busiest])}.`;
   const legend = series
-    .map((s, index) => `<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${SERIES_COLOURS[index % SERIES_COLOURS.length]}"/></svg> ${escapeHtml(s.label)}</li>`)
+    .map(
+      (s, index) =>
+        `<li><svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" fill="${SERIES_COLOURS[index % SERIES_COLOURS.length]}"/></svg> ${escapeHtml(s.label)}</li>`,
+    )
     .join('');
   return (
     `<figure class="chart"><svg id="${escapeHtml(id)}" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${escapeHtml(id)}-title ${escapeHtml(id)}-desc" preserveAspectRatio="xMidYMid meet">` +

@@ -46,11 +46,18 @@ export function checkDashboardAddress(host: string, https: boolean, publicUrl: s
     } catch {
       parsed = undefined;
     }
-    if (!parsed || !/^https?:$/.test(parsed.protocol)) throw ValidationError.field('public-url', `${JSON.stringify(publicUrl)} is not an http(s) URL; give the address people open, such as https://dashboard.example.com`);
+    if (!parsed || !/^https?:$/.test(parsed.protocol))
+      throw ValidationError.field(
+        'public-url',
+        `${JSON.stringify(publicUrl)} is not an http(s) URL; give the address people open, such as https://dashboard.example.com`,
+      );
   }
   // Behind a TLS proxy (public URL https), the dashboard itself may listen in clear on loopback only.
   if (!https && !isLoopback(host)) {
-    throw ValidationError.field(option, `${host} is not a loopback address; plain HTTP would expose passwords and session cookies on the network. Use --https, or bind 127.0.0.1 behind a TLS proxy (with --public-url https://…)`);
+    throw ValidationError.field(
+      option,
+      `${host} is not a loopback address; plain HTTP would expose passwords and session cookies on the network. Use --https, or bind 127.0.0.1 behind a TLS proxy (with --public-url https://…)`,
+    );
   }
 }
 
@@ -58,16 +65,32 @@ export function checkDashboardAddress(host: string, https: boolean, publicUrl: s
  * The dashboard as a Node request handler, for a server of its own or beside
  * the API in `pdfsvc serve` (which sends it every path under /dashboard).
  */
-export function dashboardHandler(options: { store: DashboardStore; https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void }) {
+export function dashboardHandler(options: {
+  store: DashboardStore;
+  https: boolean;
+  publicUrl?: string;
+  trustProxy?: boolean;
+  log: (entry: Record<string, unknown>) => void;
+}) {
   const publicUrl = options.publicUrl ? new URL(options.publicUrl) : undefined;
   // Secure cookies whenever the browser reaches the dashboard over HTTPS, directly or through a proxy.
   const secure = options.https || publicUrl?.protocol === 'https:';
-  const app = createDashboardApp({ store: options.store, secure, planRegions: PLAN_REGIONS, publicOrigin: publicUrl?.origin, trustProxy: options.trustProxy, log: options.log });
+  const app = createDashboardApp({
+    store: options.store,
+    secure,
+    planRegions: PLAN_REGIONS,
+    publicOrigin: publicUrl?.origin,
+    trustProxy: options.trustProxy,
+    log: options.log,
+  });
   return toNodeHandler(app);
 }
 
 /** The dashboard over the accounts store, as a Node request handler (`pdfsvc serve` mounts it at /dashboard). */
-export function dashboardFor(store: Store, options: { https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void }) {
+export function dashboardFor(
+  store: Store,
+  options: { https: boolean; publicUrl?: string; trustProxy?: boolean; log: (entry: Record<string, unknown>) => void },
+) {
   prunePeriodically(store, options.log);
   return dashboardHandler({ ...options, store: sqlDashboardStore(store) });
 }
@@ -105,16 +128,19 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
     res.writeHead(req.url === '/' ? 303 : 404, { location: `${DASHBOARD_BASE}/`, 'content-type': 'text/plain; charset=utf-8' });
     res.end(req.url === '/' ? '' : `the dashboard is at ${DASHBOARD_BASE}/\n`);
   };
-  const listener = await listen(handler as never, {
-    hostname: options.host,
-    port: options.port === 0 ? 0 : { port: options.port, random: false, alternativePortRange: [] },
-    https: tls,
-    showURL: false,
-    autoClose: false,
-    qr: false,
-    public: false,
-    isTest: true,
-  } as never);
+  const listener = await listen(
+    handler as never,
+    {
+      hostname: options.host,
+      port: options.port === 0 ? 0 : { port: options.port, random: false, alternativePortRange: [] },
+      https: tls,
+      showURL: false,
+      autoClose: false,
+      qr: false,
+      public: false,
+      isTest: true,
+    } as never,
+  );
   const server = listener.server as Server;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
@@ -129,9 +155,10 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
   return {
     url,
     server,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

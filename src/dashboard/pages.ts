@@ -148,7 +148,8 @@ function csrfField(frame: Frame): string {
 
 function layout(title: string, frame: Frame, body: string): string {
   const account = frame.account;
-  const link = (href: string, label: string, name: Frame['current']) => `<li><a href="${href}"${frame.current === name ? ' aria-current="page"' : ''}>${label}</a></li>`;
+  const link = (href: string, label: string, name: Frame['current']) =>
+    `<li><a href="${href}"${frame.current === name ? ' aria-current="page"' : ''}>${label}</a></li>`;
   const nav = account
     ? `<nav aria-label="Dashboard"><ul>${link(`${frame.base}/keys`, 'Keys', 'keys')}${link(`${frame.base}/usage`, 'Usage', 'usage')}${link(`${frame.base}/audit`, 'Audit log', 'audit')}${account.operator ? link(`${frame.base}/operator`, 'All accounts', 'operator') : ''}</ul></nav>` +
       `<span class="hint">${e(account.name)} · ${e(account.email)} · ${e(account.plan)} plan</span>` +
@@ -211,10 +212,14 @@ function regionsText(regions: string[] | null): string {
   return regions ? regions.join(', ') : 'all of the plan';
 }
 
-export function keysPage(frame: Frame, options: { keys: KeyView[]; revealed?: { name: string; key: string; note: string }; error?: string; notice?: string; month: string }): string {
+export function keysPage(
+  frame: Frame,
+  options: { keys: KeyView[]; revealed?: { name: string; key: string; note: string }; error?: string; notice?: string; month: string },
+): string {
   const rows = options.keys
     .map(
-      (k) => `<tr><th scope="row"><a href="${frame.base}/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
+      (k) =>
+        `<tr><th scope="row"><a href="${frame.base}/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
     )
     .join('');
   const table = options.keys.length
@@ -235,7 +240,14 @@ ${table}
 
 export function keyPage(
   frame: Frame,
-  options: { key: KeyView; planRegions: readonly string[]; revealed?: { name: string; key: string; note: string }; error?: string; notice?: string; today: string },
+  options: {
+    key: KeyView;
+    planRegions: readonly string[];
+    revealed?: { name: string; key: string; note: string };
+    error?: string;
+    notice?: string;
+    today: string;
+  },
 ): string {
   const k = options.key;
   const id = e(k.id);
@@ -285,14 +297,18 @@ export type MetricName = (typeof METRICS)[number]['name'];
 export const METRIC_NAMES = METRICS.map((m) => m.name) as readonly MetricName[];
 
 function totalsOf(rows: UsageTotals[]): UsageTotals {
-  return rows.reduce((t, r) => ({ requests: t.requests + r.requests, pages: t.pages + r.pages, bytesIn: t.bytesIn + r.bytesIn, bytesOut: t.bytesOut + r.bytesOut }), { requests: 0, pages: 0, bytesIn: 0, bytesOut: 0 });
+  return rows.reduce(
+    (t, r) => ({ requests: t.requests + r.requests, pages: t.pages + r.pages, bytesIn: t.bytesIn + r.bytesIn, bytesOut: t.bytesOut + r.bytesOut }),
+    { requests: 0, pages: 0, bytesIn: 0, bytesOut: 0 },
+  );
 }
 
 function numberCells(t: UsageTotals): string {
   return `<td class="num">${formatCount(t.requests)}</td><td class="num">${formatCount(t.pages)}</td><td class="num" title="${t.bytesIn} bytes">${formatBytes(t.bytesIn)}</td><td class="num" title="${t.bytesOut} bytes">${formatBytes(t.bytesOut)}</td>`;
 }
 
-const NUMBER_HEADS = '<th scope="col" class="num">Requests</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Bytes in</th><th scope="col" class="num">Bytes out</th>';
+const NUMBER_HEADS =
+  '<th scope="col" class="num">Requests</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Bytes in</th><th scope="col" class="num">Bytes out</th>';
 
 function monthForm(action: string, month: string, extra = ''): string {
   return `<form method="get" action="${action}" class="card"><div class="row"><div class="field narrow"><label for="month">Month <span class="hint">(UTC)</span></label><input id="month" name="month" type="month" value="${e(month)}" required></div>${extra}<div><button type="submit">Show</button></div></div></form>`;
@@ -313,9 +329,7 @@ export function usagePage(frame: Frame, options: { month: string; metric: Metric
     return { label: name, values };
   });
   const metricSelect = `<div class="field narrow"><label for="metric">Chart</label><select id="metric" name="metric">${METRICS.map((m) => `<option value="${m.name}"${m.name === metric.name ? ' selected' : ''}>${m.label}</option>`).join('')}</select></div>`;
-  const keyRows = [...byKey.entries()]
-    .map(([, { name, rows }]) => `<tr><th scope="row">${e(name)}</th>${numberCells(totalsOf(rows))}</tr>`)
-    .join('');
+  const keyRows = [...byKey.entries()].map(([, { name, rows }]) => `<tr><th scope="row">${e(name)}</th>${numberCells(totalsOf(rows))}</tr>`).join('');
   const dayRows = [...options.rows]
     .sort((a, b) => (a.day === b.day ? a.keyName.localeCompare(b.keyName) : a.day.localeCompare(b.day)))
     .map((r) => `<tr><td>${e(r.day)}</td><th scope="row">${e(r.keyName)}</th>${numberCells(r)}</tr>`)
@@ -344,7 +358,10 @@ export function auditPage(frame: Frame, events: AuditView[]): string {
 
 export function operatorPage(frame: Frame, options: { month: string; rows: OperatorRow[] }): string {
   const rows = options.rows
-    .map((r) => `<tr><th scope="row">${e(r.account)}</th><td>${e(r.email)}</td><td>${e(r.plan)}</td><td>${e(r.status)}</td><td class="num">${r.keys}</td>${numberCells(r)}</tr>`)
+    .map(
+      (r) =>
+        `<tr><th scope="row">${e(r.account)}</th><td>${e(r.email)}</td><td>${e(r.plan)}</td><td>${e(r.status)}</td><td class="num">${r.keys}</td>${numberCells(r)}</tr>`,
+    )
     .join('');
   const total = totalsOf(options.rows);
   return layout(

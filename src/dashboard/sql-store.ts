@@ -78,7 +78,13 @@ function describeAudit(e: AuditEvent): string {
     case 'password_link_created':
       return `one-time password link made${d.expires ? `, valid until ${d.expires}` : ''}`;
     default:
-      return `${e.kind.replace(/_/g, ' ')}${Object.keys(d).length ? `: ${Object.entries(d).map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(', ') : String(v)}`).join(', ')}` : ''}`;
+      return `${e.kind.replace(/_/g, ' ')}${
+        Object.keys(d).length
+          ? `: ${Object.entries(d)
+              .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join(', ') : String(v)}`)
+              .join(', ')}`
+          : ''
+      }`;
   }
 }
 
@@ -86,7 +92,8 @@ export function sqlDashboardStore(store: Store): DashboardStore {
   /** Requests this month per key of the account. */
   async function monthRequests(accountId: string, month: string): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
-    for (const row of await store.usage({ month, account: accountId })) counts.set(row.keyId, (counts.get(row.keyId) ?? 0) + row.requests2xx + row.requests4xx + row.requests5xx);
+    for (const row of await store.usage({ month, account: accountId }))
+      counts.set(row.keyId, (counts.get(row.keyId) ?? 0) + row.requests2xx + row.requests4xx + row.requests5xx);
     return counts;
   }
 
@@ -134,9 +141,15 @@ export function sqlDashboardStore(store: Store): DashboardStore {
       const key = await store.findLiveKey(keyId, accountId);
       const regions = limits.regions?.filter((r): r is Region => (REGIONS as readonly string[]).includes(r)) ?? null;
       const account = await store.account(accountId);
-      if (regions?.some((r) => !PLAN_REGIONS[account.plan].includes(r))) throw new PdfsvcError(400, `the ${account.plan} plan does not include all of ${regions.join(', ')}`);
+      if (regions?.some((r) => !PLAN_REGIONS[account.plan].includes(r)))
+        throw new PdfsvcError(400, `the ${account.plan} plan does not include all of ${regions.join(', ')}`);
       await store.db.transaction(async (tx) => {
-        await tx.query('update api_keys set regions = $2, expires = $3 where id = $1 and account_id = $4 and revoked_at is null', [key.id, regions, limits.expires ? new Date(limits.expires) : null, accountId]);
+        await tx.query('update api_keys set regions = $2, expires = $3 where id = $1 and account_id = $4 and revoked_at is null', [
+          key.id,
+          regions,
+          limits.expires ? new Date(limits.expires) : null,
+          accountId,
+        ]);
         await store.audit(tx, { accountId, kind: 'key_limits', keyId: key.id, detail: { name: key.name, regions, expires: limits.expires } }, by);
         // Servers reload their keys when this number moves (src/store/store.ts).
         await tx.query('update store_state set version = version + 1 where id = 1');
@@ -171,7 +184,17 @@ export function sqlDashboardStore(store: Store): DashboardStore {
       }
       for (const r of await store.usage({ month })) {
         // A deleted account's usage still counts for the month's bill.
-        const row = rows.get(r.accountId) ?? { account: r.account, email: '', plan: '', status: 'deleted', keys: 0, requests: 0, pages: 0, bytesIn: 0, bytesOut: 0 };
+        const row = rows.get(r.accountId) ?? {
+          account: r.account,
+          email: '',
+          plan: '',
+          status: 'deleted',
+          keys: 0,
+          requests: 0,
+          pages: 0,
+          bytesIn: 0,
+          bytesOut: 0,
+        };
         row.requests += r.requests2xx + r.requests4xx + r.requests5xx;
         row.pages += r.pages;
         row.bytesIn += r.bytesIn;
@@ -183,6 +206,12 @@ export function sqlDashboardStore(store: Store): DashboardStore {
 
     audit: (entry) => store.audit(null, { accountId: entry.accountId, kind: entry.kind, detail: entry.detail }, { actor: entry.actor, address: entry.address }),
     auditList: async (accountId, limit): Promise<AuditView[]> =>
-      (await store.listAudit(accountId, limit)).map((e) => ({ time: e.at.toISOString(), event: e.kind.replace(/_/g, ' '), actor: e.actor, address: e.address, detail: describeAudit(e) })),
+      (await store.listAudit(accountId, limit)).map((e) => ({
+        time: e.at.toISOString(),
+        event: e.kind.replace(/_/g, ' '),
+        actor: e.actor,
+        address: e.address,
+        detail: describeAudit(e),
+      })),
   };
 }

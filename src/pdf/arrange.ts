@@ -38,7 +38,11 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
   const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
   setPages(doc, output);
   if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known);
-  if (labels) writePageLabels(doc, order.map((index) => labels[index]));
+  if (labels)
+    writePageLabels(
+      doc,
+      order.map((index) => labels[index]),
+    );
 }
 
 /**
@@ -49,7 +53,12 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
 function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>, known?: PageFacts): void {
   const named = new NamedDestinations(doc);
   const droppedAnnotations = new Set<PDFRef>();
-  const annotationsOf = known?.annotations ?? pageAnnotations(doc, entries.filter((entry) => dropped.has(entry.ref)));
+  const annotationsOf =
+    known?.annotations ??
+    pageAnnotations(
+      doc,
+      entries.filter((entry) => dropped.has(entry.ref)),
+    );
   for (const ref of dropped) for (const annot of annotationsOf.get(ref) ?? []) droppedAnnotations.add(annot);
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);

@@ -7,7 +7,20 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import { PDFArray, PDFCatalog, type PDFContext, PDFDict, PDFName, PDFObject, PDFPageLeaf, PDFPageTree, PDFRawStream, PDFRef, PDFStream, moveInto } from './lib.js';
+import {
+  PDFArray,
+  PDFCatalog,
+  type PDFContext,
+  PDFDict,
+  PDFName,
+  PDFObject,
+  PDFPageLeaf,
+  PDFPageTree,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  moveInto,
+} from './lib.js';
 import { streamWithDataOf } from './reader/object-table.js';
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */

@@ -87,7 +87,9 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
   if (!(doc.catalog instanceof PDFDict) || !(doc.catalog.lookup(PDFName.of('Pages')) instanceof PDFDict)) {
     const limit = objectTableOf(doc.context)?.limitPassed;
     if (limit) throw new PdfError('limit', `${PAST_LIMIT} (${limit}, so no document catalog with a page tree can be read)`, 'bare');
-    throw damaged(`${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''}`);
+    throw damaged(
+      `${noHeader ? `${noHeader.replace('; is it a PDF?', '')}, and ` : ''}it has no document catalog with a page tree${noHeader ? '; is it a PDF?' : ''}`,
+    );
   }
   // Damage read through is reported to whoever runs the action; a refused file says only why.
   const warn = options.onWarning;
@@ -104,7 +106,10 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
     // Kids lost in a file whose table had to be rebuilt: a truncated file, whose remaining pages alone would lose the others silently.
     throw damaged(`${damage.droppedKids} page objects are missing; is the file truncated?`);
   }
-  if (damage.found.size > 0) warn?.(`its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`);
+  if (damage.found.size > 0)
+    warn?.(
+      `its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`,
+    );
   if (damage.droppedContents > 0) {
     const items = damage.droppedContents > 1 ? `${damage.droppedContents} items that lead` : 'an item that leads';
     warn?.(`its pages' /Contents held ${items} to no content stream (null, or objects the file lacks or that cannot be read): dropped, as qpdf ignores them`);
@@ -113,7 +118,10 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
     const signatures = readOnly(doc.context, () => countSignatures(doc));
     if (signatures > 0) {
-      throw new PdfError('signed', `is digitally signed (${signatures} signature${signatures > 1 ? 's' : ''}); any edit would invalidate ${signatures > 1 ? 'them' : 'it'}`);
+      throw new PdfError(
+        'signed',
+        `is digitally signed (${signatures} signature${signatures > 1 ? 's' : ''}); any edit would invalidate ${signatures > 1 ? 'them' : 'it'}`,
+      );
     }
   }
   // Only documents accepted for work count as pages processed.

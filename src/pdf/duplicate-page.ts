@@ -29,9 +29,10 @@ export function duplicatePage(doc: PDFDocument, page: PDFDict): PDFRef {
     const copies = annots.asArray().map((item) => {
       const annot = context.lookup(item);
       if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
-      const annotCopy = isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
-        ? duplicateWidget(doc, item, annot, replaceOnPage)
-        : context.register(copyObject(annot, context));
+      const annotCopy =
+        isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
+          ? duplicateWidget(doc, item, annot, replaceOnPage)
+          : context.register(copyObject(annot, context));
       mapping.set(item, annotCopy);
       return annotCopy;
     });

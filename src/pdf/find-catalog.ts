@@ -63,7 +63,9 @@ export function findCatalog(doc: PDFDocument): FoundCatalog | undefined {
   if (!catalog || catalog.lookup(TYPE) !== CATALOG) {
     const found = lastOfType(doc, table, 'Catalog', (dict) => dict.lookup(TYPE) === CATALOG && dict.lookup(PAGES) instanceof PDFDict);
     if (found) {
-      repairs.push(`its ${catalog ? '/Root leads to no catalog' : 'catalog is not where its trailer says'}: object ${found.objectNumber}, the last /Type /Catalog of the file, was taken`);
+      repairs.push(
+        `its ${catalog ? '/Root leads to no catalog' : 'catalog is not where its trailer says'}: object ${found.objectNumber}, the last /Type /Catalog of the file, was taken`,
+      );
       catalogRef = found;
       catalog = context.lookup(found) as PDFDict;
     }
@@ -73,12 +75,19 @@ export function findCatalog(doc: PDFDocument): FoundCatalog | undefined {
   const pages = catalog?.lookup(PAGES);
   let root: { dict: PDFDict; ref?: PDFRef } | undefined = pages instanceof PDFDict && isTreeNode(pages) ? treeRootAbove(pages) : undefined;
   if (root && root.dict !== pages) {
-    repairs.push('its catalog\'s /Pages leads into the page tree, not to its root: the root above was taken, as qpdf does');
+    repairs.push("its catalog's /Pages leads into the page tree, not to its root: the root above was taken, as qpdf does");
   } else if (!root) {
-    const ref = lastOfType(doc, table, 'Pages', (dict) => dict.lookup(TYPE) === PAGES && dict.lookup(KIDS) instanceof PDFArray && !(dict.lookup(PARENT) instanceof PDFDict));
+    const ref = lastOfType(
+      doc,
+      table,
+      'Pages',
+      (dict) => dict.lookup(TYPE) === PAGES && dict.lookup(KIDS) instanceof PDFArray && !(dict.lookup(PARENT) instanceof PDFDict),
+    );
     if (!ref) return undefined;
     root = { dict: context.lookup(ref) as PDFDict, ref };
-    repairs.push(`${catalog ? 'its catalog\'s /Pages leads to no page tree' : 'it has no catalog'}: object ${ref.objectNumber}, the last page-tree root of the file, was taken`);
+    repairs.push(
+      `${catalog ? "its catalog's /Pages leads to no page tree" : 'it has no catalog'}: object ${ref.objectNumber}, the last page-tree root of the file, was taken`,
+    );
   }
   if (repairs.length === 0) return undefined;
   if (!catalog) {

@@ -53,7 +53,10 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   if (docs.length === 1) return target;
   const parts = docs.map((doc, i) => preparePart(doc, i === 0));
   for (const part of parts.slice(1)) movePart(target, part);
-  setPages(target, parts.flatMap((part) => part.pages));
+  setPages(
+    target,
+    parts.flatMap((part) => part.pages),
+  );
   mergeOutlines(target, parts);
   mergeNamedDestinations(target, parts);
   mergeForms(target, parts);
@@ -70,7 +73,10 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
 function preparePart(doc: PDFDocument, isFirst: boolean): Part {
   // Inherited attributes go onto the leaves: the input's page tree nodes are left behind.
   const pages = pageEntries(doc);
-  inlineNamedDestinations(doc, pages.map((page) => page.dict));
+  inlineNamedDestinations(
+    doc,
+    pages.map((page) => page.dict),
+  );
   // Only the first document's structure tree is kept (see forgetStructure); not moving the others saves work.
   if (!isFirst) doc.catalog.delete(PDFName.of('StructTreeRoot'));
   return {
@@ -92,9 +98,7 @@ function infoTitle(doc: PDFDocument): string | undefined {
 
 /** Label prefixes held by reference would point into the input's numbering once it moves: make them direct. */
 function directPrefixes(doc: PDFDocument, labels: PageLabel[] | undefined): PageLabel[] | undefined {
-  return labels?.map((label) =>
-    label.prefix instanceof PDFRef ? { ...label, prefix: doc.context.lookup(label.prefix) } : label,
-  );
+  return labels?.map((label) => (label.prefix instanceof PDFRef ? { ...label, prefix: doc.context.lookup(label.prefix) } : label));
 }
 
 /**
@@ -288,9 +292,7 @@ function mergeNamedDestinations(target: PDFDocument, parts: Part[]): void {
   let found = false;
   for (const part of parts) {
     const old = dictAt(part.catalog, 'Dests');
-    const fromDictionary = old
-      ? old.entries().map(([key, value]) => ({ name: key.decodeText(), key: byteString(key.decodeText()), value }))
-      : [];
+    const fromDictionary = old ? old.entries().map(([key, value]) => ({ name: key.decodeText(), key: byteString(key.decodeText()), value })) : [];
     // Within one input the name tree wins over /Dests, as NamedDestinations reads them.
     for (const entry of [...nameTreeEntries(target, part.catalog, 'Dests'), ...fromDictionary]) {
       found = true;
@@ -465,9 +467,11 @@ function applyFormFlags(target: PDFDocument, form: PDFDict, forms: Array<PDFDict
 /** Each input keeps its labels; when any input has labels, those without get 1, 2, 3, … */
 function mergePageLabels(target: PDFDocument, parts: Part[]): void {
   if (parts.every((part) => part.labels === undefined)) return;
-  const decimal = (count: number): PageLabel[] =>
-    Array.from({ length: count }, (_, i) => ({ style: PDFName.of('D'), prefixText: '', value: i + 1 }));
-  writePageLabels(target, parts.flatMap((part) => part.labels ?? decimal(part.pages.length)));
+  const decimal = (count: number): PageLabel[] => Array.from({ length: count }, (_, i) => ({ style: PDFName.of('D'), prefixText: '', value: i + 1 }));
+  writePageLabels(
+    target,
+    parts.flatMap((part) => part.labels ?? decimal(part.pages.length)),
+  );
 }
 
 /**
@@ -538,10 +542,7 @@ function versionOf(doc: PDFDocument): number {
     return m ? Number(m[1]) * 10 + Number(m[2]) : 0;
   };
   const catalogVersion = doc.catalog.lookup(PDFName.of('Version'));
-  return Math.max(
-    parse(doc.context.header.getVersionString()),
-    parse(catalogVersion instanceof PDFName ? catalogVersion.decodeText() : undefined),
-  );
+  return Math.max(parse(doc.context.header.getVersionString()), parse(catalogVersion instanceof PDFName ? catalogVersion.decodeText() : undefined));
 }
 
 // ---------------------------------------------------------------------------

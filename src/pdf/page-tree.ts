@@ -140,7 +140,8 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     if (frame.next >= frame.kids.size()) {
       stack.pop();
       const count = frame.node.lookup(PDFName.of('Count'));
-      if (!(count instanceof PDFNumber) || count.asNumber() !== entries.length - frame.pagesBefore) found.add('a /Count that is not the number of pages below it');
+      if (!(count instanceof PDFNumber) || count.asNumber() !== entries.length - frame.pagesBefore)
+        found.add('a /Count that is not the number of pages below it');
       continue;
     }
     const i = frame.next++;
@@ -170,7 +171,11 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     }
     enter(kid, kidDict, frame.inherited);
   }
-  if (found.size > 0) setPages(doc, entries.map((entry) => entry.ref));
+  if (found.size > 0)
+    setPages(
+      doc,
+      entries.map((entry) => entry.ref),
+    );
   return entries;
 }
 

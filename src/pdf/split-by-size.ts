@@ -56,7 +56,6 @@ const KIDS = PDFName.of('Kids');
 const ANNOTS = PDFName.of('Annots');
 const STRUCT_PARENTS = PDFName.of('StructParents');
 
-
 export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySizeOptions = {}): SizedPart[] {
   const count = pagesToSplit(doc);
   prepareForSplit(doc);
@@ -516,4 +515,3 @@ function isInternalLink(doc: PDFDocument, annotation: PDFDict, named: NamedDesti
   if (annotation.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return false;
   return targetPage(doc, annotation, named) !== undefined;
 }
-

@@ -78,7 +78,7 @@ export function writeDocumentAndTell(context: PDFContext, options: WriteOptions 
 }
 
 /** Writes the document into `sink`, in order; returns the references of the objects written. */
-export function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
+function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
   const plan = planOutput(context);
   writePlan(context, plan, sink, options);
   return plan.written;
@@ -322,7 +322,11 @@ function planOutput(context: PDFContext): Plan {
  * An unparsed object's body, as ranges of bytes handed to `range` in order:
  * its input bytes, with references the output lacks written as null.
  */
-function eachBodyRange(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs, range: (data: Uint8Array, start: number, end: number) => void): void {
+function eachBodyRange(
+  source: Exclude<ObjectSource, { kind: 'parsed' }>,
+  written: WrittenRefs,
+  range: (data: Uint8Array, start: number, end: number) => void,
+): void {
   if (source.kind === 'damaged') return range(source.bytes, 0, source.bytes.length);
   const { raw, table } = source;
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).

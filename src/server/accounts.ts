@@ -114,7 +114,20 @@ export class UsageMeter {
     const id = `${key.id}\u0000${day}`;
     let delta = this.counts.get(id);
     if (!delta) {
-      delta = { keyId: key.id, keyName: key.name, accountId: key.accountId, accountName: key.accountName ?? key.accountId, region: this.region, day, requests2xx: 0, requests4xx: 0, requests5xx: 0, pages: 0, bytesIn: 0, bytesOut: 0 };
+      delta = {
+        keyId: key.id,
+        keyName: key.name,
+        accountId: key.accountId,
+        accountName: key.accountName ?? key.accountId,
+        region: this.region,
+        day,
+        requests2xx: 0,
+        requests4xx: 0,
+        requests5xx: 0,
+        pages: 0,
+        bytesIn: 0,
+        bytesOut: 0,
+      };
       this.counts.set(id, delta);
     }
     delta[kind]++;
@@ -167,6 +180,10 @@ export class UsageMeter {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       await this.flush();
     }
-    if (this.failing) this.log('usage_lost', { rows: this.counts.size, requests: [...this.counts.values()].reduce((n, d) => n + d.requests2xx + d.requests4xx + d.requests5xx, 0) });
+    if (this.failing)
+      this.log('usage_lost', {
+        rows: this.counts.size,
+        requests: [...this.counts.values()].reduce((n, d) => n + d.requests2xx + d.requests4xx + d.requests5xx, 0),
+      });
   }
 }

@@ -129,10 +129,13 @@ export function createApp(options: AppOptions): App {
       // Error cause is h3's own refusal (a path that is not valid
       // percent-encoding): the client's mistake, not a fault.
       const refusedByH3 = HTTPError.isError(error) && !(error.cause instanceof Error) && error.status < 500 && STATUSES[error.status] !== undefined;
-      const cause = refusedByH3 ? new HttpProblem(error.status, error.status === 400 ? 'the request path is not valid percent-encoding (RFC 3986 §2.1)' : undefined) : (error.cause ?? error);
+      const cause = refusedByH3
+        ? new HttpProblem(error.status, error.status === 400 ? 'the request path is not valid percent-encoding (RFC 3986 §2.1)' : undefined)
+        : (error.cause ?? error);
       if (cause instanceof WorkerFault) notesOf(request).fault = cause.fault;
       else if (!(cause instanceof HttpProblem) && !(cause instanceof PdfsvcError)) notesOf(request).fault = faultSummary(cause);
-      const headers = cause instanceof HttpProblem ? cause.headers : cause instanceof Busy || cause instanceof WorkerDied ? { 'Retry-After': String(cause.retryAfter) } : {};
+      const headers =
+        cause instanceof HttpProblem ? cause.headers : cause instanceof Busy || cause instanceof WorkerDied ? { 'Retry-After': String(cause.retryAfter) } : {};
       return problemResponse(toProblem(cause, typeBase(request)), headers);
     },
   });
@@ -151,13 +154,24 @@ export function createApp(options: AppOptions): App {
     app.all(path, (event) => {
       if (!exists(event)) throw new HttpProblem(404);
       const method = (event.req as Request).method;
-      if (method !== 'GET' && method !== 'HEAD') throw new HttpProblem(405, `${new URL((event.req as Request).url).pathname} answers GET and HEAD only`, { Allow: 'GET, HEAD' });
+      if (method !== 'GET' && method !== 'HEAD')
+        throw new HttpProblem(405, `${new URL((event.req as Request).url).pathname} answers GET and HEAD only`, { Allow: 'GET, HEAD' });
       return answer(event);
     });
   readOnly('/healthz', () =>
-    textResponse(JSON.stringify({ status: 'ok', region: options.region, version: options.version, in_flight: inFlight, ...(options.poolStatus ? { workers: options.poolStatus() } : {}), ...(options.memoryBudget ? { memory: options.memoryBudget.status() } : {}) }), {
-      'content-type': 'application/json',
-    }),
+    textResponse(
+      JSON.stringify({
+        status: 'ok',
+        region: options.region,
+        version: options.version,
+        in_flight: inFlight,
+        ...(options.poolStatus ? { workers: options.poolStatus() } : {}),
+        ...(options.memoryBudget ? { memory: options.memoryBudget.status() } : {}),
+      }),
+      {
+        'content-type': 'application/json',
+      },
+    ),
   );
   readOnly('/v1/openapi.json', () => textResponse(openapiText, { 'content-type': 'application/json' }));
   readOnly('/docs', () => textResponse(docs.html, docs.headers));
@@ -177,7 +191,10 @@ export function createApp(options: AppOptions): App {
       const rate = options.rateLimiter?.take(key);
       const rateHeaders = rate ? rateLimitHeaders(rate) : {};
       if (rate && !rate.allowed) {
-        throw new HttpProblem(429, `this key has made its ${rate.limit} requests for now (the ${key.plan} plan's limit); retry in ${rate.reset} s`, { 'Retry-After': String(rate.reset), ...rateHeaders });
+        throw new HttpProblem(429, `this key has made its ${rate.limit} requests for now (the ${key.plan} plan's limit); retry in ${rate.reset} s`, {
+          'Retry-After': String(rate.reset),
+          ...rateHeaders,
+        });
       }
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
       const contentType = request.headers.get('content-type') ?? '';
@@ -206,7 +223,10 @@ export function createApp(options: AppOptions): App {
         const wanted = bodyBytes * WORKING_SET_FACTOR;
         if (!budget || wanted <= reserved) return;
         if (!budget.reserve(wanted - reserved)) {
-          throw new HttpProblem(503, 'this server is at its memory budget with the documents already in work; retry shortly', { 'Retry-After': '5', Connection: 'close' });
+          throw new HttpProblem(503, 'this server is at its memory budget with the documents already in work; retry shortly', {
+            'Retry-After': '5',
+            Connection: 'close',
+          });
         }
         reserved = wanted;
       };
@@ -236,7 +256,11 @@ export function createApp(options: AppOptions): App {
         if (phase === 'upload') {
           throw new HttpProblem(408, `the request body did not arrive within ${timeoutMs} ms`, { Connection: 'close' });
         }
-        throw new HttpProblem(503, `the request took longer than this server allows (${timeoutMs} ms) and was stopped; retry later, or send a smaller document`, { 'Retry-After': '5' });
+        throw new HttpProblem(
+          503,
+          `the request took longer than this server allows (${timeoutMs} ms) and was stopped; retry later, or send a smaller document`,
+          { 'Retry-After': '5' },
+        );
       } finally {
         clearTimeout(timer);
         inFlight--;
@@ -295,19 +319,27 @@ function authenticate(request: Request, options: AppOptions, notes: RequestNotes
   if (!key) throw new HttpProblem(401, 'send a valid API key in the X-API-Key header');
   notes.refusedKey = key;
   // 403, not 401: the key is right, so replacing it would not help (README, "Accounts, keys and usage").
-  if (key.suspended) throw new HttpProblem(403, `the account${key.accountName ? ` ${key.accountName}` : ''} is suspended: its keys are refused until the operator resumes it`);
+  if (key.suspended)
+    throw new HttpProblem(403, `the account${key.accountName ? ` ${key.accountName}` : ''} is suspended: its keys are refused until the operator resumes it`);
   if (!PLAN_REGIONS[key.plan].includes(options.region)) {
     throw new HttpProblem(403, `the ${key.plan} plan does not include the ${options.region} region; it includes ${PLAN_REGIONS[key.plan].join(', ')}`);
   }
   if (key.regions && !key.regions.includes(options.region)) {
-    throw new HttpProblem(403, `this key is limited to the ${key.regions.join(', ')} region${key.regions.length > 1 ? 's' : ''}; use a key for the ${options.region} region, or one without a region limit`);
+    throw new HttpProblem(
+      403,
+      `this key is limited to the ${key.regions.join(', ')} region${key.regions.length > 1 ? 's' : ''}; use a key for the ${options.region} region, or one without a region limit`,
+    );
   }
   return key;
 }
 
 function negotiateOrThrow(request: Request): Packaging {
   const packaging = negotiatePackaging(request.headers.get('accept'));
-  if (!packaging) throw new HttpProblem(406, 'split actions answer with application/zip (default), application/json or multipart/mixed; ask for one of them in Accept, or send no Accept header');
+  if (!packaging)
+    throw new HttpProblem(
+      406,
+      'split actions answer with application/zip (default), application/json or multipart/mixed; ask for one of them in Accept, or send no Accept header',
+    );
   return packaging;
 }
 
@@ -413,4 +445,3 @@ function textResponse(text: string, headers: Record<string, string>, status = 20
   const bytes = Buffer.from(text);
   return new Response(bytes, { status, headers: { ...headers, 'content-length': String(bytes.byteLength) } });
 }
-

@@ -75,9 +75,9 @@ function streamLog(destination: string, stream: NodeJS.WritableStream, owned: bo
 }
 
 /** How often records are written to the database: a crash loses at most this much of the trail. */
-export const AUDIT_FLUSH_MS = 200;
+const AUDIT_FLUSH_MS = 200;
 /** How long the database may refuse records before the log counts as failed (and the server stops). */
-export const AUDIT_RETRY_MS = 10_000;
+const AUDIT_RETRY_MS = 10_000;
 
 /**
  * The database destination: records gather in memory and are written every
@@ -135,7 +135,10 @@ export interface AuditContext {
 }
 
 /** The kinds of destination; `open` may connect somewhere first (a database), so it may be async. */
-const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: string; open: (argument: string, context: AuditContext) => AuditLog | Promise<AuditLog> }> = {
+const DESTINATIONS: Record<
+  string,
+  { argument: 'none' | 'required'; example: string; open: (argument: string, context: AuditContext) => AuditLog | Promise<AuditLog> }
+> = {
   stderr: { argument: 'none', example: 'stderr', open: () => streamLog('stderr', process.stderr, false) },
   file: {
     argument: 'required',
@@ -146,7 +149,10 @@ const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: str
         // Opened now, so that a path that cannot be written is a start-up error; created readable by its owner only.
         fd = openSync(path, 'a', 0o600);
       } catch (error) {
-        throw ValidationError.field('audit-log', `cannot open ${path} for appending (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); name a file the server's user can write, in a directory that exists`);
+        throw ValidationError.field(
+          'audit-log',
+          `cannot open ${path} for appending (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); name a file the server's user can write, in a directory that exists`,
+        );
       }
       return streamLog(`file:${path}`, createWriteStream(path, { fd, flags: 'a' }), true);
     },
@@ -156,7 +162,10 @@ const DESTINATIONS: Record<string, { argument: 'none' | 'required'; example: str
     example: 'database',
     open(_argument, context) {
       if (!context.database) {
-        throw ValidationError.field('audit-log', 'database writes to the accounts database, and this server reads its keys from a keys file: serve from a database (--database-url, or --data-dir), or name stderr or file:PATH');
+        throw ValidationError.field(
+          'audit-log',
+          'database writes to the accounts database, and this server reads its keys from a keys file: serve from a database (--database-url, or --data-dir), or name stderr or file:PATH',
+        );
       }
       return databaseLog(context.database);
     },
@@ -169,7 +178,9 @@ export async function openAuditLog(spec: string, context: AuditContext = {}): Pr
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   const argument = colon < 0 ? undefined : spec.slice(colon + 1);
   const known = DESTINATIONS[kind];
-  const choices = Object.values(DESTINATIONS).map((d) => d.example).join(' or ');
+  const choices = Object.values(DESTINATIONS)
+    .map((d) => d.example)
+    .join(' or ');
   if (!known) throw ValidationError.field('audit-log', `unknown destination ${JSON.stringify(spec)}; use ${choices}`);
   if (known.argument === 'none' && argument !== undefined) throw ValidationError.field('audit-log', `${kind} takes nothing after it; use ${known.example}`);
   if (known.argument === 'required' && !argument) throw ValidationError.field('audit-log', `${kind} needs a path after the colon, such as ${known.example}`);
@@ -217,5 +228,18 @@ export function auditRecord(entry: RequestLogEntry, actionNames: ReadonlySet<str
  */
 export function refusedRecord(region: Region, status: number, code: string | undefined): AuditRecord {
   const action = code?.startsWith('ERR_SSL_') ? 'tls_error' : 'malformed';
-  return { time: new Date().toISOString(), log: 'audit', region, key_id: null, account: null, action, method: '', status, bytes_in: 0, bytes_out: 0, pages: null, duration_ms: 0 };
+  return {
+    time: new Date().toISOString(),
+    log: 'audit',
+    region,
+    key_id: null,
+    account: null,
+    action,
+    method: '',
+    status,
+    bytes_in: 0,
+    bytes_out: 0,
+    pages: null,
+    duration_ms: 0,
+  };
 }

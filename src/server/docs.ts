@@ -100,7 +100,9 @@ function typeLabel(schema: Schema): string {
   if (schema.format === 'binary') return `file (${schema.contentMediaType ?? 'bytes'})`;
   if (schema.format === 'password') return 'password';
   if (schema.enum) return `one of ${schema.enum.map((v) => String(v)).join(', ')}`;
-  const range = [schema.minimum !== undefined ? `≥ ${schema.minimum}` : '', schema.maximum !== undefined ? `≤ ${schema.maximum}` : ''].filter(Boolean).join(', ');
+  const range = [schema.minimum !== undefined ? `≥ ${schema.minimum}` : '', schema.maximum !== undefined ? `≤ ${schema.maximum}` : '']
+    .filter(Boolean)
+    .join(', ');
   return `${schema.type ?? 'string'}${range ? ` (${range})` : ''}`;
 }
 
@@ -167,7 +169,9 @@ function operationSection(doc: OpenApi, path: string, op: Operation): string {
   const responses = Object.entries(op.responses)
     .map(([status, ref]) => {
       const r = resolveResponse(doc, ref);
-      const types = Object.keys(r.content ?? {}).map((t) => `<code>${escape(t)}</code>`).join(', ');
+      const types = Object.keys(r.content ?? {})
+        .map((t) => `<code>${escape(t)}</code>`)
+        .join(', ');
       const link = status === '200' ? escape(status) : `<a href="v1/errors/${escape(status)}">${escape(status)}</a>`;
       return `<li>${link} ${escape(status === '200' ? r.description : titleOf(r.description))}${types ? ` — ${types}` : ''}${headerList(r)}</li>`;
     })
@@ -175,7 +179,9 @@ function operationSection(doc: OpenApi, path: string, op: Operation): string {
   const accept = splits
     ? `<div class="control"><label for="f-${op.operationId}-accept"><code>Accept</code> (header)</label><select id="f-${op.operationId}-accept" data-header="Accept">${successTypes.map((t) => `<option>${escape(t)}</option>`).join('')}</select></div>`
     : '';
-  const controls = Object.entries(properties).map(([name, schema]) => control(op.operationId, name, schema, required.includes(name))).join('');
+  const controls = Object.entries(properties)
+    .map(([name, schema]) => control(op.operationId, name, schema, required.includes(name)))
+    .join('');
   return `<section class="operation" id="op-${escape(op.operationId)}" data-operation="${escape(op.operationId)}">
 <h2><span class="method">POST</span> <code>${escape(path)}</code></h2>
 <p class="summary">${prose(op.summary)}</p>
@@ -296,10 +302,14 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
     groups.set(tag, [...(groups.get(tag) ?? []), entry]);
   }
   const nav = [...groups]
-    .map(([tag, ops]) => `<h4>${escape(tag)}</h4><ul>${ops.map(([, op]) => `<li><a href="#op-${escape(op.operationId)}">${escape(op.operationId)}</a></li>`).join('')}</ul>`)
+    .map(
+      ([tag, ops]) =>
+        `<h4>${escape(tag)}</h4><ul>${ops.map(([, op]) => `<li><a href="#op-${escape(op.operationId)}">${escape(op.operationId)}</a></li>`).join('')}</ul>`,
+    )
     .join('');
   const statuses = new Map<string, string>();
-  for (const [, op] of operations) for (const [status, r] of Object.entries(op.responses)) if (status !== '200') statuses.set(status, titleOf(resolveResponse(doc, r).description));
+  for (const [, op] of operations)
+    for (const [status, r] of Object.entries(op.responses)) if (status !== '200') statuses.set(status, titleOf(resolveResponse(doc, r).description));
   const errors = [...statuses]
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([status, title]) => `<li><a href="v1/errors/${escape(status)}">${escape(status)}</a> ${escape(title)}</li>`)

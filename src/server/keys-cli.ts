@@ -19,7 +19,9 @@ async function keysFileFor(options: KeysOptions, database: (cli: typeof import('
     return undefined;
   }
   if (options.account) {
-    const how = source.legacy ? `move its keys into the database with pdfsvc keys import, or name a database with --data-dir or --database-url` : 'leave out --keys-file to use the database';
+    const how = source.legacy
+      ? `move its keys into the database with pdfsvc keys import, or name a database with --data-dir or --database-url`
+      : 'leave out --keys-file to use the database';
     throw ValidationError.field('account', `keys in a keys file (${source.path}) have no accounts: ${how}`);
   }
   return source.path;
@@ -29,7 +31,11 @@ async function keysFileFor(options: KeysOptions, database: (cli: typeof import('
 export async function createKey(raw: KeysOptions & Record<string, unknown>): Promise<void> {
   const path = await keysFileFor(raw, (cli) => cli.keysCreate(raw as Parameters<typeof cli.keysCreate>[0]));
   if (path === undefined) return;
-  if (raw.regions || raw.expires) throw ValidationError.field(raw.regions ? 'regions' : 'expires', 'keys in a keys file cannot be limited to regions or given an expiry; use the database (leave out --keys-file)');
+  if (raw.regions || raw.expires)
+    throw ValidationError.field(
+      raw.regions ? 'regions' : 'expires',
+      'keys in a keys file cannot be limited to regions or given an expiry; use the database (leave out --keys-file)',
+    );
   // Checked here, not before: the database refuses --plan whatever its value (a key has its account's plan).
   const options = parseOptions(KEYS_OPTIONS.create, raw);
   const { plan } = options;
@@ -38,7 +44,8 @@ export async function createKey(raw: KeysOptions & Record<string, unknown>): Pro
   const { id, name } = await updateKeysFile(path, (file) => {
     const id = newKeyId();
     const name = options.name ?? `key-${id.slice(2)}`;
-    if (file.keys.some((k) => k.name === name)) throw ValidationError.field('name', `a key named ${JSON.stringify(name)} already exists; choose another name or revoke it first`);
+    if (file.keys.some((k) => k.name === name))
+      throw ValidationError.field('name', `a key named ${JSON.stringify(name)} already exists; choose another name or revoke it first`);
     file.keys.push({ id, name, plan, hash: hashKey(key), created: new Date().toISOString() });
     return { id, name };
   });
@@ -57,7 +64,8 @@ export async function listKeys(options: KeysOptions & OptionValues<typeof KEYS_O
     return;
   }
   if (rows.length === 0) process.stderr.write(`no keys in ${path}\n`);
-  for (const row of rows) process.stdout.write(`${row.id}\t${row.name}\t${row.plan}\tcreated ${row.created}\t${row.expires ? `expires ${row.expires}` : 'no expiry'}\n`);
+  for (const row of rows)
+    process.stdout.write(`${row.id}\t${row.name}\t${row.plan}\tcreated ${row.created}\t${row.expires ? `expires ${row.expires}` : 'no expiry'}\n`);
 }
 
 export async function revokeKey(nameOrId: string, options: KeysOptions): Promise<void> {

@@ -76,7 +76,10 @@ export async function updateKeysFile<T>(path: string, change: (file: KeysFile) =
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > 30_000) await rm(lock, { force: true });
       else if (attempt > 300) throw new Error(`the keys file is locked by another pdfsvc keys command (${lock}); remove the lock file if none is running`);
       else await new Promise((resolve) => setTimeout(resolve, 20));

@@ -34,7 +34,12 @@ export class Metrics {
     const registers = [this.registry];
     // Process memory, CPU, event-loop lag (nodejs_eventloop_lag_seconds), heap.
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'pdfsvc_requests_total', help: 'Action requests answered, by action, status and region.', labelNames: labels, registers });
+    this.requests = new Counter({
+      name: 'pdfsvc_requests_total',
+      help: 'Action requests answered, by action, status and region.',
+      labelNames: labels,
+      registers,
+    });
     this.duration = new Histogram({
       name: 'pdfsvc_request_duration_seconds',
       help: 'Time from the request to its answer, upload included, by action.',
@@ -46,11 +51,21 @@ export class Metrics {
     this.bytesOut = new Counter({ name: 'pdfsvc_bytes_out_total', help: 'Answer body bytes sent, by action.', labelNames: ['action'], registers });
     // Input pages, not output pages: the work done (a split reads every page
     // whatever it writes), and what a merge of many documents is charged by.
-    this.pages = new Counter({ name: 'pdfsvc_pages_processed_total', help: 'Pages of the input documents of answered (200) action requests, by action.', labelNames: ['action'], registers });
+    this.pages = new Counter({
+      name: 'pdfsvc_pages_processed_total',
+      help: 'Pages of the input documents of answered (200) action requests, by action.',
+      labelNames: ['action'],
+      registers,
+    });
     const gauge = (name: string, help: string, value: () => number) =>
-      new Gauge({ name, help, registers, collect() {
-        this.set(value());
-      } });
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(value());
+        },
+      });
     gauge('pdfsvc_workers', 'Worker threads.', () => sources.pool().threads);
     gauge('pdfsvc_workers_busy', 'Worker threads working on a request.', () => sources.pool().busy);
     gauge('pdfsvc_queue_length', 'Requests waiting for a worker.', () => sources.pool().queued);

@@ -78,7 +78,11 @@ function schemaFor(field: Field): Schema {
         description: `${description}${field.defaultHelp ? ` Default: ${field.defaultHelp}.` : ''} ${NUMBER_FORMS}`,
       };
     case 'boolean':
-      return { type: 'boolean', default: field.default, description: `${description} Sent as the text true or false; anything else, the empty value included, is a 400.` };
+      return {
+        type: 'boolean',
+        default: field.default,
+        description: `${description} Sent as the text true or false; anything else, the empty value included, is a 400.`,
+      };
     case 'choice':
       return { type: 'string', enum: [...field.values], default: field.default, description };
     case 'color':
@@ -118,7 +122,12 @@ function requestSchema(action: AnyAction): { schema: Schema; encoding: Record<st
       if (field.multiple) {
         const numbered = Array.from({ length: field.multiple.numberedUpTo }, (_, i) => `${name}_${i + 1}`);
         for (const [i, alt] of numbered.entries()) {
-          properties[alt] = { type: 'string', format: 'binary', contentMediaType: 'application/pdf', description: `Document ${i + 1}, for clients that cannot repeat the ${name} part; merged in numeric order. Not together with ${name}.` };
+          properties[alt] = {
+            type: 'string',
+            format: 'binary',
+            contentMediaType: 'application/pdf',
+            description: `Document ${i + 1}, for clients that cannot repeat the ${name} part; merged in numeric order. Not together with ${name}.`,
+          };
           encoding[alt] = { contentType };
         }
         // At least one document (the form has no other fields), as repeated
@@ -178,7 +187,9 @@ function actionOperation(action: AnyAction): Record<string, unknown> {
   return {
     operationId: action.name,
     summary: action.summary,
-    description: [action.description, splits ? `Accept: ${ACCEPT_DESCRIPTION}` : 'The answer is application/pdf whatever Accept says.'].filter(Boolean).join('\n\n'),
+    description: [action.description, splits ? `Accept: ${ACCEPT_DESCRIPTION}` : 'The answer is application/pdf whatever Accept says.']
+      .filter(Boolean)
+      .join('\n\n'),
     tags: [action.group],
     ...(splits
       ? {
@@ -199,14 +210,23 @@ function actionOperation(action: AnyAction): Record<string, unknown> {
 }
 
 /** GET (and HEAD, RFC 9110 §9.3.2) paths that need no key. */
-function serviceOperation(operationId: string, summary: string, description: string, success: Record<string, unknown>, extra: number[] = []): Record<string, unknown> {
+function serviceOperation(
+  operationId: string,
+  summary: string,
+  description: string,
+  success: Record<string, unknown>,
+  extra: number[] = [],
+): Record<string, unknown> {
   return {
     operationId,
     summary,
     description: `${description} No key needed. HEAD answers the same headers without the body; other methods are 405 with Allow: GET, HEAD.`,
     tags: ['service'],
     security: [],
-    responses: responsesOf([...ANY_REQUEST, ...extra].sort((a, b) => a - b), { 200: { headers: REGION_HEADER, ...success } }),
+    responses: responsesOf(
+      [...ANY_REQUEST, ...extra].sort((a, b) => a - b),
+      { 200: { headers: REGION_HEADER, ...success } },
+    ),
   };
 }
 
@@ -234,7 +254,12 @@ function servers(region: Region): unknown[] {
       return {
         url: `{${variable}}`,
         description: `${name} (region ${r}; plans: ${plans(r)}). The same paths, fields and key on every region; only the base URL differs, and the request is processed in this region.`,
-        variables: { [variable]: { default: `https://${r}.pdfsvc.invalid`, description: `The base URL of your ${name} server (the contract's {${variable}}): a pdfsvc serve --region ${r}.` } },
+        variables: {
+          [variable]: {
+            default: `https://${r}.pdfsvc.invalid`,
+            description: `The base URL of your ${name} server (the contract's {${variable}}): a pdfsvc serve --region ${r}.`,
+          },
+        },
       };
     }),
   ];
@@ -246,7 +271,8 @@ function problemResponses(used: Set<number>): Record<string, unknown> {
   for (const status of [...used].sort((a, b) => a - b)) {
     const { title, explanation } = STATUSES[status];
     const headers: Record<string, unknown> = { ...REGION_HEADER };
-    if (status === 405) headers.Allow = { description: 'The methods this path takes: POST for actions, GET, HEAD for the others.', required: true, schema: { type: 'string' } };
+    if (status === 405)
+      headers.Allow = { description: 'The methods this path takes: POST for actions, GET, HEAD for the others.', required: true, schema: { type: 'string' } };
     if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     if (status === 429) {
       headers['RateLimit-Limit'] = { $ref: '#/components/headers/RateLimit-Limit' };
@@ -259,7 +285,12 @@ function problemResponses(used: Set<number>): Record<string, unknown> {
       headers,
       content: {
         'application/problem+json': {
-          schema: { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { status: { type: 'integer', const: status }, type: { type: 'string', pattern: `/${status}$` } } }] },
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/Problem' },
+              { type: 'object', properties: { status: { type: 'integer', const: status }, type: { type: 'string', pattern: `/${status}$` } } },
+            ],
+          },
         },
       },
     };
@@ -271,33 +302,47 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
   const paths: Record<string, unknown> = {};
   for (const action of actions) paths[`/v1/${action.name}`] = { post: actionOperation(action) };
   paths['/healthz'] = {
-    get: serviceOperation('healthz', 'Health of this server', "For load balancers and autoscalers: answers while the workers are busy (the main thread never does PDF work), with the worker pool's and the memory budget's state.", {
-      description: 'The server is up.',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
-    }),
+    get: serviceOperation(
+      'healthz',
+      'Health of this server',
+      "For load balancers and autoscalers: answers while the workers are busy (the main thread never does PDF work), with the worker pool's and the memory budget's state.",
+      {
+        description: 'The server is up.',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
+      },
+    ),
   };
   paths['/v1/openapi.json'] = {
     get: serviceOperation('openapi', 'This OpenAPI document', 'The OpenAPI 3.1 document of every action, generated from the action declarations.', {
       description: 'This document.',
       content: {
         'application/json': {
-          schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } } },
+          schema: {
+            type: 'object',
+            required: ['openapi', 'info', 'paths'],
+            properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' }, info: { type: 'object' }, paths: { type: 'object' } },
+          },
         },
       },
     }),
   };
   paths['/docs'] = {
-    get: serviceOperation('docs', 'API reference page', 'One self-contained HTML page generated from this document (no CDN, works offline): every action with its fields, a curl example and a form to try it.', {
-      description: 'The reference page.',
-      content: { 'text/html': { schema: { type: 'string' } } },
-    }),
+    get: serviceOperation(
+      'docs',
+      'API reference page',
+      'One self-contained HTML page generated from this document (no CDN, works offline): every action with its fields, a curl example and a form to try it.',
+      {
+        description: 'The reference page.',
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    ),
   };
   paths['/v1/errors/{status}'] = {
     get: {
       ...serviceOperation(
         'error_page',
         'What a problem type means',
-        'Every problem object\'s type is <error type base>/<status>; by default that is this path, a short page on the status and what to do.',
+        "Every problem object's type is <error type base>/<status>; by default that is this path, a short page on the status and what to do.",
         { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
         [404],
       ),
@@ -336,7 +381,14 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
     security: [{ ApiKey: [] }],
     paths,
     components: {
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: `A key from pdfsvc keys create; one key works on every region its plan includes (${PLANS.map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)}: ${PLAN_REGIONS[plan] === REGIONS ? 'all' : PLAN_REGIONS[plan].join(', ')}`).join('; ')}).` } },
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: `A key from pdfsvc keys create; one key works on every region its plan includes (${PLANS.map((plan) => `${plan[0].toUpperCase()}${plan.slice(1)}: ${PLAN_REGIONS[plan] === REGIONS ? 'all' : PLAN_REGIONS[plan].join(', ')}`).join('; ')}).`,
+        },
+      },
       headers: {
         'X-Region': { description: 'The region that answered.', schema: { type: 'string', enum: [...REGIONS] } },
         'Retry-After': { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
@@ -363,7 +415,9 @@ export function openApiDocument(actions: readonly AnyAction[], version: string, 
             code: {
               type: 'string',
               enum: Object.keys(ERROR_CODES),
-              description: `400: what was wrong with a refused document, beside \`errors\`, for a client to branch on without reading messages; absent when a field's own value broke its rules. ${Object.entries(ERROR_CODES)
+              description: `400: what was wrong with a refused document, beside \`errors\`, for a client to branch on without reading messages; absent when a field's own value broke its rules. ${Object.entries(
+                ERROR_CODES,
+              )
                 .map(([code, meaning]) => `\`${code}\`: ${meaning}`)
                 .join(' ')}`,
             },

@@ -18,10 +18,16 @@ const UNITS: Record<string, number> = { s: 1000, sec: 1000, min: 60_000, m: 60_0
 /** "free=60/min,starter=600/min": the limit of each plan named; plans not named are not limited. */
 export function parseRateLimits(text: string): Map<Plan, RateLimit> {
   const limits = new Map<Plan, RateLimit>();
-  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^([a-z]+)=(\d+)\/(s|sec|min|m|h|hour)$/.exec(part);
     if (!match || !PLANS.includes(match[1] as Plan) || Number(match[2]) < 1) {
-      throw ValidationError.field('rate-limit', `${JSON.stringify(part)} is not PLAN=N/UNIT with a plan of ${PLANS.join(', ')} and a unit of s, min or h (for example free=60/min)`);
+      throw ValidationError.field(
+        'rate-limit',
+        `${JSON.stringify(part)} is not PLAN=N/UNIT with a plan of ${PLANS.join(', ')} and a unit of s, min or h (for example free=60/min)`,
+      );
     }
     limits.set(match[1] as Plan, { limit: Number(match[2]), windowMs: UNITS[match[3]] });
   }

@@ -29,7 +29,16 @@ import { createPool, DEFAULT_WORKER_HEAP_MB } from './pool.js';
 import { defaultMemoryBudget, MemoryBudget, parseSize } from './memory-budget.js';
 import { parseRateLimits, RateLimiter } from './rate-limit.js';
 import { Metrics } from './metrics.js';
-import { currentRuntime, enforceTlsFloor, ephemeralKeyRefusal, HIPAA_REGION, HSTS, INSECURE_DEVELOPMENT_WARNING, MIN_TLS_VERSION, regionRefusals } from './us-hipaa.js';
+import {
+  currentRuntime,
+  enforceTlsFloor,
+  ephemeralKeyRefusal,
+  HIPAA_REGION,
+  HSTS,
+  INSECURE_DEVELOPMENT_WARNING,
+  MIN_TLS_VERSION,
+  regionRefusals,
+} from './us-hipaa.js';
 import { VERSION } from '../core/version.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
 import { SERVE_OPTIONS } from './options.js';
@@ -87,7 +96,8 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   const hipaa = region === HIPAA_REGION;
   const { port, maxUploadBytes, workers, workerHeapMb, maxQueue, requestTimeoutMs, metricsPort } = options;
   const maxMemory = options.maxMemory === undefined ? defaultMemoryBudget() : parseSize(options.maxMemory);
-  if (maxMemory === undefined) throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
+  if (maxMemory === undefined)
+    throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
   const memoryBudget = new MemoryBudget(maxMemory);
   const rateLimiter = options.rateLimit ? new RateLimiter(parseRateLimits(options.rateLimit)) : undefined;
   if (!options.https && !isLoopback(options.host)) {
@@ -152,11 +162,22 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   let metricsServer: import('node:http').Server | undefined;
   let metricsUrl: string | undefined;
   if (metricsPort !== undefined) {
-    metrics = new Metrics({ pool: () => pool.status(), inFlight: () => app.inFlight, uploadsInFlight: () => app.uploadsInFlight, memory: () => memoryBudget.status(), keyLabels: Boolean(options.metricsKeyLabels) });
+    metrics = new Metrics({
+      pool: () => pool.status(),
+      inFlight: () => app.inFlight,
+      uploadsInFlight: () => app.uploadsInFlight,
+      memory: () => memoryBudget.status(),
+      keyLabels: Boolean(options.metricsKeyLabels),
+    });
     // us-hipaa: TLS on every listener (regionRefusals asks for --cert/--key with --https and metrics).
     const metricsTls = hipaa && tls && tls.cert ? { cert: tls.cert, key: tls.key, headers: { 'Strict-Transport-Security': HSTS } } : undefined;
     const listening = await metrics.listen(metricsHost, metricsPort, metricsTls).catch((err: NodeJS.ErrnoException) => {
-      throw ValidationError.field('metrics-port', err.code === 'EADDRINUSE' ? `port ${metricsPort} is taken; choose another, or 0 for any free one` : `cannot listen on ${metricsHost}:${metricsPort}: ${err.message}`);
+      throw ValidationError.field(
+        'metrics-port',
+        err.code === 'EADDRINUSE'
+          ? `port ${metricsPort} is taken; choose another, or 0 for any free one`
+          : `cannot listen on ${metricsHost}:${metricsPort}: ${err.message}`,
+      );
     });
     metricsServer = listening.server;
     metricsUrl = `${metricsTls ? 'https' : 'http'}://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
@@ -187,17 +208,20 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
     return handler(req, res);
   };
 
-  const listener = await listen(node as never, {
-    hostname: options.host,
-    // listhen (through get-port-please) would move to another port when this one is taken: not allowed.
-    port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] },
-    https: tls,
-    showURL: false,
-    autoClose: false,
-    qr: false,
-    public: false,
-    isTest: true,
-  } as never);
+  const listener = await listen(
+    node as never,
+    {
+      hostname: options.host,
+      // listhen (through get-port-please) would move to another port when this one is taken: not allowed.
+      port: port === 0 ? 0 : { port, random: false, alternativePortRange: [] },
+      https: tls,
+      showURL: false,
+      autoClose: false,
+      qr: false,
+      public: false,
+      isTest: true,
+    } as never,
+  );
   const server = listener.server as Server;
   const sockets = new Set<Socket>();
   const address = server.address();
@@ -214,11 +238,18 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
     await pool.close();
     await keys.close();
     await ensurePortFree(options.host, port);
-    throw ValidationError.field('port', `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`);
+    throw ValidationError.field(
+      'port',
+      `port ${port} is one browsers block as unsafe, and listhen will not serve on it: choose another port with --port (0 picks a free one)`,
+    );
   }
   if (options.insecureDevelopment) {
     process.stdout.write(`${INSECURE_DEVELOPMENT_WARNING}\n`);
-    logEvent('insecure_development', { region, https: Boolean(options.https), development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')) });
+    logEvent('insecure_development', {
+      region,
+      https: Boolean(options.https),
+      development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')),
+    });
   }
   process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
   if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
@@ -229,7 +260,19 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   }
   for (const line of keys.banner(url)) process.stdout.write(`${line}\n`);
   if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
-  logEvent('listening', { url, region, workers: pool.threads, worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB, max_memory_bytes: maxMemory, max_queue: pool.maxQueue, max_upload_bytes: maxUploadBytes, request_timeout_ms: requestTimeoutMs, version: VERSION, ...(audit ? { audit_log: audit.destination } : {}), ...(hipaa && options.https ? { tls_min_version: MIN_TLS_VERSION, hsts: HSTS } : {}) });
+  logEvent('listening', {
+    url,
+    region,
+    workers: pool.threads,
+    worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB,
+    max_memory_bytes: maxMemory,
+    max_queue: pool.maxQueue,
+    max_upload_bytes: maxUploadBytes,
+    request_timeout_ms: requestTimeoutMs,
+    version: VERSION,
+    ...(audit ? { audit_log: audit.destination } : {}),
+    ...(hipaa && options.https ? { tls_min_version: MIN_TLS_VERSION, hsts: HSTS } : {}),
+  });
 
   // 1 once the audit log has failed.
   let exitStatus = 0;
@@ -336,9 +379,11 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
   const source = await keySource(options);
   if (source.kind === 'file') {
     const path = source.path;
-    const stored = (await readKeysFile(path).catch((err) => {
-      throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
-    })).keys;
+    const stored = (
+      await readKeysFile(path).catch((err) => {
+        throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
+      })
+    ).keys;
     const banner: string[] = [];
     let ephemeral: StoredKey[] | undefined;
     if (stored.length === 0 && !developmentKey) throw ValidationError.field(...ephemeralKeyRefusal());
@@ -354,14 +399,21 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
     return { store, banner: () => banner, close: async () => stopWatching() };
   }
 
-  const [{ openStore }, { shareDatabase, socketPath }, { DatabaseKeys, UsageMeter }] = await Promise.all([import('../store/store.js'), import('../store/share.js'), import('./accounts.js')]);
+  const [{ openStore }, { shareDatabase, socketPath }, { DatabaseKeys, UsageMeter }] = await Promise.all([
+    import('../store/store.js'),
+    import('../store/share.js'),
+    import('./accounts.js'),
+  ]);
   const database = await openStore(source.config);
   const where = `Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`;
   let development: (url: string) => string[] = () => [];
   let unshare: (() => Promise<void>) | undefined;
   try {
     if (database.db.borrowed) {
-      throw new PdfsvcError(409, `the embedded database ${database.db.location} is held by another pdfsvc serve; one server at a time may hold it: give this one another --data-dir, or share a PostgreSQL database with --database-url`);
+      throw new PdfsvcError(
+        409,
+        `the embedded database ${database.db.location} is held by another pdfsvc serve; one server at a time may hold it: give this one another --data-dir, or share a PostgreSQL database with --database-url`,
+      );
     }
     const dataDir = source.config.dataDir;
     // The CLI reaches the database through this server while it holds it (share.ts).
@@ -408,7 +460,8 @@ async function developmentAccount(database: import('../store/store.js').Store, d
     `X-API-Key: ${key}`,
   ];
   const token = account.passwordHash === null ? (await database.createPasswordToken(account.id, undefined, by)).token : undefined;
-  return (url) => (token ? [...lines, `Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? `${url}/dashboard`, token)}`] : lines);
+  return (url) =>
+    token ? [...lines, `Dashboard of the account ${DEV_ACCOUNT}: set its password at ${passwordLink(dashboardUrl ?? `${url}/dashboard`, token)}`] : lines;
 }
 
 async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
@@ -427,7 +480,13 @@ async function readPem(path: string, option: 'cert' | 'key'): Promise<string> {
  * traffic at all for longer than the request timeout is closed (a client
  * that stops reading its answer), and at most 1000 connections.
  */
-function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, refusals: Refusals, onClientError?: (status: number, code: string | undefined) => void): void {
+function harden(
+  server: Server,
+  requestTimeoutMs: number,
+  sockets: Set<Socket>,
+  refusals: Refusals,
+  onClientError?: (status: number, code: string | undefined) => void,
+): void {
   server.headersTimeout = Math.min(LIMITS.headersTimeoutMs, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs + 1000;
   server.keepAliveTimeout = LIMITS.keepAliveTimeoutMs;
@@ -482,7 +541,12 @@ function harden(server: Server, requestTimeoutMs: number, sockets: Set<Socket>, 
   });
   // Any Expect but 100-continue: Node would answer 417 with an empty body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    refusals.answer(res, 417, `this server meets no expectation but 100-continue; send the request without "Expect: ${String(req.headers.expect).slice(0, 60)}"`, 'Expect');
+    refusals.answer(
+      res,
+      417,
+      `this server meets no expectation but 100-continue; send the request without "Expect: ${String(req.headers.expect).slice(0, 60)}"`,
+      'Expect',
+    );
   });
 }
 
@@ -507,7 +571,13 @@ class Refusals {
   }
 
   private headers(body: Buffer): Record<string, string> {
-    return { 'Content-Type': 'application/problem+json', 'Content-Length': String(body.byteLength), 'X-Region': this.region, ...this.always, Connection: 'close' };
+    return {
+      'Content-Type': 'application/problem+json',
+      'Content-Length': String(body.byteLength),
+      'X-Region': this.region,
+      ...this.always,
+      Connection: 'close',
+    };
   }
 
   answer(res: ServerResponse, status: number, detail: string, code: string): void {
@@ -519,7 +589,9 @@ class Refusals {
 
   raw(status: number, detail: string): Buffer {
     const body = this.body(status, detail);
-    const head = Object.entries(this.headers(body)).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    const head = Object.entries(this.headers(body))
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
     return Buffer.concat([Buffer.from(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n`, 'latin1'), body]);
   }
 }
@@ -567,7 +639,8 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EACCES') reject(ValidationError.field('port', `port ${port} needs privileges on this machine: choose one above 1023, or 0 for any free one`));
+      if (err.code === 'EACCES')
+        reject(ValidationError.field('port', `port ${port} needs privileges on this machine: choose one above 1023, or 0 for any free one`));
       else reject(err.code === 'EADDRINUSE' ? portTaken(host, port) : err);
     });
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
@@ -575,7 +648,10 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 }
 
 function portTaken(host: string, port: number): ValidationError {
-  return ValidationError.field('port', `port ${port} on ${host} is taken (another process listens on it): stop that process, or choose another port with --port (0 picks a free one)`);
+  return ValidationError.field(
+    'port',
+    `port ${port} on ${host} is taken (another process listens on it): stop that process, or choose another port with --port (0 picks a free one)`,
+  );
 }
 
 function symbolNamed(target: object, description: string): symbol | undefined {

@@ -68,24 +68,41 @@ const STORING_NODE_FLAGS: Array<[RegExp, string]> = [
 export function regionRefusals(region: string, options: RegionOptions, runtime: Runtime): Array<[string, string]> {
   const refusals: Array<[string, string]> = [];
   if (region !== HIPAA_REGION) {
-    if (options.insecureDevelopment) refusals.push(['insecure-development', `only relaxes --region ${HIPAA_REGION}; the ${region} region allows plain HTTP on loopback without it`]);
+    if (options.insecureDevelopment)
+      refusals.push(['insecure-development', `only relaxes --region ${HIPAA_REGION}; the ${region} region allows plain HTTP on loopback without it`]);
     return refusals;
   }
   if (!options.https && !options.insecureDevelopment) {
-    refusals.push(['https', `the ${HIPAA_REGION} region serves TLS only, on every address including loopback (HIPAA transmission security, 45 CFR 164.312(e)): add --https with --cert/--key (or a self-signed certificate), or --insecure-development for a development run without health information`]);
+    refusals.push([
+      'https',
+      `the ${HIPAA_REGION} region serves TLS only, on every address including loopback (HIPAA transmission security, 45 CFR 164.312(e)): add --https with --cert/--key (or a self-signed certificate), or --insecure-development for a development run without health information`,
+    ]);
   }
   if (!options.auditLog) {
-    refusals.push(['audit-log', `the ${HIPAA_REGION} region keeps an audit log of every request (HIPAA audit controls, 45 CFR 164.312(b)): name where it goes with --audit-log stderr or --audit-log file:PATH, or --audit-log database (the accounts database)`]);
+    refusals.push([
+      'audit-log',
+      `the ${HIPAA_REGION} region keeps an audit log of every request (HIPAA audit controls, 45 CFR 164.312(b)): name where it goes with --audit-log stderr or --audit-log file:PATH, or --audit-log database (the accounts database)`,
+    ]);
   }
   if (options.metricsKeyLabels) {
-    refusals.push(['metrics-key-labels', `would copy key names into every metrics series, where anyone who can scrape them reads who sent what and when; the ${HIPAA_REGION} region keeps that in the audit log only: drop --metrics-key-labels`]);
+    refusals.push([
+      'metrics-key-labels',
+      `would copy key names into every metrics series, where anyone who can scrape them reads who sent what and when; the ${HIPAA_REGION} region keeps that in the audit log only: drop --metrics-key-labels`,
+    ]);
   }
   if (options.metricsPort !== undefined && options.https && !options.cert && !options.insecureDevelopment) {
-    refusals.push(['metrics-port', `in the ${HIPAA_REGION} region the metrics listener serves TLS too, with the certificate of --cert/--key: give them, or drop --metrics-port`]);
+    refusals.push([
+      'metrics-port',
+      `in the ${HIPAA_REGION} region the metrics listener serves TLS too, with the certificate of --cert/--key: give them, or drop --metrics-port`,
+    ]);
   }
   for (const name of ['NODE_DEBUG', 'NODE_DEBUG_NATIVE', 'PDFSVC_DEBUG']) {
     const value = runtime.env[name];
-    if (value) refusals.push([name, `${name}=${value} prints debugging output (${name === 'PDFSVC_DEBUG' ? "internal errors' details" : "Node's own traces of requests, streams and TLS"}) beside the logs; unset it`]);
+    if (value)
+      refusals.push([
+        name,
+        `${name}=${value} prints debugging output (${name === 'PDFSVC_DEBUG' ? "internal errors' details" : "Node's own traces of requests, streams and TLS"}) beside the logs; unset it`,
+      ]);
   }
   const flags = [...runtime.execArgv, ...(runtime.env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)];
   for (const flag of flags) {
@@ -100,7 +117,10 @@ export function regionRefusals(region: string, options: RegionOptions, runtime: 
 
 /** A keys file with no keys: the one-run development key would be printed (a key in the output). */
 export function ephemeralKeyRefusal(): [string, string] {
-  return ['keys-file', `the keys file has no keys, and the ${HIPAA_REGION} region does not make a development key (it would be printed on standard output): create keys with pdfsvc keys create, or add --insecure-development for a development run`];
+  return [
+    'keys-file',
+    `the keys file has no keys, and the ${HIPAA_REGION} region does not make a development key (it would be printed on standard output): create keys with pdfsvc keys create, or add --insecure-development for a development run`,
+  ];
 }
 
 /**

@@ -77,7 +77,9 @@ function formValues(action: AnyAction, contentType: string, body: Uint8Array): R
   const numberedBase = (name: string) => {
     const match = /^(.+)_(\d+)$/.exec(name);
     const base = match ? fields[match[1]] : undefined;
-    return match && !fields[name] && base?.kind === 'file' && base.multiple ? { base: match[1], n: Number(match[2]), upTo: base.multiple.numberedUpTo } : undefined;
+    return match && !fields[name] && base?.kind === 'file' && base.multiple
+      ? { base: match[1], n: Number(match[2]), upTo: base.multiple.numberedUpTo }
+      : undefined;
   };
   const grouped = new Map<string, Array<string | Uint8Array>>();
   const errors: Record<string, string[]> = {};
@@ -159,6 +161,9 @@ function formDataName(disposition: string): string | undefined {
  */
 export function faultSummary(err: unknown): string {
   if (!(err instanceof Error)) return typeof err;
-  const frame = err.stack?.split('\n').find((line) => line.trimStart().startsWith('at '))?.trim();
+  const frame = err.stack
+    ?.split('\n')
+    .find((line) => line.trimStart().startsWith('at '))
+    ?.trim();
   return frame ? `${err.name} ${frame}` : err.name;
 }

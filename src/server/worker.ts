@@ -43,10 +43,17 @@ export default async function runTask(task: WorkTask): Promise<unknown> {
   try {
     const result = await runWork(task);
     const body = ownBuffer(result.body);
-    const reply: WorkerReply = { ok: true, contentType: result.contentType, body, pages: result.pages, ...(result.warnings ? { warnings: result.warnings } : {}) };
+    const reply: WorkerReply = {
+      ok: true,
+      contentType: result.contentType,
+      body,
+      pages: result.pages,
+      ...(result.warnings ? { warnings: result.warnings } : {}),
+    };
     return movable(reply, body.buffer as ArrayBuffer);
   } catch (err) {
-    if (err instanceof ValidationError) return { ok: false, status: 400, message: err.message, errors: err.errors, ...(err.code ? { code: err.code } : {}) } satisfies WorkerReply;
+    if (err instanceof ValidationError)
+      return { ok: false, status: 400, message: err.message, errors: err.errors, ...(err.code ? { code: err.code } : {}) } satisfies WorkerReply;
     if (err instanceof PdfsvcError) return { ok: false, status: err.status, message: err.message } satisfies WorkerReply;
     // Internal faults stay inside: the server answers 500 without details and
     // logs only the kind of fault and where it happened (never its message,

@@ -27,7 +27,6 @@ export async function withStore<T>(options: StoreOptions, work: (store: Store) =
   }
 }
 
-
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 const note = (line: string): void => void process.stderr.write(`${line}\n`);
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
@@ -55,7 +54,9 @@ export async function accountsCreate(name: string, options: AccountCreateOptions
     const { token, expires } = await store.createPasswordToken(account.id, ttl);
     out(passwordLink(options.dashboardUrl ?? DEFAULT_DASHBOARD_URL, token));
     note(`created account ${account.name} (${account.id}, ${account.plan} plan, ${account.email}) in ${store.db.location}`);
-    note(`send its owner the link above: it sets the dashboard password, works once, and expires at ${expires.toISOString()} (a new one: pdfsvc accounts link ${account.name})`);
+    note(
+      `send its owner the link above: it sets the dashboard password, works once, and expires at ${expires.toISOString()} (a new one: pdfsvc accounts link ${account.name})`,
+    );
   });
 }
 
@@ -72,10 +73,23 @@ export async function accountsLink(name: string, options: StoreOptions & { dashb
 export async function accountsList(options: StoreOptions & { json?: boolean }): Promise<void> {
   await withStore(options, async (store) => {
     const accounts = await store.listAccounts();
-    const rows = accounts.map((a) => ({ id: a.id, name: a.name, email: a.email, plan: a.plan, status: a.status, keys: a.keys, password_set: a.passwordHash !== null, created: iso(a.created) }));
+    const rows = accounts.map((a) => ({
+      id: a.id,
+      name: a.name,
+      email: a.email,
+      plan: a.plan,
+      status: a.status,
+      keys: a.keys,
+      password_set: a.passwordHash !== null,
+      created: iso(a.created),
+    }));
     if (options.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) note(`no accounts in ${store.db.location}; create one with pdfsvc accounts create`);
-    else printTable(['name', 'id', 'email', 'plan', 'status', 'keys', 'password', 'created'], rows.map((r) => [r.name, r.id, r.email, r.plan, r.status, String(r.keys), r.password_set ? 'set' : 'not set', r.created!]));
+    else
+      printTable(
+        ['name', 'id', 'email', 'plan', 'status', 'keys', 'password', 'created'],
+        rows.map((r) => [r.name, r.id, r.email, r.plan, r.status, String(r.keys), r.password_set ? 'set' : 'not set', r.created!]),
+      );
   });
 }
 
@@ -89,7 +103,11 @@ export async function accountsSetPlan(name: string, plan: string, options: Store
 export async function accountsSetStatus(name: string, status: 'active' | 'suspended', options: StoreOptions): Promise<void> {
   await withStore(options, async (store) => {
     const account = await store.setStatus(name, status);
-    note(status === 'suspended' ? `suspended ${account.name}: its keys get 403 within 2 s on every server` : `resumed ${account.name}: its keys work again within 2 s`);
+    note(
+      status === 'suspended'
+        ? `suspended ${account.name}: its keys get 403 within 2 s on every server`
+        : `resumed ${account.name}: its keys work again within 2 s`,
+    );
   });
 }
 
@@ -107,22 +125,33 @@ function parseExpiry(text: string | undefined): Date | undefined {
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
   const date = ms !== undefined ? new Date(Date.now() + ms) : /^\d{4}-\d{2}-\d{2}/.test(text) ? new Date(text) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw ValidationError.field('expires', `${JSON.stringify(text)} is neither a duration (30d, 12h) nor a date (2027-01-31)`);
+  if (!date || Number.isNaN(date.getTime()))
+    throw ValidationError.field('expires', `${JSON.stringify(text)} is neither a duration (30d, 12h) nor a date (2027-01-31)`);
   return date;
 }
 
 function parseRegions(text: string | undefined): string[] | undefined {
-  return text === undefined ? undefined : text.split(',').map((r) => r.trim()).filter(Boolean);
+  return text === undefined
+    ? undefined
+    : text
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean);
 }
 
-export async function keysCreate(options: StoreOptions & { account?: string; name?: string; regions?: string; expires?: string; plan?: string }): Promise<void> {
+export async function keysCreate(
+  options: StoreOptions & { account?: string; name?: string; regions?: string; expires?: string; plan?: string },
+): Promise<void> {
   if (!options.account) throw ValidationError.field('account', 'name the account the key is for (--account NAME); see pdfsvc accounts list');
-  if (options.plan) throw ValidationError.field('plan', 'a key has its account\'s plan; change it with pdfsvc accounts set-plan (--plan is for keys files only)');
+  if (options.plan)
+    throw ValidationError.field('plan', "a key has its account's plan; change it with pdfsvc accounts set-plan (--plan is for keys files only)");
   const expires = parseExpiry(options.expires);
   await withStore(options, async (store) => {
     const { key, record } = await store.createKey({ account: options.account!, name: options.name, regions: parseRegions(options.regions), expires });
     out(key);
-    note(`created key ${record.id} (${record.name}, account ${record.accountName}, ${record.plan} plan${record.regions ? `, only ${record.regions.join(', ')}` : ''}${record.expires ? `, expires ${iso(record.expires)}` : ''}); it is shown only this once`);
+    note(
+      `created key ${record.id} (${record.name}, account ${record.accountName}, ${record.plan} plan${record.regions ? `, only ${record.regions.join(', ')}` : ''}${record.expires ? `, expires ${iso(record.expires)}` : ''}); it is shown only this once`,
+    );
   });
 }
 
@@ -135,14 +164,36 @@ export async function keysList(options: StoreOptions & { account?: string; all?:
     else
       printTable(
         ['id', 'account', 'name', 'prefix', 'plan', 'regions', 'created', 'last used', 'expires', 'revoked'],
-        rows.map((r) => [r.id, r.account, r.name, r.prefix ?? '(imported)', r.plan, r.regions?.join(',') ?? 'all', r.created!, r.last_used ?? 'never', r.expires ?? 'never', r.revoked ?? '']),
+        rows.map((r) => [
+          r.id,
+          r.account,
+          r.name,
+          r.prefix ?? '(imported)',
+          r.plan,
+          r.regions?.join(',') ?? 'all',
+          r.created!,
+          r.last_used ?? 'never',
+          r.expires ?? 'never',
+          r.revoked ?? '',
+        ]),
       );
   });
 }
 
 /** What a listing shows of a key: never the key or its hash. */
 function keyRow(k: KeyRecord) {
-  return { id: k.id, account: k.accountName, name: k.name, prefix: k.prefix, plan: k.plan, regions: k.regions, created: iso(k.created), last_used: iso(k.lastUsed), expires: iso(k.expires), revoked: iso(k.revokedAt) };
+  return {
+    id: k.id,
+    account: k.accountName,
+    name: k.name,
+    prefix: k.prefix,
+    plan: k.plan,
+    regions: k.regions,
+    created: iso(k.created),
+    last_used: iso(k.lastUsed),
+    expires: iso(k.expires),
+    revoked: iso(k.revokedAt),
+  };
 }
 
 export async function keysRevoke(nameOrId: string, options: StoreOptions & { account?: string }): Promise<void> {
@@ -195,12 +246,17 @@ export async function keysImport(options: StoreOptions & { keysFile?: string; ac
         await store.createAccount({ name, email: plans.length === 1 && options.email ? options.email : `${name}@localhost`, plan });
         note(`created account ${name} (${plan} plan) for the keys of the ${plan} plan`);
       } else if (existing.plan !== plan) {
-        throw ValidationError.field('account', `the account ${name} has the ${existing.plan} plan, but the file's keys have the ${plan} plan; name another account with --account`);
+        throw ValidationError.field(
+          'account',
+          `the account ${name} has the ${existing.plan} plan, but the file's keys have the ${plan} plan; name another account with --account`,
+        );
       }
     }
     const { imported, skipped } = await store.importKeys(file.keys, accountFor);
     for (const key of imported) note(`imported ${key.id} (${key.name}) into ${key.accountName}`);
-    note(`imported ${imported.length} key(s) from ${path} into ${store.db.location}${skipped.length ? `; ${skipped.length} were there already` : ''}. Servers that read the file go on doing so until started without --keys-file`);
+    note(
+      `imported ${imported.length} key(s) from ${path} into ${store.db.location}${skipped.length ? `; ${skipped.length} were there already` : ''}. Servers that read the file go on doing so until started without --keys-file`,
+    );
   });
 }
 
@@ -208,12 +264,17 @@ export async function keysImport(options: StoreOptions & { keysFile?: string; ac
 
 /** Copies the database the options name (by default the embedded one) into the empty PostgreSQL database `to`. */
 export async function databaseCopy(options: StoreOptions & { to: string }): Promise<void> {
-  if (!/^postgres(ql)?:\/\//.test(options.to)) throw ValidationError.field('to', 'give the PostgreSQL database to copy into as postgres://user:password@host/db');
+  if (!/^postgres(ql)?:\/\//.test(options.to))
+    throw ValidationError.field('to', 'give the PostgreSQL database to copy into as postgres://user:password@host/db');
   await withStore(options, async (source) => {
     const target = await openStore({ url: options.to });
     try {
       const counts = await source.copyTo(target);
-      note(`copied ${Object.entries(counts).map(([table, n]) => `${n} ${table}`).join(', ')} from ${source.db.location} to ${target.db.location}`);
+      note(
+        `copied ${Object.entries(counts)
+          .map(([table, n]) => `${n} ${table}`)
+          .join(', ')} from ${source.db.location} to ${target.db.location}`,
+      );
       note('start the servers with --database-url (or PDFSVC_DATABASE_URL) pointing there; the source is left as it was');
     } finally {
       await target.close();
@@ -239,7 +300,17 @@ export async function usageReport(options: StoreOptions & { month?: string; acco
   }
   if (rows.length === 0) return note(`no usage in ${month}${options.account ? ` for ${options.account}` : ''}`);
   const keys = totals(rows, (r) => `${r.accountId} ${r.keyId}`);
-  const line = (account: string, key: string, s: Record<string, number>) => [account, key, String(s.requests), String(s.requests_2xx), String(s.requests_4xx), String(s.requests_5xx), String(s.pages), String(s.bytes_in), String(s.bytes_out)];
+  const line = (account: string, key: string, s: Record<string, number>) => [
+    account,
+    key,
+    String(s.requests),
+    String(s.requests_2xx),
+    String(s.requests_4xx),
+    String(s.requests_5xx),
+    String(s.pages),
+    String(s.bytes_in),
+    String(s.bytes_out),
+  ];
   printTable(
     ['account', 'key', 'requests', '2xx', '4xx', '5xx', 'pages', 'bytes in', 'bytes out'],
     [...keys.map(({ first, sums }) => line(first.account, first.key, sums)), ...byAccount.map(({ first, sums }) => line(first.account, '(total)', sums))],
@@ -271,13 +342,33 @@ export function totals(rows: readonly UsageRow[], by: (r: UsageRow) => string): 
 /** One line per account, key, region and day: what a billing system imports. */
 function printCsv(rows: readonly UsageRow[]): void {
   const field = (value: string | number) => (typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : String(value));
-  out(['day', 'account', 'account_id', 'key', 'key_id', 'region', 'requests', 'requests_2xx', 'requests_4xx', 'requests_5xx', 'pages', 'bytes_in', 'bytes_out'].join(','));
+  out(
+    [
+      'day',
+      'account',
+      'account_id',
+      'key',
+      'key_id',
+      'region',
+      'requests',
+      'requests_2xx',
+      'requests_4xx',
+      'requests_5xx',
+      'pages',
+      'bytes_in',
+      'bytes_out',
+    ].join(','),
+  );
   for (const r of rows) out([r.day, r.account, r.accountId, r.key, r.keyId, r.region, ...Object.values(counters(r))].map(field).join(','));
 }
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   out(line(header));
   for (const row of rows) out(line(row));
 }

@@ -152,7 +152,8 @@ async function openEmbedded(dataDir: string): Promise<Database> {
   const inTransaction = new AsyncLocalStorage<true>();
   const outside = on(db);
   const guard = () => {
-    if (inTransaction.getStore()) throw new Error('a query on the database inside one of its transactions would wait forever on the embedded database: use the transaction\'s own query()');
+    if (inTransaction.getStore())
+      throw new Error("a query on the database inside one of its transactions would wait forever on the embedded database: use the transaction's own query()");
   };
   return {
     kind: 'embedded',
@@ -178,7 +179,11 @@ async function openEmbedded(dataDir: string): Promise<Database> {
  * process waits up to `waitMs` (another short CLI command finishing), then
  * fails saying who holds it.
  */
-export async function takeDirectoryLock<T extends object = never>(dataDir: string, waitMs = 15_000, whileHeld?: () => Promise<T | undefined>): Promise<{ release(): Promise<void> } | T> {
+export async function takeDirectoryLock<T extends object = never>(
+  dataDir: string,
+  waitMs = 15_000,
+  whileHeld?: () => Promise<T | undefined>,
+): Promise<{ release(): Promise<void> } | T> {
   const { mkdir, readFile, rm, writeFile } = await import('node:fs/promises');
   const { dirname } = await import('node:path');
   const path = `${dataDir.replace(/\/+$/, '')}.lock`;

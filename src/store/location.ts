@@ -24,9 +24,7 @@ export interface StoreOptions {
   keysFile?: string;
 }
 
-export type KeySource =
-  | { kind: 'file'; path: string; /** chosen by rule 4, not asked for */ legacy: boolean }
-  | { kind: 'database'; config: DatabaseConfig };
+export type KeySource = { kind: 'file'; path: string /** chosen by rule 4, not asked for */; legacy: boolean } | { kind: 'database'; config: DatabaseConfig };
 
 /** $XDG_DATA_HOME/pdfsvc/db, else ~/.local/share/pdfsvc/db. */
 function defaultDataDir(): string {
@@ -53,7 +51,10 @@ export async function keySource(options: StoreOptions): Promise<KeySource> {
   if (!explicitDatabase && !embeddedExists(defaultDataDir())) {
     const path = defaultKeysFile();
     // A file that cannot be read is still the one meant: serve then says why, as before.
-    const keys = await readKeysFile(path).then((file) => file.keys.length, () => (existsSync(path) ? 1 : 0));
+    const keys = await readKeysFile(path).then(
+      (file) => file.keys.length,
+      () => (existsSync(path) ? 1 : 0),
+    );
     if (keys > 0) return { kind: 'file', path, legacy: true };
   }
   return { kind: 'database', config: databaseConfig(options) };

@@ -192,7 +192,10 @@ export async function migrate(db: Database, target = LATEST_VERSION): Promise<{ 
     const [{ version }] = await tx.query<{ version: number | null }>('select max(version) as version from schema_migrations');
     const from = version ?? 0;
     if (from > LATEST_VERSION) {
-      throw new PdfsvcError(409, `the database ${db.location} has schema version ${from}, made by a newer pdfsvc than this one (which knows up to ${LATEST_VERSION}); upgrade pdfsvc`);
+      throw new PdfsvcError(
+        409,
+        `the database ${db.location} has schema version ${from}, made by a newer pdfsvc than this one (which knows up to ${LATEST_VERSION}); upgrade pdfsvc`,
+      );
     }
     for (const migration of MIGRATIONS) {
       if (migration.version <= from || migration.version > target) continue;

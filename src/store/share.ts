@@ -40,7 +40,9 @@ function encode(message: unknown): string {
 }
 
 function decode(line: string): unknown {
-  return JSON.parse(line, (_key, value) => (value && typeof value === 'object' && typeof value.$date === 'string' && Object.keys(value).length === 1 ? new Date(value.$date) : value));
+  return JSON.parse(line, (_key, value) =>
+    value && typeof value === 'object' && typeof value.$date === 'string' && Object.keys(value).length === 1 ? new Date(value.$date) : value,
+  );
 }
 
 /** Reads a socket as lines of JSON. */

@@ -174,7 +174,15 @@ interface KeyRow {
   regions: Region[] | null;
 }
 
-const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, email: r.email, plan: r.plan, status: r.status, passwordHash: r.password_hash, created: r.created });
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  plan: r.plan,
+  status: r.status,
+  passwordHash: r.password_hash,
+  created: r.created,
+});
 const toKey = (r: KeyRow): KeyRecord => ({
   id: r.id,
   accountId: r.account_id,
@@ -200,7 +208,8 @@ function checkPlan(plan: string): Plan {
 }
 
 function checkKeyName(name: string): string {
-  if (!name.trim() || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name)) throw ValidationError.field('name', 'a key name is 1 to 100 characters, without control characters');
+  if (!name.trim() || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name))
+    throw ValidationError.field('name', 'a key name is 1 to 100 characters, without control characters');
   return name;
 }
 
@@ -208,8 +217,10 @@ function checkRegions(regions: readonly string[] | null | undefined, plan: Plan)
   if (!regions) return null;
   if (regions.length === 0) throw ValidationError.field('regions', 'name at least one region, or leave the option out for every region of the plan');
   for (const region of regions) {
-    if (!REGIONS.includes(region as Region)) throw ValidationError.field('regions', `unknown region ${JSON.stringify(region)}; use some of ${REGIONS.join(', ')}`);
-    if (!PLAN_REGIONS[plan].includes(region as Region)) throw ValidationError.field('regions', `the ${plan} plan does not include the ${region} region; it includes ${PLAN_REGIONS[plan].join(', ')}`);
+    if (!REGIONS.includes(region as Region))
+      throw ValidationError.field('regions', `unknown region ${JSON.stringify(region)}; use some of ${REGIONS.join(', ')}`);
+    if (!PLAN_REGIONS[plan].includes(region as Region))
+      throw ValidationError.field('regions', `the ${plan} plan does not include the ${region} region; it includes ${PLAN_REGIONS[plan].join(', ')}`);
   }
   return [...new Set(regions as Region[])];
 }
@@ -236,12 +247,21 @@ export class Store {
   // ---- accounts -----------------------------------------------------------
 
   async createAccount(input: { name: string; email: string; plan: string }, by: Actor = OPERATOR): Promise<Account> {
-    if (!ACCOUNT_NAME.test(input.name)) throw ValidationError.field('name', `${JSON.stringify(input.name)} is not an account name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`);
+    if (!ACCOUNT_NAME.test(input.name))
+      throw ValidationError.field(
+        'name',
+        `${JSON.stringify(input.name)} is not an account name: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      );
     if (!EMAIL.test(input.email)) throw ValidationError.field('email', `${JSON.stringify(input.email)} is not an e-mail address`);
     const plan = checkPlan(input.plan);
     try {
       return await this.db.transaction(async (tx) => {
-        const [row] = await tx.query<AccountRow>(`insert into accounts (id, name, email, plan) values ($1, $2, $3, $4) returning ${ACCOUNT_COLUMNS}`, [newAccountId(), input.name, input.email, plan]);
+        const [row] = await tx.query<AccountRow>(`insert into accounts (id, name, email, plan) values ($1, $2, $3, $4) returning ${ACCOUNT_COLUMNS}`, [
+          newAccountId(),
+          input.name,
+          input.email,
+          plan,
+        ]);
         await this.audit(tx, { accountId: row.id, kind: 'account_created', detail: { name: row.name, plan } }, by);
         return toAccount(row);
       });
@@ -328,7 +348,9 @@ export class Store {
   /** The account a password token is for while it is unused and unexpired (the dashboard shows its form). */
   async passwordTokenAccount(token: string): Promise<Account | undefined> {
     const [row] = await this.db.query<AccountRow>(
-      `select ${ACCOUNT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')} from password_tokens t join accounts a on a.id = t.account_id
+      `select ${ACCOUNT_COLUMNS.split(', ')
+        .map((c) => `a.${c}`)
+        .join(', ')} from password_tokens t join accounts a on a.id = t.account_id
        where t.hash = $1 and t.used_at is null and t.expires > now()`,
       [hashToken(token)],
     );
@@ -347,7 +369,10 @@ export class Store {
         [hashToken(token)],
       );
       if (!used) return undefined;
-      const [row] = await tx.query<AccountRow>(`update accounts set password_hash = $2 where id = $1 returning ${ACCOUNT_COLUMNS}`, [used.account_id, passwordHash]);
+      const [row] = await tx.query<AccountRow>(`update accounts set password_hash = $2 where id = $1 returning ${ACCOUNT_COLUMNS}`, [
+        used.account_id,
+        passwordHash,
+      ]);
       await tx.query('update sessions set ended_at = now() where account_id = $1 and ended_at is null', [used.account_id]);
       await this.audit(tx, { accountId: row.id, kind: 'password_set' }, by ?? { actor: row.email });
       return toAccount(row);
@@ -378,13 +403,26 @@ export class Store {
           input.expires ?? null,
           regions,
         ]);
-        await this.audit(tx, { accountId: account.id, kind: 'key_created', keyId: id, detail: { name, ...(regions ? { regions } : {}), ...(input.expires ? { expires: input.expires.toISOString() } : {}) } }, by);
+        await this.audit(
+          tx,
+          {
+            accountId: account.id,
+            kind: 'key_created',
+            keyId: id,
+            detail: { name, ...(regions ? { regions } : {}), ...(input.expires ? { expires: input.expires.toISOString() } : {}) },
+          },
+          by,
+        );
         await this.bumpVersion(tx);
         return this.keyById(tx, id);
       });
       return { key, record };
     } catch (err) {
-      if (isUniqueViolation(err, 'api_keys_live_name')) throw ValidationError.field('name', `the account ${account.name} already has a key named ${JSON.stringify(name)}; choose another name, or revoke that key first`);
+      if (isUniqueViolation(err, 'api_keys_live_name'))
+        throw ValidationError.field(
+          'name',
+          `the account ${account.name} already has a key named ${JSON.stringify(name)}; choose another name, or revoke that key first`,
+        );
       throw err;
     }
   }
@@ -415,9 +453,16 @@ export class Store {
        where (k.id = $1 or k.name = $1) and k.revoked_at is null and ($2::text is null or k.account_id = $2)`,
       [nameOrId, accountId],
     );
-    if (rows.length === 0) throw new PdfsvcError(404, `no live key with the name or id ${JSON.stringify(nameOrId)}${account ? ` in the account ${account}` : ''}; see pdfsvc keys list`);
+    if (rows.length === 0)
+      throw new PdfsvcError(
+        404,
+        `no live key with the name or id ${JSON.stringify(nameOrId)}${account ? ` in the account ${account}` : ''}; see pdfsvc keys list`,
+      );
     if (rows.length > 1) {
-      throw ValidationError.field('account', `several accounts have a key named ${JSON.stringify(nameOrId)} (${rows.map((r) => r.account_name).join(', ')}); name the account with --account, or use the key's id`);
+      throw ValidationError.field(
+        'account',
+        `several accounts have a key named ${JSON.stringify(nameOrId)} (${rows.map((r) => r.account_name).join(', ')}); name the account with --account, or use the key's id`,
+      );
     }
     return toKey(rows[0]);
   }
@@ -453,18 +498,39 @@ export class Store {
    * account; the old one is renamed NAME-old-<id> and keeps working for the
    * grace period only. An earlier expiry of the old key stays.
    */
-  async rotateKey(nameOrId: string, options: { account?: string; graceMs: number }, by: Actor = OPERATOR): Promise<{ key: string; record: KeyRecord; replaced: KeyRecord }> {
+  async rotateKey(
+    nameOrId: string,
+    options: { account?: string; graceMs: number },
+    by: Actor = OPERATOR,
+  ): Promise<{ key: string; record: KeyRecord; replaced: KeyRecord }> {
     const key = newKey();
     const id = newKeyId();
     return this.db.transaction(async (tx) => {
       const old = await this.findLiveKey(nameOrId, options.account, tx);
-      await tx.query(
-        `update api_keys set name = $2, expires = least(coalesce(expires, 'infinity'), now() + $3 * interval '1 millisecond') where id = $1`,
-        [old.id, `${old.name}-old-${old.id.slice(2)}`, options.graceMs],
-      );
-      await tx.query('insert into api_keys (id, account_id, name, prefix, hash, regions) values ($1, $2, $3, $4, $5, $6)', [id, old.accountId, old.name, keyPrefix(key), hashKey(key), old.regions]);
+      await tx.query(`update api_keys set name = $2, expires = least(coalesce(expires, 'infinity'), now() + $3 * interval '1 millisecond') where id = $1`, [
+        old.id,
+        `${old.name}-old-${old.id.slice(2)}`,
+        options.graceMs,
+      ]);
+      await tx.query('insert into api_keys (id, account_id, name, prefix, hash, regions) values ($1, $2, $3, $4, $5, $6)', [
+        id,
+        old.accountId,
+        old.name,
+        keyPrefix(key),
+        hashKey(key),
+        old.regions,
+      ]);
       const replaced = await this.keyById(tx, old.id);
-      await this.audit(tx, { accountId: old.accountId, kind: 'key_rotated', keyId: id, detail: { name: old.name, replaces: old.id, old_key_expires: replaced.expires?.toISOString() } }, by);
+      await this.audit(
+        tx,
+        {
+          accountId: old.accountId,
+          kind: 'key_rotated',
+          keyId: id,
+          detail: { name: old.name, replaces: old.id, old_key_expires: replaced.expires?.toISOString() },
+        },
+        by,
+      );
       await this.bumpVersion(tx);
       return { key, record: await this.keyById(tx, id), replaced };
     });
@@ -475,7 +541,11 @@ export class Store {
    * Keys already in the database (same hash) are skipped, so importing twice
    * is harmless. Each key goes to `accountFor(key)`, which must exist.
    */
-  async importKeys(keys: readonly StoredKey[], accountFor: (key: StoredKey) => string, by: Actor = OPERATOR): Promise<{ imported: KeyRecord[]; skipped: StoredKey[] }> {
+  async importKeys(
+    keys: readonly StoredKey[],
+    accountFor: (key: StoredKey) => string,
+    by: Actor = OPERATOR,
+  ): Promise<{ imported: KeyRecord[]; skipped: StoredKey[] }> {
     return this.db.transaction(async (tx) => {
       const imported: KeyRecord[] = [];
       const skipped: StoredKey[] = [];
@@ -645,13 +715,18 @@ export class Store {
   /** The live session a cookie's token names, with its account; undefined when unknown, ended or expired. */
   async findSession(token: string): Promise<{ session: Session; account: Account } | undefined> {
     const [row] = await this.db.query<AccountRow & { csrf_secret: string; session_created: Date; expires: Date; address: string | null }>(
-      `select ${ACCOUNT_COLUMNS.split(', ').map((c) => `a.${c}`).join(', ')}, s.csrf_secret, s.created as session_created, s.expires, s.address
+      `select ${ACCOUNT_COLUMNS.split(', ')
+        .map((c) => `a.${c}`)
+        .join(', ')}, s.csrf_secret, s.created as session_created, s.expires, s.address
        from sessions s join accounts a on a.id = s.account_id
        where s.id_hash = $1 and s.ended_at is null and s.expires > now()`,
       [hashToken(token)],
     );
     if (!row) return undefined;
-    return { session: { accountId: row.id, csrfSecret: row.csrf_secret, created: row.session_created, expires: row.expires, address: row.address }, account: toAccount(row) };
+    return {
+      session: { accountId: row.id, csrfSecret: row.csrf_secret, created: row.session_created, expires: row.expires, address: row.address },
+      account: toAccount(row),
+    };
   }
 
   /** Ends the session (sign-out): its cookie no longer works, even if kept. */
@@ -664,7 +739,11 @@ export class Store {
   }
 
   async recordSignIn(attempt: { accountId: string | null; address: string; succeeded: boolean }): Promise<void> {
-    await this.db.query('insert into sign_in_attempts (account_id, address, succeeded) values ($1, $2, $3)', [attempt.accountId, attempt.address, attempt.succeeded]);
+    await this.db.query('insert into sign_in_attempts (account_id, address, succeeded) values ($1, $2, $3)', [
+      attempt.accountId,
+      attempt.address,
+      attempt.succeeded,
+    ]);
   }
 
   /** Failed sign-ins within the window, for the account and for the address (the dashboard throttles on both). */
@@ -707,7 +786,9 @@ export class Store {
       for (const table of COPIED_TABLES) {
         counts[table] = tables[table].length;
         if (tables[table].length === 0) continue;
-        await tx.query(`insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`, [JSON.stringify(tables[table])]);
+        await tx.query(`insert into ${table} overriding system value select * from json_populate_recordset(null::${table}, $1::json)`, [
+          JSON.stringify(tables[table]),
+        ]);
         if (IDENTITY_TABLES.includes(table)) await tx.query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max(id) from ${table}))`);
       }
       await tx.query('update store_state set version = greatest(version, $1) + 1 where id = 1', [version]);
@@ -733,7 +814,11 @@ export class Store {
   }
 
   /** Adds an audit event (inside `tx` when given). `detail` must hold no secret. */
-  async audit(tx: Queryable | null, event: { accountId: string; kind: string; keyId?: string | null; detail?: Record<string, unknown> }, by: Actor): Promise<void> {
+  async audit(
+    tx: Queryable | null,
+    event: { accountId: string; kind: string; keyId?: string | null; detail?: Record<string, unknown> },
+    by: Actor,
+  ): Promise<void> {
     await (tx ?? this.db).query('insert into audit_events (account_id, actor, address, kind, key_id, detail) values ($1, $2, $3, $4, $5, $6)', [
       event.accountId,
       by.actor,
@@ -746,10 +831,28 @@ export class Store {
 
   /** The account's audit events, newest first. */
   async listAudit(accountId: string, limit = 100): Promise<AuditEvent[]> {
-    const rows = await this.db.query<{ id: number; account_id: string; at: Date; actor: string; address: string | null; kind: string; key_id: string | null; detail: Record<string, unknown> }>(
-      'select id, account_id, at, actor, address, kind, key_id, detail from audit_events where account_id = $1 order by at desc, id desc limit $2',
-      [accountId, limit],
-    );
-    return rows.map((r) => ({ id: r.id, accountId: r.account_id, at: r.at, actor: r.actor, address: r.address, kind: r.kind, keyId: r.key_id, detail: r.detail }));
+    const rows = await this.db.query<{
+      id: number;
+      account_id: string;
+      at: Date;
+      actor: string;
+      address: string | null;
+      kind: string;
+      key_id: string | null;
+      detail: Record<string, unknown>;
+    }>('select id, account_id, at, actor, address, kind, key_id, detail from audit_events where account_id = $1 order by at desc, id desc limit $2', [
+      accountId,
+      limit,
+    ]);
+    return rows.map((r) => ({
+      id: r.id,
+      accountId: r.account_id,
+      at: r.at,
+      actor: r.actor,
+      address: r.address,
+      kind: r.kind,
+      keyId: r.key_id,
+      detail: r.detail,
+    }));
   }
 }

@@ -101,7 +101,11 @@ describe('add_image_watermark images', () => {
     expect(all.length - one.length).toBeLessThan(9 * 250);
     const images = Object.values((await qpdfJson(all)).qpdf[1]).filter((o) => o.stream?.dict['/Subtype'] === '/Image');
     expect(images).toHaveLength(1);
-    for (let page = 1; page <= 10; page++) expect(findPixels(await renderPage(all, page, DPI), (r, g, b) => r + g + b < 600 && Math.abs(r - g) > 40), `page ${page}`).not.toBeNull();
+    for (let page = 1; page <= 10; page++)
+      expect(
+        findPixels(await renderPage(all, page, DPI), (r, g, b) => r + g + b < 600 && Math.abs(r - g) > 40),
+        `page ${page}`,
+      ).not.toBeNull();
   });
 
   it('leaves page text, form fields and annotations alone', async () => {
@@ -146,7 +150,11 @@ describe('add_image_watermark refusals', () => {
   });
 
   it.each([
-    ['20000 x 20000 pixels of zeros in a few KB', () => pngBomb(20000, 20000, 200 * 80001), /declares 20000 x 20000 pixels .* at most 16\.8 megapixels .* scale it down/],
+    [
+      '20000 x 20000 pixels of zeros in a few KB',
+      () => pngBomb(20000, 20000, 200 * 80001),
+      /declares 20000 x 20000 pixels .* at most 16\.8 megapixels .* scale it down/,
+    ],
     ['100000 x 100000 pixels', () => pngBomb(100000, 100000, 4096), /declares 100000 x 100000 pixels/],
     ['2^31 pixels wide', () => pngBomb(2 ** 31, 1, 4096), /declares 2147483648 x 1 pixels/],
     ['1024 x 1024 declared, 64 MB of pixel data', () => pngBomb(1024, 1024, 64 * 2 ** 20), /pixel data inflates past the 1024 x 1024 pixels it declares/],
@@ -163,7 +171,11 @@ describe('add_image_watermark refusals', () => {
     const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
     // Peak memory as the process itself reports it (no /usr/bin/time needed).
     const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
-    const run = await execa('node', ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, 'bin/pdfsvc.js', 'add-image-watermark', '--image', image, tempFile(file), '-o', output], { reject: false });
+    const run = await execa(
+      'node',
+      ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, 'bin/pdfsvc.js', 'add-image-watermark', '--image', image, tempFile(file), '-o', output],
+      { reject: false },
+    );
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/pdfsvc: image: its pixel data inflates past/);
     const maxRssKb = Number(/maxrss (\d+)/.exec(run.stderr)?.[1]);
@@ -199,22 +211,60 @@ describe('watermarks through the HTTP API and the CLI', () => {
     const app = inProcessApp();
     const headers = { 'X-API-Key': keys.business };
     const ok = await app.fetch(
-      formRequest('http://pdfsvc.test/v1/add_image_watermark', [['file', fixture('pages-3.pdf')], ['image', { bytes: RED_PNG, filename: 'red.png', type: 'image/png' }], ['position', 'top-right'], ['transparency', '0']], headers),
+      formRequest(
+        'http://pdfsvc.test/v1/add_image_watermark',
+        [
+          ['file', fixture('pages-3.pdf')],
+          ['image', { bytes: RED_PNG, filename: 'red.png', type: 'image/png' }],
+          ['position', 'top-right'],
+          ['transparency', '0'],
+        ],
+        headers,
+      ),
     );
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('application/pdf');
     const out = new Uint8Array(await ok.arrayBuffer());
     expect(findPixels(await renderPage(out, 1, DPI), reddish)).not.toBeNull();
 
-    const bad = await app.fetch(formRequest('http://pdfsvc.test/v1/add_image_watermark', [['file', fixture('pages-3.pdf')], ['image', { bytes: Buffer.from('GIF89a....'), filename: 'x.gif' }]], headers));
+    const bad = await app.fetch(
+      formRequest(
+        'http://pdfsvc.test/v1/add_image_watermark',
+        [
+          ['file', fixture('pages-3.pdf')],
+          ['image', { bytes: Buffer.from('GIF89a....'), filename: 'x.gif' }],
+        ],
+        headers,
+      ),
+    );
     expect(bad.status).toBe(400);
     expect((await problemOf(bad)).errors?.image?.[0]).toMatch(/a GIF image/);
 
-    const text = await app.fetch(formRequest('http://pdfsvc.test/v1/add_text_watermark', [['file', fixture('pages-3.pdf')], ['line_1', 'Черновик'], ['line_2', 'DRAFT']], headers));
+    const text = await app.fetch(
+      formRequest(
+        'http://pdfsvc.test/v1/add_text_watermark',
+        [
+          ['file', fixture('pages-3.pdf')],
+          ['line_1', 'Черновик'],
+          ['line_2', 'DRAFT'],
+        ],
+        headers,
+      ),
+    );
     expect(text.status).toBe(200);
     expect((await pageTexts(new Uint8Array(await text.arrayBuffer())))[0]).toContain('Черновик');
 
-    const badLine = await app.fetch(formRequest('http://pdfsvc.test/v1/add_text_watermark', [['file', fixture('pages-3.pdf')], ['line_1', 'ok'], ['line_2', '机密']], headers));
+    const badLine = await app.fetch(
+      formRequest(
+        'http://pdfsvc.test/v1/add_text_watermark',
+        [
+          ['file', fixture('pages-3.pdf')],
+          ['line_1', 'ok'],
+          ['line_2', '机密'],
+        ],
+        headers,
+      ),
+    );
     expect(badLine.status).toBe(400);
     expect(Object.keys((await problemOf(badLine)).errors ?? {})).toEqual(['line_2']);
   });
@@ -223,12 +273,21 @@ describe('watermarks through the HTTP API and the CLI', () => {
     const cli = new URL('../../bin/pdfsvc.js', import.meta.url).pathname;
     const png = tempFile(RED_PNG, '.png');
     const out = tempFile(new Uint8Array(0));
-    const image = await execa('node', [cli, 'add-image-watermark', '--image', png, '--scale', '20', '--transparency', '0', fixture_path('rotated.pdf'), '-o', out], { reject: false });
+    const image = await execa(
+      'node',
+      [cli, 'add-image-watermark', '--image', png, '--scale', '20', '--transparency', '0', fixture_path('rotated.pdf'), '-o', out],
+      { reject: false },
+    );
     expect(image.exitCode, image.stderr).toBe(0);
-    const text = await execa('node', [cli, 'add-text-watermark', '--line-1', 'Ελληνικά', '--font-size', '40', fixture_path('boxes.pdf')], { reject: false, encoding: 'buffer' });
+    const text = await execa('node', [cli, 'add-text-watermark', '--line-1', 'Ελληνικά', '--font-size', '40', fixture_path('boxes.pdf')], {
+      reject: false,
+      encoding: 'buffer',
+    });
     expect(text.exitCode).toBe(0);
     expect((await pageTexts(text.stdout as Uint8Array))[0]).toContain('Ελληνικά');
-    const bad = await execa('node', [cli, 'add-image-watermark', '--image', fixture_path('pages-1.pdf'), fixture_path('rotated.pdf'), '-o', out], { reject: false });
+    const bad = await execa('node', [cli, 'add-image-watermark', '--image', fixture_path('pages-1.pdf'), fixture_path('rotated.pdf'), '-o', out], {
+      reject: false,
+    });
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/^pdfsvc: image: must be a PNG or JPEG image; got a PDF document/m);
   });

@@ -23,10 +23,20 @@ describe('add_password', () => {
       expect(await opensWith(out, 'wrong password')).toBe(false);
       expect((await qpdfCheck(out, PASSWORD)).exitCode).toBe(0);
       const enc = await showEncryption(out, PASSWORD);
-      expect(enc).toMatchObject({ encrypted: true, R: revision, P: -4, userMatched: true, ownerMatched: true, streamMethod: method, stringMethod: method, fileMethod: method });
+      expect(enc).toMatchObject({
+        encrypted: true,
+        R: revision,
+        P: -4,
+        userMatched: true,
+        ownerMatched: true,
+        streamMethod: method,
+        stringMethod: method,
+        fileMethod: method,
+      });
       // No string is left in clear text: titles, outline entries, attachment names.
       const raw = Buffer.from(out).toString('latin1');
-      for (const clear of ['PDFSVC Outline Fixture', 'Chapter 1', 'notes.txt', 'pdfsvc attachment', 'https://example.com/pdfsvc']) expect(raw).not.toContain(clear);
+      for (const clear of ['PDFSVC Outline Fixture', 'Chapter 1', 'notes.txt', 'pdfsvc attachment', 'https://example.com/pdfsvc'])
+        expect(raw).not.toContain(clear);
     });
 
     it('keeps every page, the text, the outline, the attachment and the metadata', async () => {

@@ -23,7 +23,16 @@ const QPDF_CAPABILITY = {
   allow_assemble_document: ['modify document assembly'],
   allow_accessibility: ['extract for accessibility'],
 } as const;
-const CAPABILITIES = ['extract for accessibility', 'extract for any purpose', 'print low resolution', 'print high resolution', 'modify document assembly', 'modify forms', 'modify annotations', 'modify other'];
+const CAPABILITIES = [
+  'extract for accessibility',
+  'extract for any purpose',
+  'print low resolution',
+  'print high resolution',
+  'modify document assembly',
+  'modify forms',
+  'modify annotations',
+  'modify other',
+];
 
 describe('add_restrictions', () => {
   describe.each(['AES-128', 'AES-256'] as const)('%s', (algorithm) => {
@@ -32,7 +41,13 @@ describe('add_restrictions', () => {
       ['with an open password', USER],
     ] as const)('%s', (_, user) => {
       it.each(Object.keys(QPDF_CAPABILITY) as Array<keyof typeof QPDF_CAPABILITY>)('%s=false turns off only that permission', async (flag) => {
-        const out = await addRestrictions({ file: fixture('pages-3.pdf'), owner_password: OWNER, user_password: user, encryption_algorithm: algorithm, [flag]: false });
+        const out = await addRestrictions({
+          file: fixture('pages-3.pdf'),
+          owner_password: OWNER,
+          user_password: user,
+          encryption_algorithm: algorithm,
+          [flag]: false,
+        });
         const enc = await showEncryption(out, user ?? '');
         expect(enc.P).toBe(-4 & ~(1 << (PERMISSION_BITS[flag] - 1)));
         expect(enc.R).toBe(algorithm === 'AES-128' ? 4 : 6);
@@ -45,7 +60,13 @@ describe('add_restrictions', () => {
     });
 
     it('without user_password anyone can open it; the owner password is the owner', async () => {
-      const out = await addRestrictions({ file: fixture('outline.pdf'), owner_password: OWNER, encryption_algorithm: algorithm, allow_print: false, allow_copy_content: 'false' });
+      const out = await addRestrictions({
+        file: fixture('outline.pdf'),
+        owner_password: OWNER,
+        encryption_algorithm: algorithm,
+        allow_print: false,
+        allow_copy_content: 'false',
+      });
       expect(await opensWith(out)).toBe(true);
       expect((await qpdfCheck(out)).exitCode).toBe(0);
       expect(await text(out)).toBe(await text(fixture('outline.pdf')));
@@ -55,7 +76,13 @@ describe('add_restrictions', () => {
     });
 
     it('with user_password the document needs it to open, and the owner password opens it too', async () => {
-      const out = await addRestrictions({ file: fixture('pages-3.pdf'), owner_password: OWNER, user_password: USER, encryption_algorithm: algorithm, allow_print: false });
+      const out = await addRestrictions({
+        file: fixture('pages-3.pdf'),
+        owner_password: OWNER,
+        user_password: USER,
+        encryption_algorithm: algorithm,
+        allow_print: false,
+      });
       expect(await opensWith(out)).toBe(false);
       expect(await opensWith(out, USER)).toBe(true);
       expect((await showEncryption(out, OWNER)).ownerMatched).toBe(true);
@@ -92,7 +119,9 @@ describe('add_restrictions', () => {
   });
 
   it('checks the flags are booleans and the algorithm one of two', async () => {
-    const errors = await refused(() => addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no', encryption_algorithm: 'RC4' as never }));
+    const errors = await refused(() =>
+      addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no', encryption_algorithm: 'RC4' as never }),
+    );
     expect(errors.allow_print[0]).toMatch(/true or false/);
     expect(errors.encryption_algorithm[0]).toMatch(/AES-128, AES-256/);
   });

@@ -47,26 +47,33 @@ describe('add_text_watermark placement on every kind of page', () => {
     });
   });
 
-  it.each(PAGE_KINDS)('default: fitted, along the diagonal bottom-left to top-right as the reader sees it ($file page $page, $kind)', async ({ file, page }) => {
-    const out = await addTextWatermark({ file: fixture(file), line_1: WORD, color: '#ff0000', transparency: 0, pages: String(page) });
-    const raster = await renderPage(out, page, DPI);
-    const box = findPixels(raster, reddish)!;
-    expect(box).not.toBeNull();
-    expectPlaced(box, raster.width, raster.height, 'center', 36, `${file} page ${page}`);
-    // Rising to the right: the red on the left of the box is lower (larger y) than on the right.
-    const third = Math.floor((box.x1 - box.x0) / 3);
-    const left = centroid(raster, reddish, box.x0, box.x0 + third)!;
-    const right = centroid(raster, reddish, box.x1 - third, box.x1)!;
-    expect(left.y).toBeGreaterThan(right.y + 5);
-    // Fitted: the text's diagonal extent is about 60 % of the shorter side.
-    const extent = Math.hypot(box.x1 - box.x0, box.y1 - box.y0);
-    const shorter = Math.min(raster.width, raster.height);
-    expect(extent / shorter).toBeGreaterThan(0.5);
-    expect(extent / shorter).toBeLessThan(0.85);
-  });
+  it.each(PAGE_KINDS)(
+    'default: fitted, along the diagonal bottom-left to top-right as the reader sees it ($file page $page, $kind)',
+    async ({ file, page }) => {
+      const out = await addTextWatermark({ file: fixture(file), line_1: WORD, color: '#ff0000', transparency: 0, pages: String(page) });
+      const raster = await renderPage(out, page, DPI);
+      const box = findPixels(raster, reddish)!;
+      expect(box).not.toBeNull();
+      expectPlaced(box, raster.width, raster.height, 'center', 36, `${file} page ${page}`);
+      // Rising to the right: the red on the left of the box is lower (larger y) than on the right.
+      const third = Math.floor((box.x1 - box.x0) / 3);
+      const left = centroid(raster, reddish, box.x0, box.x0 + third)!;
+      const right = centroid(raster, reddish, box.x1 - third, box.x1)!;
+      expect(left.y).toBeGreaterThan(right.y + 5);
+      // Fitted: the text's diagonal extent is about 60 % of the shorter side.
+      const extent = Math.hypot(box.x1 - box.x0, box.y1 - box.y0);
+      const shorter = Math.min(raster.width, raster.height);
+      expect(extent / shorter).toBeGreaterThan(0.5);
+      expect(extent / shorter).toBeLessThan(0.85);
+    },
+  );
 
   it('explicit rotations turn the text counter-clockwise as the reader sees it', async () => {
-    for (const [rotation, rising] of [[30, true], [-30, false], [90, null]] as const) {
+    for (const [rotation, rising] of [
+      [30, true],
+      [-30, false],
+      [90, null],
+    ] as const) {
       const out = await addTextWatermark({ file: fixture('rotated.pdf'), line_1: WORD, color: '#ff0000', transparency: 0, rotation, font_size: 30 });
       for (const page of [1, 2, 3, 4, 5]) {
         const raster = await renderPage(out, page, DPI);
@@ -85,7 +92,16 @@ describe('add_text_watermark placement on every kind of page', () => {
   });
 
   it('several lines are centred on each other, line 1 on top', async () => {
-    const out = await addTextWatermark({ file: fixture('pages-3.pdf'), line_1: 'TOP LINE', line_2: 'A MUCH LONGER SECOND LINE', color: '#ff0000', transparency: 0, rotation: 0, font_size: 24, pages: '1' });
+    const out = await addTextWatermark({
+      file: fixture('pages-3.pdf'),
+      line_1: 'TOP LINE',
+      line_2: 'A MUCH LONGER SECOND LINE',
+      color: '#ff0000',
+      transparency: 0,
+      rotation: 0,
+      font_size: 24,
+      pages: '1',
+    });
     const raster = await renderPage(out, 1, 40);
     const box = findPixels(raster, reddish)!;
     const mid = Math.round((box.y0 + box.y1) / 2);
@@ -114,7 +130,10 @@ describe('add_text_watermark leaves everything else alone', () => {
         before.splice(5, 1);
         after.splice(5, 1);
       }
-      expect(after.map((t) => collapse(t.replace('WMSTAMP', ''))), file).toEqual(before.map(collapse));
+      expect(
+        after.map((t) => collapse(t.replace('WMSTAMP', ''))),
+        file,
+      ).toEqual(before.map(collapse));
       for (const t of after) expect(t).toContain('WMSTAMP');
       const [a, b] = [await qpdfJson(input), await qpdfJson(out)];
       expect(b.acroform.fields.map((f) => [f.fullname, f.value, f.pageposfrom1])).toEqual(a.acroform.fields.map((f) => [f.fullname, f.value, f.pageposfrom1]));
@@ -128,7 +147,12 @@ describe('add_text_watermark leaves everything else alone', () => {
   it('only the selected pages get the watermark; a /Resources shared with unselected pages is copied, not changed', async () => {
     const input = fixture('watermark-pages.pdf');
     const out = await addTextWatermark({ file: input, line_1: WORD, color: '#ff0000', transparency: 0, pages: '1,4' });
-    for (const [page, marked] of [[1, true], [2, false], [3, false], [4, true]] as const) {
+    for (const [page, marked] of [
+      [1, true],
+      [2, false],
+      [3, false],
+      [4, true],
+    ] as const) {
       expect(findPixels(await renderPage(out, page, DPI), reddish) !== null, `page ${page}`).toBe(marked);
     }
     const json = await qpdfJson(out);
@@ -181,10 +205,11 @@ describe('add_text_watermark layers and transparency', () => {
       const raster = await renderPage(out, 1, 30);
       const box = findPixels(raster, (r, g) => r > 200 && g < 245 && r - g > 20)!;
       let best: [number, number, number] = [255, 255, 255];
-      for (let y = box.y0; y <= box.y1; y++) for (let x = box.x0; x <= box.x1; x++) {
-        const p = pixel(raster, x, y);
-        if (p[1] < best[1]) best = p;
-      }
+      for (let y = box.y0; y <= box.y1; y++)
+        for (let x = box.x0; x <= box.x1; x++) {
+          const p = pixel(raster, x, y);
+          if (p[1] < best[1]) best = p;
+        }
       return { best, json: JSON.stringify((await qpdfJson(out)).qpdf[1]) };
     };
     const opaque = await strongest(0);
@@ -224,7 +249,11 @@ describe('add_text_watermark Unicode text', () => {
   });
 
   it('a character no shipped font has is a 400 naming the line, never a blank box', async () => {
-    for (const [text, what] of [['机密', '机'], ['Top secret 🔒', '🔒'], ['שלום', 'ש']] as const) {
+    for (const [text, what] of [
+      ['机密', '机'],
+      ['Top secret 🔒', '🔒'],
+      ['שלום', 'ש'],
+    ] as const) {
       const error = await addTextWatermark({ file: fixture('pages-1.pdf'), line_1: 'OK', line_2: text }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
       expect(Object.keys((error as ValidationError).errors)).toEqual(['line_2']);

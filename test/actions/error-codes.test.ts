@@ -30,19 +30,97 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { code: 'damaged', action: 'rotate_pages', values: { file: fixture('not-a-pdf.pdf'), angle: '90' }, field: 'file', message: /^could not be parsed; it may be invalid or corrupt \(/ },
-  { code: 'limit', action: 'rotate_pages', values: { file: hostile('nested-dicts-100000.pdf'), angle: '90' }, field: 'file', message: /^passes a limit of what this service reads/ },
-  { code: 'limit', action: 'add_image_watermark', values: { file: fixture('pages-1.pdf'), image: hostile('png-100000x100000.png') }, field: 'image', message: /^declares 100000 x 100000 pixels/ },
-  { code: 'encrypted', action: 'rotate_pages', values: { file: fixture('encrypted-user.pdf'), angle: '90' }, field: 'file', message: /^the document is password-protected: call remove_password with its password first, then rotate_pages$/ },
-  { code: 'encrypted', action: 'remove_password', values: { file: fixture('encrypted-user.pdf') }, field: 'password', message: /^is required: the document needs a password to open$/ },
-  { code: 'restricted', action: 'reverse_pages', values: { file: fixture('restricted.pdf') }, field: 'file', message: /^the document is encrypted with permission restrictions: call remove_restrictions first, then reverse_pages$/ },
-  { code: 'unsupported_encryption', action: 'remove_password', values: { file: fixture('encrypted-certificate.pdf'), password: 'x' }, field: 'file', message: /^the document is encrypted with a certificate/ },
-  { code: 'wrong_password', action: 'remove_password', values: { file: fixture('encrypted-user.pdf'), password: 'not-it' }, field: 'password', message: /^does not open the document/ },
-  { code: 'signed', action: 'rotate_pages', values: { file: fixture('signed.pdf'), angle: '90' }, field: 'file', message: /^the document is digitally signed \(1 signature\); any edit would invalidate it: call remove_signatures first, then rotate_pages$/ },
-  { code: 'no_pages', action: 'split_by_page_count', values: { file: buildPdf([{ objects: simpleDoc([]).objects }]).bytes, page_count: '1' }, field: 'file', message: /^the document has no pages, so there is nothing to split$/ },
-  { code: 'page_out_of_range', action: 'extract_pages', values: { file: fixture('pages-3.pdf'), pages: '2..9' }, field: 'pages', message: /^page "9" in "2\.\.9" does not exist \(the document has 3 pages\)/ },
-  { code: 'bad_image', action: 'add_image_watermark', values: { file: fixture('pages-1.pdf'), image: fixture('pages-1.pdf') }, field: 'image', message: /^must be a PNG or JPEG image; got a PDF document/ },
-  { code: 'unsupported_character', action: 'add_text_watermark', values: { file: fixture('pages-1.pdf'), line_1: 'fine', line_2: 'CJK 漢字' }, field: 'line_2', message: /^the character "漢" \(U\+6F22[^)]*\) is not in the fonts pdfsvc ships/ },
+  {
+    code: 'damaged',
+    action: 'rotate_pages',
+    values: { file: fixture('not-a-pdf.pdf'), angle: '90' },
+    field: 'file',
+    message: /^could not be parsed; it may be invalid or corrupt \(/,
+  },
+  {
+    code: 'limit',
+    action: 'rotate_pages',
+    values: { file: hostile('nested-dicts-100000.pdf'), angle: '90' },
+    field: 'file',
+    message: /^passes a limit of what this service reads/,
+  },
+  {
+    code: 'limit',
+    action: 'add_image_watermark',
+    values: { file: fixture('pages-1.pdf'), image: hostile('png-100000x100000.png') },
+    field: 'image',
+    message: /^declares 100000 x 100000 pixels/,
+  },
+  {
+    code: 'encrypted',
+    action: 'rotate_pages',
+    values: { file: fixture('encrypted-user.pdf'), angle: '90' },
+    field: 'file',
+    message: /^the document is password-protected: call remove_password with its password first, then rotate_pages$/,
+  },
+  {
+    code: 'encrypted',
+    action: 'remove_password',
+    values: { file: fixture('encrypted-user.pdf') },
+    field: 'password',
+    message: /^is required: the document needs a password to open$/,
+  },
+  {
+    code: 'restricted',
+    action: 'reverse_pages',
+    values: { file: fixture('restricted.pdf') },
+    field: 'file',
+    message: /^the document is encrypted with permission restrictions: call remove_restrictions first, then reverse_pages$/,
+  },
+  {
+    code: 'unsupported_encryption',
+    action: 'remove_password',
+    values: { file: fixture('encrypted-certificate.pdf'), password: 'x' },
+    field: 'file',
+    message: /^the document is encrypted with a certificate/,
+  },
+  {
+    code: 'wrong_password',
+    action: 'remove_password',
+    values: { file: fixture('encrypted-user.pdf'), password: 'not-it' },
+    field: 'password',
+    message: /^does not open the document/,
+  },
+  {
+    code: 'signed',
+    action: 'rotate_pages',
+    values: { file: fixture('signed.pdf'), angle: '90' },
+    field: 'file',
+    message: /^the document is digitally signed \(1 signature\); any edit would invalidate it: call remove_signatures first, then rotate_pages$/,
+  },
+  {
+    code: 'no_pages',
+    action: 'split_by_page_count',
+    values: { file: buildPdf([{ objects: simpleDoc([]).objects }]).bytes, page_count: '1' },
+    field: 'file',
+    message: /^the document has no pages, so there is nothing to split$/,
+  },
+  {
+    code: 'page_out_of_range',
+    action: 'extract_pages',
+    values: { file: fixture('pages-3.pdf'), pages: '2..9' },
+    field: 'pages',
+    message: /^page "9" in "2\.\.9" does not exist \(the document has 3 pages\)/,
+  },
+  {
+    code: 'bad_image',
+    action: 'add_image_watermark',
+    values: { file: fixture('pages-1.pdf'), image: fixture('pages-1.pdf') },
+    field: 'image',
+    message: /^must be a PNG or JPEG image; got a PDF document/,
+  },
+  {
+    code: 'unsupported_character',
+    action: 'add_text_watermark',
+    values: { file: fixture('pages-1.pdf'), line_1: 'fine', line_2: 'CJK 漢字' },
+    field: 'line_2',
+    message: /^the character "漢" \(U\+6F22[^)]*\) is not in the fonts pdfsvc ships/,
+  },
 ];
 
 const name = (c: Case) => `${c.code}: ${c.action} (${c.field})`;
@@ -51,7 +129,7 @@ it('every code of the closed set has a case here', () => {
   expect(new Set(CASES.map((c) => c.code))).toEqual(new Set(Object.keys(ERROR_CODES)));
 });
 
-it('the README\'s table of codes lists the closed set, in its order', () => {
+it("the README's table of codes lists the closed set, in its order", () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const section = readme.slice(readme.indexOf('#### Error codes'));
   const table = section.slice(0, section.indexOf('\n\n', section.indexOf('| `code` |')));
@@ -68,10 +146,14 @@ describe.each(CASES.map((c) => [name(c), c] as const))('%s', (_, c) => {
     expect(code).toBe(c.code);
   });
 
-  it('the HTTP problem carries the code beside errors, and the HTTP client\'s error has it', async () => {
+  it("the HTTP problem carries the code beside errors, and the HTTP client's error has it", async () => {
     const app = inProcessApp('global');
     const response = await app.fetch(
-      formRequest(`http://pdfsvc.test/v1/${c.action}`, Object.entries(c.values).map(([k, v]) => [k, typeof v === 'string' ? v : { bytes: v, filename: `${k}.bin` }]), { 'x-api-key': keys.business }),
+      formRequest(
+        `http://pdfsvc.test/v1/${c.action}`,
+        Object.entries(c.values).map(([k, v]) => [k, typeof v === 'string' ? v : { bytes: v, filename: `${k}.bin` }]),
+        { 'x-api-key': keys.business },
+      ),
     );
     expect(response.status).toBe(400);
     const problem = (await response.json()) as { errors: Record<string, string[]>; code?: string };

@@ -47,7 +47,13 @@ function pageLabels(json: QpdfJson): string[] {
 }
 
 function roman(n: number): string {
-  const table: Array<[number, string]> = [[10, 'x'], [9, 'ix'], [5, 'v'], [4, 'iv'], [1, 'i']];
+  const table: Array<[number, string]> = [
+    [10, 'x'],
+    [9, 'ix'],
+    [5, 'v'],
+    [4, 'iv'],
+    [1, 'i'],
+  ];
   let out = '';
   for (const [value, digits] of table) while (n >= value) (out += digits), (n -= value);
   return out;
@@ -101,9 +107,7 @@ describe('merge_documents', () => {
   it('puts every page of every input in request order, each keeping its size', async () => {
     const bytes = await merge(fixture('merge-a.pdf'), fixture('merge-b.pdf'));
     await expectClean(bytes);
-    expect(await markers(bytes)).toEqual([
-      'MERGE A PAGE 1', 'MERGE A PAGE 2', 'MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3',
-    ]);
+    expect(await markers(bytes)).toEqual(['MERGE A PAGE 1', 'MERGE A PAGE 2', 'MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3']);
     const info = await pdfinfo(bytes);
     expect(Number(info.fields.Pages)).toBe(5);
     expect(info.pages.map((p) => `${p.width}x${p.height}`)).toEqual(['612x792', '612x792', '595.28x841.89', '595.28x841.89', '595.28x841.89']);
@@ -114,12 +118,10 @@ describe('merge_documents', () => {
   it('follows the request order, not the order of the fixtures', async () => {
     const bytes = await merge(fixture('merge-b.pdf'), fixture('merge-a.pdf'));
     await expectClean(bytes);
-    expect(await markers(bytes)).toEqual([
-      'MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3', 'MERGE A PAGE 1', 'MERGE A PAGE 2',
-    ]);
+    expect(await markers(bytes)).toEqual(['MERGE B PAGE 1', 'MERGE B PAGE 2', 'MERGE B PAGE 3', 'MERGE A PAGE 1', 'MERGE A PAGE 2']);
   });
 
-  it('gives the outline one top-level entry per input, holding that input\'s own entries', async () => {
+  it("gives the outline one top-level entry per input, holding that input's own entries", async () => {
     const json = await qpdfJson(await merge(fixture('merge-a.pdf'), fixture('merge-b.pdf')));
     expect(outlineTree(json.outlines)).toEqual([
       { title: 'PDFSVC Merge A', page: 1, kids: [{ title: 'A start', page: 1, kids: [] }] },
@@ -182,7 +184,14 @@ describe('merge_documents', () => {
 
     it('gives each copy its own outline pointing into that copy', () => {
       const chapters = (offset: number) => [
-        { title: 'Chapter 1', page: 1 + offset, kids: [{ title: 'Section 1.1', page: 2 + offset, kids: [] }, { title: 'Section 1.2', page: 3 + offset, kids: [] }] },
+        {
+          title: 'Chapter 1',
+          page: 1 + offset,
+          kids: [
+            { title: 'Section 1.1', page: 2 + offset, kids: [] },
+            { title: 'Section 1.2', page: 3 + offset, kids: [] },
+          ],
+        },
         { title: 'Chapter 2', page: 4 + offset, kids: [{ title: 'Section 2.1', page: 5 + offset, kids: [] }] },
         { title: 'Appendix', page: 6 + offset, kids: [] },
       ];
@@ -192,16 +201,21 @@ describe('merge_documents', () => {
       ]);
     });
 
-    it('keeps each copy\'s page labels', () => {
+    it("keeps each copy's page labels", () => {
       expect(pageLabels(json)).toEqual(['i', 'ii', '1', '2', '3', '4', 'i', 'ii', '1', '2', '3', '4']);
     });
 
     it('keeps links, including a named one, pointing into their own copy', () => {
       // Page 1 links to page 5; page 3 links to the named destination `appendix` (page 6).
-      expect(internalLinks(json)).toEqual([[1, 5], [3, 6], [7, 11], [9, 12]]);
+      expect(internalLinks(json)).toEqual([
+        [1, 5],
+        [3, 6],
+        [7, 11],
+        [9, 12],
+      ]);
     });
 
-    it('keeps the named destinations once, the first copy\'s winning', async () => {
+    it("keeps the named destinations once, the first copy's winning", async () => {
       expect(await namedDestinations(bytes)).toEqual({ sec11: 2, chap2: 4, appendix: 6 });
     });
 
@@ -211,7 +225,7 @@ describe('merge_documents', () => {
       expect(await attachment(bytes, 'notes (2).txt')).toContain('pdfsvc attachment');
     });
 
-    it('keeps the first document\'s Info and XMP metadata', async () => {
+    it("keeps the first document's Info and XMP metadata", async () => {
       const info = await pdfinfo(bytes);
       expect(info.fields.Title).toBe('PDFSVC Outline Fixture');
       expect(info.fields.Author).toBe('pdfsvc fixtures');
@@ -262,7 +276,7 @@ describe('merge_documents', () => {
     expect((config['/Order'] as string[]).map((ref) => resolve(json, ref)['/Name'])).toEqual(['u:one', 'u:two', 'u:three']);
     // The first input's structure tree stays; the moved pages no longer claim entries in it.
     const tree = resolve(json, root['/StructTreeRoot']);
-    expect(resolve(json, (tree['/K'] as string))['/Pg']).toBe(json.pages[0].object);
+    expect(resolve(json, tree['/K'] as string)['/Pg']).toBe(json.pages[0].object);
     expect(json.pages.map((page) => resolve(json, page.object)['/StructParents'])).toEqual([0, undefined, undefined]);
   });
 });

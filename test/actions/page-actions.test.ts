@@ -73,7 +73,10 @@ type Objects = Record<string, { value?: JsonValue; stream?: { dict: Record<strin
 interface FullJson {
   pages: Array<{ object: string; contents: string[]; label?: Record<string, unknown> }>;
   outlines: Outline[];
-  acroform: { hasacroform: boolean; fields: Array<{ fullname: string; value: unknown; pageposfrom1: number; fieldtype: string; annotation: { object: string; appearancestate: string } }> };
+  acroform: {
+    hasacroform: boolean;
+    fields: Array<{ fullname: string; value: unknown; pageposfrom1: number; fieldtype: string; annotation: { object: string; appearancestate: string } }>;
+  };
   attachments: Record<string, unknown>;
   qpdf: [Record<string, unknown>, Objects];
 }
@@ -224,10 +227,12 @@ function allStreams(json: FullJson): string[] {
     } else if (Array.isArray(value)) stack.push(...value);
     else if (value && typeof value === 'object') stack.push(...Object.values(value));
   }
-  return [...seen].flatMap((ref) => {
-    const stream = objects[`obj:${ref}`]?.stream;
-    return stream ? [stream.data ?? ''] : [];
-  }).sort();
+  return [...seen]
+    .flatMap((ref) => {
+      const stream = objects[`obj:${ref}`]?.stream;
+      return stream ? [stream.data ?? ''] : [];
+    })
+    .sort();
 }
 
 /** qpdf --check must find no errors and no warnings. */
@@ -404,11 +409,9 @@ describe('page boxes not at the origin (boxes.pdf)', async () => {
 
 /** outline.pdf's outline, written compactly: [title, page, kids]. */
 type O = [string, number, O[]?];
-const toOutline = (items: O[]): Outline[] =>
-  items.map(([title, page, kids]) => ({ title, destpageposfrom1: page, kids: toOutline(kids ?? []) }));
+const toOutline = (items: O[]): Outline[] => items.map(([title, page, kids]) => ({ title, destpageposfrom1: page, kids: toOutline(kids ?? []) }));
 /** What qpdf reports, without the keys the comparison does not need. */
-const simplify = (items: Outline[]): Outline[] =>
-  items.map((o) => ({ title: o.title, destpageposfrom1: o.destpageposfrom1, kids: simplify(o.kids) }));
+const simplify = (items: Outline[]): Outline[] => items.map((o) => ({ title: o.title, destpageposfrom1: o.destpageposfrom1, kids: simplify(o.kids) }));
 
 interface StructureCase extends OrderCase {
   /**
@@ -421,7 +424,14 @@ interface StructureCase extends OrderCase {
 }
 
 const OUTLINE_INPUT: O[] = [
-  ['Chapter 1', 1, [['Section 1.1', 2], ['Section 1.2', 3]]],
+  [
+    'Chapter 1',
+    1,
+    [
+      ['Section 1.1', 2],
+      ['Section 1.2', 3],
+    ],
+  ],
   ['Chapter 2', 4, [['Section 2.1', 5]]],
   ['Appendix', 6],
 ];
@@ -430,41 +440,125 @@ const DESTS_INPUT: Record<string, number> = { chap2: 4, appendix: 6, sec11: 2 };
 
 const STRUCTURE_CASES: StructureCase[] = [
   {
-    action: 'remove_pages', values: { pages: '2,4' }, order: [1, 3, 5, 6],
-    outline: [['Chapter 1', 1, [['Section 1.2', 2]]], ['Chapter 2', 3, [['Section 2.1', 3]]], ['Appendix', 4]],
+    action: 'remove_pages',
+    values: { pages: '2,4' },
+    order: [1, 3, 5, 6],
+    outline: [
+      ['Chapter 1', 1, [['Section 1.2', 2]]],
+      ['Chapter 2', 3, [['Section 2.1', 3]]],
+      ['Appendix', 4],
+    ],
   },
   {
-    action: 'remove_pages', values: { pages: '5' }, order: [1, 2, 3, 4, 6],
-    outline: [['Chapter 1', 1, [['Section 1.1', 2], ['Section 1.2', 3]]], ['Chapter 2', 4], ['Appendix', 5]],
+    action: 'remove_pages',
+    values: { pages: '5' },
+    order: [1, 2, 3, 4, 6],
+    outline: [
+      [
+        'Chapter 1',
+        1,
+        [
+          ['Section 1.1', 2],
+          ['Section 1.2', 3],
+        ],
+      ],
+      ['Chapter 2', 4],
+      ['Appendix', 5],
+    ],
   },
   {
-    action: 'remove_pages', values: { pages: '6' }, order: [1, 2, 3, 4, 5],
-    outline: [['Chapter 1', 1, [['Section 1.1', 2], ['Section 1.2', 3]]], ['Chapter 2', 4, [['Section 2.1', 5]]]],
+    action: 'remove_pages',
+    values: { pages: '6' },
+    order: [1, 2, 3, 4, 5],
+    outline: [
+      [
+        'Chapter 1',
+        1,
+        [
+          ['Section 1.1', 2],
+          ['Section 1.2', 3],
+        ],
+      ],
+      ['Chapter 2', 4, [['Section 2.1', 5]]],
+    ],
   },
   {
-    action: 'remove_pages', values: { pages: '4,5' }, order: [1, 2, 3, 6],
-    outline: [['Chapter 1', 1, [['Section 1.1', 2], ['Section 1.2', 3]]], ['Appendix', 4]],
+    action: 'remove_pages',
+    values: { pages: '4,5' },
+    order: [1, 2, 3, 6],
+    outline: [
+      [
+        'Chapter 1',
+        1,
+        [
+          ['Section 1.1', 2],
+          ['Section 1.2', 3],
+        ],
+      ],
+      ['Appendix', 4],
+    ],
   },
   {
-    action: 'remove_pages', values: { pages: '1..5' }, order: [6],
+    action: 'remove_pages',
+    values: { pages: '1..5' },
+    order: [6],
     outline: [['Appendix', 1]],
   },
   { action: 'extract_pages', values: { pages: '6' }, order: [6], outline: [['Appendix', 1]] },
   {
-    action: 'extract_pages', values: { pages: '5,1' }, order: [1, 5],
-    outline: [['Chapter 1', 1], ['Chapter 2', 2, [['Section 2.1', 2]]]],
+    action: 'extract_pages',
+    values: { pages: '5,1' },
+    order: [1, 5],
+    outline: [
+      ['Chapter 1', 1],
+      ['Chapter 2', 2, [['Section 2.1', 2]]],
+    ],
   },
   {
-    action: 'reverse_pages', values: {}, order: [6, 5, 4, 3, 2, 1],
-    outline: [['Chapter 1', 6, [['Section 1.1', 5], ['Section 1.2', 4]]], ['Chapter 2', 3, [['Section 2.1', 2]]], ['Appendix', 1]],
+    action: 'reverse_pages',
+    values: {},
+    order: [6, 5, 4, 3, 2, 1],
+    outline: [
+      [
+        'Chapter 1',
+        6,
+        [
+          ['Section 1.1', 5],
+          ['Section 1.2', 4],
+        ],
+      ],
+      ['Chapter 2', 3, [['Section 2.1', 2]]],
+      ['Appendix', 1],
+    ],
   },
-  { action: 'reorder_pages', values: { page_order: '6,1' }, order: [6, 1], outline: [['Chapter 1', 2], ['Appendix', 1]] },
   {
-    action: 'reorder_pages', values: { page_order: '1,1,5' }, order: [1, 1, 5],
-    outline: [['Chapter 1', 1], ['Chapter 2', 3, [['Section 2.1', 3]]]],
+    action: 'reorder_pages',
+    values: { page_order: '6,1' },
+    order: [6, 1],
+    outline: [
+      ['Chapter 1', 2],
+      ['Appendix', 1],
+    ],
+  },
+  {
+    action: 'reorder_pages',
+    values: { page_order: '1,1,5' },
+    order: [1, 1, 5],
+    outline: [
+      ['Chapter 1', 1],
+      ['Chapter 2', 3, [['Section 2.1', 3]]],
+    ],
   },
   { action: 'reorder_pages', values: { page_order: '3,3' }, order: [3, 3], outline: [['Chapter 1', 1, [['Section 1.2', 1]]]] },
-  { action: 'reorder_pages', values: { page_order: '6,6,2' }, order: [6, 6, 2], outline: [['Chapter 1', 3, [['Section 1.1', 3]]], ['Appendix', 1]] },
+  {
+    action: 'reorder_pages',
+    values: { page_order: '6,6,2' },
+    order: [6, 6, 2],
+    outline: [
+      ['Chapter 1', 3, [['Section 1.1', 3]]],
+      ['Appendix', 1],
+    ],
+  },
   { action: 'rotate_pages', values: { angle: 90, pages: '2' }, order: range(1, 6), outline: OUTLINE_INPUT },
 ];
 
@@ -477,8 +571,12 @@ describe('outline, page labels, named destinations, links, attachments, metadata
     expect(simplify(inputJson.outlines)).toEqual(toOutline(OUTLINE_INPUT));
     expect(await namedDestinations(input)).toEqual(DESTS_INPUT);
     expect(inputLabels).toEqual([
-      { '/S': '/r', '/St': 1 }, { '/S': '/r', '/St': 2 },
-      { '/S': '/D', '/St': 1 }, { '/S': '/D', '/St': 2 }, { '/S': '/D', '/St': 3 }, { '/S': '/D', '/St': 4 },
+      { '/S': '/r', '/St': 1 },
+      { '/S': '/r', '/St': 2 },
+      { '/S': '/D', '/St': 1 },
+      { '/S': '/D', '/St': 2 },
+      { '/S': '/D', '/St': 3 },
+      { '/S': '/D', '/St': 4 },
     ]);
     expect(pageLinks(inputJson)).toEqual([[{ uri: 'https://example.com/pdfsvc' }, { page: 5 }], [], [{ named: 'appendix' }], [], [], []]);
   });
@@ -498,7 +596,9 @@ describe('outline, page labels, named destinations, links, attachments, metadata
     // Named destinations of removed pages are gone; the others lead to their page's (first) new position.
     const firstPosition = (n: number) => c.order.indexOf(n) + 1;
     const expectedDests = Object.fromEntries(
-      Object.entries(DESTS_INPUT).filter(([, page]) => c.order.includes(page)).map(([name, page]) => [name, firstPosition(page)]),
+      Object.entries(DESTS_INPUT)
+        .filter(([, page]) => c.order.includes(page))
+        .map(([name, page]) => [name, firstPosition(page)]),
     );
     expect(await namedDestinations(output)).toEqual(expectedDests);
 
@@ -532,9 +632,15 @@ describe('outline, page labels, named destinations, links, attachments, metadata
 
 /** form.pdf's terminal fields per page, as qpdf reports them. */
 const FIELDS_BY_PAGE: Record<number, Array<{ fullname: string; value: unknown }>> = {
-  1: [{ fullname: 'name', value: 'u:Ada Lovelace' }, { fullname: 'email', value: 'u:ada@example.com' }],
+  1: [
+    { fullname: 'name', value: 'u:Ada Lovelace' },
+    { fullname: 'email', value: 'u:ada@example.com' },
+  ],
   2: [{ fullname: 'agree', value: '/Yes' }],
-  3: [{ fullname: 'address.street', value: 'u:1 Main St' }, { fullname: 'address.city', value: 'u:London' }],
+  3: [
+    { fullname: 'address.street', value: 'u:1 Main St' },
+    { fullname: 'address.city', value: 'u:London' },
+  ],
 };
 const TREE_BY_PAGE: Record<number, string[]> = { 1: ['email', 'name'], 2: ['agree'], 3: ['address', 'address.city', 'address.street'] };
 

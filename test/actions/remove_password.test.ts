@@ -23,7 +23,22 @@ const OWNER = 'owner pw';
 /** `qpdf --encrypt USER OWNER <bits> [options] --` applied to a fixture. */
 async function qpdfEncrypt(name: string, bits: string, options: string[] = [], user = USER): Promise<Uint8Array> {
   const out = tempFile(new Uint8Array(0));
-  const result = await execa('qpdf', ['--allow-weak-crypto', ...options.filter((o) => o.startsWith('--object-streams')), '--encrypt', user, OWNER, bits, ...options.filter((o) => !o.startsWith('--object-streams')), '--', tempFile(fixture(name)), out], { reject: false });
+  const result = await execa(
+    'qpdf',
+    [
+      '--allow-weak-crypto',
+      ...options.filter((o) => o.startsWith('--object-streams')),
+      '--encrypt',
+      user,
+      OWNER,
+      bits,
+      ...options.filter((o) => !o.startsWith('--object-streams')),
+      '--',
+      tempFile(fixture(name)),
+      out,
+    ],
+    { reject: false },
+  );
   if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(result.stderr);
   return readFileSync(out);
 }
@@ -66,7 +81,10 @@ describe('remove_password', () => {
   });
 
   it('keeps form field values through RC4 and AES', async () => {
-    for (const [bits, options] of [['40', []], ['256', []]] as const) {
+    for (const [bits, options] of [
+      ['40', []],
+      ['256', []],
+    ] as const) {
       const out = await removePassword({ file: await qpdfEncrypt('form.pdf', bits, [...options]), password: USER });
       const fields = (await qpdfJson(out)).acroform.fields.map((f) => [f.fullname, f.value]);
       expect(fields).toEqual((await qpdfJson(fixture('form.pdf'))).acroform.fields.map((f) => [f.fullname, f.value]));
@@ -89,7 +107,13 @@ describe('remove_password', () => {
       const out = await removePassword({ file: encrypted, password: 'abcd' });
       expect((await qpdfCheck(out)).exitCode).toBe(0);
       expect(outline((await qpdfJson(out)).outlines)).toEqual(outline((await qpdfJson(fixture('outline.pdf'))).outlines));
-      const restricted = await addRestrictions({ file: fixture('pages-3.pdf'), owner_password: 'owner', user_password: 'user', encryption_algorithm, allow_print: false });
+      const restricted = await addRestrictions({
+        file: fixture('pages-3.pdf'),
+        owner_password: 'owner',
+        user_password: 'user',
+        encryption_algorithm,
+        allow_print: false,
+      });
       expect((await showEncryption(await removePassword({ file: restricted, password: 'user' }))).encrypted).toBe(false);
     }
   });

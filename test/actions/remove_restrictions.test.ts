@@ -39,15 +39,26 @@ describe('remove_restrictions', () => {
   });
 
   it.each(['AES-128', 'AES-256'] as const)('clears the restrictions add_restrictions set with %s', async (encryption_algorithm) => {
-    const restricted = await addRestrictions({ file: fixture('form.pdf'), owner_password: 'owner', encryption_algorithm, allow_fill_form: false, allow_copy_content: false });
+    const restricted = await addRestrictions({
+      file: fixture('form.pdf'),
+      owner_password: 'owner',
+      encryption_algorithm,
+      allow_fill_form: false,
+      allow_copy_content: false,
+    });
     const out = await removeRestrictions({ file: restricted });
     expect((await showEncryption(out)).encrypted).toBe(false);
     expect(await pageMarkers(out)).toEqual([1, 2, 3]);
-    expect((await qpdfJson(out)).acroform.fields.map((f) => [f.fullname, f.value])).toEqual((await qpdfJson(fixture('form.pdf'))).acroform.fields.map((f) => [f.fullname, f.value]));
+    expect((await qpdfJson(out)).acroform.fields.map((f) => [f.fullname, f.value])).toEqual(
+      (await qpdfJson(fixture('form.pdf'))).acroform.fields.map((f) => [f.fullname, f.value]),
+    );
   });
 
   it('refuses a document with an open password: call remove_password first', async () => {
-    for (const file of [fixture('encrypted-user.pdf'), await addRestrictions({ file: fixture('pages-1.pdf'), owner_password: 'owner', user_password: 'user' })]) {
+    for (const file of [
+      fixture('encrypted-user.pdf'),
+      await addRestrictions({ file: fixture('pages-1.pdf'), owner_password: 'owner', user_password: 'user' }),
+    ]) {
       expect((await refused(() => removeRestrictions({ file }))).file[0]).toMatch(/call remove_password first/);
     }
   });

@@ -57,7 +57,9 @@ describe('remove_signatures', () => {
     const catalog = root[`obj:${catalogRef}`].value!;
     expect(catalog).not.toHaveProperty('/Perms');
     expect(catalog).not.toHaveProperty('/DSS');
-    const acroForm = (typeof catalog['/AcroForm'] === 'string' ? root[`obj:${catalog['/AcroForm']}`].value : catalog['/AcroForm']) as Record<string, unknown> | undefined;
+    const acroForm = (typeof catalog['/AcroForm'] === 'string' ? root[`obj:${catalog['/AcroForm']}`].value : catalog['/AcroForm']) as
+      | Record<string, unknown>
+      | undefined;
     expect(acroForm ?? {}).not.toHaveProperty('/SigFlags');
     expect(await signatureContents(out)).toEqual([]);
     // Not even in unreferenced objects or earlier revisions: the bytes are gone.

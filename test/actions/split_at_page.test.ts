@@ -61,7 +61,10 @@ describe('split_at_page', () => {
       ['Chapter 1→1', '  Section 1.1→2'],
       ['Chapter 1→1', '  Section 1.2→1', 'Chapter 2→2', '  Section 2.1→3', 'Appendix→4'],
     ]);
-    expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([['i', 'ii'], ['1', '2', '3', '4']]);
+    expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([
+      ['i', 'ii'],
+      ['1', '2', '3', '4'],
+    ]);
     expect(await Promise.all(parts.map((p) => namedDestinations(p.bytes)))).toEqual([{ sec11: 2 }, { appendix: 4, chap2: 2 }]);
     const form = await split(splitAtPage, 'form.pdf', { page: '-1' });
     expect(await Promise.all(form.map((p) => formFields(p.bytes)))).toEqual([
@@ -78,7 +81,14 @@ describe('split_at_page', () => {
 
   it('answers over HTTP as JSON when asked', async () => {
     const response = await inProcessApp().fetch(
-      formRequest('http://pdfsvc.test/v1/split_at_page', [['file', fixture('pages-10.pdf')], ['page', '6']], { 'X-API-Key': keys.business, Accept: 'application/json' }),
+      formRequest(
+        'http://pdfsvc.test/v1/split_at_page',
+        [
+          ['file', fixture('pages-10.pdf')],
+          ['page', '6'],
+        ],
+        { 'X-API-Key': keys.business, Accept: 'application/json' },
+      ),
     );
     expect(response.status).toBe(200);
     const { documents } = unpack(new Uint8Array(await response.arrayBuffer()), response.headers.get('content-type')!);
@@ -99,7 +109,9 @@ describe('split_at_page', () => {
     });
 
     it('refuses page 1 with exit status 2 naming the field', async () => {
-      const run = await execa('node', ['bin/pdfsvc.js', 'split-at-page', '--page', '1', fixturePath('pages-10.pdf'), '-o', join(dir, 'bad')], { reject: false });
+      const run = await execa('node', ['bin/pdfsvc.js', 'split-at-page', '--page', '1', fixturePath('pages-10.pdf'), '-o', join(dir, 'bad')], {
+        reject: false,
+      });
       expect(run.exitCode).toBe(2);
       expect(run.stderr).toMatch(/^pdfsvc: page: "1" is the first page/m);
     });

@@ -14,7 +14,14 @@ import { formRequest, inProcessApp, keys } from '../server/harness.js';
 
 describe('split_by_groups', () => {
   it.each([
-    ['1..3;4,6;7..', [[1, 2, 3], [4, 6], [7, 8, 9, 10]]],
+    [
+      '1..3;4,6;7..',
+      [
+        [1, 2, 3],
+        [4, 6],
+        [7, 8, 9, 10],
+      ],
+    ],
     ['..', [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]],
     ['5..1;-1;-3..-2', [[5, 4, 3, 2, 1], [10], [8, 9]]],
     ['2;2;1,2', [[2], [2], [1, 2]]],
@@ -53,13 +60,19 @@ describe('split_by_groups', () => {
 
   it('links, outline and labels follow the pages into each group', async () => {
     const parts = await split(splitByGroups, 'outline.pdf', { groups: '5,1;3,6' });
-    expect(await checkedMarkers(parts)).toEqual([[5, 1], [3, 6]]);
+    expect(await checkedMarkers(parts)).toEqual([
+      [5, 1],
+      [3, 6],
+    ]);
     // Page 1's link to page 5 now leads to page 1 of its part; page 3's named link to the appendix stays.
     expect(await Promise.all(parts.map((p) => linksPerPage(p.bytes)))).toEqual([
       [[], ['uri:https://example.com/pdfsvc', 'page:1']],
       [['name:appendix'], []],
     ]);
-    expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([['3', 'i'], ['1', '4']]);
+    expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([
+      ['3', 'i'],
+      ['1', '4'],
+    ]);
     expect(await Promise.all(parts.map(async (p) => outlineLines((await qpdfJson(p.bytes)).outlines)))).toEqual([
       ['Chapter 1→2', 'Chapter 2→1', '  Section 2.1→1'],
       ['Chapter 1→1', '  Section 1.2→1', 'Appendix→2'],
@@ -68,10 +81,17 @@ describe('split_by_groups', () => {
 
   it('answers over HTTP as multipart/mixed when asked', async () => {
     const response = await inProcessApp().fetch(
-      formRequest('http://pdfsvc.test/v1/split_by_groups', [['file', fixture('pages-10.pdf')], ['groups', '10;1..2']], {
-        'X-API-Key': keys.business,
-        Accept: 'multipart/mixed',
-      }),
+      formRequest(
+        'http://pdfsvc.test/v1/split_by_groups',
+        [
+          ['file', fixture('pages-10.pdf')],
+          ['groups', '10;1..2'],
+        ],
+        {
+          'X-API-Key': keys.business,
+          Accept: 'multipart/mixed',
+        },
+      ),
     );
     expect(response.status).toBe(200);
     const { documents } = unpack(new Uint8Array(await response.arrayBuffer()), response.headers.get('content-type')!);

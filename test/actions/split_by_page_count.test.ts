@@ -69,7 +69,11 @@ describe('split_by_page_count', () => {
     const parts = await split(splitByPageCount, 'outline.pdf', { page_count: 2 });
 
     it('is three clean parts of pages 1-2, 3-4, 5-6', async () => {
-      expect(await checkedMarkers(parts)).toEqual([[1, 2], [3, 4], [5, 6]]);
+      expect(await checkedMarkers(parts)).toEqual([
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ]);
     });
 
     it('the outline cut down to its pages; an entry whose page went points at its first surviving child', async () => {
@@ -82,7 +86,11 @@ describe('split_by_page_count', () => {
     });
 
     it('page labels: every page keeps the label the reader saw', async () => {
-      expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([['i', 'ii'], ['1', '2'], ['3', '4']]);
+      expect(await Promise.all(parts.map((p) => pageLabels(p.bytes)))).toEqual([
+        ['i', 'ii'],
+        ['1', '2'],
+        ['3', '4'],
+      ]);
     });
 
     it('the named destinations that lead to its pages', async () => {
@@ -90,7 +98,11 @@ describe('split_by_page_count', () => {
     });
 
     it('links that stay inside the part and web links; a link to a page of another part goes', async () => {
-      expect(await Promise.all(parts.map((p) => linksPerPage(p.bytes)))).toEqual([[['uri:https://example.com/pdfsvc'], []], [[], []], [[], []]]);
+      expect(await Promise.all(parts.map((p) => linksPerPage(p.bytes)))).toEqual([
+        [['uri:https://example.com/pdfsvc'], []],
+        [[], []],
+        [[], []],
+      ]);
       const whole = await split(splitByPageCount, 'outline.pdf', { page_count: 6 });
       expect(await linksPerPage(whole[0].bytes)).toEqual([['uri:https://example.com/pdfsvc', 'page:5'], [], ['name:appendix'], [], [], []]);
     });
@@ -124,7 +136,11 @@ describe('split_by_page_count', () => {
   it('a part holds only the objects its own pages use: shared ones once (sized.pdf)', async () => {
     const parts = await split(splitByPageCount, 'sized.pdf', { page_count: 4 });
     expect(await checkedMarkers(parts)).toEqual([range(1, 4), range(5, 8), range(9, 12)]);
-    expect(await Promise.all(parts.map((p) => imagesHeld(p.bytes)))).toEqual([[0, 1, 2, 3, 4], [0, 5, 6, 7, 8], [0, 9, 10, 11, 12]]);
+    expect(await Promise.all(parts.map((p) => imagesHeld(p.bytes)))).toEqual([
+      [0, 1, 2, 3, 4],
+      [0, 5, 6, 7, 8],
+      [0, 9, 10, 11, 12],
+    ]);
     for (const part of parts) {
       // The structure tree describes the whole document (README: splitting); attachments stay.
       const { catalog, structParents } = await catalogKeys(part.bytes);
@@ -162,8 +178,13 @@ describe('split_by_page_count', () => {
 describe('split_by_page_count over HTTP', () => {
   const app = inProcessApp('global');
   const url = 'http://pdfsvc.test/v1/split_by_page_count';
-  const post = (accept: string | undefined, fields: Array<[string, string | Uint8Array]> = [['file', fixture('pages-10.pdf')], ['page_count', '3']]) =>
-    app.fetch(formRequest(url, fields, { 'X-API-Key': keys.business, ...(accept === undefined ? {} : { Accept: accept }) }));
+  const post = (
+    accept: string | undefined,
+    fields: Array<[string, string | Uint8Array]> = [
+      ['file', fixture('pages-10.pdf')],
+      ['page_count', '3'],
+    ],
+  ) => app.fetch(formRequest(url, fields, { 'X-API-Key': keys.business, ...(accept === undefined ? {} : { Accept: accept }) }));
 
   it.each([
     [undefined, 'application/zip'],
@@ -219,7 +240,10 @@ describe('split_by_page_count over HTTP', () => {
   });
 
   it('answers invalid fields with 400 naming the field, whatever the Accept', async () => {
-    const response = await post('application/json', [['file', fixture('pages-10.pdf')], ['page_count', '0']]);
+    const response = await post('application/json', [
+      ['file', fixture('pages-10.pdf')],
+      ['page_count', '0'],
+    ]);
     expect(response.status).toBe(400);
     expect((await problemOf(response)).errors?.page_count?.[0]).toMatch(/1 or greater/);
   });

@@ -39,7 +39,10 @@ async function checkRules(file: string, limit: number): Promise<number[][]> {
   }
   if (parts.length > 1) {
     // Each part with the next part's first page: must pass the limit.
-    const groups = pages.slice(0, -1).map((run, i) => `${run[0]}..${pages[i + 1][0]}`).join(';');
+    const groups = pages
+      .slice(0, -1)
+      .map((run, i) => `${run[0]}..${pages[i + 1][0]}`)
+      .join(';');
     const grown = await split(splitByGroups, file, { groups });
     grown.forEach((candidate: NamedDocument, i) => {
       expect(candidate.bytes.byteLength, `part ${i + 1} plus page ${pages[i + 1][0]} passes ${limit}`).toBeGreaterThan(limit);
@@ -66,7 +69,7 @@ describe('split_by_size', () => {
     expect(await checkRules('sized.pdf', 10 * sizedBytes)).toEqual([Array.from({ length: 12 }, (_, i) => i + 1)]);
   });
 
-  it('a part carries only its own pages\' images, and the shared logo once', async () => {
+  it("a part carries only its own pages' images, and the shared logo once", async () => {
     const parts = await split(splitBySize, 'sized.pdf', { maximum_bytes: 60_000 });
     const pages = await checkedMarkers(parts);
     const images = await Promise.all(parts.map((p) => imagesHeld(p.bytes)));
@@ -120,7 +123,14 @@ describe('split_by_size', () => {
 
   it('answers over HTTP with a ZIP whose entries are the parts as written', async () => {
     const response = await inProcessApp().fetch(
-      formRequest('http://pdfsvc.test/v1/split_by_size', [['file', fixture('sized.pdf')], ['maximum_bytes', '100000']], { 'X-API-Key': keys.business }),
+      formRequest(
+        'http://pdfsvc.test/v1/split_by_size',
+        [
+          ['file', fixture('sized.pdf')],
+          ['maximum_bytes', '100000'],
+        ],
+        { 'X-API-Key': keys.business },
+      ),
     );
     expect(response.status).toBe(200);
     const { documents } = unpack(new Uint8Array(await response.arrayBuffer()), response.headers.get('content-type')!);

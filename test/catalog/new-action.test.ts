@@ -69,7 +69,8 @@ it('${NAME} turns the pages it is asked to', async () => {
 let copy: string;
 /** The environment without a request to write the README (npm run readme sets it itself). */
 const { PDFSVC_WRITE_README: _, ...environment } = { ...process.env, NO_COLOR: '1' };
-const run = (command: string, args: string[], timeout = 300_000) => execa(command, args, { cwd: copy, reject: false, timeout, env: environment, extendEnv: false });
+const run = (command: string, args: string[], timeout = 300_000) =>
+  execa(command, args, { cwd: copy, reject: false, timeout, env: environment, extendEnv: false });
 const cli = (...args: string[]) => run(process.execPath, [join(copy, 'bin/pdfsvc.js'), ...args]);
 const rotations = async (bytes: Uint8Array) => (await pdfinfo(bytes)).pages.map((page) => page.rotation);
 
@@ -120,7 +121,21 @@ void turnPages({ file: new Uint8Array() });
 void turned;
 `,
     );
-    const user = await run('npx', ['tsc', '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--types', 'node', 'library-user.ts']);
+    const user = await run('npx', [
+      'tsc',
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--skipLibCheck',
+      '--types',
+      'node',
+      'library-user.ts',
+    ]);
     expect(user.exitCode, user.stdout + user.stderr).toBe(0);
   }, 600_000);
 
@@ -167,7 +182,19 @@ void turned;
     });
 
     it('is in the OpenAPI document, with its example', async () => {
-      const doc = JSON.parse((await send(`${served.base}/v1/openapi.json`)).body.toString()) as { paths: Record<string, { post: { operationId: string; requestBody: { content: Record<string, { schema: { properties: Record<string, { examples?: unknown[]; enum?: unknown[] }>; required: string[] } }> } } }> };
+      const doc = JSON.parse((await send(`${served.base}/v1/openapi.json`)).body.toString()) as {
+        paths: Record<
+          string,
+          {
+            post: {
+              operationId: string;
+              requestBody: {
+                content: Record<string, { schema: { properties: Record<string, { examples?: unknown[]; enum?: unknown[] }>; required: string[] } }>;
+              };
+            };
+          }
+        >;
+      };
       const operation = doc.paths[`/v1/${NAME}`].post;
       expect(operation.operationId).toBe(NAME);
       const schema = operation.requestBody.content['multipart/form-data'].schema;
@@ -176,7 +203,9 @@ void turned;
     });
 
     it('the HTTP client of the copy calls it', async () => {
-      const { createClient } = (await import(pathToFileURL(join(copy, 'dist/client.js')).href)) as { createClient: (options: { baseUrl: string; apiKey: string }) => Record<string, (fields: Record<string, unknown>) => Promise<Uint8Array>> };
+      const { createClient } = (await import(pathToFileURL(join(copy, 'dist/client.js')).href)) as {
+        createClient: (options: { baseUrl: string; apiKey: string }) => Record<string, (fields: Record<string, unknown>) => Promise<Uint8Array>>;
+      };
       const client = createClient({ baseUrl: served.base, apiKey: served.key });
       expect(await rotations(await client.turnPages({ file: fixture('pages-3.pdf'), turns: 1 }))).toEqual([90, 90, 90]);
     });

@@ -12,8 +12,7 @@ import { fixture, fixturePath, pageTexts, pdfinfo, qpdfCheck } from '../helpers/
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-batch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pdfsvc = (args: string[], cwd: string) =>
-  execa('node', [join(process.cwd(), 'bin/pdfsvc.js'), ...args], { reject: false, cwd, encoding: 'utf8' });
+const pdfsvc = (args: string[], cwd: string) => execa('node', [join(process.cwd(), 'bin/pdfsvc.js'), ...args], { reject: false, cwd, encoding: 'utf8' });
 
 /** 50 inputs: valid, damaged (not a PDF) and encrypted, in a fixed order. */
 function makeInputs(folder: string): { names: string[]; kind: Record<string, 'valid' | 'damaged' | 'encrypted'> } {
@@ -36,9 +35,15 @@ describe('batch mode', () => {
   const { names, kind } = makeInputs(work);
 
   it('rotates 50 files: every valid output passes qpdf with its text, every failure has its JSON line, exit 2', async () => {
-    const { stdout, stderr, exitCode } = await pdfsvc(['rotate', '--angle', '90', ...names, '--out-dir', 'rotated', '--name', '{stem}-rotated.pdf', '--json'], work);
+    const { stdout, stderr, exitCode } = await pdfsvc(
+      ['rotate', '--angle', '90', ...names, '--out-dir', 'rotated', '--name', '{stem}-rotated.pdf', '--json'],
+      work,
+    );
     expect(exitCode).toBe(2);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((l) => l.input)).toEqual(names);
     for (const line of lines) {
       const expectedOutput = join('rotated', line.input.replace('.pdf', '-rotated.pdf'));
@@ -58,7 +63,12 @@ describe('batch mode', () => {
       }
     }
     // No temporary or partial file is left behind.
-    expect(readdirSync(join(work, 'rotated')).sort()).toEqual(names.filter((n) => kind[n] === 'valid').map((n) => n.replace('.pdf', '-rotated.pdf')).sort());
+    expect(readdirSync(join(work, 'rotated')).sort()).toEqual(
+      names
+        .filter((n) => kind[n] === 'valid')
+        .map((n) => n.replace('.pdf', '-rotated.pdf'))
+        .sort(),
+    );
     expect(stderr).toMatch(/^pdfsvc: 40 done, 10 failed, .* in, .* out, [\d.]+ s$/m);
   }, 600_000); // the harness's wait: 50 runs and their judging took over 2 minutes beside a second npm test
 
@@ -70,7 +80,13 @@ describe('batch mode', () => {
     expect(parallel.exitCode).toBe(2);
     expect(serial.exitCode).toBe(2);
     const verdicts = (stdout: string) =>
-      Object.fromEntries(stdout.trim().split('\n').map((line) => JSON.parse(line) as { input: string; status: string }).map((r) => [r.input, r.status]));
+      Object.fromEntries(
+        stdout
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { input: string; status: string })
+          .map((r) => [r.input, r.status]),
+      );
     expect(verdicts(parallel.stdout)).toEqual(verdicts(serial.stdout));
     const written = readdirSync(join(work, 'jobs-1')).sort();
     expect(written).toEqual(readdirSync(join(work, 'jobs-2')).sort());

@@ -156,9 +156,11 @@ describe('pdfsvc CLI', () => {
     const ended = await server;
     expect(ended.exitCode).toBe(0);
     // Logs: one JSON line per request, without the key.
-    const logs = String(ended.stderr).split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+    const logs = String(ended.stderr)
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l));
     expect(logs).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/reverse_pages', status: 200 }));
     expect(String(ended.stderr)).not.toContain(key);
   });
 });
-

@@ -52,7 +52,9 @@ describe('declared options', () => {
     expect(refusal(() => parseOptions(SERVE_OPTIONS, { port: 'abc' }))).toEqual({ port: ['must be a whole number; got "abc"'] });
     expect(refusal(() => parseOptions(SERVE_OPTIONS, { workers: '0' }))).toEqual({ workers: ['must be a whole number above 0; got "0"'] });
     expect(refusal(() => parseOptions(SERVE_OPTIONS, { maxUploadBytes: '-5' }))).toEqual({ 'max-upload-bytes': ['must be a whole number above 0; got "-5"'] });
-    expect(refusal(() => parseOptions(SERVE_OPTIONS, { region: 'mars' }))).toEqual({ region: ['unknown region "mars"; use one of global, us, us-hipaa, eu, uk, ca, au, jp, in, br'] });
+    expect(refusal(() => parseOptions(SERVE_OPTIONS, { region: 'mars' }))).toEqual({
+      region: ['unknown region "mars"; use one of global, us, us-hipaa, eu, uk, ca, au, jp, in, br'],
+    });
     expect(refusal(() => parseOptions(KEYS_OPTIONS.create, { plan: 'gold' }))).toEqual({ plan: ['must be one of free, starter, business; got "gold"'] });
   });
 });

@@ -26,7 +26,9 @@ describe('remove_password, file to file', () => {
   ])('%s: the output is not encrypted and every page reads as the original', async (name, encryptArgs, otherArgs) => {
     const original = fixture('outline.pdf');
     const encrypted = join(dir, `in-${name}.pdf`);
-    const made = await execa('qpdf', [...otherArgs, '--encrypt', PASSWORD, PASSWORD, ...encryptArgs, '--', fixturePath('outline.pdf'), encrypted], { reject: false });
+    const made = await execa('qpdf', [...otherArgs, '--encrypt', PASSWORD, PASSWORD, ...encryptArgs, '--', fixturePath('outline.pdf'), encrypted], {
+      reject: false,
+    });
     expect(made.exitCode === 0 || made.exitCode === 3, made.stderr).toBe(true);
     const out = join(dir, `out-${name}.pdf`);
     const run = await pdfsvc(['remove-password', '--password', PASSWORD, encrypted, '-o', out]);

@@ -20,7 +20,13 @@ import { boundaryOf, parseMultipart } from '../../src/client/multipart.js';
 const dir = tempDir('pdfsvc-remote-');
 const outputs: string[] = [];
 const pdfsvc = async (args: string[], env: Record<string, string> = {}) => {
-  const result = await execa(process.execPath, [CLI, ...args], { reject: false, encoding: 'buffer', env: { PDFSVC_SERVER: '', PDFSVC_API_KEY: '', ...env }, cwd: dir, stdin: 'ignore' });
+  const result = await execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    encoding: 'buffer',
+    env: { PDFSVC_SERVER: '', PDFSVC_API_KEY: '', ...env },
+    cwd: dir,
+    stdin: 'ignore',
+  });
   const stderr = Buffer.from(result.stderr).toString();
   outputs.push(stderr, Buffer.from(result.stdout).toString('latin1'));
   return { exitCode: result.exitCode, stdout: Buffer.from(result.stdout), stderr };
@@ -46,7 +52,10 @@ const P = fixturePath;
 const passwordFile = join(dir, 'password.txt');
 writeFileSync(passwordFile, 'secret-user\n');
 const pngFile = join(dir, 'mark.png');
-writeFileSync(pngFile, makePng(30, 10, () => [0, 0, 255, 255]));
+writeFileSync(
+  pngFile,
+  makePng(30, 10, () => [0, 0, 255, 255]),
+);
 
 let counter = 0;
 const outPath = (suffix = '.pdf') => join(dir, `out-${++counter}${suffix}`);
@@ -119,7 +128,7 @@ describe('pdfsvc --server (remote mode)', () => {
     expect(new AdmZip(zip.stdout).getEntries().map((e) => [e.entryName, e.getData().toString('base64')])).toEqual(expected);
   });
 
-  it('add-password and add-restrictions: the output opens with the password, with the input\'s pages', async () => {
+  it("add-password and add-restrictions: the output opens with the password, with the input's pages", async () => {
     writeFileSync(join(dir, 'new-pw.txt'), 'fresh-pw\n');
     const locked = outPath();
     const r = await pdfsvc([...remote, 'add-password', '--password-file', join(dir, 'new-pw.txt'), P('pages-3.pdf'), '-o', locked]);
@@ -128,13 +137,23 @@ describe('pdfsvc --server (remote mode)', () => {
     expect((await qpdfCheck(readFileSync(locked))).exitCode).not.toBe(0);
     expect(await pageCount(readFileSync(locked), 'fresh-pw')).toBe(3);
     const restricted = outPath();
-    const s = await pdfsvc([...remote, 'add-restrictions', '--owner-password-file', join(dir, 'new-pw.txt'), '--allow-print', 'false', P('pages-10.pdf'), '-o', restricted]);
+    const s = await pdfsvc([
+      ...remote,
+      'add-restrictions',
+      '--owner-password-file',
+      join(dir, 'new-pw.txt'),
+      '--allow-print',
+      'false',
+      P('pages-10.pdf'),
+      '-o',
+      restricted,
+    ]);
     expect(s.exitCode).toBe(0);
     expect((await qpdfCheck(readFileSync(restricted), 'fresh-pw')).exitCode).toBe(0);
     expect(await pageCount(readFileSync(restricted))).toBe(10);
   });
 
-  it('a 400 is reported field by field with exit 2, like local work; --json prints the server\'s problem', async () => {
+  it("a 400 is reported field by field with exit 2, like local work; --json prints the server's problem", async () => {
     const args = ['rotate', '--angle', '45', P('pages-3.pdf'), '-o', outPath()];
     const local = await pdfsvc(args);
     const far = await pdfsvc([...remote, ...args]);
@@ -157,7 +176,7 @@ describe('pdfsvc --server (remote mode)', () => {
     expect(wrong.stderr).toMatch(/does not accept this API key.*--api-key-file FILE or PDFSVC_API_KEY/);
   });
 
-  it('a 403 names the server\'s region; a 413 the upload limit (exit 2)', async () => {
+  it("a 403 names the server's region; a 413 the upload limit (exit 2)", async () => {
     const keysPath = join(dir, 'free-keys.json');
     const created = await execa(process.execPath, [CLI, 'keys', 'create', '--plan', 'free', '--keys-file', keysPath]);
     const freeKey = join(dir, 'free-key.txt');
@@ -209,24 +228,47 @@ describe('pdfsvc --server (remote mode)', () => {
     const inputs = join(dir, 'batch-in');
     mkdirSync(inputs);
     const names = ['a.pdf', 'b.pdf', 'broken.pdf', 'd.pdf'];
-    for (const [name, source] of names.map((n, i) => [n, ['pages-3.pdf', 'pages-10.pdf', 'not-a-pdf.pdf', 'outline.pdf'][i]])) copyFileSync(P(source), join(inputs, name));
+    for (const [name, source] of names.map((n, i) => [n, ['pages-3.pdf', 'pages-10.pdf', 'not-a-pdf.pdf', 'outline.pdf'][i]]))
+      copyFileSync(P(source), join(inputs, name));
     const paths = names.map((n) => join(inputs, n));
     const local = await pdfsvc(['rotate', '--angle', '180', ...paths, '--out-dir', join(dir, 'batch-local'), '--json', '--jobs', '1']);
     const far = await pdfsvc([...remote, 'rotate', '--angle', '180', ...paths, '--out-dir', join(dir, 'batch-remote'), '--json', '--jobs', '2']);
     expect(far.exitCode).toBe(2);
     expect(far.exitCode).toBe(local.exitCode);
-    const lines = (text: Buffer) => text.toString().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (text: Buffer) =>
+      text
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
     const [l, r] = [lines(local.stdout), lines(far.stdout)];
     expect(r.map((x) => [x.input, x.status])).toEqual(l.map((x) => [x.input, x.status]));
     expect(r[2].problem.errors).toEqual(l[2].problem.errors);
     expect(far.stderr).toMatch(/pdfsvc: 3 done, 1 failed/);
-    for (const name of ['a.pdf', 'b.pdf', 'd.pdf']) expect(readFileSync(join(dir, 'batch-remote', name)).equals(readFileSync(join(dir, 'batch-local', name))), name).toBe(true);
+    for (const name of ['a.pdf', 'b.pdf', 'd.pdf'])
+      expect(readFileSync(join(dir, 'batch-remote', name)).equals(readFileSync(join(dir, 'batch-local', name))), name).toBe(true);
     expect(readdirSync(join(dir, 'batch-remote')).sort()).toEqual(['a.pdf', 'b.pdf', 'd.pdf']);
   });
 
   it('https: an unknown certificate authority is refused and --cacert named; with --cacert the work is done', async () => {
     const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-test', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    await execa('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=pdfsvc-test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
     const secure = await serve({ args: ['--workers', '1', '--https', '--cert', cert, '--key', key], keys: { path: server.keysPath, key: server.key } });
     try {
       expect(secure.base).toMatch(/^https:/);
@@ -255,9 +297,17 @@ export async function resolve(specifier, context, next) { const found = await ne
     );
     const loaded = async (args: string[], name: string) => {
       const file = `${log}.${name}`;
-      const run = await execa(process.execPath, ['--import', hook, CLI, ...args], { reject: false, cwd: dir, env: { PDFSVC_MODULE_LOG: file, PDFSVC_SERVER: '' }, stdin: 'ignore' });
+      const run = await execa(process.execPath, ['--import', hook, CLI, ...args], {
+        reject: false,
+        cwd: dir,
+        env: { PDFSVC_MODULE_LOG: file, PDFSVC_SERVER: '' },
+        stdin: 'ignore',
+      });
       expect(run.exitCode, run.stderr).toBe(0);
-      const urls = readFileSync(file, 'utf8').trim().split('\n').filter((url) => url.startsWith('file:') && url.includes('/dist/'));
+      const urls = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((url) => url.startsWith('file:') && url.includes('/dist/'));
       return urls.filter((url) => readFileSync(new URL(url), 'latin1').includes('PDFDocument'));
     };
     expect(await loaded(['rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'local')).not.toEqual([]);

@@ -41,7 +41,11 @@ describe.skipIf(!haveChromium)('pdfsvc/client in headless Chromium', { timeout: 
         '/client.js': { type: 'text/javascript', body: readFileSync(`${ROOT}dist/client.js`) },
       },
     });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'], timeout: 60_000 });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      timeout: 60_000,
+    });
   }, 120_000);
 
   afterAll(async () => {

@@ -120,7 +120,9 @@ describe('pdfsvc/client against pdfsvc serve', () => {
 
   it('a 401 when the key is unknown or missing', async () => {
     for (const apiKey of ['pdfsvc_not-a-key', undefined]) {
-      const err = (await createClient({ baseUrl: server.base, apiKey }).reversePages({ file: fixture('pages-1.pdf') }).catch((e: unknown) => e)) as PdfsvcHttpError;
+      const err = (await createClient({ baseUrl: server.base, apiKey })
+        .reversePages({ file: fixture('pages-1.pdf') })
+        .catch((e: unknown) => e)) as PdfsvcHttpError;
       expect(err).toBeInstanceOf(PdfsvcHttpError);
       expect(err.status).toBe(401);
       expect(err.errors).toEqual({});
@@ -138,13 +140,17 @@ describe('pdfsvc/client against pdfsvc serve', () => {
 
   it('gives up after `retries` retries with the last 503, retryAfter included; other failures are not retried', async () => {
     const proxy = await startProxy({ target: server.base, busyFirst: 10, retryAfter: '0' });
-    const err = (await createClient({ baseUrl: proxy.url, apiKey: server.key, retries: 2 }).reversePages({ file: fixture('pages-3.pdf') }).catch((e: unknown) => e)) as PdfsvcHttpError;
+    const err = (await createClient({ baseUrl: proxy.url, apiKey: server.key, retries: 2 })
+      .reversePages({ file: fixture('pages-3.pdf') })
+      .catch((e: unknown) => e)) as PdfsvcHttpError;
     expect(err.status).toBe(503);
     expect(err.retryAfter).toBe(0);
     expect(proxy.arrivals).toHaveLength(3);
     await proxy.close();
     const direct = await startProxy({ target: server.base });
-    await createClient({ baseUrl: direct.url, apiKey: 'pdfsvc_wrong' }).reversePages({ file: fixture('pages-3.pdf') }).catch(() => {});
+    await createClient({ baseUrl: direct.url, apiKey: 'pdfsvc_wrong' })
+      .reversePages({ file: fixture('pages-3.pdf') })
+      .catch(() => {});
     expect(direct.arrivals).toHaveLength(1);
     await direct.close();
   });

@@ -8,7 +8,13 @@ const bytes = (...parts: Array<string | number[]>) => new Uint8Array(parts.flatM
 describe('multipart/mixed reader', () => {
   it('reads back what packaging.ts writes, binary-safe (CR, LF, dashes, NUL and 0xFF inside a part)', async () => {
     const tricky = bytes('%PDF\r\n--not-the-boundary\r\n', [0, 255, 13, 10, 45, 45], '\r\n--');
-    const packaged = await packageDocuments([{ name: '00001.pdf', bytes: tricky }, { name: '00002.pdf', bytes: new Uint8Array() }], 'multipart');
+    const packaged = await packageDocuments(
+      [
+        { name: '00001.pdf', bytes: tricky },
+        { name: '00002.pdf', bytes: new Uint8Array() },
+      ],
+      'multipart',
+    );
     const parts = parseMultipart(packaged.body, boundaryOf(packaged.contentType)!);
     expect(parts.map((p) => filenameOf(p.headers['content-disposition']))).toEqual(['00001.pdf', '00002.pdf']);
     expect([...parts[0].body]).toEqual([...tricky]);

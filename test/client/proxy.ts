@@ -59,7 +59,11 @@ export async function startProxy(options: ProxyOptions): Promise<Proxy> {
       if (typeof value === 'string') headers[name] = value;
     }
     if (options.accept !== undefined) headers.accept = options.accept;
-    const answer = await fetch(`${options.target}${path}`, { method: request.method, headers, body: request.method === 'POST' ? Buffer.concat(chunks) : undefined });
+    const answer = await fetch(`${options.target}${path}`, {
+      method: request.method,
+      headers,
+      body: request.method === 'POST' ? Buffer.concat(chunks) : undefined,
+    });
     const passed: Record<string, string> = {};
     for (const name of ['content-type', 'x-region', 'retry-after']) {
       const value = answer.headers.get(name);

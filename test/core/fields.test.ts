@@ -20,7 +20,8 @@ function check(action: string, raw: Record<string, string | Uint8Array | number>
     return { errors: err.errors } as unknown as Record<string, string[]>;
   }
 }
-const errorsOf = (action: string, raw: Record<string, string | Uint8Array | number>) => (check(action, raw) as { errors?: Record<string, string[]> }).errors ?? {};
+const errorsOf = (action: string, raw: Record<string, string | Uint8Array | number>) =>
+  (check(action, raw) as { errors?: Record<string, string[]> }).errors ?? {};
 
 describe('an empty value is a value (docs/contract.md, "Fields": a boolean is true or false, anything else a 400)', () => {
   it('an empty boolean is refused, naming the field: allow_print= never keeps printing allowed', () => {
@@ -52,7 +53,7 @@ describe('an empty value is a value (docs/contract.md, "Fields": a boolean is tr
     expect(errorsOf('extract_pages', { pages: '' }).pages?.[0]).toMatch(/^is empty: give pages such as/);
   });
 
-  it('keeps the two empties that mean something: user_password (the contract: empty means none) and remove_password\'s empty password', () => {
+  it("keeps the two empties that mean something: user_password (the contract: empty means none) and remove_password's empty password", () => {
     expect(check('add_restrictions', { owner_password: 'owner', user_password: '' })).not.toHaveProperty('user_password');
     expect(check('remove_password', { password: '' })).toMatchObject({ password: '' });
   });
@@ -85,7 +86,15 @@ describe('integers', () => {
 
 describe('numbers', () => {
   it('take decimal text and the exponent form String(n) gives very small numbers (1e-7)', () => {
-    for (const [text, value] of [['12', 12], ['12.5', 12.5], ['-0.5', -0.5], ['.5', 0.5], ['1e-7', 1e-7], ['2.5E1', 25], [' 7 ', 7]] as const) {
+    for (const [text, value] of [
+      ['12', 12],
+      ['12.5', 12.5],
+      ['-0.5', -0.5],
+      ['.5', 0.5],
+      ['1e-7', 1e-7],
+      ['2.5E1', 25],
+      [' 7 ', 7],
+    ] as const) {
       expect(check('add_text_watermark', { line_1: 'A', rotation: text }), text).toMatchObject({ rotation: value });
     }
   });

@@ -1,14 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { ValidationError } from '../../src/core/errors.js';
-import {
-  MAX_PAGE_SPEC_LENGTH,
-  orderPages,
-  parsePageSpec,
-  resolvePageOrder,
-  resolvePageSet,
-  resolveSinglePage,
-  selectPages,
-} from '../../src/core/pages.js';
+import { MAX_PAGE_SPEC_LENGTH, orderPages, parsePageSpec, resolvePageOrder, resolvePageSet, resolveSinglePage, selectPages } from '../../src/core/pages.js';
 
 /** Runs fn, asserts a ValidationError on exactly `field`, and returns its single message. */
 function errorOf(fn: () => unknown, field: string): string {

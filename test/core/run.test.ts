@@ -61,7 +61,18 @@ describe('a document output: rotate_pages --angle 90 on a file read through dama
     expect(text(cli.stderr)).toBe(libraryWarnings.map((w) => `pdfsvc: warning: ${w}\n`).join(''));
     expect(readFileSync(join(dir, 'cli.pdf'))).toEqual(Buffer.from(library));
 
-    const batch = await pdfsvc(['rotate', '--angle', '90', join(dir, 'damaged.pdf'), join(dir, 'pages-1.pdf'), '--out-dir', join(dir, 'batch'), '--jobs', '2', '--json']);
+    const batch = await pdfsvc([
+      'rotate',
+      '--angle',
+      '90',
+      join(dir, 'damaged.pdf'),
+      join(dir, 'pages-1.pdf'),
+      '--out-dir',
+      join(dir, 'batch'),
+      '--jobs',
+      '2',
+      '--json',
+    ]);
     expect(batch.exitCode, text(batch.stderr)).toBe(0);
     expect(text(batch.stderr)).toContain(libraryWarnings.map((w) => `pdfsvc: warning: ${join(dir, 'damaged.pdf')}: ${w}\n`).join(''));
     expect(readFileSync(join(dir, 'batch', 'damaged.pdf'))).toEqual(Buffer.from(library));
@@ -82,7 +93,10 @@ describe('split outputs: split_by_page_count --page-count 2 on the same file', (
     expect(await Promise.all(library.map(async (d) => (await pdfinfo(d.bytes)).pages.length))).toEqual([2, 1]);
     expect(libraryWarnings).toHaveLength(1);
     expect(libraryWarnings[0]).toMatch(REBUILT);
-    const parts = (folder: string) => readdirSync(folder).sort().map((name) => ({ name, bytes: readFileSync(join(folder, name)) }));
+    const parts = (folder: string) =>
+      readdirSync(folder)
+        .sort()
+        .map((name) => ({ name, bytes: readFileSync(join(folder, name)) }));
     const expected = library.map(({ name, bytes }) => ({ name, bytes: Buffer.from(bytes) }));
 
     const cli = await pdfsvc(['split-by-page-count', '--page-count', '2', join(dir, 'damaged.pdf'), '-o', join(dir, 'cli-parts')]);
@@ -93,7 +107,17 @@ describe('split outputs: split_by_page_count --page-count 2 on the same file', (
     mkdirSync(join(dir, 'batch-in'), { recursive: true });
     writeFileSync(join(dir, 'batch-in', 'a.pdf'), DAMAGED);
     writeFileSync(join(dir, 'batch-in', 'b.pdf'), DAMAGED);
-    const batch = await pdfsvc(['split-by-page-count', '--page-count', '2', join(dir, 'batch-in', 'a.pdf'), join(dir, 'batch-in', 'b.pdf'), '--out-dir', join(dir, 'batch-parts'), '--jobs', '1']);
+    const batch = await pdfsvc([
+      'split-by-page-count',
+      '--page-count',
+      '2',
+      join(dir, 'batch-in', 'a.pdf'),
+      join(dir, 'batch-in', 'b.pdf'),
+      '--out-dir',
+      join(dir, 'batch-parts'),
+      '--jobs',
+      '1',
+    ]);
     expect(batch.exitCode, text(batch.stderr)).toBe(0);
     expect(text(batch.stderr)).toContain(`pdfsvc: warning: ${join(dir, 'batch-in', 'a.pdf')}: ${libraryWarnings[0]}\n`);
     expect(parts(join(dir, 'batch-parts', 'a'))).toEqual(expected);
@@ -121,9 +145,21 @@ describe('a refusal: rotate_pages on a signed document', () => {
     expect(plain.exitCode).toBe(2);
     expect(text(plain.stderr)).toBe(`pdfsvc: file: ${error.errors.file[0]}\n`);
 
-    const batch = await pdfsvc(['rotate', '--angle', '90', join(dir, 'signed.pdf'), join(dir, 'pages-1.pdf'), '--out-dir', join(dir, 'signed-batch'), '--json']);
+    const batch = await pdfsvc([
+      'rotate',
+      '--angle',
+      '90',
+      join(dir, 'signed.pdf'),
+      join(dir, 'pages-1.pdf'),
+      '--out-dir',
+      join(dir, 'signed-batch'),
+      '--json',
+    ]);
     expect(batch.exitCode).toBe(2);
-    const lines = text(batch.stdout).trim().split('\n').map((line) => JSON.parse(line) as { status: string; problem?: unknown });
+    const lines = text(batch.stdout)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: string; problem?: unknown });
     expect(lines.map((l) => l.status)).toEqual(['failed', 'ok']);
     expect(lines[0].problem).toMatchObject(expected);
 

@@ -62,9 +62,11 @@ function mixedPieces(file: LazyFile, source: Buffer): { pieces: Piece[]; expecte
     else memory(Buffer.from(`${i} 0 obj `));
   }
   const made = randomBytes(300_000);
-  pieces.push(new DeferredPiece(made.byteLength, (emit) => {
-    for (let at = 0; at < made.byteLength; at += 4096) emit(made.subarray(at, at + 4096));
-  }));
+  pieces.push(
+    new DeferredPiece(made.byteLength, (emit) => {
+      for (let at = 0; at < made.byteLength; at += 4096) emit(made.subarray(at, at + 4096));
+    }),
+  );
   expected.push(made);
   const small = randomBytes(100);
   pieces.push(new DeferredPiece(small.byteLength, (emit) => emit(small)));
@@ -77,8 +79,14 @@ describe('FileSink and BufferSink', () => {
   it('write the same bytes, ranges never read copied from the input file without reading them into memory', () => {
     const { file, source } = inputFile();
     const { pieces, expected } = mixedPieces(file, source);
-    expect(pieces.some((piece) => piece instanceof FileRange), 'some pieces are ranges never read').toBe(true);
-    const pdf = new PdfPieces(pieces, pieces.reduce((sum, piece) => sum + piece.byteLength, 0));
+    expect(
+      pieces.some((piece) => piece instanceof FileRange),
+      'some pieces are ranges never read',
+    ).toBe(true);
+    const pdf = new PdfPieces(
+      pieces,
+      pieces.reduce((sum, piece) => sum + piece.byteLength, 0),
+    );
 
     const path = join(dir, 'out-file');
     const fd = openSync(path, 'wx');
@@ -100,7 +108,10 @@ describe('FileSink and BufferSink', () => {
     const copier = new CopySink(MB, (chunk) => chunks.push(chunk));
     pdf.writeTo(copier);
     copier.end();
-    expect(chunks.every((chunk) => chunk.byteLength === MB || chunk === chunks.at(-1)), 'a pipe gets 1 MB writes').toBe(true);
+    expect(
+      chunks.every((chunk) => chunk.byteLength === MB || chunk === chunks.at(-1)),
+      'a pipe gets 1 MB writes',
+    ).toBe(true);
     expect(Buffer.concat(chunks).equals(written)).toBe(true);
 
     // None of the sinks read the unread ranges into the input's own memory.

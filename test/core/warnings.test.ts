@@ -21,10 +21,7 @@ const broken = setStartxref(buildPdf([{ objects: simpleDoc(['WARNED PAGE']).obje
 /** A page tree with a node listed as its own kid. */
 const cyclic = buildPdf([
   {
-    objects: [
-      ...simpleDoc(['CYCLE PAGE']).objects.filter((o) => o.num !== 2),
-      { num: 2, body: '<< /Type /Pages /Kids [4 0 R 2 0 R] /Count 1 >>' },
-    ],
+    objects: [...simpleDoc(['CYCLE PAGE']).objects.filter((o) => o.num !== 2), { num: 2, body: '<< /Type /Pages /Kids [4 0 R 2 0 R] /Count 1 >>' }],
   },
 ]).bytes;
 const clean = buildPdf([{ objects: simpleDoc(['CLEAN PAGE']).objects }]).bytes;
@@ -71,7 +68,10 @@ describe('the CLI', () => {
     const run = await execa('node', ['bin/pdfsvc.js', 'rotate', '--angle', '90', input, '-o', output], { reject: false });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/^pdfsvc: warning: file: its cross-reference table .* rebuilt/m);
-    const cleanRun = await execa('node', ['bin/pdfsvc.js', 'rotate', '--angle', '90', '-o', join(dir, 'clean-out.pdf')], { input: Buffer.from(clean), reject: false });
+    const cleanRun = await execa('node', ['bin/pdfsvc.js', 'rotate', '--angle', '90', '-o', join(dir, 'clean-out.pdf')], {
+      input: Buffer.from(clean),
+      reject: false,
+    });
     expect(cleanRun.exitCode).toBe(0);
     expect(cleanRun.stderr).toBe('');
   });

@@ -69,7 +69,6 @@ import { qpdfReads } from '../helpers/pdf-tools.js';
 import { makePng } from '../helpers/render.js';
 import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest, repo, withoutDuplicates, type CorpusEntry } from './manifest.js';
 
-
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 120_000;
 const CONCURRENCY = 2;
@@ -198,7 +197,14 @@ function problemOf(stderr: string): Problem | undefined {
   return undefined;
 }
 
-const firstLines = (text: string, n = 3) => text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' | ').slice(0, 400);
+const firstLines = (text: string, n = 3) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, n)
+    .join(' | ')
+    .slice(0, 400);
 
 async function qpdfCheckFile(path: string): Promise<{ exitCode: number | undefined; output: string; timedOut: boolean }> {
   const r = await execa('qpdf', ['--check', path], { reject: false, timeout: QPDF_TIMEOUT_MS });
@@ -259,7 +265,7 @@ async function newWarnings(entry: CorpusEntry, out: string, output: string): Pro
   const known = (w: string) => had.includes(w) || (inputStreamDefects && STREAM_DATA_WARNING.test(w));
   const unexpected = mine.filter((w) => !known(w) || (entry.damaged && !STREAM_DATA_WARNING.test(w)));
   if (unexpected.length === 0) return undefined;
-  const kind = entry.damaged ? 'not about the input\'s own stream data, or not the input\'s' : 'not the input\'s';
+  const kind = entry.damaged ? "not about the input's own stream data, or not the input's" : "not the input's";
   return `${unexpected.length} of ${mine.length} warnings ${kind}: ${[...new Set(unexpected)].slice(0, 3).join(' | ').slice(0, 400)}`;
 }
 
@@ -294,7 +300,10 @@ async function pageContentOf(path: string): Promise<PageContent | string> {
     execa('pdftotext', ['-q', '-raw', '-enc', 'UTF-8', path, '-'], { reject: false, timeout: TOOL_TIMEOUT_MS, stripFinalNewline: false }),
     execa('pdfimages', ['-q', '-list', path], { reject: false, timeout: TOOL_TIMEOUT_MS }),
   ]);
-  for (const [tool, r] of [['pdftotext', text], ['pdfimages -list', list]] as const) {
+  for (const [tool, r] of [
+    ['pdftotext', text],
+    ['pdfimages -list', list],
+  ] as const) {
     if (r.timedOut) return `${tool} timed out after ${TOOL_TIMEOUT_MS / 1000} s`;
     if (r.exitCode !== 0) return `${tool} exit ${r.exitCode ?? '-'}${r.signal ? ` (${r.signal})` : ''}${r.stderr ? `: ${firstLines(r.stderr, 1)}` : ''}`;
   }
@@ -444,7 +453,13 @@ async function lostContent(entry: CorpusEntry, action: CorpusAction, out: string
       pageDifference(content.texts[from - 1], output.texts[page - 1], content.images[from - 1], output.images[page - 1]),
     );
     if (differences.some((d) => d === undefined)) continue;
-    const against = refs.length > 1 ? ` (against ${refs[0].name}; ${refs.slice(1).map((r) => r.name).join(', ')} differs too)` : '';
+    const against =
+      refs.length > 1
+        ? ` (against ${refs[0].name}; ${refs
+            .slice(1)
+            .map((r) => r.name)
+            .join(', ')} differs too)`
+        : '';
     problems.push(`output page ${page} (input page ${from}): ${differences[0]}${against}`);
   }
   if (problems.length === 0) return undefined;
@@ -473,7 +488,14 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
     env: { PDFSVC_DEBUG: '1' },
   });
   const ms = Math.round(performance.now() - started);
-  const result = (outcome: Outcome, detail = ''): Result => ({ file: entry.file, action: action.name, outcome, detail, ms, checkMs: Math.round(performance.now() - started) - ms });
+  const result = (outcome: Outcome, detail = ''): Result => ({
+    file: entry.file,
+    action: action.name,
+    outcome,
+    detail,
+    ms,
+    checkMs: Math.round(performance.now() - started) - ms,
+  });
   try {
     if (r.timedOut) return result('FAIL timeout', `no answer within ${CLI_TIMEOUT_MS / 1000} s`);
     if (r.exitCode === 1) return result('FAIL internal error (exit 1)', firstLines(r.stderr, 6));
@@ -504,7 +526,9 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
       }
       if (!entry.qpdf_readable && fileError) return result('refused: unreadable', fileError);
       // A real reason: qpdf finds no pages either, and the refusal says so ("no pages", "no page tree").
-      const said = Object.values(problem?.errors ?? {}).flat().join(' ');
+      const said = Object.values(problem?.errors ?? {})
+        .flat()
+        .join(' ');
       if (pages === 0 && /no pages|no (document catalog with a )?page tree/i.test(said)) return result('refused: no pages', said);
       // Damaged input qpdf reads (it repairs it) must give an output, as qpdf does.
       if (entry.qpdf_readable && entry.damaged) return result('FAIL refused damaged input qpdf reads', refusal);
@@ -520,8 +544,9 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
     if (check.timedOut) {
       // qpdf --check decodes every page's content; its structural read decides instead.
       const read = await qpdfReads(out);
-      if (read.verdict === 'no verdict') return result('no verdict: a judge timed out', 'qpdf --check and qpdf\'s structural read');
-      if (read.verdict === 'does not read') return result('FAIL output fails qpdf --check', `qpdf --check timed out; qpdf's structural read fails: ${firstLines(read.output, 3)}`);
+      if (read.verdict === 'no verdict') return result('no verdict: a judge timed out', "qpdf --check and qpdf's structural read");
+      if (read.verdict === 'does not read')
+        return result('FAIL output fails qpdf --check', `qpdf --check timed out; qpdf's structural read fails: ${firstLines(read.output, 3)}`);
     } else if (check.exitCode !== 0 && check.exitCode !== 3 && !(check.exitCode === 2 && inputFailsCheck)) {
       return result('FAIL output fails qpdf --check', `qpdf --check exit ${check.exitCode}: ${warnings}`);
     }
@@ -544,7 +569,11 @@ async function runOne(entry: CorpusEntry, action: CorpusAction, outDir: string, 
       content = lost === 'skipped' ? 'input unreadable to poppler' : 'compared';
       if (lost && lost !== 'skipped') return { ...result('FAIL lost content', lost), content };
     }
-    if (!entry.qpdf_readable) return { ...result('recovered unreadable input', `output has ${count} pages; qpdf --check exit ${check.timedOut ? 'timeout' : check.exitCode}`), content };
+    if (!entry.qpdf_readable)
+      return {
+        ...result('recovered unreadable input', `output has ${count} pages; qpdf --check exit ${check.timedOut ? 'timeout' : check.exitCode}`),
+        content,
+      };
     if (check.timedOut) return { ...result('ok, though qpdf --check timed out (qpdf reads its structure)'), content };
     if (check.exitCode === 3) return { ...result('ok, output warnings as the input had', warnings), content };
     return { ...result('ok'), content };
@@ -597,7 +626,10 @@ describe.skipIf(!hasCorpus)('corpus: page actions through the built CLI', () => 
     }
     const { kept: all, skipped } = withoutDuplicates(readManifest());
     skippedDuplicates = skipped;
-    const only = process.env.PDFSVC_CORPUS_FILES?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+    const only =
+      process.env.PDFSVC_CORPUS_FILES?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean) ?? [];
     const kept = only.length === 0 ? all : all.filter((entry) => only.some((part) => entry.file.includes(part)));
     if (only.length > 0) console.log(`corpus tier: PDFSVC_CORPUS_FILES keeps ${kept.length} of ${all.length} files`);
     outDir = mkdtempSync(join(tmpdir(), 'pdfsvc-corpus-'));
@@ -612,12 +644,16 @@ describe.skipIf(!hasCorpus)('corpus: page actions through the built CLI', () => 
     rmSync(dirname(WATERMARK_PNG), { recursive: true, force: true });
     if (results.length === 0) return;
     const outcomes = [...new Set(results.map((r) => r.outcome))].sort();
-    const lines = [`corpus tier: ${new Set(results.map((r) => r.file)).size} files (${skippedDuplicates.length} byte-identical duplicates skipped), ${results.length} runs in ${seconds.toFixed(0)} s with concurrency ${CONCURRENCY}`];
+    const lines = [
+      `corpus tier: ${new Set(results.map((r) => r.file)).size} files (${skippedDuplicates.length} byte-identical duplicates skipped), ${results.length} runs in ${seconds.toFixed(0)} s with concurrency ${CONCURRENCY}`,
+    ];
     const header = ['outcome'.padEnd(48), ...ACTIONS.map((a) => a.name.padStart(10)), 'total'.padStart(7)].join('');
     lines.push(header);
     for (const outcome of outcomes) {
       const of = results.filter((r) => r.outcome === outcome);
-      lines.push([outcome.padEnd(48), ...ACTIONS.map((a) => String(of.filter((r) => r.action === a.name).length).padStart(10)), String(of.length).padStart(7)].join(''));
+      lines.push(
+        [outcome.padEnd(48), ...ACTIONS.map((a) => String(of.filter((r) => r.action === a.name).length).padStart(10)), String(of.length).padStart(7)].join(''),
+      );
     }
     const tolerated = results.filter((r) => r.outcome === 'ok, output warnings as the input had');
     if (tolerated.length > 0) {
@@ -629,7 +665,9 @@ describe.skipIf(!hasCorpus)('corpus: page actions through the built CLI', () => 
     }
     const compared = results.filter((r) => r.content === 'compared');
     const unread = results.filter((r) => r.content === 'input unreadable to poppler');
-    lines.push(`no silent loss: pages compared with pdftotext and pdfimages in ${compared.length} runs over ${new Set(compared.map((r) => r.file)).size} files; skipped where poppler cannot read the input: ${unread.length} runs over ${new Set(unread.map((r) => r.file)).size} files`);
+    lines.push(
+      `no silent loss: pages compared with pdftotext and pdfimages in ${compared.length} runs over ${new Set(compared.map((r) => r.file)).size} files; skipped where poppler cannot read the input: ${unread.length} runs over ${new Set(unread.map((r) => r.file)).size} files`,
+    );
     for (const [file, why] of popplerSkips) lines.push(`  skipped: ${file}: ${why}`);
     const recovered = results.filter((r) => r.outcome === 'recovered unreadable input');
     for (const r of recovered) lines.push(`  recovered: ${r.file} [${r.action}]: ${r.detail}`);

@@ -31,7 +31,10 @@ interface Entry {
 }
 
 const entries: Entry[] = present
-  ? readFileSync(new URL('MANIFEST.jsonl', corpus), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Entry)
+  ? readFileSync(new URL('MANIFEST.jsonl', corpus), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry)
   : [];
 const read = (entry: Entry) => readFileSync(new URL(entry.file, corpus));
 
@@ -40,7 +43,14 @@ const withPasswords = entries
   .flatMap((e) =>
     (['user_password', 'owner_password'] as const)
       .filter((which) => e[which] !== null)
-      .map((which) => [`${e.file} (${e.encryption?.kind}${e.encryption?.scope === 'embedded files only' ? ', attachments only' : ''}, ${which})`, e, e[which] as string] as const),
+      .map(
+        (which) =>
+          [
+            `${e.file} (${e.encryption?.kind}${e.encryption?.scope === 'embedded files only' ? ', attachments only' : ''}, ${which})`,
+            e,
+            e[which] as string,
+          ] as const,
+      ),
   );
 
 describe.skipIf(!present)('security actions over the corpus', () => {
@@ -57,10 +67,13 @@ describe.skipIf(!present)('security actions over the corpus', () => {
     expect(await pageCount(out)).toBe(entry.pages);
   });
 
-  it.each(withPasswords.filter(([, e, password]) => password !== '' && e.user_password !== '' ))('%s: a wrong password is errors.password', async (_, entry, password) => {
-    const errors = await refused(() => removePassword({ file: read(entry), password: `${password}-wrong` }));
-    expect(errors.password[0]).toMatch(/does not open/);
-  });
+  it.each(withPasswords.filter(([, e, password]) => password !== '' && e.user_password !== ''))(
+    '%s: a wrong password is errors.password',
+    async (_, entry, password) => {
+      const errors = await refused(() => removePassword({ file: read(entry), password: `${password}-wrong` }));
+      expect(errors.password[0]).toMatch(/does not open/);
+    },
+  );
 
   const unknown = entries.filter((e) => e.encrypted && e.password === null);
   it.each(unknown.map((e) => [e.file, e] as const))('%s (password unknown): any guess is errors.password, never a crash', async (_, entry) => {

@@ -33,7 +33,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qpdfReads } from '../helpers/pdf-tools.js';
 import { bin, builtCli, corpusPath, entryPath, hasCorpus, isSigned, readManifest, repo, withoutDuplicates, type CorpusEntry } from './manifest.js';
 
-
 const CLI_TIMEOUT_MS = 60_000;
 const QPDF_TIMEOUT_MS = 120_000;
 const CONCURRENCY = 2;
@@ -54,7 +53,14 @@ interface FileResult {
   notes: string[];
 }
 
-const firstLines = (text: string, n = 3) => text.split('\n').map((l) => l.trim()).filter(Boolean).slice(0, n).join(' | ').slice(0, 400);
+const firstLines = (text: string, n = 3) =>
+  text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, n)
+    .join(' | ')
+    .slice(0, 400);
 
 /** The problem object `--json` prints on standard error. */
 function problemOf(stderr: string): { errors?: Record<string, string[]> } | undefined {
@@ -104,7 +110,10 @@ async function readParts(dir: string, entry: CorpusEntry, what: string, failures
     if (check.timedOut) {
       const read = await qpdfReads(path);
       if (read.verdict === 'does not read') failures.push(`${what} ${name}: qpdf --check timed out; qpdf's structural read fails: ${firstLines(read.output)}`);
-      else notes.push(`${what} ${name}: qpdf --check timed out; ${read.verdict === 'reads' ? "qpdf reads its structure" : 'no verdict from the structural read either'}`);
+      else
+        notes.push(
+          `${what} ${name}: qpdf --check timed out; ${read.verdict === 'reads' ? 'qpdf reads its structure' : 'no verdict from the structural read either'}`,
+        );
     } else if (check.exitCode !== 0 && !(check.exitCode === 3 && entry.qpdf_check_exit !== 0)) {
       failures.push(`${what} ${name}: qpdf --check exit ${check.exitCode}: ${firstLines(check.output.replace(/^checking .*$/m, ''))}`);
     }

@@ -21,7 +21,16 @@ import { createAccount, embeddedDatabase, hiddenField, HttpClient, startPdfsvc, 
 
 const CHROMIUM = process.env.PDFSVC_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = haveTool(CHROMIUM, 'the dashboard browser tests', 'apt-get install -y chromium, or set PDFSVC_CHROMIUM');
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const PASSWORD = 'a long enough passphrase';
 
@@ -102,11 +111,14 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     page = await context.newPage();
     page.on('console', (message) => {
       // A refusal the test asks for on purpose shows as a failed resource load; anything else is a problem.
-      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|403|404|410|429)\b/.test(message.text())) problems.push(message.text());
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|403|404|410|429)\b/.test(message.text()))
+        problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
     await page.addInitScript(() => {
-      globalThis.addEventListener('securitypolicyviolation', (event) => console.error(`CSP: ${(event as unknown as { violatedDirective: string }).violatedDirective}`));
+      globalThis.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`CSP: ${(event as unknown as { violatedDirective: string }).violatedDirective}`),
+      );
     });
   }, 240_000);
 
@@ -162,10 +174,14 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
   it('the key works against the API of every region', async () => {
     for (const api of stack.apis) {
       // A new key reaches every server's key cache within about a second.
-      const reply = await waitFor(async () => {
-        const r = await rotate(api.base, shown['ci-bot']);
-        return r.status === 200 && r;
-      }, 2_000, `the new key accepted by ${api.base}`);
+      const reply = await waitFor(
+        async () => {
+          const r = await rotate(api.base, shown['ci-bot']);
+          return r.status === 200 && r;
+        },
+        2_000,
+        `the new key accepted by ${api.base}`,
+      );
       expect((await pdfinfo(new Uint8Array(reply.body))).pages.map((p) => p.rotation)).toEqual([90, 90, 90]);
     }
   });
@@ -243,10 +259,14 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     const requests = replies.filter((status) => status !== 401 && status !== 403).length;
     const pages = 3 * replies.filter((status) => status === 200).length;
     const total = page.locator('table').first().locator('tfoot tr');
-    await waitFor(async () => {
-      await page.reload();
-      return (await total.locator('td').first().textContent()) === String(requests);
-    }, 10_000, `${requests} requests in the usage table`).catch(async (err) => {
+    await waitFor(
+      async () => {
+        await page.reload();
+        return (await total.locator('td').first().textContent()) === String(requests);
+      },
+      10_000,
+      `${requests} requests in the usage table`,
+    ).catch(async (err) => {
       throw new Error(`${(err as Error).message}; the table says ${await total.innerText()}`);
     });
     expect(await total.locator('td').nth(1).textContent()).toBe(String(pages));
@@ -271,7 +291,11 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     expect((await ops.setPassword(tokens.ops, PASSWORD)).status).toBe(303);
     const html = (await ops.get('/dashboard/operator')).body.toString();
     const requests = replies.filter((status) => status !== 401 && status !== 403).length;
-    expect(html).toMatch(new RegExp(`<th scope="row">alice</th><td>alice@example.com</td><td>business</td><td>active</td><td class="num">\\d+</td><td class="num">${requests}</td><td class="num">${3 * replies.filter((s) => s === 200).length}</td>`));
+    expect(html).toMatch(
+      new RegExp(
+        `<th scope="row">alice</th><td>alice@example.com</td><td>business</td><td>active</td><td class="num">\\d+</td><td class="num">${requests}</td><td class="num">${3 * replies.filter((s) => s === 200).length}</td>`,
+      ),
+    );
     expect(html).toContain('<th scope="row">bob</th>');
     // Not for alice, who is no operator.
     expect((await page.goto(url('/operator')))?.status()).toBe(403);
@@ -291,8 +315,11 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     shown.keyboard = await page.locator('#new-key').inputValue();
     expect(shown.keyboard).toMatch(/^pdfsvc_/);
     // Every control has a label.
-    const unlabelled = await page.evaluate(() =>
-      [...document.querySelectorAll('input:not([type=hidden]), select, button')].filter((el) => !(el as HTMLInputElement).labels?.length && !el.textContent?.trim() && !el.getAttribute('aria-label')).length,
+    const unlabelled = await page.evaluate(
+      () =>
+        [...document.querySelectorAll('input:not([type=hidden]), select, button')].filter(
+          (el) => !(el as HTMLInputElement).labels?.length && !el.textContent?.trim() && !el.getAttribute('aria-label'),
+        ).length,
     );
     expect(unlabelled).toBe(0);
   });
@@ -371,15 +398,19 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
       csrf = await alice.csrf('/dashboard/keys');
     });
 
-    it('a form without the CSRF token, with another session\'s, or from another origin is refused', async () => {
+    it("a form without the CSRF token, with another session's, or from another origin is refused", async () => {
       const before = await keyCount();
       const bob = new HttpClient(stack.dashboard);
       await bob.signIn('bob@example.com', PASSWORD);
       const bobs = await bob.csrf('/dashboard/keys');
       expect((await alice.post('/dashboard/keys', { name: 'forged-1' })).status).toBe(403);
       expect((await alice.post('/dashboard/keys', { name: 'forged-2', csrf: bobs })).status).toBe(403);
-      expect((await alice.post('/dashboard/keys', { name: 'forged-3', csrf }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
-      expect((await alice.post('/dashboard/keys', { name: 'forged-4', csrf }, { origin: 'https://evil.example', 'sec-fetch-site': undefined })).status).toBe(403);
+      expect((await alice.post('/dashboard/keys', { name: 'forged-3', csrf }, { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' })).status).toBe(
+        403,
+      );
+      expect((await alice.post('/dashboard/keys', { name: 'forged-4', csrf }, { origin: 'https://evil.example', 'sec-fetch-site': undefined })).status).toBe(
+        403,
+      );
       expect((await alice.post('/dashboard/keys', { name: 'forged-5', csrf }, { origin: undefined, 'sec-fetch-site': 'same-site' })).status).toBe(403);
       expect(await keyCount()).toBe(before);
       // The same form, as the page sends it, works.
@@ -395,9 +426,13 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
           new Promise<{ url: string; close: () => void }>((resolve) => {
             const server = createServer((_, res) => {
               res.writeHead(200, { 'content-type': 'text/html' });
-              res.end(`<form id="f" method="post" action="${url('/keys')}"><input name="name" value="attack"><input name="csrf" value="${csrf}"></form><script>document.getElementById('f').submit()</script>`);
+              res.end(
+                `<form id="f" method="post" action="${url('/keys')}"><input name="name" value="attack"><input name="csrf" value="${csrf}"></form><script>document.getElementById('f').submit()</script>`,
+              );
             });
-            server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() }));
+            server.listen(0, '127.0.0.1', () =>
+              resolve({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, close: () => server.close() }),
+            );
           }),
       );
       try {

@@ -26,7 +26,13 @@ export interface Running {
 /** Starts `pdfsvc <args>` and waits for the URL it prints when it listens. */
 export async function startPdfsvc(args: string[], env: Record<string, string> = {}): Promise<Running> {
   // stop() waits for the process's own exit, as test/server/spawn.ts's serve() does (no SIGKILL 5 s after the SIGTERM).
-  const child = execa(process.execPath, [CLI, ...args], { reject: false, cwd: ROOT, env: { ...env, PDFSVC_KEYS_FILE: '' }, stdin: 'ignore', forceKillAfterDelay: false });
+  const child = execa(process.execPath, [CLI, ...args], {
+    reject: false,
+    cwd: ROOT,
+    env: { ...env, PDFSVC_KEYS_FILE: '' },
+    stdin: 'ignore',
+    forceKillAfterDelay: false,
+  });
   running.add(child);
   let out = '';
   let err = '';
@@ -64,7 +70,10 @@ export async function startPdfsvc(args: string[], env: Record<string, string> = 
 
 /** `pdfsvc accounts create`; returns the token of the one-time password link it printed. */
 export async function createAccount(database: string[], name: string, email: string, plan: string, extra: string[] = []): Promise<string> {
-  const result = await execa(process.execPath, [CLI, 'accounts', 'create', name, '--email', email, '--plan', plan, ...database, ...extra], { cwd: ROOT, env: { PDFSVC_KEYS_FILE: '' } });
+  const result = await execa(process.execPath, [CLI, 'accounts', 'create', name, '--email', email, '--plan', plan, ...database, ...extra], {
+    cwd: ROOT,
+    env: { PDFSVC_KEYS_FILE: '' },
+  });
   const link = new URL(result.stdout.trim());
   expectPath(link.pathname, '/dashboard/set-password');
   return link.searchParams.get('token')!;

@@ -31,14 +31,20 @@ describe('pdfsvc dashboard --https', { timeout: 120_000 }, () => {
     expect(page.headers['set-cookie']![0]).toMatch(/^__Secure-pdfsvc_session_pre=[\w-]{43}; Path=\/dashboard; HttpOnly; SameSite=Strict; Secure$/);
     const signedIn = await client.setPassword(token, 'a long enough passphrase');
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers['set-cookie']![0]).toMatch(/^__Secure-pdfsvc_session=[\w-]{43}; Path=\/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/);
+    expect(signedIn.headers['set-cookie']![0]).toMatch(
+      /^__Secure-pdfsvc_session=[\w-]{43}; Path=\/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure$/,
+    );
     expect((await client.get('/dashboard/keys')).body.toString()).toContain('tls@example.com');
   });
 
   it('refuses plain HTTP on a non-loopback address (exit 2, naming what to do)', async () => {
     const other = embeddedDatabase();
     const dataDir = other[1];
-    const run = await execa(process.execPath, [CLI, 'dashboard', '--host', '0.0.0.0', '--port', '0', ...other], { cwd: ROOT, reject: false, env: { PDFSVC_KEYS_FILE: '' } });
+    const run = await execa(process.execPath, [CLI, 'dashboard', '--host', '0.0.0.0', '--port', '0', ...other], {
+      cwd: ROOT,
+      reject: false,
+      env: { PDFSVC_KEYS_FILE: '' },
+    });
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/host: 0\.0\.0\.0 is not a loopback address.*--https/);
     // Refused before anything was made: no database directory.

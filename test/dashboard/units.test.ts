@@ -47,7 +47,9 @@ describe('session cookies and CSRF', () => {
     const id = newSessionId();
     const root = { secure: true, path: '/' };
     expect(sessionCookie(id, root)).toBe(`__Host-pdfsvc_session=${id}; Path=/; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`);
-    expect(sessionCookie(id, { secure: true, path: '/dashboard' })).toBe(`__Secure-pdfsvc_session=${id}; Path=/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`);
+    expect(sessionCookie(id, { secure: true, path: '/dashboard' })).toBe(
+      `__Secure-pdfsvc_session=${id}; Path=/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict; Secure`,
+    );
     expect(sessionCookie(id, { secure: false, path: '/dashboard' })).toBe(`pdfsvc_session=${id}; Path=/dashboard; Max-Age=28800; HttpOnly; SameSite=Strict`);
     const request = new Request('http://x/', { headers: { cookie: `other=1; __Host-pdfsvc_session=${id}` } });
     expect(sessionIdOf(request, root)).toBe(id);
@@ -79,7 +81,16 @@ describe('the usage chart and pages', () => {
     const values = new Array(30).fill(0);
     values[2] = 3;
     values[9] = 7;
-    const svg = usageChart('c', 'Requests per day', [{ label: 'ci <bot>', values }, { label: 'web', values: values.map((v) => v * 2) }], 30, String);
+    const svg = usageChart(
+      'c',
+      'Requests per day',
+      [
+        { label: 'ci <bot>', values },
+        { label: 'web', values: values.map((v) => v * 2) },
+      ],
+      30,
+      String,
+    );
     expect(svg.match(/<rect x=/g)).toHaveLength(4);
     expect(svg).toContain('Total 30; busiest day 10 with 21.');
     expect(svg).toContain('ci &lt;bot&gt;');
@@ -91,7 +102,18 @@ describe('the usage chart and pages', () => {
       { nonce: 'n0nce', base: '/dashboard', csrf: 'tok', account: { name: 'a"b', email: 'x@y', plan: 'free', operator: false } },
       {
         month: '2026-11',
-        keys: [{ id: 'k_1', name: '<script>alert(1)</script>', prefix: 'pdfsvc_abcd', created: '2026-11-01T00:00:00Z', lastUsed: null, expires: null, regions: null, requestsThisMonth: 1234 }],
+        keys: [
+          {
+            id: 'k_1',
+            name: '<script>alert(1)</script>',
+            prefix: 'pdfsvc_abcd',
+            created: '2026-11-01T00:00:00Z',
+            lastUsed: null,
+            expires: null,
+            regions: null,
+            requestsThisMonth: 1234,
+          },
+        ],
         revealed: { name: 'x', key: 'pdfsvc_SECRET', note: '' },
       },
     );
@@ -105,8 +127,19 @@ describe('the usage chart and pages', () => {
   });
 
   it('adds the month up per key and for the account', () => {
-    const row = (day: string, keyId: string, requests: number) => ({ day, keyId, keyName: keyId, requests, pages: requests * 2, bytesIn: 1024 * requests, bytesOut: 0 });
-    const html = usagePage({ nonce: 'n', base: '' }, { month: '2026-02', metric: 'pages', rows: [row('2026-02-01', 'a', 1), row('2026-02-28', 'a', 2), row('2026-02-28', 'b', 4)] });
+    const row = (day: string, keyId: string, requests: number) => ({
+      day,
+      keyId,
+      keyName: keyId,
+      requests,
+      pages: requests * 2,
+      bytesIn: 1024 * requests,
+      bytesOut: 0,
+    });
+    const html = usagePage(
+      { nonce: 'n', base: '' },
+      { month: '2026-02', metric: 'pages', rows: [row('2026-02-01', 'a', 1), row('2026-02-28', 'a', 2), row('2026-02-28', 'b', 4)] },
+    );
     expect(html).toMatch(/Account total<\/th><td class="num">7<\/td><td class="num">14<\/td><td class="num" title="7168 bytes">7\.0 KiB/);
     expect(html).toContain('Pages processed per day, 2026-02');
     expect(daysInMonth('2026-02')).toBe(28);

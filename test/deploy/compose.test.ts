@@ -64,7 +64,9 @@ describe('deploy/compose.yaml', () => {
     expect(service.build).toEqual({ context: '..', dockerfile: 'deploy/Dockerfile' });
     expect(service.read_only).toBe(true);
     // One database for every region: the same URL, to the postgres service, its password from the environment.
-    expect(service.environment?.PDFSVC_DATABASE_URL).toBe('postgres://pdfsvc:${PDFSVC_DB_PASSWORD:?set PDFSVC_DB_PASSWORD to the database password}@postgres:5432/pdfsvc');
+    expect(service.environment?.PDFSVC_DATABASE_URL).toBe(
+      'postgres://pdfsvc:${PDFSVC_DB_PASSWORD:?set PDFSVC_DB_PASSWORD to the database password}@postgres:5432/pdfsvc',
+    );
     expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(service.healthcheck?.test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
     // The check reads the URL each service listens on: 8443 in every container.
@@ -76,7 +78,12 @@ describe('deploy/compose.yaml', () => {
 
   it('each region on a port of its own; the global servers are reached through nginx only', () => {
     const regionOf = (name: string) => option(services[name].command!, 'region');
-    expect(Object.fromEntries(['global-1', 'global-2', 'eu', 'us-hipaa'].map((name) => [name, regionOf(name)]))).toEqual({ 'global-1': 'global', 'global-2': 'global', eu: 'eu', 'us-hipaa': 'us-hipaa' });
+    expect(Object.fromEntries(['global-1', 'global-2', 'eu', 'us-hipaa'].map((name) => [name, regionOf(name)]))).toEqual({
+      'global-1': 'global',
+      'global-2': 'global',
+      eu: 'eu',
+      'us-hipaa': 'us-hipaa',
+    });
     expect(services['global-1'].ports).toBeUndefined();
     expect(services['global-2'].ports).toBeUndefined();
     const published = { global: services.nginx.ports, eu: services.eu.ports, 'us-hipaa': services['us-hipaa'].ports, dashboard: services.dashboard.ports };
@@ -123,7 +130,13 @@ describe('deploy/compose.yaml', () => {
 const HAVE_COMPOSE = haveTool(DOCKER_COMPOSE, 'the docker-compose check of deploy/compose.yaml', 'apt-get install -y --no-install-recommends docker-compose');
 
 describe.skipIf(!HAVE_COMPOSE)(`deploy/compose.yaml read by Debian's docker-compose${HAVE_COMPOSE ? '' : ` (skipped: no ${DOCKER_COMPOSE})`}`, () => {
-  const run = (env: Record<string, string>) => execa(DOCKER_COMPOSE, ['--project-directory', join(ROOT, 'deploy'), '-f', COMPOSE, 'config'], { reject: false, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, extendEnv: false, timeout: 60_000 });
+  const run = (env: Record<string, string>) =>
+    execa(DOCKER_COMPOSE, ['--project-directory', join(ROOT, 'deploy'), '-f', COMPOSE, 'config'], {
+      reject: false,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      extendEnv: false,
+      timeout: 60_000,
+    });
 
   it('`docker-compose config` accepts it, with every service, once the database password is set', async () => {
     const result = await run({ PDFSVC_DB_PASSWORD: 'not-a-real-password' });

@@ -26,7 +26,10 @@ const TYPES_DIR = dirname(require.resolve('kubernetes-types/package.json'));
 const VIRTUAL_DIR = dirname(dirname(TYPES_DIR));
 
 /** The Kubernetes minor version whose API the installed kubernetes-types describes (its major.minor). */
-export const KUBERNETES_VERSION: string = (JSON.parse(readFileSync(join(TYPES_DIR, 'package.json'), 'utf8')) as { version: string }).version.split('.').slice(0, 2).join('.');
+export const KUBERNETES_VERSION: string = (JSON.parse(readFileSync(join(TYPES_DIR, 'package.json'), 'utf8')) as { version: string }).version
+  .split('.')
+  .slice(0, 2)
+  .join('.');
 
 export interface KindSchema {
   /** The module that declares it, e.g. kubernetes-types/apps/v1. */
@@ -77,10 +80,21 @@ export function validateObjects(objects: unknown[]): DocumentResult[] {
     const name = (record.metadata as { name?: unknown } | undefined)?.name;
     const label = `${String(record.kind)}/${String(name)}`;
     const schema = schemaFor(record.apiVersion, record.kind);
-    if (!schema) return { index, label, schema, errors: [`no schema for apiVersion ${JSON.stringify(record.apiVersion)}, kind ${JSON.stringify(record.kind)} in kubernetes-types ${KUBERNETES_VERSION}`] };
+    if (!schema)
+      return {
+        index,
+        label,
+        schema,
+        errors: [
+          `no schema for apiVersion ${JSON.stringify(record.apiVersion)}, kind ${JSON.stringify(record.kind)} in kubernetes-types ${KUBERNETES_VERSION}`,
+        ],
+      };
     // Optional in the types (generated names exist), but kubectl apply needs one.
     const errors = typeof name === 'string' && name !== '' ? [] : ['metadata.name is missing'];
-    sources.set(join(VIRTUAL_DIR, `kubernetes-doc${index}.ts`), `import type { ${schema.type} as Kind } from '${schema.module}';\nexport const object: Kind = ${JSON.stringify(object, null, 2)};\n`);
+    sources.set(
+      join(VIRTUAL_DIR, `kubernetes-doc${index}.ts`),
+      `import type { ${schema.type} as Kind } from '${schema.module}';\nexport const object: Kind = ${JSON.stringify(object, null, 2)};\n`,
+    );
     return { index, label, schema, errors };
   });
   if (sources.size === 0) return results;

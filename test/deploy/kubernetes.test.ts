@@ -82,41 +82,81 @@ describe(`deploy/kubernetes.yaml against the Kubernetes ${KUBERNETES_VERSION} AP
   });
 
   it.each([
-    ['containerPort misspelled', (docs: Manifest[]) => {
-      const port = byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].ports[0];
-      port.containerPrt = port.containerPort;
-      delete port.containerPort;
-    }, /'"containerPrt"' does not exist in type 'ContainerPort'/],
-    ['secretKeyRef in the wrong case', (docs: Manifest[]) => {
-      const env = byKind(docs, 'Deployment', 'pdfsvc-dashboard').spec.template.spec.containers[0].env[0];
-      env.valueFrom = { secretkeyRef: env.valueFrom.secretKeyRef };
-    }, /'"secretkeyRef"' does not exist in type 'EnvVarSource'/],
-    ['a budget field misspelled', (docs: Manifest[]) => {
-      const spec = byKind(docs, 'PodDisruptionBudget', 'pdfsvc').spec;
-      spec.maxUnavaliable = spec.maxUnavailable;
-      delete spec.maxUnavailable;
-    }, /'"maxUnavaliable"' does not exist in type 'PodDisruptionBudgetSpec'/],
-    ['a field one level too high (runAsNonRoot on the container)', (docs: Manifest[]) => {
-      byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].runAsNonRoot = true;
-    }, /'"runAsNonRoot"' does not exist in type 'Container'/],
-    ['a port as a string', (docs: Manifest[]) => {
-      byKind(docs, 'Service', 'pdfsvc').spec.ports[0].port = '443';
-    }, /Type 'string' is not assignable to type 'number'/],
-    ["a required field missing (the container's name)", (docs: Manifest[]) => {
-      delete byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].name;
-    }, /Property 'name' is missing/],
-    ['a Secret value that is not a string', (docs: Manifest[]) => {
-      byKind(docs, 'Secret', 'pdfsvc-database').stringData['database-url'] = 5432;
-    }, /Type 'number' is not assignable to type 'string'/],
-    ['a kind under the wrong apiVersion', (docs: Manifest[]) => {
-      byKind(docs, 'HorizontalPodAutoscaler', 'pdfsvc').apiVersion = 'apps/v1';
-    }, /no schema for apiVersion "apps\/v1", kind "HorizontalPodAutoscaler"/],
-    ['an API version Kubernetes removed (policy/v1beta1)', (docs: Manifest[]) => {
-      byKind(docs, 'PodDisruptionBudget', 'pdfsvc').apiVersion = 'policy/v1beta1';
-    }, /no schema for apiVersion "policy\/v1beta1"/],
-    ['a misspelled kind', (docs: Manifest[]) => {
-      byKind(docs, 'Service', 'pdfsvc-dashboard').kind = 'Servcie';
-    }, /no schema for apiVersion "v1", kind "Servcie"/],
+    [
+      'containerPort misspelled',
+      (docs: Manifest[]) => {
+        const port = byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].ports[0];
+        port.containerPrt = port.containerPort;
+        delete port.containerPort;
+      },
+      /'"containerPrt"' does not exist in type 'ContainerPort'/,
+    ],
+    [
+      'secretKeyRef in the wrong case',
+      (docs: Manifest[]) => {
+        const env = byKind(docs, 'Deployment', 'pdfsvc-dashboard').spec.template.spec.containers[0].env[0];
+        env.valueFrom = { secretkeyRef: env.valueFrom.secretKeyRef };
+      },
+      /'"secretkeyRef"' does not exist in type 'EnvVarSource'/,
+    ],
+    [
+      'a budget field misspelled',
+      (docs: Manifest[]) => {
+        const spec = byKind(docs, 'PodDisruptionBudget', 'pdfsvc').spec;
+        spec.maxUnavaliable = spec.maxUnavailable;
+        delete spec.maxUnavailable;
+      },
+      /'"maxUnavaliable"' does not exist in type 'PodDisruptionBudgetSpec'/,
+    ],
+    [
+      'a field one level too high (runAsNonRoot on the container)',
+      (docs: Manifest[]) => {
+        byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].runAsNonRoot = true;
+      },
+      /'"runAsNonRoot"' does not exist in type 'Container'/,
+    ],
+    [
+      'a port as a string',
+      (docs: Manifest[]) => {
+        byKind(docs, 'Service', 'pdfsvc').spec.ports[0].port = '443';
+      },
+      /Type 'string' is not assignable to type 'number'/,
+    ],
+    [
+      "a required field missing (the container's name)",
+      (docs: Manifest[]) => {
+        delete byKind(docs, 'Deployment', 'pdfsvc').spec.template.spec.containers[0].name;
+      },
+      /Property 'name' is missing/,
+    ],
+    [
+      'a Secret value that is not a string',
+      (docs: Manifest[]) => {
+        byKind(docs, 'Secret', 'pdfsvc-database').stringData['database-url'] = 5432;
+      },
+      /Type 'number' is not assignable to type 'string'/,
+    ],
+    [
+      'a kind under the wrong apiVersion',
+      (docs: Manifest[]) => {
+        byKind(docs, 'HorizontalPodAutoscaler', 'pdfsvc').apiVersion = 'apps/v1';
+      },
+      /no schema for apiVersion "apps\/v1", kind "HorizontalPodAutoscaler"/,
+    ],
+    [
+      'an API version Kubernetes removed (policy/v1beta1)',
+      (docs: Manifest[]) => {
+        byKind(docs, 'PodDisruptionBudget', 'pdfsvc').apiVersion = 'policy/v1beta1';
+      },
+      /no schema for apiVersion "policy\/v1beta1"/,
+    ],
+    [
+      'a misspelled kind',
+      (docs: Manifest[]) => {
+        byKind(docs, 'Service', 'pdfsvc-dashboard').kind = 'Servcie';
+      },
+      /no schema for apiVersion "v1", kind "Servcie"/,
+    ],
   ])('fails: %s', (_what, change, message) => {
     const errors = errorsAfter(change);
     expect(errors).toHaveLength(1);
@@ -129,7 +169,8 @@ describe('deploy/kubernetes.yaml: how the pieces fit', () => {
   const dashboard = find('Deployment', 'pdfsvc-dashboard');
   const deployments = [api, dashboard];
   const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
-  const selected = (selector: Record<string, string>) => deployments.filter((deployment) => selects(selector, deployment.spec.template.metadata.labels)).map((deployment) => deployment.metadata.name);
+  const selected = (selector: Record<string, string>) =>
+    deployments.filter((deployment) => selects(selector, deployment.spec.template.metadata.labels)).map((deployment) => deployment.metadata.name);
 
   it('each Service and each disruption budget selects the pods of one Deployment', () => {
     for (const deployment of deployments) expect(selects(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels)).toBe(true);
@@ -140,7 +181,10 @@ describe('deploy/kubernetes.yaml: how the pieces fit', () => {
   });
 
   it('the Services reach the container ports the servers listen on', () => {
-    for (const [service, deployment] of [[find('Service', 'pdfsvc'), api], [find('Service', 'pdfsvc-dashboard'), dashboard]] as const) {
+    for (const [service, deployment] of [
+      [find('Service', 'pdfsvc'), api],
+      [find('Service', 'pdfsvc-dashboard'), dashboard],
+    ] as const) {
       const container = deployment.spec.template.spec.containers[0];
       const port = container.ports.find((each: Manifest) => each.name === service.spec.ports[0].targetPort);
       expect(port, `${service.metadata.name} targetPort`).toBeDefined();
@@ -170,7 +214,7 @@ describe('deploy/kubernetes.yaml: how the pieces fit', () => {
     }
   };
 
-  it('the API servers\' arguments are options of pdfsvc serve', () => {
+  it("the API servers' arguments are options of pdfsvc serve", () => {
     const usage = help('serve');
     expect(usage).toBeDefined();
     expectKnownOptions(api, usage!);
@@ -178,9 +222,12 @@ describe('deploy/kubernetes.yaml: how the pieces fit', () => {
 
   const dashboardUsage = help('dashboard');
   // The dashboard command comes from another branch; once merged, this runs.
-  it.skipIf(!dashboardUsage)(`the dashboard's arguments are options of pdfsvc dashboard${dashboardUsage ? '' : ' (skipped: this pdfsvc has no dashboard command yet)'}`, () => {
-    expectKnownOptions(dashboard, dashboardUsage!);
-  });
+  it.skipIf(!dashboardUsage)(
+    `the dashboard's arguments are options of pdfsvc dashboard${dashboardUsage ? '' : ' (skipped: this pdfsvc has no dashboard command yet)'}`,
+    () => {
+      expectKnownOptions(dashboard, dashboardUsage!);
+    },
+  );
 
   it('the autoscaler and the budget keep at least one API replica through a drain', () => {
     const hpa = find('HorizontalPodAutoscaler', 'pdfsvc');
@@ -201,7 +248,10 @@ describe('deploy/kubernetes.yaml: how the pieces fit', () => {
         name: 'PDFSVC_DATABASE_URL',
         valueFrom: { secretKeyRef: { name: 'pdfsvc-database', key: 'database-url' } },
       });
-      expect(container.args.filter((arg: string) => /^--(database-url|keys-file|data-dir)\b/.test(arg)), deployment.metadata.name).toEqual([]);
+      expect(
+        container.args.filter((arg: string) => /^--(database-url|keys-file|data-dir)\b/.test(arg)),
+        deployment.metadata.name,
+      ).toEqual([]);
     }
   });
 

@@ -29,14 +29,16 @@ import https from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NGINX, startMultiRegion, type Deployment } from '../../scripts/multi-region.mjs';
 import { openStore } from '../../src/store/store.js';
-import { fixture, pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
+import { pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
 import { postgresBin } from '../../scripts/postgres-cluster.mjs';
 import { haveTool } from '../helpers/tools.js';
 import { HttpClient } from '../dashboard/harness.js';
 import { CLI, ROOT, send, sleep, waitFor, type Reply } from '../server/spawn.js';
 
 // PostgreSQL's own programs, not only a server somewhere: the test starts a cluster that logs every statement.
-const SKIP = !haveTool(postgresBin() ?? '/usr/lib/postgresql/<version>/bin', 'the multi-region tests', 'apt-get install -y postgresql') || !haveTool(NGINX, 'the multi-region tests', 'apt-get install -y nginx');
+const SKIP =
+  !haveTool(postgresBin() ?? '/usr/lib/postgresql/<version>/bin', 'the multi-region tests', 'apt-get install -y postgresql') ||
+  !haveTool(NGINX, 'the multi-region tests', 'apt-get install -y nginx');
 
 /** Names and values that must never reach the database: each is sent in requests below. */
 const FILE_NAME = 'jane-doe-mri-2026-0042.pdf';
@@ -132,12 +134,26 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     // Accounts and keys made in the database directly (pdfsvc accounts/keys create do the same, a process each: slow on a busy machine).
     const store = await openStore({ url: deployment.databaseUrl });
     try {
-      for (const [name, plan] of [['clinic', 'business'], ['startup', 'starter'], ['hobby', 'free'], ['lapsed', 'business']]) {
+      for (const [name, plan] of [
+        ['clinic', 'business'],
+        ['startup', 'starter'],
+        ['hobby', 'free'],
+        ['lapsed', 'business'],
+      ]) {
         const account = await store.createAccount({ name, email: `${name}@example.com`, plan });
         tokens[name] = (await store.createPasswordToken(account.id)).token;
       }
       // `probe` last: once a server knows it, it knows every key made before.
-      for (const [account, name] of [['clinic', 'plans'], ['clinic', 'usage'], ['clinic', 'revoked'], ['clinic', 'stream'], ['startup', 'plans'], ['hobby', 'plans'], ['lapsed', 'plans'], ['clinic', 'probe']]) {
+      for (const [account, name] of [
+        ['clinic', 'plans'],
+        ['clinic', 'usage'],
+        ['clinic', 'revoked'],
+        ['clinic', 'stream'],
+        ['startup', 'plans'],
+        ['hobby', 'plans'],
+        ['lapsed', 'plans'],
+        ['clinic', 'probe'],
+      ]) {
         const { key, record } = await store.createKey({ account, name });
         keys[`${account}/${name}`] = key;
         keyIds[`${account}/${name}`] = record.id;
@@ -148,7 +164,8 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     // Every server follows the database (within 2 s): a request with the key and no form is 415 once the key is known, 401 before.
     const probe = async (base: string) => {
       sent.set(base, (sent.get(base) ?? 0) + 1);
-      return (await send(`${base}/v1/rotate_pages`, { body: Buffer.from('x'), headers: { 'content-type': 'text/plain', 'x-api-key': keys['clinic/probe'] } })).status;
+      return (await send(`${base}/v1/rotate_pages`, { body: Buffer.from('x'), headers: { 'content-type': 'text/plain', 'x-api-key': keys['clinic/probe'] } }))
+        .status;
     };
     await Promise.all(everyServer.map(([name, base]) => waitFor(async () => (await probe(base)) === 415, 10_000, `the new keys known to ${name}`)));
   }, 180_000);
@@ -158,7 +175,11 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
   }, 60_000);
 
   it('each plan reaches exactly its regions; others answer 403 naming the plan', { timeout: 60_000 }, async () => {
-    for (const [account, plan] of [['clinic', 'business'], ['startup', 'starter'], ['hobby', 'free']]) {
+    for (const [account, plan] of [
+      ['clinic', 'business'],
+      ['startup', 'starter'],
+      ['hobby', 'free'],
+    ]) {
       for (const region of REGIONS) {
         const reply = await rotate(deployment.endpoints[region], keys[`${account}/plans`]);
         if (ALLOWED[plan].includes(region)) {
@@ -219,12 +240,20 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     const csrf = await owner.csrf(`/dashboard/keys/${id}/revoke`);
     const revoked = await owner.post(`/dashboard/keys/${id}/revoke`, { csrf, confirm: 'yes' });
     expect(revoked.status, revoked.body.toString().slice(0, 300)).toBeLessThan(400);
-    await Promise.all(everyServer.map(([name, base]) => waitFor(async () => (await rotate(base, key)).status === 401, 2000, `the revoked key refused (401) by ${name} within 2 s`)));
+    await Promise.all(
+      everyServer.map(([name, base]) =>
+        waitFor(async () => (await rotate(base, key)).status === 401, 2000, `the revoked key refused (401) by ${name} within 2 s`),
+      ),
+    );
 
     const lapsed = keys['lapsed/plans'];
     for (const [name, base] of everyServer) expect((await rotate(base, lapsed)).status, `before suspending, on ${name}`).toBe(200);
     await cli(['accounts', 'suspend', 'lapsed']);
-    await Promise.all(everyServer.map(([name, base]) => waitFor(async () => (await rotate(base, lapsed)).status === 403, 2000, `the suspended account refused (403) by ${name} within 2 s`)));
+    await Promise.all(
+      everyServer.map(([name, base]) =>
+        waitFor(async () => (await rotate(base, lapsed)).status === 403, 2000, `the suspended account refused (403) by ${name} within 2 s`),
+      ),
+    );
     const refused = await rotate(deployment.endpoints.eu, lapsed);
     expect(JSON.parse(refused.body.toString()).detail).toMatch(/the account lapsed is suspended/);
   });
@@ -239,7 +268,17 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     expect(marked.status).toBe(200);
     await expectPdf(marked, 3);
 
-    type AuditRow = { region: string; key_id: string | null; account: string | null; action: string; method: string; status: number; bytes_in: string; bytes_out: string; pages: number | null };
+    type AuditRow = {
+      region: string;
+      key_id: string | null;
+      account: string | null;
+      action: string;
+      method: string;
+      status: number;
+      bytes_in: string;
+      bytes_out: string;
+      pages: number | null;
+    };
     // Written every 200 ms.
     const rows = await waitFor(
       async () => {
@@ -272,7 +311,11 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
   });
 
   it('a us-hipaa server whose audit destination cannot be opened exits 2 saying why, its database connections let go', { timeout: 60_000 }, async () => {
-    const run = await execa(process.execPath, [CLI, 'serve', '--port', '0', '--region', 'us-hipaa', '--https', '--no-dashboard', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'], { cwd: ROOT, env: deployment.env, extendEnv: false, reject: false, timeout: 25_000 });
+    const run = await execa(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--region', 'us-hipaa', '--https', '--no-dashboard', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'],
+      { cwd: ROOT, env: deployment.env, extendEnv: false, reject: false, timeout: 25_000 },
+    );
     expect(run.timedOut, 'the server hung after refusing to start').toBe(false);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/audit-log: cannot open \/nonexistent-dir\/audit\.jsonl for appending/);
@@ -327,12 +370,20 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     const killedPort = new URL(busy.url).port;
     const retried = readFileSync(deployment.nginxAccessLog, 'utf8')
       .split('\n')
-      .filter((line) => line.startsWith('POST /v1/add_text_watermark 200 ') && new RegExp(`upstream=127\\.0\\.0\\.1:${killedPort}, 127\\.0\\.0\\.1:\\d+ upstream_status=502, 200`).test(line));
+      .filter(
+        (line) =>
+          line.startsWith('POST /v1/add_text_watermark 200 ') &&
+          new RegExp(`upstream=127\\.0\\.0\\.1:${killedPort}, 127\\.0\\.0\\.1:\\d+ upstream_status=502, 200`).test(line),
+      );
     expect(retried, readFileSync(deployment.nginxAccessLog, 'utf8').split('\n').slice(-20).join('\n')).toHaveLength(1);
   });
 
-  it('afterwards, no table holds, and no statement sent to PostgreSQL carried, a document byte, a file name, a field value, a password or a key', { timeout: 30_000 }, async () => {
-    const tables = (await sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'")).map((t) => t.table_name);
+  it('afterwards, no table holds, and no statement sent to PostgreSQL carried, a document byte, a file name, a field value, a password or a key', {
+    timeout: 30_000,
+  }, async () => {
+    const tables = (
+      await sql<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'")
+    ).map((t) => t.table_name);
     expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'usage_daily', 'request_audit', 'audit_events']));
     let everything = '';
     for (const table of tables) {
@@ -360,7 +411,8 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
     const statements = readFileSync(deployment.postgresLog!, 'utf8');
     expect(statements).toMatch(/insert into request_audit/);
     expect(statements).toMatch(/parameters: \$1 = /);
-    for (const text of forbidden) expect(statements.toLowerCase().includes(text.toLowerCase()), `a statement sent to PostgreSQL carried ${JSON.stringify(text)}`).toBe(false);
+    for (const text of forbidden)
+      expect(statements.toLowerCase().includes(text.toLowerCase()), `a statement sent to PostgreSQL carried ${JSON.stringify(text)}`).toBe(false);
     // And the input really carried them: the check looks for what was sent.
     const { stdout } = await execa('pdftotext', ['-', '-'], { input: Buffer.from(input) });
     expect(stdout).toContain(DOCUMENT_TEXT);

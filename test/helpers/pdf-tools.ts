@@ -75,7 +75,13 @@ export interface QpdfJson {
   outlines: QpdfOutline[];
   acroform: { fields: Array<{ fullname: string; value: unknown; pageposfrom1: number; fieldtype: string }>; hasacroform: boolean };
   attachments: Record<string, unknown>;
-  encrypt: { encrypted: boolean; userpasswordmatched: boolean; ownerpasswordmatched: boolean; parameters: Record<string, unknown>; capabilities: Record<string, boolean> };
+  encrypt: {
+    encrypted: boolean;
+    userpasswordmatched: boolean;
+    ownerpasswordmatched: boolean;
+    parameters: Record<string, unknown>;
+    capabilities: Record<string, boolean>;
+  };
   qpdf: [Record<string, unknown>, Record<string, { value?: Record<string, unknown>; stream?: { dict: Record<string, unknown> } }>];
 }
 export interface QpdfOutline {
@@ -117,7 +123,10 @@ export async function pageMarkers(bytes: Uint8Array): Promise<number[]> {
 }
 
 /** `pdfinfo` fields, and per page size and rotation. */
-export async function pdfinfo(bytes: Uint8Array, password?: string): Promise<{ fields: Record<string, string>; pages: Array<{ width: number; height: number; rotation: number }> }> {
+export async function pdfinfo(
+  bytes: Uint8Array,
+  password?: string,
+): Promise<{ fields: Record<string, string>; pages: Array<{ width: number; height: number; rotation: number }> }> {
   const path = tempFile(bytes);
   const pw = password !== undefined ? ['-upw', password] : [];
   const { stdout } = await execa('pdfinfo', [...pw, path]);
@@ -129,7 +138,8 @@ export async function pdfinfo(bytes: Uint8Array, password?: string): Promise<{ f
   const count = Number(fields.Pages);
   const detail = (await execa('pdfinfo', [...pw, '-f', '1', '-l', String(count), path])).stdout;
   const pages: Array<{ width: number; height: number; rotation: number }> = [];
-  for (const m of detail.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)/gm)) pages[Number(m[1]) - 1] = { width: Number(m[2]), height: Number(m[3]), rotation: 0 };
+  for (const m of detail.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)/gm))
+    pages[Number(m[1]) - 1] = { width: Number(m[2]), height: Number(m[3]), rotation: 0 };
   for (const m of detail.matchAll(/^Page\s+(\d+) rot:\s+(\d+)/gm)) pages[Number(m[1]) - 1].rotation = Number(m[2]);
   return { fields, pages };
 }

@@ -46,4 +46,3 @@ export function expectPlaced(box: Box, width: number, height: number, position: 
   else if (position.startsWith('bottom')) expect(Math.abs(bottom - m), `${where}: bottom margin ${bottom}px, want ${m}px`).toBeLessThanOrEqual(TOL);
   else expect(Math.abs(top - bottom), `${where}: centred vertically (${top}px | ${bottom}px)`).toBeLessThanOrEqual(TOL);
 }
-

@@ -64,7 +64,10 @@ export async function popplerTexts(bytes: Uint8Array): Promise<string[]> {
 export async function texts(bytes: Uint8Array, password?: string): Promise<string[]> {
   const pw = password !== undefined ? ['-upw', password] : [];
   const { stdout } = await execa('pdftotext', [...pw, tempFile(bytes), '-'], { stripFinalNewline: false });
-  return stdout.split('\f').slice(0, -1).map((page) => page.replace(/\s+/g, ' ').trim());
+  return stdout
+    .split('\f')
+    .slice(0, -1)
+    .map((page) => page.replace(/\s+/g, ' ').trim());
 }
 
 /** pdfinfo's size and rotation of every page, in one run. */
@@ -74,7 +77,8 @@ async function pageInfo(bytes: Uint8Array, password?: string): Promise<Array<{ w
   const { stdout } = await execa('pdfinfo', [...pw, '-f', '1', '-l', '100000', tempFile(bytes)]);
   const count = Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]);
   const pages = Array.from({ length: count }, () => ({ width: NaN, height: NaN, rotation: NaN }));
-  for (const m of stdout.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)/gm)) Object.assign(pages[Number(m[1]) - 1], { width: Number(m[2]), height: Number(m[3]) });
+  for (const m of stdout.matchAll(/^Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)/gm))
+    Object.assign(pages[Number(m[1]) - 1], { width: Number(m[2]), height: Number(m[3]) });
   for (const m of stdout.matchAll(/^Page\s+(\d+) rot:\s+(\d+)/gm)) pages[Number(m[1]) - 1].rotation = Number(m[2]);
   return pages;
 }
@@ -123,9 +127,16 @@ export async function expectCleanOutput(bytes: Uint8Array, expected: Expected, w
   } else expect(got, `${what}: pdftotext per page`).toEqual(expected.texts);
   if (expected.rotation !== undefined) {
     const rotation = typeof expected.rotation === 'number' ? expected.texts.map(() => expected.rotation as number) : expected.rotation;
-    expect(info.map((p) => p.rotation), `${what}: pdfinfo rotation per page`).toEqual(rotation);
+    expect(
+      info.map((p) => p.rotation),
+      `${what}: pdfinfo rotation per page`,
+    ).toEqual(rotation);
   }
-  if (expected.sizes) expect(info.map((p) => [p.width, p.height]), `${what}: pdfinfo size per page`).toEqual(expected.sizes);
+  if (expected.sizes)
+    expect(
+      info.map((p) => [p.width, p.height]),
+      `${what}: pdfinfo size per page`,
+    ).toEqual(expected.sizes);
 }
 
 /** Runs an action that gives one document. */
@@ -186,7 +197,10 @@ function expectCountsRight(view: QpdfView, what: string): void {
       continue;
     }
     if (top.done) {
-      below.set(top.ref, kids.reduce((sum: number, kid) => sum + (below.get(kid as string) ?? 0), 0));
+      below.set(
+        top.ref,
+        kids.reduce((sum: number, kid) => sum + (below.get(kid as string) ?? 0), 0),
+      );
       continue;
     }
     expect(visited.has(top.ref), `${what}: page-tree node ${top.ref} reached twice`).toBe(false);
@@ -225,13 +239,27 @@ const MERGE_PARTNER = { bytes: buildPdf([{ objects: simpleDoc(['MERGED AFTER']).
  */
 export const PAGE_ACTIONS: PageAction[] = [
   { name: 'rotate_pages 90', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(rotatePages, { file, angle: 90 }), texts, rotation: 90 }] },
-  { name: 'extract_pages -1', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(extractPages, { file, pages: '-1' }), texts: texts.slice(-1), rotation: 0 }] },
-  { name: 'reverse_pages', minPages: 1, run: async (file, texts) => [{ bytes: await runOne(reversePages, { file }), texts: [...texts].reverse(), rotation: 0 }] },
-  { name: 'remove_pages 1', minPages: 2, run: async (file, texts) => [{ bytes: await runOne(removePages, { file, pages: '1' }), texts: texts.slice(1), rotation: 0 }] },
+  {
+    name: 'extract_pages -1',
+    minPages: 1,
+    run: async (file, texts) => [{ bytes: await runOne(extractPages, { file, pages: '-1' }), texts: texts.slice(-1), rotation: 0 }],
+  },
+  {
+    name: 'reverse_pages',
+    minPages: 1,
+    run: async (file, texts) => [{ bytes: await runOne(reversePages, { file }), texts: [...texts].reverse(), rotation: 0 }],
+  },
+  {
+    name: 'remove_pages 1',
+    minPages: 2,
+    run: async (file, texts) => [{ bytes: await runOne(removePages, { file, pages: '1' }), texts: texts.slice(1), rotation: 0 }],
+  },
   {
     name: 'merge_documents with a clean document after it',
     minPages: 1,
-    run: async (file, texts) => [{ bytes: await runOne(mergeDocuments, { file: [file, MERGE_PARTNER.bytes] }), texts: [...texts, ...MERGE_PARTNER.texts], rotation: 0 }],
+    run: async (file, texts) => [
+      { bytes: await runOne(mergeDocuments, { file: [file, MERGE_PARTNER.bytes] }), texts: [...texts, ...MERGE_PARTNER.texts], rotation: 0 },
+    ],
   },
   {
     name: 'split_by_page_count 1',
@@ -245,6 +273,10 @@ export async function expectCleanAction(action: PageAction, input: Uint8Array, t
   const outputs = await action.run(input, texts);
   if (action.name.startsWith('split')) expect(outputs, `${action.name} on ${what}: one part per page`).toHaveLength(texts.length);
   for (const [i, output] of outputs.entries()) {
-    await expectCleanOutput(output.bytes, { texts: output.texts, rotation: output.rotation }, `${action.name} on ${what}${outputs.length > 1 ? `, part ${i + 1}` : ''}`);
+    await expectCleanOutput(
+      output.bytes,
+      { texts: output.texts, rotation: output.rotation },
+      `${action.name} on ${what}${outputs.length > 1 ? `, part ${i + 1}` : ''}`,
+    );
   }
 }

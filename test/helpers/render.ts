@@ -41,7 +41,11 @@ export type Box = { x0: number; y0: number; x1: number; y1: number; count: numbe
 
 /** The bounding box (inclusive pixel coordinates, y down) of pixels matching `test`, or null. */
 export function findPixels(raster: Raster, test: (r: number, g: number, b: number) => boolean): Box | null {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity, count = 0;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity,
+    count = 0;
   const { width, height, pixels } = raster;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
@@ -68,7 +72,9 @@ export function pixel(raster: Raster, x: number, y: number): [number, number, nu
 
 /** Centroid of matching pixels within a column range: for checking a diagonal's direction. */
 export function centroid(raster: Raster, test: (r: number, g: number, b: number) => boolean, fromX: number, toX: number): { x: number; y: number } | null {
-  let sx = 0, sy = 0, n = 0;
+  let sx = 0,
+    sy = 0,
+    n = 0;
   for (let y = 0; y < raster.height; y++) {
     for (let x = Math.max(0, fromX); x <= Math.min(raster.width - 1, toX); x++) {
       const i = (y * raster.width + x) * 3;

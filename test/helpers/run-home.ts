@@ -14,7 +14,10 @@ import { join } from 'node:path';
 
 export default function setup(): () => void {
   const home = mkdtempSync(join(tmpdir(), 'pdfsvc-test-run-'));
-  for (const [name, dir] of [['XDG_CONFIG_HOME', 'config'], ['XDG_DATA_HOME', 'data']] as const) {
+  for (const [name, dir] of [
+    ['XDG_CONFIG_HOME', 'config'],
+    ['XDG_DATA_HOME', 'data'],
+  ] as const) {
     process.env[name] = join(home, dir);
     mkdirSync(process.env[name]!);
   }

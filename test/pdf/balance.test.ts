@@ -89,7 +89,11 @@ describe('a watermark after content cut off in the middle of a construct', () =>
   });
 
   it('image watermark after an inline image without EI is drawn', async () => {
-    const out = await addImageWatermark({ file: await cutOffPage('BI /W 1 /H 1 /BPC 8 /CS /G ID \x7f'), image: makePng(40, 20, () => [255, 0, 0, 255]), transparency: 0 });
+    const out = await addImageWatermark({
+      file: await cutOffPage('BI /W 1 /H 1 /BPC 8 /CS /G ID \x7f'),
+      image: makePng(40, 20, () => [255, 0, 0, 255]),
+      transparency: 0,
+    });
     const raster = await renderPage(out, 1, 20);
     expect(findPixels(raster, reddish)).not.toBeNull();
   });

@@ -23,7 +23,9 @@ describe('copyObject', () => {
     const data = 'x'.repeat(400_000);
     const doc = simpleDoc(['Page']);
     // Far from the head and the tail, which are read on opening.
-    const pdf = buildPdf([{ objects: [...doc.objects, { num: 50, body: { dict: '/Subtype /Form /BBox [0 0 1 1]', stream: data } }, { num: 51, body: `(${'p'.repeat(100_000)})` }] }]);
+    const pdf = buildPdf([
+      { objects: [...doc.objects, { num: 50, body: { dict: '/Subtype /Form /BBox [0 0 1 1]', stream: data } }, { num: 51, body: `(${'p'.repeat(100_000)})` }] },
+    ]);
     const path = join(dir, 'lazy.pdf');
     writeFileSync(path, pdf.bytes);
     const file = openLazyFile(path)!;
@@ -51,7 +53,10 @@ describe('moveObject', () => {
     second.push(PDFRef.of(7, 0));
     const into = PDFContext.create();
     // 5 becomes 9, and 9 (an object the source also has) becomes 13: a second pass would turn 9 into 13.
-    const mapping = new Map([[PDFRef.of(5, 0), PDFRef.of(9, 0)], [PDFRef.of(9, 0), PDFRef.of(13, 0)]]);
+    const mapping = new Map([
+      [PDFRef.of(5, 0), PDFRef.of(9, 0)],
+      [PDFRef.of(9, 0), PDFRef.of(13, 0)],
+    ]);
     const renumber = (ref: PDFRef): PDFObject => mapping.get(ref) ?? PDFNull;
     const moved = new Set<PDFObject>();
     moveObject(first, into, renumber, moved);

@@ -21,7 +21,10 @@ const MB = 2 ** 20;
 // ---------------------------------------------------------------------------
 // Encoders for the test data (qpdf decodes what they make: see the first test)
 
-const asciiHex = (data: Uint8Array) => `${Buffer.from(data).toString('hex').replace(/(.{64})/g, '$1\n')}>`;
+const asciiHex = (data: Uint8Array) =>
+  `${Buffer.from(data)
+    .toString('hex')
+    .replace(/(.{64})/g, '$1\n')}>`;
 
 function ascii85(data: Uint8Array): string {
   let out = '';
@@ -55,7 +58,8 @@ function runLength(data: Uint8Array): Uint8Array {
       continue;
     }
     let literal = 1;
-    while (i + literal < data.length && literal < 128 && !(data[i + literal] === data[i + literal + 1] && data[i + literal] === data[i + literal + 2])) literal++;
+    while (i + literal < data.length && literal < 128 && !(data[i + literal] === data[i + literal + 1] && data[i + literal] === data[i + literal + 2]))
+      literal++;
     out.push(literal - 1, ...data.subarray(i, i + literal));
     i += literal;
   }
@@ -296,7 +300,9 @@ describe('the budget holds for every filter of the chain', () => {
     const bomb = deflateSync(zeroBomb(2048), { level: 9 });
     const pages = 8;
     const doc = simpleDoc(Array.from({ length: pages }, (_, i) => `PAGE ${i + 1}`));
-    const objects = doc.objects.map((o) => (doc.contents.includes(o.num) ? { num: o.num, body: { dict: '/Filter [/FlateDecode /FlateDecode]', stream: bomb } } : o));
+    const objects = doc.objects.map((o) =>
+      doc.contents.includes(o.num) ? { num: o.num, body: { dict: '/Filter [/FlateDecode /FlateDecode]', stream: bomb } } : o,
+    );
     const pdf = loadPdf(buildPdf([{ objects }]).bytes);
     const depths = new ContentDepths();
     for (const num of doc.contents) expect(depths.of(pdf.context, [PDFRef.of(num)])).toEqual({ min: 0, end: 0, unclosed: '' });

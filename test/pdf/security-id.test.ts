@@ -47,7 +47,15 @@ const CASES: Array<[string, () => Uint8Array, string | undefined]> = [
   ['a reference to an object the file does not have', () => withId('/ID 356 0 R'), undefined],
   ['a reference the table lists to an object that is not there', idListedButMissing, undefined],
   ['a reference to an array of two strings', () => withId('/ID 20 0 R', [{ num: 20, body: `[<${A}> <${B}>]` }]), undefined],
-  ['an array of references to strings', () => withId('/ID [20 0 R 21 0 R]', [{ num: 20, body: `<${A}>` }, { num: 21, body: `<${B}>` }]), undefined],
+  [
+    'an array of references to strings',
+    () =>
+      withId('/ID [20 0 R 21 0 R]', [
+        { num: 20, body: `<${A}>` },
+        { num: 21, body: `<${B}>` },
+      ]),
+    undefined,
+  ],
   ['a string, not an array', () => withId(`/ID <${A}>`), undefined],
   ['an array of numbers', () => withId('/ID [1 2]'), undefined],
   ['two empty strings', () => withId('/ID [<> <>]'), undefined],
@@ -71,7 +79,12 @@ describe.each(['AES-128', 'AES-256'] as const)('encrypted outputs, %s: the /ID i
   describe.each(CASES)('input /ID: %s', (_, input, kept) => {
     it.each([
       ['add_password', () => addPassword({ file: input(), password: USER, encryption_algorithm: algorithm }), USER, USER],
-      ['add_restrictions', () => addRestrictions({ file: input(), owner_password: OWNER, user_password: USER, encryption_algorithm: algorithm, allow_print: false }), USER, OWNER],
+      [
+        'add_restrictions',
+        () => addRestrictions({ file: input(), owner_password: OWNER, user_password: USER, encryption_algorithm: algorithm, allow_print: false }),
+        USER,
+        OWNER,
+      ],
     ] as const)('%s', async (_action, run, user, owner) => {
       const out = await run();
       // qpdf --check: exit 0 means no warning either (qpdf warns "invalid /ID in trailer dictionary").
@@ -79,7 +92,10 @@ describe.each(['AES-128', 'AES-256'] as const)('encrypted outputs, %s: the /ID i
       expect(check.exitCode, check.output).toBe(0);
       expect((await showEncryption(out, user)).userMatched).toBe(true);
       expect((await showEncryption(out, owner)).ownerMatched).toBe(true);
-      for (const [flag, password] of [['-upw', user], ['-opw', owner]] as const) {
+      for (const [flag, password] of [
+        ['-upw', user],
+        ['-opw', owner],
+      ] as const) {
         const text = await pdftotext(out, flag, password);
         for (const page of TEXTS) expect(text).toContain(page);
       }
@@ -102,7 +118,15 @@ describe.each(['AES-128', 'AES-256'] as const)('encrypted outputs, %s: the /ID i
 describe('outputs without encryption', () => {
   it.each([
     ['a reference to an array of two strings', () => withId('/ID 20 0 R', [{ num: 20, body: `[<${A}> <${B}>]` }]), [A, B]],
-    ['an array of references to strings', () => withId('/ID [20 0 R 21 0 R]', [{ num: 20, body: `<${A}>` }, { num: 21, body: `<${B}>` }]), [A, B]],
+    [
+      'an array of references to strings',
+      () =>
+        withId('/ID [20 0 R 21 0 R]', [
+          { num: 20, body: `<${A}>` },
+          { num: 21, body: `<${B}>` },
+        ]),
+      [A, B],
+    ],
     ['a reference to an object the file does not have', () => withId('/ID 356 0 R'), undefined],
     ['one string', () => withId(`/ID [<${A}>]`), undefined],
     ['an array of numbers', () => withId('/ID [1 2]'), undefined],
@@ -162,7 +186,15 @@ describe('an encrypted output that fails its own check', () => {
     for (const [fault, algorithm, cause] of FAULTS) {
       process.env.PDFSVC_TEST_FAULT = fault;
       const response = await app.fetch(
-        formRequest('http://pdfsvc.test/v1/add_password', [['file', INPUT], ['password', USER], ['encryption_algorithm', algorithm]], { 'x-api-key': keys.business }),
+        formRequest(
+          'http://pdfsvc.test/v1/add_password',
+          [
+            ['file', INPUT],
+            ['password', USER],
+            ['encryption_algorithm', algorithm],
+          ],
+          { 'x-api-key': keys.business },
+        ),
       );
       expect(response.status).toBe(500);
       const body = await problemOf(response);
@@ -175,7 +207,16 @@ describe('an encrypted output that fails its own check', () => {
     const server = await serve({ args: ['--workers', '1'], env: { ...(process.env as Record<string, string>), PDFSVC_TEST_FAULT: 'encrypt-data' } });
     try {
       const send = () =>
-        fetch(formRequest(`${server.base}/v1/add_password`, [['file', INPUT], ['password', USER]], { 'x-api-key': server.key }));
+        fetch(
+          formRequest(
+            `${server.base}/v1/add_password`,
+            [
+              ['file', INPUT],
+              ['password', USER],
+            ],
+            { 'x-api-key': server.key },
+          ),
+        );
       const response = await send();
       expect(response.status).toBe(500);
       expect((await problemOf(response)).detail).toMatch(/does not decrypt to what was written/);

@@ -53,7 +53,11 @@ const RC4_CASES = [
   ['V2, /Length not a multiple of 8 (44)', false, topLength('44')],
   ['V2, /Length 40 for a 128-bit key', false, topLength('40')],
   ['V4, /Length 40 for a 128-bit key', true, topLength('40')],
-  ['V4, the crypt filter /Length 5 (bytes) and /Length 40', true, (dict: string) => topLength('40')(dict).replace('/CFM /V2 /Length 16', '/CFM /V2 /Length 5 ')],
+  [
+    'V4, the crypt filter /Length 5 (bytes) and /Length 40',
+    true,
+    (dict: string) => topLength('40')(dict).replace('/CFM /V2 /Length 16', '/CFM /V2 /Length 5 '),
+  ],
 ] as const;
 
 describe('RC4 files whose /Length disagrees with their key', () => {
@@ -90,7 +94,8 @@ describe('RC4 files whose /Length disagrees with their key', () => {
 
 const ID = '/ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]';
 /** A standard encryption dictionary (a qpdf RC4 one's values): it would need a password, were it to apply. */
-const STANDARD = '<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <2a2f0a1990192c60114730bdcd39f37828a53c89a340dd473c85299dc5258e1c> /U <ef0baeb53143dbcf4a9d818b18a30fb30122456a91bae5134273a6db134c87c4> >>';
+const STANDARD =
+  '<< /Filter /Standard /V 2 /R 3 /Length 128 /P -4 /O <2a2f0a1990192c60114730bdcd39f37828a53c89a340dd473c85299dc5258e1c> /U <ef0baeb53143dbcf4a9d818b18a30fb30122456a91bae5134273a6db134c87c4> >>';
 
 const NOT_APPLYING: Array<[string, () => Uint8Array, RegExp]> = [
   [
@@ -102,8 +107,16 @@ const NOT_APPLYING: Array<[string, () => Uint8Array, RegExp]> = [
       ]).bytes,
     /older revision's trailer/,
   ],
-  ['a reference to an object the file does not have', () => buildPdf([{ objects: simpleDoc(TEXTS).objects, trailer: `/Encrypt 99 0 R ${ID}` }]).bytes, /object 99, which the file does not have/],
-  ['a reference to a null object', () => buildPdf([{ objects: [...simpleDoc(TEXTS).objects, { num: 20, body: 'null' }], trailer: `/Encrypt 20 0 R ${ID}` }]).bytes, /object 20, which is null/],
+  [
+    'a reference to an object the file does not have',
+    () => buildPdf([{ objects: simpleDoc(TEXTS).objects, trailer: `/Encrypt 99 0 R ${ID}` }]).bytes,
+    /object 99, which the file does not have/,
+  ],
+  [
+    'a reference to a null object',
+    () => buildPdf([{ objects: [...simpleDoc(TEXTS).objects, { num: 20, body: 'null' }], trailer: `/Encrypt 20 0 R ${ID}` }]).bytes,
+    /object 20, which is null/,
+  ],
   [
     'a reference the table lists to an object that is not there',
     () => {

@@ -117,7 +117,11 @@ const CASES: DamageCase[] = [
   { name: '/Prev loop: a section whose /Prev is itself', make: () => buildPdf([{ objects: doc.objects, prev: 0 }]).bytes, texts: TEXTS },
   {
     name: '/Prev loop: two sections pointing at each other',
-    make: () => buildPdf([{ objects: doc.objects, prev: 1 }, { objects: [laterPageTwo], prev: 0 }]).bytes,
+    make: () =>
+      buildPdf([
+        { objects: doc.objects, prev: 1 },
+        { objects: [laterPageTwo], prev: 0 },
+      ]).bytes,
     texts: LATER,
   },
   {
@@ -127,8 +131,13 @@ const CASES: DamageCase[] = [
     // startxref is found near the end.
     name: 'truncated after the last page content, before the table',
     make: () => {
-      const padded = doc.objects.map((o) => (o.num === 9 ? { num: 9, body: { dict: '', stream: `% ${'padding '.repeat(200)}\n${drawText('PAGE THREE')}` } } : o));
-      const pdf = buildPdf([{ objects: [], size: 10 }, { objects: padded, prev: null }]);
+      const padded = doc.objects.map((o) =>
+        o.num === 9 ? { num: 9, body: { dict: '', stream: `% ${'padding '.repeat(200)}\n${drawText('PAGE THREE')}` } } : o,
+      );
+      const pdf = buildPdf([
+        { objects: [], size: 10 },
+        { objects: padded, prev: null },
+      ]);
       return truncate(pdf, endOf(pdf, 9));
     },
     texts: TEXTS,

@@ -64,7 +64,7 @@ describe('merge_documents: a dangling reference in the first document', () => {
   const second = buildPdf([{ objects: simpleDoc(['SECOND PAGE ONE', 'SECOND PAGE TWO']).objects }]).bytes;
   const probes = { catalog: ['/Probe'], page: [] };
 
-  it('does not come to mean the second document\'s object 6', async () => {
+  it("does not come to mean the second document's object 6", async () => {
     await expectSoundInput(first, ['FIRST PAGE ONE'], probes, 'first');
     await expectReadableInput(second, ['SECOND PAGE ONE', 'SECOND PAGE TWO'], 'second');
     const output = await runOne(mergeDocuments, { file: [first, second] });

@@ -105,9 +105,16 @@ describe('rebuilding the table stays linear in the size of the file', () => {
   ].join('\n');
   const cases: Array<[string, () => string]> = [
     // Each `trailer` is a candidate whose dictionary is read: once to the end of the file each (more than a minute).
-    [`${COUNT.toLocaleString('en')} trailers, each with a string that never closes`, () => `${head}trailer\n<< /Root 1 0 R >>\n${'trailer << /A (\n'.repeat(COUNT)}`],
+    [
+      `${COUNT.toLocaleString('en')} trailers, each with a string that never closes`,
+      () => `${head}trailer\n<< /Root 1 0 R >>\n${'trailer << /A (\n'.repeat(COUNT)}`,
+    ],
     // Each object stream is read to learn its members: once to the end of the file each, looking for endstream.
-    [`${COUNT.toLocaleString('en')} object streams without endstream`, () => `${head}${Array.from({ length: COUNT }, (_, i) => `${10 + i} 0 obj\n<< /Type /ObjStm /N 1 /First 4 >>\nstream\n`).join('')}trailer\n<< /Root 1 0 R >>\n`],
+    [
+      `${COUNT.toLocaleString('en')} object streams without endstream`,
+      () =>
+        `${head}${Array.from({ length: COUNT }, (_, i) => `${10 + i} 0 obj\n<< /Type /ObjStm /N 1 /First 4 >>\nstream\n`).join('')}trailer\n<< /Root 1 0 R >>\n`,
+    ],
   ];
   it.each(cases)('%s', async (_, make) => {
     const { output, refused, ms } = await rotate(new Uint8Array(Buffer.from(make(), 'latin1')));

@@ -112,7 +112,7 @@ const CASES: TreeCase[] = [
   },
   {
     // The root's /Count is right; the inner node's is not.
-    name: 'an inner node\'s /Count 7 over its two pages',
+    name: "an inner node's /Count 7 over its two pages",
     input: () =>
       tree('<< /Type /Pages /Kids [4 0 R 10 0 R] /Count 3 >>', [
         ...page(4, 2, 'PAGE ONE'),
@@ -218,25 +218,37 @@ function treeCase(c: TreeCase, deep: boolean): void {
   const sound = () =>
     (checked ??= (async () => {
       const input = inputOf(c);
-      expect(await qpdfPageList(input), 'fixture: qpdf\'s page list').toEqual(c.qpdf);
+      expect(await qpdfPageList(input), "fixture: qpdf's page list").toEqual(c.qpdf);
       expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(c.poppler);
     })());
 
-  it('fixture: qpdf and poppler read it as recorded', async () => {
-    await sound();
-  }, timeout);
+  it(
+    'fixture: qpdf and poppler read it as recorded',
+    async () => {
+      await sound();
+    },
+    timeout,
+  );
 
-  it('the repair is reported as a warning', async () => {
-    const warnings: Warning[] = [];
-    await runAction(rotatePages, { file: inputOf(c), angle: 90 }, { onWarning: (w) => warnings.push(w) });
-    expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/page tree is damaged/));
-    expect(warnings.map((w) => w.message).join('\n')).toMatch(c.warning);
-  }, timeout);
+  it(
+    'the repair is reported as a warning',
+    async () => {
+      const warnings: Warning[] = [];
+      await runAction(rotatePages, { file: inputOf(c), angle: 90 }, { onWarning: (w) => warnings.push(w) });
+      expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/page tree is damaged/));
+      expect(warnings.map((w) => w.message).join('\n')).toMatch(c.warning);
+    },
+    timeout,
+  );
 
-  it.each(PAGE_ACTIONS.filter((a) => c.pages.length >= a.minPages))('$name: every page once, in order, every /Count right', async (action) => {
-    await sound();
-    await expectCleanAction(action, inputOf(c), c.pages, c.name);
-  }, timeout);
+  it.each(PAGE_ACTIONS.filter((a) => c.pages.length >= a.minPages))(
+    '$name: every page once, in order, every /Count right',
+    async (action) => {
+      await sound();
+      await expectCleanAction(action, inputOf(c), c.pages, c.name);
+    },
+    timeout,
+  );
 }
 
 const isDeep = (c: TreeCase) => c.name.includes('100,000');
@@ -299,11 +311,21 @@ const CONTENTS_CASES: ContentsCase[] = [
     pages: ['PAGE ONE', 'PAGE TWO'],
     poppler: ['PAGE ONE CUT OFF', 'PAGE TWO'],
   },
-  { name: 'nothing but a dictionary (no array, no stream)', contents: '12 0 R', extra: [{ num: 12, body: '<< /Foo 1 >>' }], qpdfExit: 3, pages: ['', 'PAGE TWO'] },
+  {
+    name: 'nothing but a dictionary (no array, no stream)',
+    contents: '12 0 R',
+    extra: [{ num: 12, body: '<< /Foo 1 >>' }],
+    qpdfExit: 3,
+    pages: ['', 'PAGE TWO'],
+  },
 ];
 
-describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c) => {
-  const built = tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>', [...page(4, 2, 'PAGE ONE', `/Contents ${c.contents}`), ...page(6, 2, 'PAGE TWO'), ...(c.extra ?? [])]);
+describe.concurrent.each(CONTENTS_CASES)("page one's /Contents holds $name", (c) => {
+  const built = tree('<< /Type /Pages /Kids [4 0 R 6 0 R] /Count 2 >>', [
+    ...page(4, 2, 'PAGE ONE', `/Contents ${c.contents}`),
+    ...page(6, 2, 'PAGE TWO'),
+    ...(c.extra ?? []),
+  ]);
   const input = c.damage ? bytesOf(c.damage(latin1(built))) : built;
   let checked: Promise<void> | undefined;
   const sound = () =>
@@ -321,13 +343,19 @@ describe.concurrent.each(CONTENTS_CASES)('page one\'s /Contents holds $name', (c
   it('the items dropped are reported as a warning', async () => {
     const warnings: Warning[] = [];
     await runAction(rotatePages, { file: input, angle: 90 }, { onWarning: (w) => warnings.push(w) });
-    expect(warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/\/Contents held (an item that leads|\d+ items that lead) to no content stream/));
+    expect(warnings.map((w) => w.message)).toContainEqual(
+      expect.stringMatching(/\/Contents held (an item that leads|\d+ items that lead) to no content stream/),
+    );
   });
 
-  it.each(PAGE_ACTIONS)('$name: the output passes qpdf --check, the pages show their text', async (action) => {
-    await sound();
-    await expectCleanAction(action, input, c.pages, `/Contents holding ${c.name}`);
-  }, 60_000);
+  it.each(PAGE_ACTIONS)(
+    '$name: the output passes qpdf --check, the pages show their text',
+    async (action) => {
+      await sound();
+      await expectCleanAction(action, input, c.pages, `/Contents holding ${c.name}`);
+    },
+    60_000,
+  );
 });
 
 describe('a page whose /MediaBox is not four numbers', () => {
@@ -343,6 +371,17 @@ describe('a page whose /MediaBox is not four numbers', () => {
 
   it('gets the box it inherits, else letter size, as qpdf gives it', async () => {
     const output = await runOne(rotatePages, { file: input, angle: 90 });
-    await expectCleanOutput(output, { texts: ['PAGE ONE', 'PAGE TWO'], rotation: 90, sizes: [[500, 700], [612, 792]] }, 'rotate_pages');
+    await expectCleanOutput(
+      output,
+      {
+        texts: ['PAGE ONE', 'PAGE TWO'],
+        rotation: 90,
+        sizes: [
+          [500, 700],
+          [612, 792],
+        ],
+      },
+      'rotate_pages',
+    );
   });
 });

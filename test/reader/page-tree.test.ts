@@ -207,7 +207,7 @@ async function expectSoundTree(c: TreeCase): Promise<void> {
   } else {
     expect(check.output, 'fixture: qpdf stops at the page tree').toMatch(c.qpdf.error);
     const errors = check.output.split('\n').filter((line) => /^(ERROR|WARNING)/.test(line));
-    expect(errors, 'fixture: the page tree is qpdf\'s only complaint').toHaveLength(1);
+    expect(errors, "fixture: the page tree is qpdf's only complaint").toHaveLength(1);
     const objects = await execa('qpdf', ['--json=2', '--json-key=qpdf', tempFile(c.input)], { reject: false });
     expect(objects.exitCode, `fixture: qpdf reads every object\n${objects.stderr}`).toBe(0);
   }
@@ -232,7 +232,11 @@ describe.concurrent.each(CASES)('$name', (c) => {
     await sound();
     const output = await a.run(c.input);
     const want = a.order(c.pages);
-    await expectCleanOutput(output, { texts: want.map((p) => p.text), sizes: want.map((p) => p.size), rotation: want.map((p) => p.rotation) }, `${a.name} on "${c.name}"`);
+    await expectCleanOutput(
+      output,
+      { texts: want.map((p) => p.text), sizes: want.map((p) => p.size), rotation: want.map((p) => p.rotation) },
+      `${a.name} on "${c.name}"`,
+    );
     // Each output page still finds the font: its /Resources, own or inherited, has /F1.
     const view = await qpdfView(output);
     for (const [i, ref] of view.pages.entries()) {

@@ -49,7 +49,10 @@ function objectStreamListingItself(): Uint8Array {
   const xrefRows = Object.fromEntries(members.map((num, index) => [num, [2, 20, index] as [number, number, number]]));
   return buildPdf([
     {
-      objects: [...doc.objects.filter((o) => !members.includes(o.num)), { num: 20, body: { dict: `/Type /ObjStm /N ${members.length + 1} /First ${header.length}`, stream: header + body } }],
+      objects: [
+        ...doc.objects.filter((o) => !members.includes(o.num)),
+        { num: 20, body: { dict: `/Type /ObjStm /N ${members.length + 1} /First ${header.length}`, stream: header + body } },
+      ],
       xref: 'stream',
       xrefNum: 21,
       xrefRows,
@@ -84,7 +87,11 @@ const CASES: RecoveryCase[] = [
   },
   {
     name: 'the same with cross-reference streams',
-    make: () => buildPdf([{ objects: doc.objects, xref: 'stream' }, { objects: [laterPageTwo], prev: 1, xref: 'stream' }]).bytes,
+    make: () =>
+      buildPdf([
+        { objects: doc.objects, xref: 'stream' },
+        { objects: [laterPageTwo], prev: 1, xref: 'stream' },
+      ]).bytes,
     texts: LATER,
     qpdf: ['4 0 R', '6 0 R', '8 0 R'],
     // Poppler loops on the streams' /Prev and finds no catalog.
@@ -93,7 +100,12 @@ const CASES: RecoveryCase[] = [
   },
   {
     name: 'a /Prev loop through three sections (newest → middle → newest)',
-    make: () => buildPdf([{ objects: doc.objects }, { objects: [laterPageTwo], prev: 2 }, { objects: [{ num: 9, body: { dict: '', stream: drawText('PAGE THREE LATER') } }], prev: 1 }]).bytes,
+    make: () =>
+      buildPdf([
+        { objects: doc.objects },
+        { objects: [laterPageTwo], prev: 2 },
+        { objects: [{ num: 9, body: { dict: '', stream: drawText('PAGE THREE LATER') } }], prev: 1 },
+      ]).bytes,
     texts: ['PAGE ONE', 'PAGE TWO LATER', 'PAGE THREE LATER'],
     qpdf: ['4 0 R', '6 0 R', '8 0 R'],
     poppler: ['PAGE ONE', 'PAGE TWO LATER', 'PAGE THREE LATER'],
@@ -108,7 +120,7 @@ const CASES: RecoveryCase[] = [
     poppler: [],
   },
   {
-    name: 'the catalog written into a cross-reference stream\'s dictionary',
+    name: "the catalog written into a cross-reference stream's dictionary",
     make: () => buildPdf([{ objects: doc.objects.filter((o) => o.num !== 1), root: BODY.get(1) as string, xref: 'stream' }]).bytes,
     texts: TEXTS,
     qpdf: ['4 0 R', '6 0 R', '8 0 R'],
@@ -141,7 +153,7 @@ const CASES: RecoveryCase[] = [
     warning: /\/Root leads to no catalog: object 1, the last \/Type \/Catalog of the file, was taken/,
   },
   {
-    name: 'the catalog\'s /Pages leading to an object the file lacks',
+    name: "the catalog's /Pages leading to an object the file lacks",
     make: () => buildPdf([{ objects: replacing(1, '<< /Type /Catalog /Pages 40 0 R >>') }]).bytes,
     texts: TEXTS,
     qpdf: [],
@@ -150,7 +162,7 @@ const CASES: RecoveryCase[] = [
   },
   {
     // qpdf climbs to the root ("attempting to correct"); poppler shows page two alone.
-    name: 'the catalog\'s /Pages leading to page two',
+    name: "the catalog's /Pages leading to page two",
     make: () => buildPdf([{ objects: replacing(1, '<< /Type /Catalog /Pages 6 0 R >>') }]).bytes,
     texts: TEXTS,
     qpdf: ['4 0 R', '6 0 R', '8 0 R'],
@@ -160,7 +172,15 @@ const CASES: RecoveryCase[] = [
   {
     // qpdf climbs from the root to node 10, which does not list it, and finds no page; poppler reads the tree.
     name: 'the root /Pages node with a /Parent that does not list it',
-    make: () => buildPdf([{ objects: [...replacing(2, '<< /Type /Pages /Parent 10 0 R /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>'), { num: 10, body: '<< /Type /Pages /Kids [] /Count 0 >>' }] }]).bytes,
+    make: () =>
+      buildPdf([
+        {
+          objects: [
+            ...replacing(2, '<< /Type /Pages /Parent 10 0 R /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>'),
+            { num: 10, body: '<< /Type /Pages /Kids [] /Count 0 >>' },
+          ],
+        },
+      ]).bytes,
     texts: TEXTS,
     qpdf: [],
     poppler: TEXTS,
@@ -231,9 +251,11 @@ const CASES: RecoveryCase[] = [
   {
     // The shape of qpdf's bad-direct-root.pdf: the catalog in the trailer, and the only page's
     // dictionary left open, so that it runs on through the table and the trailer to the end.
-    name: 'the catalog in the trailer, and the page\'s dictionary running on to the end of the file',
+    name: "the catalog in the trailer, and the page's dictionary running on to the end of the file",
     make: () => {
-      const objects = [2, 3, 5, 4].map((num) => (num === 2 ? { num, body: '<< /Type /Pages /Kids [4 0 R] /Count 1 >>' } : doc.objects.find((o) => o.num === num)!));
+      const objects = [2, 3, 5, 4].map((num) =>
+        num === 2 ? { num, body: '<< /Type /Pages /Kids [4 0 R] /Count 1 >>' } : doc.objects.find((o) => o.num === num)!,
+      );
       const pdf = buildPdf([{ objects, root: BODY.get(1) as string }]);
       const open = pdf.text.indexOf('792] >>\nendobj', pdf.offsets.get(4));
       return bytesOf(pdf.text.slice(0, open + 3) + pdf.text.slice(open + '792] >>\nendobj'.length));
@@ -250,7 +272,7 @@ describe.concurrent.each(CASES)('$name', (c) => {
   let checked: Promise<void> | undefined;
   const sound = () =>
     (checked ??= (async () => {
-      expect(await qpdfPageList(input), 'fixture: qpdf\'s page list').toEqual(c.qpdf);
+      expect(await qpdfPageList(input), "fixture: qpdf's page list").toEqual(c.qpdf);
       expect(await popplerTexts(input), 'fixture: pdftotext per page').toEqual(c.poppler);
     })());
 
@@ -265,10 +287,14 @@ describe.concurrent.each(CASES)('$name', (c) => {
     else expect(warnings).toEqual([]);
   });
 
-  it.each(PAGE_ACTIONS.filter((a) => c.texts.length >= a.minPages))('$name: every page once, in order', async (action) => {
-    await sound();
-    await expectCleanAction(action, input, c.texts, c.name);
-  }, 60_000);
+  it.each(PAGE_ACTIONS.filter((a) => c.texts.length >= a.minPages))(
+    '$name: every page once, in order',
+    async (action) => {
+      await sound();
+      await expectCleanAction(action, input, c.texts, c.name);
+    },
+    60_000,
+  );
 });
 
 // ---------------------------------------------------------------------------
@@ -280,7 +306,9 @@ describe.concurrent('a token of digits that runs on into letters', () => {
   // A hex string that lost its `<` (seed 21, case 1715): `1406…9006C0064…73>` is one token, and no number.
   // Read as the number 1.4e35, it was written back as a 36-digit integer: "overflow/underflow converting
   // … to 64-bit integer", and qpdf lost the catalog ("unable to find /Root dictionary").
-  const input = buildPdf([{ objects: simpleDoc(TEXTS, { catalog: '/AcroForm 140660073007600630020006200750069006C0064002D00660069007800740075007200650073> /Lang 1e308' }).objects }]).bytes;
+  const input = buildPdf([
+    { objects: simpleDoc(TEXTS, { catalog: '/AcroForm 140660073007600630020006200750069006C0064002D00660069007800740075007200650073> /Lang 1e308' }).objects },
+  ]).bytes;
 
   it('fixture: qpdf reads it', async () => {
     expect(await qpdfPageList(input)).toEqual(['4 0 R', '6 0 R', '8 0 R']);

@@ -15,7 +15,10 @@ const SIGNATURE_VALUE = '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.p
 /** A one-page document whose AcroForm lists `fields` (object numbers from 20 on), plus 40 text fields around them. */
 function formDoc(fields: Array<{ body: string; top?: boolean }>, packed: boolean) {
   const doc = simpleDoc(['Form page']);
-  const text: RawObject[] = Array.from({ length: 40 }, (_, i) => ({ num: 100 + i, body: `<< /FT /Tx /T (text${i}) /V (value ${i}) /Rect [0 0 10 10] /Type /Annot /Subtype /Widget /P 4 0 R >>` }));
+  const text: RawObject[] = Array.from({ length: 40 }, (_, i) => ({
+    num: 100 + i,
+    body: `<< /FT /Tx /T (text${i}) /V (value ${i}) /Rect [0 0 10 10] /Type /Annot /Subtype /Widget /P 4 0 R >>`,
+  }));
   const own = fields.map((f, i) => ({ num: 20 + i, body: f.body }));
   const top = [...text.slice(0, 20).map((o) => o.num), ...own.filter((_, i) => fields[i].top !== false).map((o) => o.num), ...text.slice(20).map((o) => o.num)];
   const objects = doc.objects.map((o) => (o.num === 1 ? { ...o, body: `<< /Type /Catalog /Pages 2 0 R /AcroForm 99 0 R >>` } : o));
@@ -27,8 +30,20 @@ function formDoc(fields: Array<{ body: string; top?: boolean }>, packed: boolean
 const CASES: Array<[string, Array<{ body: string; top?: boolean }>, number]> = [
   ['a signed field listed in /Fields', [{ body: `<< /FT /Sig /T (sig) /V ${SIGNATURE_VALUE} >>` }], 1],
   ['a signature field with no value (not a signature)', [{ body: '<< /FT /Sig /T (sig) >>' }], 0],
-  ['a signed kid of a plain parent', [{ body: '<< /T (group) /Kids [21 0 R 22 0 R] >>' }, { body: '<< /FT /Tx /T (a) /Parent 20 0 R >>', top: false }, { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }], 1],
-  ['a kid whose type comes from its parent', [{ body: '<< /FT /Sig /T (group) /Kids [21 0 R] >>' }, { body: `<< /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }], 1],
+  [
+    'a signed kid of a plain parent',
+    [
+      { body: '<< /T (group) /Kids [21 0 R 22 0 R] >>' },
+      { body: '<< /FT /Tx /T (a) /Parent 20 0 R >>', top: false },
+      { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false },
+    ],
+    1,
+  ],
+  [
+    'a kid whose type comes from its parent',
+    [{ body: '<< /FT /Sig /T (group) /Kids [21 0 R] >>' }, { body: `<< /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }],
+    1,
+  ],
   ['a type spelled with a name escape', [{ body: '<< /FT /S#69g /T (sig) /V 21 0 R >>' }, { body: SIGNATURE_VALUE, top: false }], 1],
   ['a value given by reference', [{ body: '<< /FT /Sig /T (sig) /V 21 0 R >>' }, { body: SIGNATURE_VALUE, top: false }], 1],
   ['text fields only', [], 0],

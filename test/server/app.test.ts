@@ -97,7 +97,11 @@ describe.each([
   });
 
   it('rotates a PDF: 200, application/pdf, Content-Length, pages rotated', async () => {
-    const response = await post('/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '90'], ['pages', '2..']]);
+    const response = await post('/v1/rotate_pages', [
+      ['file', fixture('pages-3.pdf')],
+      ['angle', '90'],
+      ['pages', '2..'],
+    ]);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     const body = new Uint8Array(await response.arrayBuffer());
@@ -111,19 +115,30 @@ describe.each([
     const doc = (name: string) => buildPdf([{ objects: simpleDoc([`MERGE PART ${name}`]).objects }]).bytes;
     const texts = async (response: Response) => (await pageTexts(new Uint8Array(await response.arrayBuffer()))).map((t) => t.trim());
 
-    const repeated = await post('/v1/merge_documents', [['file', doc('A')], ['file', doc('B')], ['file', doc('A')]]);
+    const repeated = await post('/v1/merge_documents', [
+      ['file', doc('A')],
+      ['file', doc('B')],
+      ['file', doc('A')],
+    ]);
     expect(repeated.status).toBe(200);
     expect(await texts(repeated)).toEqual(['MERGE PART A', 'MERGE PART B', 'MERGE PART A']);
 
     // Sent scrambled; a lexical sort would put file_10 second.
     const order = [3, 10, 1, 7, 2, 9, 5, 4, 8, 6];
-    const numbered = await post('/v1/merge_documents', order.map((n): [string, Uint8Array] => [`file_${n}`, doc(String(n))]));
+    const numbered = await post(
+      '/v1/merge_documents',
+      order.map((n): [string, Uint8Array] => [`file_${n}`, doc(String(n))]),
+    );
     expect(numbered.status).toBe(200);
     expect(await texts(numbered)).toEqual(Array.from({ length: 10 }, (_, i) => `MERGE PART ${i + 1}`));
   });
 
   it('answers 400 naming every bad field, including unknown ones', async () => {
-    const response = await post('/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '45'], ['pgaes', '1']]);
+    const response = await post('/v1/rotate_pages', [
+      ['file', fixture('pages-3.pdf')],
+      ['angle', '45'],
+      ['pgaes', '1'],
+    ]);
     expect(response.status).toBe(400);
     const problem = await problemOf(response);
     expect(problem.type).toBe(`${target.base}/v1/errors/400`);
@@ -140,7 +155,12 @@ describe.each([
   });
 
   it('answers 400 errors.page_order naming the page and the page count', async () => {
-    const problem = await problemOf(await post('/v1/reorder_pages', [['file', fixture('pages-3.pdf')], ['page_order', '3,1,9']]));
+    const problem = await problemOf(
+      await post('/v1/reorder_pages', [
+        ['file', fixture('pages-3.pdf')],
+        ['page_order', '3,1,9'],
+      ]),
+    );
     expect(problem.status).toBe(400);
     expect(problem.errors?.page_order?.[0]).toMatch(/9.*3 pages/);
   });
@@ -148,7 +168,9 @@ describe.each([
   it('answers 401 for a missing, malformed or unknown key, before anything else about the request', async () => {
     for (const key of [undefined, 'nope', `pdfsvc_${'A'.repeat(43)}`]) {
       const headers: Record<string, string> = key ? { 'X-API-Key': key } : {};
-      const response = await target.send(new Request(url('/v1/rotate_pages'), { method: 'POST', body: 'x', headers: { ...headers, 'content-type': 'text/plain' } }));
+      const response = await target.send(
+        new Request(url('/v1/rotate_pages'), { method: 'POST', body: 'x', headers: { ...headers, 'content-type': 'text/plain' } }),
+      );
       expect(response.status).toBe(401);
       const problem = await problemOf(response);
       expect(problem.type.endsWith('/401')).toBe(true);
@@ -165,7 +187,13 @@ describe.each([
   });
 
   it('answers 415 for a body that is not multipart/form-data', async () => {
-    const response = await target.send(new Request(url('/v1/rotate_pages'), { method: 'POST', body: 'angle=90', headers: { 'X-API-Key': target.key, 'content-type': 'application/x-www-form-urlencoded' } }));
+    const response = await target.send(
+      new Request(url('/v1/rotate_pages'), {
+        method: 'POST',
+        body: 'angle=90',
+        headers: { 'X-API-Key': target.key, 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
     expect(response.status).toBe(415);
     expect((await problemOf(response)).status).toBe(415);
   });
@@ -232,7 +260,12 @@ describe('HTTP API, in process only', () => {
       },
     });
     const answer = app.fetch(
-      new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body, duplex: 'half', headers: { 'X-API-Key': keys.free, 'content-type': form.headers.get('content-type')! } } as RequestInit),
+      new Request('http://pdfsvc.test/v1/reverse_pages', {
+        method: 'POST',
+        body,
+        duplex: 'half',
+        headers: { 'X-API-Key': keys.free, 'content-type': form.headers.get('content-type')! },
+      } as RequestInit),
     );
     await vi.waitFor(() => expect([app.inFlight, app.uploadsInFlight]).toEqual([1, 1]));
     finish();
@@ -257,7 +290,15 @@ describe('HTTP API, in process only', () => {
 
   it('refuses a field sent twice', async () => {
     const response = await inProcessApp().fetch(
-      formRequest('http://pdfsvc.test/v1/rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '90'], ['angle', '180']], { 'X-API-Key': keys.free }),
+      formRequest(
+        'http://pdfsvc.test/v1/rotate_pages',
+        [
+          ['file', fixture('pages-3.pdf')],
+          ['angle', '90'],
+          ['angle', '180'],
+        ],
+        { 'X-API-Key': keys.free },
+      ),
     );
     expect((await problemOf(response)).errors?.angle?.[0]).toMatch(/sent 2 times/);
   });

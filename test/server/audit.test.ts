@@ -53,7 +53,10 @@ describe('--audit-log destinations', () => {
     const second = await openAuditLog(`file:${path}`);
     second.write(auditRecord(entry({ status: 401 }), NAMES));
     await second.close();
-    const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const lines = readFileSync(path, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.status)).toEqual([200, 401]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
   });
@@ -74,7 +77,11 @@ describe('--audit-log destinations', () => {
     try {
       const log = await openAuditLog('database', { database: store });
       expect(log.destination).toBe('database');
-      const records = [auditRecord(entry({ key_id: 'k_1', account: 'clinic', pages: 3 }), NAMES), auditRecord(entry({ status: 401, path: '/v1/jane-doe.pdf' }), NAMES), refusedRecord('us-hipaa', 400, 'ERR_SSL_WRONG_VERSION_NUMBER')];
+      const records = [
+        auditRecord(entry({ key_id: 'k_1', account: 'clinic', pages: 3 }), NAMES),
+        auditRecord(entry({ status: 401, path: '/v1/jane-doe.pdf' }), NAMES),
+        refusedRecord('us-hipaa', 400, 'ERR_SSL_WRONG_VERSION_NUMBER'),
+      ];
       for (const record of records) log.write(record);
       await log.close();
       const rows = await store.db.query<Record<string, unknown>>('select * from request_audit order by id');
@@ -87,7 +94,14 @@ describe('--audit-log destinations', () => {
   it('database keeps records the database refuses and writes them once it answers again; refused too long, the log fails', async () => {
     const written: AuditRecord[] = [];
     let refusals = 2;
-    const flaky = databaseLog({ appendRequestAudit: async (batch) => (refusals-- > 0 ? Promise.reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })) : void written.push(...batch)) }, 10, 5000);
+    const flaky = databaseLog(
+      {
+        appendRequestAudit: async (batch) =>
+          refusals-- > 0 ? Promise.reject(Object.assign(new Error('connection refused'), { code: 'ECONNREFUSED' })) : void written.push(...batch),
+      },
+      10,
+      5000,
+    );
     const failures: string[] = [];
     flaky.onFailure((error) => failures.push(error.code ?? '?'));
     flaky.write(auditRecord(entry({}), NAMES));
@@ -181,10 +195,14 @@ describe('us-hipaa start-up rules', () => {
 
   it('--insecure-development relaxes TLS only: the audit log and the rest still hold', () => {
     expect(regionRefusals('us-hipaa', { auditLog: 'stderr', insecureDevelopment: true }, clean)).toEqual([]);
-    expect(regionRefusals('us-hipaa', { insecureDevelopment: true, metricsKeyLabels: true }, { ...clean, env: { NODE_DEBUG: 'http' } }).map(([name]) => name)).toEqual(['audit-log', 'metrics-key-labels', 'NODE_DEBUG']);
+    expect(
+      regionRefusals('us-hipaa', { insecureDevelopment: true, metricsKeyLabels: true }, { ...clean, env: { NODE_DEBUG: 'http' } }).map(([name]) => name),
+    ).toEqual(['audit-log', 'metrics-key-labels', 'NODE_DEBUG']);
   });
 
   it('Node flags that only tune the process are not refused', () => {
-    expect(regionRefusals('us-hipaa', ok, { ...clean, execArgv: ['--max-old-space-size=2048'], env: { NODE_OPTIONS: '--tls-min-v1.0 --enable-source-maps' } })).toEqual([]);
+    expect(
+      regionRefusals('us-hipaa', ok, { ...clean, execArgv: ['--max-old-space-size=2048'], env: { NODE_OPTIONS: '--tls-min-v1.0 --enable-source-maps' } }),
+    ).toEqual([]);
   });
 });

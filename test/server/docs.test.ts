@@ -20,11 +20,22 @@ import { actions } from '../../src/actions/index.js';
 const CHROMIUM = process.env.PDFSVC_CHROMIUM ?? '/usr/bin/chromium';
 const haveChromium = haveTool(CHROMIUM, 'the /docs browser tests', 'apt-get install -y chromium, or set PDFSVC_CHROMIUM');
 
-const LAUNCH_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const LAUNCH_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 interface OpenApiOperation {
   operationId: string;
-  requestBody: { content: { 'multipart/form-data': { schema: { properties: Record<string, { enum?: unknown[]; examples?: unknown[] }>; required: string[] } } } };
+  requestBody: {
+    content: { 'multipart/form-data': { schema: { properties: Record<string, { enum?: unknown[]; examples?: unknown[] }>; required: string[] } } };
+  };
 }
 
 describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_000 }, () => {
@@ -133,7 +144,11 @@ describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_0
     expect([...names].sort()).toEqual(actions.map((action) => action.name).sort());
     expect(await page.locator('#action-count').textContent()).toBe(String(actions.length));
     expect((await page.locator('nav a').allTextContents()).sort()).toEqual([...names].sort());
-    expect((await page.locator('section.operation').evaluateAll((all) => all.map((s) => (s as unknown as { dataset: { operation: string } }).dataset.operation))).sort()).toEqual([...names].sort());
+    expect(
+      (
+        await page.locator('section.operation').evaluateAll((all) => all.map((s) => (s as unknown as { dataset: { operation: string } }).dataset.operation))
+      ).sort(),
+    ).toEqual([...names].sort());
     for (const [name, op] of operations) {
       const { properties, required } = op.requestBody.content['multipart/form-data'].schema;
       const s = section(name);
@@ -172,7 +187,10 @@ describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_0
     const s = await openForm('rotate_pages');
     // The angle is a choice among the declared quarter turns, nothing else.
     const angles = operations.get('rotate_pages')!.requestBody.content['multipart/form-data'].schema.properties.angle.enum!.map(String);
-    expect(await s.locator('select[name="angle"] option').evaluateAll((all) => all.map((o) => (o as unknown as { value: string }).value))).toEqual(['', ...angles]);
+    expect(await s.locator('select[name="angle"] option').evaluateAll((all) => all.map((o) => (o as unknown as { value: string }).value))).toEqual([
+      '',
+      ...angles,
+    ]);
 
     await s.locator('input[name="file"]').setInputFiles(fixturePath('pages-3.pdf'));
     await s.locator('select[name="angle"]').selectOption('90');

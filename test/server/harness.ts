@@ -12,7 +12,9 @@ export const keys: Record<Plan, string> = { free: newKey(), starter: newKey(), b
 
 export function inProcessApp(
   region: Region = 'global',
-  options: Partial<Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log' | 'memoryBudget' | 'rateLimiter'>> = {},
+  options: Partial<
+    Pick<AppOptions, 'maxUploadBytes' | 'errorTypeBase' | 'run' | 'poolStatus' | 'requestTimeoutMs' | 'log' | 'memoryBudget' | 'rateLimiter'>
+  > = {},
 ) {
   const store = new KeyStore(
     (Object.keys(keys) as Plan[]).map((plan) => ({ id: `k_${plan}`, name: `${plan}-key`, plan, hash: hashKey(keys[plan]), created: '2026-01-01T00:00:00Z' })),
@@ -46,7 +48,9 @@ export function formRequest(url: string, fields: Array<[string, Part]>, headers:
   return new Request(url, { method: 'POST', body: form, headers });
 }
 
-export async function problemOf(response: Response): Promise<{ type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> }> {
+export async function problemOf(
+  response: Response,
+): Promise<{ type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> }> {
   if (response.headers.get('content-type') !== 'application/problem+json') {
     throw new Error(`expected a problem object, got ${response.status} ${response.headers.get('content-type')}`);
   }

@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => served.stop());
 
-const json = (reply: Reply) => JSON.parse(reply.body.toString('utf8')) as { type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> };
+const json = (reply: Reply) =>
+  JSON.parse(reply.body.toString('utf8')) as { type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> };
 
 /** Writes raw bytes, returns all the server says until it closes (or `waitMs`). */
 function raw(bytes: string | Buffer, waitMs = 8000, base = served.base): Promise<{ text: string; closed: boolean }> {
@@ -113,7 +114,7 @@ describe('every status is a problem object, also those Node answers before the a
     expect(expectProblem(text, 431).detail).toMatch(/headers are larger than this server reads/);
   });
 
-  it('a request the HTTP parser refuses: 400 naming the parser\'s reason (RFC 9112 §2.2)', async () => {
+  it("a request the HTTP parser refuses: 400 naming the parser's reason (RFC 9112 §2.2)", async () => {
     expect(expectProblem((await raw('NOT HTTP AT ALL\r\n\r\n')).text, 400).detail).toMatch(/not well-formed HTTP\/1\.1 \(HPE_INVALID_METHOD\)/);
     // Both framings at once (RFC 9112 §6.3: a request smuggling vector, refused).
     const both = await raw('POST /v1/rotate_pages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n');

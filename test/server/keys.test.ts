@@ -16,7 +16,8 @@ describe('pdfsvc keys', () => {
   it('rotate: the new key works at once, the old one until its grace ends, then 401', async () => {
     const served = await serve();
     try {
-      const status = async (key: string) => (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
+      const status = async (key: string) =>
+        (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
       // A grace of 15 s: on a machine running a second npm test, the checks below took more than the 3 s
       // this used to be, and the old key's grace had ended before it was tried.
       const rotatedBefore = Date.now();

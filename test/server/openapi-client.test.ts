@@ -108,7 +108,19 @@ describe('a client generated with openapi-typescript + openapi-fetch from the se
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'generated-client', type: 'module', private: true }));
     writeFileSync(
       join(dir, 'tsconfig.json'),
-      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], types: [], strict: true, noEmit: true, skipLibCheck: true }, include: ['main.ts'] }),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2022', 'DOM'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+        },
+        include: ['main.ts'],
+      }),
     );
     mkdirSync(join(dir, 'node_modules'));
     symlinkSync(join(ROOT, 'node_modules/openapi-fetch'), join(dir, 'node_modules/openapi-fetch'), 'dir');

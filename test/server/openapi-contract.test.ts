@@ -117,8 +117,7 @@ function validator(ref: string): ValidateFunction {
   return validate;
 }
 
-const operations = () =>
-  Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
 /** Judges one answer against what the document declares for the operation; returns the status. */
 async function judge(path: string, method: string, operation: Operation, response: Response, what: string): Promise<number> {
@@ -171,13 +170,15 @@ type Value = string | Blob | Blob[] | typeof OMIT;
 const pdfs = () => [fixture('pages-10.pdf'), fixture('pages-3.pdf')];
 const PNG = makePng(40, 20, () => [200, 0, 0, 255]);
 const blob = (bytes: Uint8Array, type: string) => new Blob([bytes as Uint8Array<ArrayBuffer>], { type });
-const fileOf = (schema: Schema) => (schema.contentMediaType === 'application/pdf' ? fc.constantFrom(...pdfs()).map((b) => blob(b, 'application/pdf')) : fc.constant(blob(PNG, 'image/png')));
+const fileOf = (schema: Schema) =>
+  schema.contentMediaType === 'application/pdf' ? fc.constantFrom(...pdfs()).map((b) => blob(b, 'application/pdf')) : fc.constant(blob(PNG, 'image/png'));
 const junkFile = fc.uint8Array({ maxLength: 64 }).map((bytes) => blob(bytes, 'application/octet-stream'));
 const isBinary = (schema: Schema) => schema.type === 'string' && schema.format === 'binary';
 const INT32 = 2 ** 31 - 1;
 
 function valid(schema: Schema): fc.Arbitrary<Value> {
-  if (schema.type === 'array' && schema.items && isBinary(schema.items)) return fc.array(fileOf(schema.items), { minLength: schema.minItems ?? 0, maxLength: 3 });
+  if (schema.type === 'array' && schema.items && isBinary(schema.items))
+    return fc.array(fileOf(schema.items), { minLength: schema.minItems ?? 0, maxLength: 3 });
   if (isBinary(schema)) return fileOf(schema);
   if (schema.enum) return fc.constantFrom(...schema.enum.map(String));
   switch (schema.type) {
@@ -195,7 +196,12 @@ function valid(schema: Schema): fc.Arbitrary<Value> {
       const text = schema.pattern
         ? fc.stringMatching(new RegExp(schema.pattern, 'u')).filter(lengthOk)
         : // Mostly ASCII; any grapheme now and then (a watermark line outside the shipped fonts is a 400, which the schema cannot say).
-          choose(...(['grapheme-ascii', 'grapheme-ascii', 'grapheme'] as const).map((unit) => [1, fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40), unit })] as [number, fc.Arbitrary<string>]));
+          choose(
+            ...(['grapheme-ascii', 'grapheme-ascii', 'grapheme'] as const).map(
+              (unit) =>
+                [1, fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40), unit })] as [number, fc.Arbitrary<string>],
+            ),
+          );
       return schema.examples ? choose<Value>([3, fc.constantFrom(...schema.examples.map(String))], [1, text]) : text;
     }
   }
@@ -204,7 +210,8 @@ function valid(schema: Schema): fc.Arbitrary<Value> {
 function invalid(schema: Schema): fc.Arbitrary<Value> {
   if (schema.type === 'array' || isBinary(schema)) return fc.oneof(junkFile, fc.constant('not a file'));
   const options: Array<fc.Arbitrary<Value>> = [fc.constant(''), fc.string({ maxLength: 12 })];
-  if (schema.type === 'integer') options.push(fc.constantFrom('1.5', '1e3', '0x10', String((schema.maximum ?? 0) + 1), String((schema.minimum ?? 0) - 1), '99999999999999999999'));
+  if (schema.type === 'integer')
+    options.push(fc.constantFrom('1.5', '1e3', '0x10', String((schema.maximum ?? 0) + 1), String((schema.minimum ?? 0) - 1), '99999999999999999999'));
   if (schema.type === 'number') options.push(fc.constantFrom('NaN', 'Infinity', '12,5', String((schema.maximum ?? 0) + 1), String((schema.minimum ?? 0) - 1)));
   if (schema.type === 'boolean') options.push(fc.constantFrom('TRUE', 'yes', '1', 'false '));
   if (schema.maxLength !== undefined) options.push(fc.constant('1'.repeat(schema.maxLength + 1)));
@@ -223,7 +230,9 @@ function choose<T>(...options: Array<[number, fc.Arbitrary<T>]>): fc.Arbitrary<T
 /** One field: a clean request sends required fields valid and optional ones valid or not at all; a mutated one also sends invalid values and leaves required ones out. */
 function field(schema: Schema, required: boolean, clean: boolean): fc.Arbitrary<Value> {
   if (clean) return required ? valid(schema) : choose([1, fc.constant(OMIT)], [1, valid(schema)]);
-  return required ? choose([6, valid(schema)], [3, invalid(schema)], [1, fc.constant(OMIT)]) : choose([4, fc.constant(OMIT)], [3, valid(schema)], [3, invalid(schema)]);
+  return required
+    ? choose([6, valid(schema)], [3, invalid(schema)], [1, fc.constant(OMIT)])
+    : choose([4, fc.constant(OMIT)], [3, valid(schema)], [3, invalid(schema)]);
 }
 
 /** Accept values: the packagings the operation declares, the q-lists clients send, and ones the server must refuse. */
@@ -255,11 +264,19 @@ function requests(operation: Operation): fc.Arbitrary<Generated> {
   const unknownName = fc.stringMatching(/^[a-z][a-z_]{0,11}$/).filter((name) => !(name in properties));
   const generated = (clean: boolean) =>
     fc.record({
-      fields: fc.record(Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, field(schema, (form.required ?? []).includes(name), clean)]))),
-      unknown: clean ? fc.constant(undefined) : choose<[string, string] | undefined>([3, fc.constant(undefined)], [1, fc.tuple(unknownName, fc.string({ maxLength: 8 }))]),
+      fields: fc.record(
+        Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, field(schema, (form.required ?? []).includes(name), clean)])),
+      ),
+      unknown: clean
+        ? fc.constant(undefined)
+        : choose<[string, string] | undefined>([3, fc.constant(undefined)], [1, fc.tuple(unknownName, fc.string({ maxLength: 8 }))]),
       accept: acceptOf(operation, clean),
-      key: clean ? fc.constant<Generated['key']>('valid') : choose<Generated['key']>([6, fc.constant('valid')], [1, fc.constant('missing')], [1, fc.constant('wrong')]),
-      mediaType: clean ? fc.constant<Generated['mediaType']>('declared') : choose<Generated['mediaType']>([8, fc.constant('declared')], [1, fc.constant('urlencoded')]),
+      key: clean
+        ? fc.constant<Generated['key']>('valid')
+        : choose<Generated['key']>([6, fc.constant('valid')], [1, fc.constant('missing')], [1, fc.constant('wrong')]),
+      mediaType: clean
+        ? fc.constant<Generated['mediaType']>('declared')
+        : choose<Generated['mediaType']>([8, fc.constant('declared')], [1, fc.constant('urlencoded')]),
     });
   // Half the runs are requests a careful client sends (they should mostly reach the action), half are mutated.
   return choose([1, generated(true)], [1, generated(false)]);
@@ -304,31 +321,48 @@ describe('every operation, driven from the served OpenAPI document alone (proper
   it('the document has the operations it should: every action of the catalog and the four read-only paths', () => {
     const all = operations();
     expect(all.filter(({ method }) => method === 'post').map(({ operation }) => operation.operationId)).toEqual(actions.map((action) => action.name));
-    expect(all.filter(({ method }) => method === 'get').map(({ path }) => path).sort()).toEqual(['/docs', '/healthz', '/v1/errors/{status}', '/v1/openapi.json']);
+    expect(
+      all
+        .filter(({ method }) => method === 'get')
+        .map(({ path }) => path)
+        .sort(),
+    ).toEqual(['/docs', '/healthz', '/v1/errors/{status}', '/v1/openapi.json']);
   });
 
   // One test per operation, two at a time (the server has two workers).
   const names = actions.map((action) => action.name);
-  it.concurrent.each(names.map((name, i) => [name, i] as const))('POST /v1/%s: every answer is declared and matches its schema', async (name, index) => {
-    const found = operations().find(({ operation }) => operation.operationId === name);
-    expect(found, `${name} is in the document`).toBeDefined();
-    const { path, method, operation } = found!;
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(requests(operation), async (generated) => {
-        const response = await sendGenerated(`${served.base}${path}`, operation, generated);
-        const status = await judge(path, method, operation, response, `${name} ${JSON.stringify(generated, (_, v) => (v instanceof Blob ? `<${v.size} bytes>` : v === OMIT ? '<omitted>' : v))}`);
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-      }),
-      { seed: SEED + index, numRuns: RUNS.action },
-    );
-    // The runs reached the action itself, not only the refusals in front of it.
-    expect([...statuses.keys()], `${name}: statuses seen ${JSON.stringify([...statuses])}`).toContain(200);
-    expect([...statuses.keys()].some((s) => s === 400)).toBe(true);
-  }, 240_000);
+  it.concurrent.each(names.map((name, i) => [name, i] as const))(
+    'POST /v1/%s: every answer is declared and matches its schema',
+    async (name, index) => {
+      const found = operations().find(({ operation }) => operation.operationId === name);
+      expect(found, `${name} is in the document`).toBeDefined();
+      const { path, method, operation } = found!;
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(requests(operation), async (generated) => {
+          const response = await sendGenerated(`${served.base}${path}`, operation, generated);
+          const status = await judge(
+            path,
+            method,
+            operation,
+            response,
+            `${name} ${JSON.stringify(generated, (_, v) => (v instanceof Blob ? `<${v.size} bytes>` : v === OMIT ? '<omitted>' : v))}`,
+          );
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }),
+        { seed: SEED + index, numRuns: RUNS.action },
+      );
+      // The runs reached the action itself, not only the refusals in front of it.
+      expect([...statuses.keys()], `${name}: statuses seen ${JSON.stringify([...statuses])}`).toContain(200);
+      expect([...statuses.keys()].some((s) => s === 400)).toBe(true);
+    },
+    240_000,
+  );
 
   it('GET paths (no key): every answer is declared and matches its schema', async () => {
-    for (const [index, { path, method, operation }] of operations().filter(({ method }) => method === 'get').entries()) {
+    for (const [index, { path, method, operation }] of operations()
+      .filter(({ method }) => method === 'get')
+      .entries()) {
       const parameter = operation.parameters?.find((p) => p.in === 'path');
       const paths = parameter
         ? fc.oneof(valid(parameter.schema), fc.integer({ min: 100, max: 999 }).map(String)).map((value) => path.replace(`{${parameter.name}}`, String(value)))
@@ -355,7 +389,8 @@ describe('statuses a default server does not reach by chance, judged against the
         body.append('angle', '90');
         return body;
       };
-      const post = (init: RequestInit = {}) => fetch(`${limited.base}${path}`, { method: 'POST', body: form(), ...init, headers: { 'x-api-key': limited.key, ...init.headers } });
+      const post = (init: RequestInit = {}) =>
+        fetch(`${limited.base}${path}`, { method: 'POST', body: form(), ...init, headers: { 'x-api-key': limited.key, ...init.headers } });
       const statuses: number[] = [];
       statuses.push(await judge(path, 'post', operation, await post(), 'within the limit'));
       // pages-10.pdf is larger than 5000 bytes.
@@ -383,12 +418,19 @@ describe('Redocly CLI, recommended rules', () => {
   it('finds nothing to report in the served document, without touching the network', async () => {
     const file = join(tempDir('pdfsvc-openapi-lint-'), 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
-    const result = await execa(process.execPath, [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends', 'recommended', '--format', 'json', file], {
-      reject: false,
-      // Redocly sends usage telemetry and checks npm for updates unless told not to.
-      env: { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' },
-    });
-    const report = JSON.parse(result.stdout) as { totals: { errors: number; warnings: number; ignored: number }; problems: Array<{ ruleId: string; message: string }> };
+    const result = await execa(
+      process.execPath,
+      [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', '--extends', 'recommended', '--format', 'json', file],
+      {
+        reject: false,
+        // Redocly sends usage telemetry and checks npm for updates unless told not to.
+        env: { REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', REDOCLY_SUPPRESS_NOTIFICATIONS: 'true' },
+      },
+    );
+    const report = JSON.parse(result.stdout) as {
+      totals: { errors: number; warnings: number; ignored: number };
+      problems: Array<{ ruleId: string; message: string }>;
+    };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     expect(result.exitCode).toBe(0);

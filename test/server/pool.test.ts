@@ -49,10 +49,17 @@ describe('the memory budget', () => {
   async function sized(size: number, spin: boolean, chunked = false): Promise<Request> {
     const content = Buffer.alloc(size, 0x20);
     if (spin) content.write('SPIN', 0);
-    const form = await new Response((() => { const f = new FormData(); f.append('file', new Blob([content], { type: 'application/pdf' }), 'in.pdf'); return f; })());
+    const form = await new Response(
+      (() => {
+        const f = new FormData();
+        f.append('file', new Blob([content], { type: 'application/pdf' }), 'in.pdf');
+        return f;
+      })(),
+    );
     const body = new Uint8Array(await form.arrayBuffer());
     const headers = { 'X-API-Key': keys.business, 'content-type': form.headers.get('content-type')! };
-    if (!chunked) return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body, headers: { ...headers, 'content-length': String(body.byteLength) } });
+    if (!chunked)
+      return new Request('http://pdfsvc.test/v1/reverse_pages', { method: 'POST', body, headers: { ...headers, 'content-length': String(body.byteLength) } });
     // Chunked: no Content-Length, the body arrives in 64 KB pieces.
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
@@ -141,7 +148,9 @@ describe('worker pool and request deadlines', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(pool.status()).toMatchObject({ threads: 1, busy: 1, queued: 1, max_queue: 1 });
     // A body that never ends: only a refusal from the headers can answer it.
-    const endless = new ReadableStream<Uint8Array>({ pull: (controller) => new Promise((resolve) => setTimeout(() => resolve(controller.enqueue(new Uint8Array(1024))), 50)) });
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => new Promise((resolve) => setTimeout(() => resolve(controller.enqueue(new Uint8Array(1024))), 50)),
+    });
     const refused = await app.fetch(
       new Request('http://pdfsvc.test/v1/reverse_pages', {
         method: 'POST',
@@ -209,9 +218,30 @@ describe('request log (in process)', () => {
     const app = inProcessApp('global', { log: (entry) => log.push(entry) });
     const post = (action: string, fields: Array<[string, Uint8Array | string]>) =>
       app.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.business }));
-    expect((await post('merge_documents', [['file', fixture('pages-3.pdf')], ['file', fixture('pages-1.pdf')]])).status).toBe(200);
-    expect((await post('extract_pages', [['file', fixture('pages-10.pdf')], ['pages', '2']])).status).toBe(200);
-    expect((await post('rotate_pages', [['file', fixture('pages-3.pdf')], ['angle', '45']])).status).toBe(400);
+    expect(
+      (
+        await post('merge_documents', [
+          ['file', fixture('pages-3.pdf')],
+          ['file', fixture('pages-1.pdf')],
+        ])
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post('extract_pages', [
+          ['file', fixture('pages-10.pdf')],
+          ['pages', '2'],
+        ])
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post('rotate_pages', [
+          ['file', fixture('pages-3.pdf')],
+          ['angle', '45'],
+        ])
+      ).status,
+    ).toBe(400);
     expect(log.map((entry) => entry.pages)).toEqual([4, 10, undefined]);
   });
 });

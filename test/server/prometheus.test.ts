@@ -62,10 +62,14 @@ describe.skipIf(!havePrometheus)('a real Prometheus scraping --metrics-port', { 
     );
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    prometheus = execa(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-      reject: false,
-      stdin: 'ignore',
-    });
+    prometheus = execa(
+      PROMETHEUS,
+      [`--config.file=${config}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+      {
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     let exited = false;
     void prometheus.then(() => (exited = true));
     await waitFor(
@@ -121,7 +125,13 @@ describe.skipIf(!havePrometheus)('a real Prometheus scraping --metrics-port', { 
 
   it('has the process and pool metrics', async () => {
     expect(valueOf(await query('process_resident_memory_bytes{job="pdfsvc"}'))[0]).toBeGreaterThan(0);
-    for (const name of ['nodejs_eventloop_lag_seconds', 'pdfsvc_workers_busy', 'pdfsvc_queue_length', 'pdfsvc_uploads_in_flight', 'pdfsvc_memory_budget_bytes']) {
+    for (const name of [
+      'nodejs_eventloop_lag_seconds',
+      'pdfsvc_workers_busy',
+      'pdfsvc_queue_length',
+      'pdfsvc_uploads_in_flight',
+      'pdfsvc_memory_budget_bytes',
+    ]) {
       expect(await query(`${name}{job="pdfsvc"}`), name).toHaveLength(1);
     }
   });

@@ -10,7 +10,15 @@ import { fixture } from '../helpers/pdf-tools.js';
 import { formRequest, inProcessApp, keys, problemOf } from './harness.js';
 import { CLI, keysFile } from './spawn.js';
 
-const rotate = (key: string) => formRequest('http://pdfsvc.test/v1/rotate_pages', [['file', fixture('pages-1.pdf')], ['angle', '90']], { 'X-API-Key': key });
+const rotate = (key: string) =>
+  formRequest(
+    'http://pdfsvc.test/v1/rotate_pages',
+    [
+      ['file', fixture('pages-1.pdf')],
+      ['angle', '90'],
+    ],
+    { 'X-API-Key': key },
+  );
 
 describe('--rate-limit', () => {
   it('answers 429 with Retry-After and RateLimit-* once a free key has used its 3 requests; business keys go on', async () => {

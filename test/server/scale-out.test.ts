@@ -37,9 +37,21 @@ function testConfig(dir: string, port: number, upstreams: number[], cert: string
   let conf = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8');
   conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
   conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
-  conf = rewrite(conf, /^(\s*)error_log\s+\/\S+((?:\s+\w+)?);$/gm, 1, 'error_log', (_m, _i, indent, level) => `${indent}error_log ${dir}/error.log${level ?? ''};`);
+  conf = rewrite(
+    conf,
+    /^(\s*)error_log\s+\/\S+((?:\s+\w+)?);$/gm,
+    1,
+    'error_log',
+    (_m, _i, indent, level) => `${indent}error_log ${dir}/error.log${level ?? ''};`,
+  );
   conf = rewrite(conf, /^(\s*)access_log\s+\/\S+;$/gm, 1, 'access_log with a path', (_m, _i, indent) => `${indent}access_log ${dir}/access.log;`);
-  conf = rewrite(conf, /^(\s*)server\s+127\.0\.0\.1:\d+((?:\s+[^;\s]+)*);$/gm, upstreams.length, 'upstream servers', (_m, i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`);
+  conf = rewrite(
+    conf,
+    /^(\s*)server\s+127\.0\.0\.1:\d+((?:\s+[^;\s]+)*);$/gm,
+    upstreams.length,
+    'upstream servers',
+    (_m, i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`,
+  );
   conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_m, _i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
   conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_m, _i, indent) => `${indent}ssl_certificate ${cert};`);
   conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_m, _i, indent) => `${indent}ssl_certificate_key ${key};`);
@@ -70,10 +82,35 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     // One worker thread each: two processes on a small machine.
     servers = await Promise.all([0, 1].map(() => serve({ keys, args: ['--workers', '1'] })));
     const [cert, tlsKey] = [join(dir, 'nginx-cert.pem'), join(dir, 'nginx-key.pem')];
-    await execa('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', tlsKey, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-scale-out-test']);
+    await execa('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      tlsKey,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=pdfsvc-scale-out-test',
+    ]);
     const port = await freePort();
     const conf = join(dir, 'nginx.conf');
-    writeFileSync(conf, testConfig(dir, port, servers.map((s) => Number(new URL(s.base).port)), cert, tlsKey));
+    writeFileSync(
+      conf,
+      testConfig(
+        dir,
+        port,
+        servers.map((s) => Number(new URL(s.base).port)),
+        cert,
+        tlsKey,
+      ),
+    );
     const child = execa(NGINX, ['-p', `${dir}/`, '-c', conf], { reject: false, stdin: 'ignore' });
     nginx = child;
     let exited = false;
@@ -165,7 +202,7 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     }
   });
 
-  it('a key past the per-key rate gets nginx\'s 429 as problem+json with Retry-After; other keys go on', async () => {
+  it("a key past the per-key rate gets nginx's 429 as problem+json with Retry-After; other keys go on", async () => {
     // A well-formed key the processes do not know: each request is a quick 401 from a process, until nginx steps in.
     // The test's nginx allows 10 a second with a burst of 200 (testConfig); 1000 at once pass that, as long
     // as the client itself keeps up: one body encoded once, over 64 connections.
@@ -173,7 +210,9 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     const { body, contentType } = await multipart({ file: fixture('pages-1.pdf'), angle: '90' });
     const flooding = new https.Agent({ keepAlive: true, maxSockets: 64 });
     const replies = await Promise.all(
-      Array.from({ length: 1000 }, () => send(`${base}/v1/rotate_pages`, { body, headers: { 'content-type': contentType, 'x-api-key': flood }, agent: flooding })),
+      Array.from({ length: 1000 }, () =>
+        send(`${base}/v1/rotate_pages`, { body, headers: { 'content-type': contentType, 'x-api-key': flood }, agent: flooding }),
+      ),
     ).finally(() => flooding.destroy());
     const limited = replies.filter((r) => r.status === 429);
     expect(limited.length, `statuses: ${[...new Set(replies.map((r) => r.status))].join(', ')}`).toBeGreaterThan(0);
@@ -186,7 +225,12 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
   });
 
   it('refusals pass through unchanged: an empty key is 401 problem+json with X-Region, from a process', async () => {
-    const reply = await postAction({ base, key: '' }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' }, { agent: false, headers: { 'x-api-key': '' } });
+    const reply = await postAction(
+      { base, key: '' },
+      'rotate_pages',
+      { file: fixture('pages-1.pdf'), angle: '90' },
+      { agent: false, headers: { 'x-api-key': '' } },
+    );
     expect(reply.status).toBe(401);
     expect(reply.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(reply.headers['x-region']).toBe('global');

@@ -112,16 +112,34 @@ describe('TLS', () => {
   it('--https --cert --key serves the given certificate, which a client that trusts it verifies', async () => {
     const dir = tempDir();
     const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-test', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    await execa('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=pdfsvc-test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
     const served = await serve({ args: ['--https', '--cert', cert, '--key', key] });
     try {
       const expected = new X509Certificate(readFileSync(cert)).fingerprint256;
       expect((await peerCertificate(served.base)).fingerprint256).toBe(expected);
       const status = await new Promise<number>((resolve, reject) => {
-        https.get(`${served.base}/healthz`, { ca: readFileSync(cert), rejectUnauthorized: true, agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        }).on('error', reject);
+        https
+          .get(`${served.base}/healthz`, { ca: readFileSync(cert), rejectUnauthorized: true, agent: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          })
+          .on('error', reject);
       });
       expect(status).toBe(200);
     } finally {
@@ -131,7 +149,11 @@ describe('TLS', () => {
 
   it('a missing certificate file is a start-up error naming --cert', async () => {
     const { path } = await keysFile();
-    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', path, '--https', '--cert', '/nonexistent/cert.pem', '--key', '/nonexistent/key.pem'], { reject: false, timeout: 20_000 });
+    const run = await execa(
+      'node',
+      [CLI, 'serve', '--port', '0', '--keys-file', path, '--https', '--cert', '/nonexistent/cert.pem', '--key', '/nonexistent/key.pem'],
+      { reject: false, timeout: 20_000 },
+    );
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/cert: cannot read \/nonexistent\/cert\.pem: ENOENT/);
   });
@@ -252,7 +274,10 @@ describe('work off the event loop', () => {
   // Retried: other test files share the 2 cores, and a p99 just over its bound has been seen under that load.
   // Work on the event loop would fail every try (its p99 is seconds). The time-out is the harness's: six
   // 30 MB rotations took over the default minute beside a second npm test.
-  it('answers /healthz within 50 ms at the 99th percentile while every worker is busy with large documents (beyond what the machine makes a bare server wait)', { retry: 2, timeout: 300_000 }, async () => {
+  it('answers /healthz within 50 ms at the 99th percentile while every worker is busy with large documents (beyond what the machine makes a bare server wait)', {
+    retry: 2,
+    timeout: 300_000,
+  }, async () => {
     const big = await bigDocument(300, 100_000); // ~30 MB
     const bigPath = join(tempDir(), 'big.pdf');
     writeFileSync(bigPath, big);
@@ -285,7 +310,10 @@ describe('work off the event loop', () => {
         return reply;
       };
       while (busy) {
-        const [reply] = await Promise.all([timed(`${served.base}/healthz`, { agent }, latencies), timed(control.base, { agent: controlAgent }, controlLatencies)]);
+        const [reply] = await Promise.all([
+          timed(`${served.base}/healthz`, { agent }, latencies),
+          timed(control.base, { agent: controlAgent }, controlLatencies),
+        ]);
         expect(reply.status).toBe(200);
         await sleep(10);
       }
@@ -304,7 +332,10 @@ describe('work off the event loop', () => {
         `/healthz while both workers were busy: ${latencies.length} checks, p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; ` +
           `a bare server beside it: p50 ${percentile(controlLatencies, 0.5).toFixed(1)} ms, p99 ${controlP99.toFixed(1)} ms, longest ${controlMax.toFixed(1)} ms`,
       );
-      expect(p99, `p99 of ${latencies.length} health checks (ms), beside a bare server's longest wait of ${controlMax.toFixed(1)} ms; all: ${latencies.map((l) => l.toFixed(1)).join(' ')}`).toBeLessThan(50 + controlMax);
+      expect(
+        p99,
+        `p99 of ${latencies.length} health checks (ms), beside a bare server's longest wait of ${controlMax.toFixed(1)} ms; all: ${latencies.map((l) => l.toFixed(1)).join(' ')}`,
+      ).toBeLessThan(50 + controlMax);
     } finally {
       control.stop();
       await served.stop();
@@ -325,7 +356,14 @@ describe('the request log (standard error, one JSON line per request)', () => {
         return found.length >= 3 && found;
       });
       const [ok, unauthorized, health] = lines;
-      expect(ok).toMatchObject({ method: 'POST', path: '/v1/rotate_pages', status: 200, region: 'eu', key_id: expect.stringMatching(/^k_/), key_name: 'tests' });
+      expect(ok).toMatchObject({
+        method: 'POST',
+        path: '/v1/rotate_pages',
+        status: 200,
+        region: 'eu',
+        key_id: expect.stringMatching(/^k_/),
+        key_name: 'tests',
+      });
       expect(typeof ok.time === 'string' && !Number.isNaN(Date.parse(ok.time))).toBe(true);
       expect(ok.duration_ms).toBeGreaterThan(0);
       expect(ok.bytes_in).toBeGreaterThan(input.byteLength);
@@ -364,7 +402,11 @@ describe('clean shutdown', () => {
     const big = await bigDocument(100, 100_000); // ~10 MB: each request takes a while on one worker
     const served = await serve({ args: ['--workers', '1'] });
     const inFlight = Array.from({ length: 3 }, () => postAction(served, 'rotate_pages', { file: big, angle: '180' }, { agent: false, timeoutMs: 120_000 }));
-    await waitFor(async () => (json((await send(`${served.base}/healthz`, { agent: false })).body).in_flight as number) === 3, 30_000, 'three requests in flight');
+    await waitFor(
+      async () => (json((await send(`${served.base}/healthz`, { agent: false })).body).in_flight as number) === 3,
+      30_000,
+      'three requests in flight',
+    );
     const exited = served.stop(signal);
     await waitFor(() => served.log().some((line) => line.event === 'stopping'), 10_000, 'the stopping event');
     // A new connection is refused at once while the accepted ones go on.
@@ -375,12 +417,18 @@ describe('clean shutdown', () => {
     expect(await exited).toBe(0);
     const events = served.log().flatMap((line) => (line.event ? [line.event] : []));
     expect(events).toEqual(['listening', 'stopping', 'stopped']);
-    expect(served.log().filter((line) => line.path === '/v1/rotate_pages').map((line) => line.status)).toEqual([200, 200, 200]);
+    expect(
+      served
+        .log()
+        .filter((line) => line.path === '/v1/rotate_pages')
+        .map((line) => line.status),
+    ).toEqual([200, 200, 200]);
   });
 });
 
 describe('keys take effect at once', () => {
-  const status = async (served: Served, key: string) => (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
+  const status = async (served: Served, key: string) =>
+    (await postAction({ base: served.base, key }, 'rotate_pages', { file: fixture('pages-1.pdf'), angle: '90' })).status;
   /**
    * Whether the server knows the key, by a request it refuses before any work:
    * a known key gets past the key check to a 415 (no form), an unknown one a 401.
@@ -389,7 +437,11 @@ describe('keys take effect at once', () => {
    * key does the work.
    */
   const known = async (served: Served, key: string) => {
-    const reply = await send(`${served.base}/v1/rotate_pages`, { method: 'POST', body: new Uint8Array(0), headers: { 'x-api-key': key, 'content-type': 'text/plain' } });
+    const reply = await send(`${served.base}/v1/rotate_pages`, {
+      method: 'POST',
+      body: new Uint8Array(0),
+      headers: { 'x-api-key': key, 'content-type': 'text/plain' },
+    });
     if (reply.status !== 415 && reply.status !== 401) throw new Error(`expected 415 or 401, got ${reply.status}: ${reply.body.toString('utf8')}`);
     return reply.status === 415;
   };
@@ -468,7 +520,15 @@ describe('Prometheus metrics (--metrics-port)', () => {
       expect(text).toMatch(/pdfsvc_bytes_out_total\{action="rotate_pages"\} [1-9]\d*/);
       // One page each time the rotation was done; the refused request read none.
       expect(text).toContain('pdfsvc_pages_processed_total{action="rotate_pages"} 2');
-      for (const name of ['pdfsvc_workers_busy', 'pdfsvc_queue_length', 'pdfsvc_requests_in_flight', 'pdfsvc_uploads_in_flight', 'pdfsvc_memory_budget_in_use_bytes', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds']) {
+      for (const name of [
+        'pdfsvc_workers_busy',
+        'pdfsvc_queue_length',
+        'pdfsvc_requests_in_flight',
+        'pdfsvc_uploads_in_flight',
+        'pdfsvc_memory_budget_in_use_bytes',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
         expect(text).toMatch(new RegExp(`^${name} `, 'm'));
       }
       expect(text).not.toContain(served.key);

@@ -83,7 +83,16 @@ export interface ServeOptions {
 
 export async function serve(options: ServeOptions = {}): Promise<Served> {
   const keys = options.keys === null ? { path: '', key: '' } : (options.keys ?? (await keysFile()));
-  const command = [...(options.wrapper ?? []), process.execPath, options.cli ?? CLI, 'serve', '--port', '0', ...(keys.path ? ['--keys-file', keys.path] : []), ...(options.args ?? [])];
+  const command = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    options.cli ?? CLI,
+    'serve',
+    '--port',
+    '0',
+    ...(keys.path ? ['--keys-file', keys.path] : []),
+    ...(options.args ?? []),
+  ];
   const child = execa(command[0], command.slice(1), {
     reject: false,
     cwd: options.cwd ?? ROOT,
@@ -198,7 +207,12 @@ export async function multipart(fields: Record<string, FormPart | undefined>): P
 }
 
 /** POSTs an action with a multipart body. */
-export async function postAction(served: { base: string; key: string }, action: string, fields: Record<string, FormPart | undefined>, options: SendOptions = {}): Promise<Reply> {
+export async function postAction(
+  served: { base: string; key: string },
+  action: string,
+  fields: Record<string, FormPart | undefined>,
+  options: SendOptions = {},
+): Promise<Reply> {
   const { body, contentType } = await multipart(fields);
   return send(`${served.base}/v1/${action}`, {
     ...options,

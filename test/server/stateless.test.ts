@@ -16,7 +16,9 @@ import { pageCount } from '../helpers/pdf-tools.js';
 import { keysFile, postAction, serve, tempDir, type Served } from './spawn.js';
 
 /** Every action of the catalog with every field set to its example (the declarations'), which succeeds. */
-const REQUESTS = Object.fromEntries(actions.map((action) => [action.name, { fields: exampleRequest(action, undefined, true), splits: action.output === 'documents' }]));
+const REQUESTS = Object.fromEntries(
+  actions.map((action) => [action.name, { fields: exampleRequest(action, undefined, true), splits: action.output === 'documents' }]),
+);
 
 describe('stateless: every action through a server that cannot write to disk', () => {
   let served: Served;

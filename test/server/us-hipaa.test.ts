@@ -27,7 +27,23 @@ let key: string;
 beforeAll(async () => {
   certDir = tempDir();
   [cert, key] = [join(certDir, 'cert.pem'), join(certDir, 'key.pem')];
-  await execa('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=pdfsvc-test', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  await execa('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=pdfsvc-test',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
 });
 
 const hostPort = (base: string) => ({ host: new URL(base).hostname, port: Number(new URL(base).port) });
@@ -35,10 +51,13 @@ const hostPort = (base: string) => ({ host: new URL(base).hostname, port: Number
 /** Whether a TLS handshake at exactly `version` succeeds (the client itself allows old versions). */
 function handshake(base: string, version: tls.SecureVersion): Promise<string> {
   return new Promise((resolve) => {
-    const socket = tls.connect({ ...hostPort(base), rejectUnauthorized: false, minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' }, () => {
-      resolve(`accepted ${socket.getProtocol()}`);
-      socket.destroy();
-    });
+    const socket = tls.connect(
+      { ...hostPort(base), rejectUnauthorized: false, minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' },
+      () => {
+        resolve(`accepted ${socket.getProtocol()}`);
+        socket.destroy();
+      },
+    );
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(`refused ${error.code}`));
   });
 }
@@ -63,26 +82,63 @@ const auditLines = (text: string) =>
 
 describe('start-up refusals in us-hipaa (exit status 2, every reason named)', () => {
   it.each([
-    ['plain HTTP, even on loopback', [...HIPAA, '--audit-log', 'stderr'], {}, [/https: the us-hipaa region serves TLS only, on every address including loopback/]],
-    ['no audit log', [...HIPAA, '--https'], {}, [/audit-log: the us-hipaa region keeps an audit log of every request.*--audit-log stderr or --audit-log file:PATH/]],
-    ['key labels in metrics, and metrics without a certificate', [...HIPAA, '--https', '--audit-log', 'stderr', '--metrics-port', '0', '--metrics-key-labels'], {}, [/metrics-key-labels: would copy key names/, /metrics-port: .*serves TLS too/]],
+    [
+      'plain HTTP, even on loopback',
+      [...HIPAA, '--audit-log', 'stderr'],
+      {},
+      [/https: the us-hipaa region serves TLS only, on every address including loopback/],
+    ],
+    [
+      'no audit log',
+      [...HIPAA, '--https'],
+      {},
+      [/audit-log: the us-hipaa region keeps an audit log of every request.*--audit-log stderr or --audit-log file:PATH/],
+    ],
+    [
+      'key labels in metrics, and metrics without a certificate',
+      [...HIPAA, '--https', '--audit-log', 'stderr', '--metrics-port', '0', '--metrics-key-labels'],
+      {},
+      [/metrics-key-labels: would copy key names/, /metrics-port: .*serves TLS too/],
+    ],
     ['NODE_DEBUG', [...HIPAA, '--https', '--audit-log', 'stderr'], { NODE_DEBUG: 'http' }, [/NODE_DEBUG: NODE_DEBUG=http prints debugging output/]],
     ['PDFSVC_DEBUG', [...HIPAA, '--https', '--audit-log', 'stderr'], { PDFSVC_DEBUG: '1' }, [/PDFSVC_DEBUG: PDFSVC_DEBUG=1 prints debugging output/]],
-    ['a heap snapshot signal', [...HIPAA, '--https', '--audit-log', 'stderr'], { NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2' }, [/--heapsnapshot-signal: .*heap snapshots are written to disk/]],
-    ['a debugger', [...HIPAA, '--https', '--audit-log', 'stderr'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' }, [/--inspect: .*a debugger can read every document/]],
+    [
+      'a heap snapshot signal',
+      [...HIPAA, '--https', '--audit-log', 'stderr'],
+      { NODE_OPTIONS: '--heapsnapshot-signal=SIGUSR2' },
+      [/--heapsnapshot-signal: .*heap snapshots are written to disk/],
+    ],
+    [
+      'a debugger',
+      [...HIPAA, '--https', '--audit-log', 'stderr'],
+      { NODE_OPTIONS: '--inspect=127.0.0.1:0' },
+      [/--inspect: .*a debugger can read every document/],
+    ],
     ['an unknown audit destination', [...HIPAA, '--https', '--audit-log', 'syslog'], {}, [/audit-log: unknown destination "syslog"/]],
-    ['an audit file that cannot be opened', [...HIPAA, '--https', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'], {}, [/audit-log: cannot open \/nonexistent-dir\/audit\.jsonl for appending \(ENOENT\)/]],
+    [
+      'an audit file that cannot be opened',
+      [...HIPAA, '--https', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'],
+      {},
+      [/audit-log: cannot open \/nonexistent-dir\/audit\.jsonl for appending \(ENOENT\)/],
+    ],
     ['--insecure-development outside us-hipaa', ['--insecure-development'], {}, [/insecure-development: only relaxes --region us-hipaa/]],
   ])('%s', async (_, args, env, messages) => {
     const { path } = await keysFile();
-    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', path, ...(args as string[])], { reject: false, timeout: 30_000, env: env as Record<string, string> });
+    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', path, ...(args as string[])], {
+      reject: false,
+      timeout: 30_000,
+      env: env as Record<string, string>,
+    });
     expect(run.exitCode, run.stderr).toBe(2);
     for (const message of messages) expect(run.stderr).toMatch(message);
     expect(run.stdout).not.toMatch(/listening/);
   });
 
   it('a keys file with no keys: no development key is made (it would be printed)', async () => {
-    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', join(tempDir(), 'none.json'), ...HIPAA, '--https', '--audit-log', 'stderr'], { reject: false, timeout: 30_000 });
+    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', join(tempDir(), 'none.json'), ...HIPAA, '--https', '--audit-log', 'stderr'], {
+      reject: false,
+      timeout: 30_000,
+    });
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/keys-file: the keys file has no keys, and the us-hipaa region does not make a development key/);
     expect(run.stdout).not.toMatch(/X-API-Key|listening/);
@@ -96,7 +152,10 @@ describe('us-hipaa over TLS', () => {
   beforeAll(async () => {
     auditPath = join(tempDir(), 'audit.jsonl');
     [hipaa, control] = await Promise.all([
-      serve({ args: [...HIPAA, '--https', '--cert', cert, '--key', key, '--audit-log', `file:${auditPath}`, '--max-upload-bytes', '300000', '--metrics-port', '0'], env: WEAK_TLS }),
+      serve({
+        args: [...HIPAA, '--https', '--cert', cert, '--key', key, '--audit-log', `file:${auditPath}`, '--max-upload-bytes', '300000', '--metrics-port', '0'],
+        env: WEAK_TLS,
+      }),
       serve({ args: ['--https', '--cert', cert, '--key', key], env: WEAK_TLS }),
     ]);
   });
@@ -117,7 +176,9 @@ describe('us-hipaa over TLS', () => {
   it('plain HTTP to its port gets no HTTP answer', async () => {
     const plain = hipaa.base.replace('https:', 'http:');
     const outcome = await new Promise<string>((resolve) => {
-      http.get(`${plain}/healthz`, { agent: false, timeout: 10_000 }, (res) => resolve(`answered ${res.statusCode}`)).on('error', (error: NodeJS.ErrnoException) => resolve(`failed ${error.code ?? error.message}`));
+      http
+        .get(`${plain}/healthz`, { agent: false, timeout: 10_000 }, (res) => resolve(`answered ${res.statusCode}`))
+        .on('error', (error: NodeJS.ErrnoException) => resolve(`failed ${error.code ?? error.message}`));
     });
     expect(outcome).toMatch(/^failed /);
   });
@@ -153,7 +214,10 @@ describe('us-hipaa over TLS', () => {
     };
     const post = async (path: string, fields: Record<string, string | Uint8Array>, headers: Record<string, string> = { 'x-api-key': k }) => {
       const encoded = multipart(fields);
-      return send(`${hipaa.base}${path}`, { body: Buffer.from(await encoded.arrayBuffer()), headers: { 'content-type': encoded.headers.get('content-type')!, ...headers } });
+      return send(`${hipaa.base}${path}`, {
+        body: Buffer.from(await encoded.arrayBuffer()),
+        headers: { 'content-type': encoded.headers.get('content-type')!, ...headers },
+      });
     };
 
     // [what, the answer, the audit line expected for it]
@@ -164,12 +228,32 @@ describe('us-hipaa over TLS', () => {
       ['an error page', () => send(`${hipaa.base}/v1/errors/404`), { action: 'error_page', status: 200 }],
       ['a path that names a patient', () => send(`${hipaa.base}${secret.path}`), { action: 'unknown', status: 404 }],
       ['GET on an action', () => send(`${hipaa.base}/v1/add_password`), { action: 'add_password', status: 405 }],
-      ['no key', () => post('/v1/add_password', { file: pdf, password: secret.password }, {}), { action: 'add_password', status: 401, key_id: null, account: null }],
-      ['not multipart', () => send(`${hipaa.base}/v1/add_password`, { body: Buffer.from(secret.password), headers: { 'x-api-key': k, 'content-type': 'text/plain' } }), { action: 'add_password', status: 415 }],
-      ['too large', () => post('/v1/add_password', { file: new Uint8Array(400_000), password: secret.password }), { action: 'add_password', status: 413, bytes_in: 0 }],
-      ['an invalid field', () => post('/v1/add_password', { file: pdf, password: secret.password, encryption: secret.watermark }), { action: 'add_password', status: 400 }],
+      [
+        'no key',
+        () => post('/v1/add_password', { file: pdf, password: secret.password }, {}),
+        { action: 'add_password', status: 401, key_id: null, account: null },
+      ],
+      [
+        'not multipart',
+        () => send(`${hipaa.base}/v1/add_password`, { body: Buffer.from(secret.password), headers: { 'x-api-key': k, 'content-type': 'text/plain' } }),
+        { action: 'add_password', status: 415 },
+      ],
+      [
+        'too large',
+        () => post('/v1/add_password', { file: new Uint8Array(400_000), password: secret.password }),
+        { action: 'add_password', status: 413, bytes_in: 0 },
+      ],
+      [
+        'an invalid field',
+        () => post('/v1/add_password', { file: pdf, password: secret.password, encryption: secret.watermark }),
+        { action: 'add_password', status: 400 },
+      ],
       ['add_password', () => post('/v1/add_password', { file: pdf, password: secret.password }), { action: 'add_password', status: 200, pages: 2 }],
-      ['add_text_watermark', () => post('/v1/add_text_watermark', { file: pdf, line_1: secret.watermark }), { action: 'add_text_watermark', status: 200, pages: 2 }],
+      [
+        'add_text_watermark',
+        () => post('/v1/add_text_watermark', { file: pdf, line_1: secret.watermark }),
+        { action: 'add_text_watermark', status: 200, pages: 2 },
+      ],
     ];
     for (const [what, request, expected] of requests) {
       const answer = await request();
@@ -182,21 +266,43 @@ describe('us-hipaa over TLS', () => {
     expect(malformed).toContain(`Strict-Transport-Security: ${HSTS}\r\n`);
     const all: Array<Record<string, unknown>> = [...requests.map(([, , expected]) => expected), { action: 'malformed', status: 400 }];
 
-    const lines = await waitFor(() => {
-      const found = auditLines(readFileSync(auditPath, 'utf8'));
-      return found.at(-1)?.action === 'malformed' && found;
-    }, 10_000, 'an audit line for every request');
+    const lines = await waitFor(
+      () => {
+        const found = auditLines(readFileSync(auditPath, 'utf8'));
+        return found.at(-1)?.action === 'malformed' && found;
+      },
+      10_000,
+      'an audit line for every request',
+    );
     // Before them: the earlier tests' refused handshakes (TLS 1.0, 1.1) and plain HTTP attempt, as tls_error.
     const probes = lines.slice(0, lines.length - all.length);
     expect(probes.map((line) => `${line.action} ${line.status}`)).toEqual(['tls_error 400', 'tls_error 400', 'tls_error 400']);
     const mine = lines.slice(-all.length);
     for (const [i, expected] of all.entries()) {
       expect(mine[i], `audit line ${i}: ${JSON.stringify(mine[i])}`).toMatchObject(expected);
-      expect(Object.keys(mine[i]).sort()).toEqual(['account', 'action', 'bytes_in', 'bytes_out', 'duration_ms', 'key_id', 'log', 'method', 'pages', 'region', 'status', 'time']);
+      expect(Object.keys(mine[i]).sort()).toEqual([
+        'account',
+        'action',
+        'bytes_in',
+        'bytes_out',
+        'duration_ms',
+        'key_id',
+        'log',
+        'method',
+        'pages',
+        'region',
+        'status',
+        'time',
+      ]);
       expect(Number.isNaN(Date.parse(String(mine[i].time)))).toBe(false);
     }
     const keyId = JSON.parse(readFileSync(hipaa.keysPath, 'utf8')).keys[0].id;
-    expect(mine.find((line) => line.status === 200 && line.action === 'add_password')).toMatchObject({ key_id: keyId, account: 'tests', region: 'us-hipaa', method: 'POST' });
+    expect(mine.find((line) => line.status === 200 && line.action === 'add_password')).toMatchObject({
+      key_id: keyId,
+      account: 'tests',
+      region: 'us-hipaa',
+      method: 'POST',
+    });
     expect((mine.find((line) => line.action === 'add_password' && line.status === 200)!.bytes_in as number) > pdf.byteLength).toBe(true);
     expect(statSync(auditPath).mode & 0o777).toBe(0o600);
 
@@ -208,7 +314,8 @@ describe('us-hipaa over TLS', () => {
       expect(text, `the key in ${where}`).not.toContain(k);
       expect(text, `document bytes in ${where}`).not.toContain('%PDF-');
       // Any 24-byte run of the document (its objects, its text) would show here.
-      for (let at = 0; at + 24 <= documentBytes.length; at += 24) expect(text.includes(documentBytes.slice(at, at + 24)), `document bytes at ${at} in ${where}`).toBe(false);
+      for (let at = 0; at + 24 <= documentBytes.length; at += 24)
+        expect(text.includes(documentBytes.slice(at, at + 24)), `document bytes at ${at} in ${where}`).toBe(false);
     }
     // The request log keeps its own lines, with the unknown path replaced.
     expect(hipaa.log().some((line) => line.path === '(unknown)' && line.status === 404)).toBe(true);
@@ -221,7 +328,10 @@ describe('us-hipaa operation', () => {
     const answer = await send(`${served.base}/healthz`);
     expect(answer.status).toBe(200);
     expect(await served.exited).toBe(1);
-    const events = served.log().map((line) => line.event).filter(Boolean);
+    const events = served
+      .log()
+      .map((line) => line.event)
+      .filter(Boolean);
     expect(events).toEqual(['listening', 'audit_log_failed', 'stopping', 'stopped']);
     expect(served.log().find((line) => line.event === 'audit_log_failed')).toMatchObject({ destination: 'file:/dev/full', error: 'ENOSPC' });
   });
@@ -245,19 +355,29 @@ describe('us-hipaa operation', () => {
     const served = await serve({ args: [...HIPAA, '--insecure-development', '--audit-log', 'stderr'], keys: { path: empty, key: '' } });
     try {
       expect(served.base).toMatch(/^http:\/\/127\.0\.0\.1:/);
-      expect(served.stdout()).toMatch(/^WARNING: --insecure-development: this us-hipaa server does not keep the region's promises.*Never send protected health information to it\./m);
+      expect(served.stdout()).toMatch(
+        /^WARNING: --insecure-development: this us-hipaa server does not keep the region's promises.*Never send protected health information to it\./m,
+      );
       const announced = await waitFor(() => served.log().find((line) => line.event === 'insecure_development'), 10_000, 'the insecure_development event');
       expect(announced).toMatchObject({ https: false, development_key: true });
       const devKey = /X-API-Key: (\S+)/.exec(served.stdout())![1];
       const answer = await postAction({ base: served.base, key: devKey }, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' });
       expect(answer.status).toBe(200);
       expect(answer.headers['strict-transport-security']).toBe(HSTS);
-      await waitFor(() => auditLines(served.stderr()).some((line) => line.action === 'rotate_pages' && line.key_id === 'k_ephemeral'), 10_000, 'the audit line');
+      await waitFor(
+        () => auditLines(served.stderr()).some((line) => line.action === 'rotate_pages' && line.key_id === 'k_ephemeral'),
+        10_000,
+        'the audit line',
+      );
     } finally {
       await served.stop();
     }
     // Not on another address, even then.
-    const run = await execa('node', [CLI, 'serve', '--port', '0', '--keys-file', empty, '--host', '0.0.0.0', ...HIPAA, '--insecure-development', '--audit-log', 'stderr'], { reject: false, timeout: 30_000 });
+    const run = await execa(
+      'node',
+      [CLI, 'serve', '--port', '0', '--keys-file', empty, '--host', '0.0.0.0', ...HIPAA, '--insecure-development', '--audit-log', 'stderr'],
+      { reject: false, timeout: 30_000 },
+    );
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/host: 0\.0\.0\.0 is not a loopback address/);
   });

@@ -44,7 +44,17 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     const config = await backend.fresh(true);
     const pdfsvc = cliFor(config);
 
-    const created = await pdfsvc(['accounts', 'create', 'acme', '--email', 'ops@acme.test', '--plan', 'starter', '--dashboard-url', 'https://dash.example.test/dashboard/']);
+    const created = await pdfsvc([
+      'accounts',
+      'create',
+      'acme',
+      '--email',
+      'ops@acme.test',
+      '--plan',
+      'starter',
+      '--dashboard-url',
+      'https://dash.example.test/dashboard/',
+    ]);
     expect(created.exitCode, created.stderr).toBe(0);
     const link = created.stdout.trim();
     expect(link).toMatch(/^https:\/\/dash\.example\.test\/dashboard\/set-password\?token=[A-Za-z0-9_-]{43}$/);
@@ -91,7 +101,8 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
       ['acme', expect.stringMatching(/^ci-old-k_|^ci-old-/), 'starter', ['eu'], null, false],
       ['acme', 'ci', 'starter', ['eu'], null, true],
     ]);
-    for (const row of rows) expect(Object.keys(row).sort()).toEqual(['account', 'created', 'expires', 'id', 'last_used', 'name', 'plan', 'prefix', 'regions', 'revoked']);
+    for (const row of rows)
+      expect(Object.keys(row).sort()).toEqual(['account', 'created', 'expires', 'id', 'last_used', 'name', 'plan', 'prefix', 'regions', 'revoked']);
     expect(rows.map((r) => r.prefix).sort()).toEqual([secret.slice(0, 13), replacement.slice(0, 13)].sort());
     for (const text of [listed.stdout, listed.stderr]) {
       expect(text).not.toContain(secret);
@@ -103,7 +114,9 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     const suspended = await pdfsvc(['accounts', 'suspend', 'acme']);
     expect(suspended.stderr).toMatch(/suspended acme: its keys get 403 within 2 s/);
     const accounts = JSON.parse((await pdfsvc(['accounts', 'list', '--json'])).stdout) as Array<Record<string, unknown>>;
-    expect(accounts).toEqual([expect.objectContaining({ name: 'acme', email: 'ops@acme.test', plan: 'business', status: 'suspended', keys: 1, password_set: false })]);
+    expect(accounts).toEqual([
+      expect.objectContaining({ name: 'acme', email: 'ops@acme.test', plan: 'business', status: 'suspended', keys: 1, password_set: false }),
+    ]);
     await withStore(config, async (store) => {
       const lookup = new KeyStore(await store.loadKeys());
       expect(lookup.find(replacement)).toBeUndefined();
@@ -126,10 +139,47 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
       const solo = (await store.createKey({ account: 'beta', name: 'solo' })).record;
       const base = { requests2xx: 0, requests4xx: 0, requests5xx: 0, pages: 0, bytesIn: 0, bytesOut: 0 };
       await store.addUsage([
-        { ...base, keyId: web.id, keyName: web.name, accountId: acme.id, accountName: 'acme', region: 'eu', day: '2026-11-01', requests2xx: 10, requests4xx: 2, pages: 30, bytesIn: 1000, bytesOut: 3000 },
+        {
+          ...base,
+          keyId: web.id,
+          keyName: web.name,
+          accountId: acme.id,
+          accountName: 'acme',
+          region: 'eu',
+          day: '2026-11-01',
+          requests2xx: 10,
+          requests4xx: 2,
+          pages: 30,
+          bytesIn: 1000,
+          bytesOut: 3000,
+        },
         { ...base, keyId: web.id, keyName: web.name, accountId: acme.id, accountName: 'acme', region: 'us', day: '2026-11-30', requests5xx: 1, bytesIn: 50 },
-        { ...base, keyId: batch.id, keyName: batch.name, accountId: acme.id, accountName: 'acme', region: 'eu', day: '2026-11-15', requests2xx: 5, pages: 500, bytesIn: 9_000_000_000, bytesOut: 8_000_000_000 },
-        { ...base, keyId: solo.id, keyName: solo.name, accountId: beta.id, accountName: 'beta', region: 'global', day: '2026-11-02', requests2xx: 1, pages: 1, bytesIn: 10, bytesOut: 20 },
+        {
+          ...base,
+          keyId: batch.id,
+          keyName: batch.name,
+          accountId: acme.id,
+          accountName: 'acme',
+          region: 'eu',
+          day: '2026-11-15',
+          requests2xx: 5,
+          pages: 500,
+          bytesIn: 9_000_000_000,
+          bytesOut: 8_000_000_000,
+        },
+        {
+          ...base,
+          keyId: solo.id,
+          keyName: solo.name,
+          accountId: beta.id,
+          accountName: 'beta',
+          region: 'global',
+          day: '2026-11-02',
+          requests2xx: 1,
+          pages: 1,
+          bytesIn: 10,
+          bytesOut: 20,
+        },
         { ...base, keyId: solo.id, keyName: solo.name, accountId: beta.id, accountName: 'beta', region: 'global', day: '2026-10-31', requests2xx: 99 },
       ]);
       return { acme: acme.id, web: web.id, batch: batch.id, beta: beta.id, solo: solo.id };
@@ -150,7 +200,19 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     expect(json.exitCode, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout) as { month: string; accounts: Array<Record<string, unknown>>; rows: unknown[] };
     expect(report.month).toBe('2026-11');
-    expect(report.accounts).toEqual([{ account: 'acme', account_id: ids.acme, requests: 18, requests_2xx: 15, requests_4xx: 2, requests_5xx: 1, pages: 530, bytes_in: 9_000_001_050, bytes_out: 8_000_003_000 }]);
+    expect(report.accounts).toEqual([
+      {
+        account: 'acme',
+        account_id: ids.acme,
+        requests: 18,
+        requests_2xx: 15,
+        requests_4xx: 2,
+        requests_5xx: 1,
+        pages: 530,
+        bytes_in: 9_000_001_050,
+        bytes_out: 8_000_003_000,
+      },
+    ]);
     expect(report.rows).toHaveLength(3);
 
     const table = await pdfsvc(['usage', '--month', '2026-11']);
@@ -176,7 +238,8 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     const config = await backend.fresh(true);
     const file = join(tempDir(), 'keys.json');
     const env = cleanEnv();
-    const make = async (plan: string, name: string) => (await execa('node', [CLI, 'keys', 'create', '--plan', plan, '--name', name, '--keys-file', file], { env, extendEnv: false })).stdout.trim();
+    const make = async (plan: string, name: string) =>
+      (await execa('node', [CLI, 'keys', 'create', '--plan', plan, '--name', name, '--keys-file', file], { env, extendEnv: false })).stdout.trim();
     const keys = { laptop: await make('business', 'laptop'), ci: await make('business', 'ci'), trial: await make('free', 'trial') };
     const pdfsvc = cliFor(config, env);
 

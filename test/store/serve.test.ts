@@ -103,7 +103,9 @@ function add(total: Sent, reply: { status: number; bytesIn: number; bytesOut: nu
 const month = () => new Date().toISOString().slice(0, 7);
 
 describe.each(BACKENDS)('serve on $name', (backend) => {
-  it('through the command line while serving: a new key, a region limit, a suspension, a revocation and an expiry take effect within 2 s', { timeout: 300_000 }, async () => {
+  it('through the command line while serving: a new key, a region limit, a suspension, a revocation and an expiry take effect within 2 s', {
+    timeout: 300_000,
+  }, async () => {
     const config = await backend.fresh(true);
     const env = cleanEnv();
     await pdfsvc(config, env, ['accounts', 'create', 'acme', '--email', 'ops@acme.test', '--plan', 'business']);
@@ -157,7 +159,9 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
     const sent = new Map(keys.map((k) => [k.name, { requests: 0, ok: 0, invalid: 0, pages: 0, bytesIn: 0, bytesOut: 0 } as Sent]));
     try {
       // 8 requests per key at once, 2 of each 8 invalid (400): 24 in flight together.
-      const replies = await Promise.all(keys.flatMap((k) => Array.from({ length: 8 }, (_, i) => rotate(served.base, k.key, i % 4 === 3 ? '45' : '90').then((reply) => ({ k, reply })))));
+      const replies = await Promise.all(
+        keys.flatMap((k) => Array.from({ length: 8 }, (_, i) => rotate(served.base, k.key, i % 4 === 3 ? '45' : '90').then((reply) => ({ k, reply })))),
+      );
       for (const { k, reply } of replies) add(sent.get(k.name)!, reply);
     } finally {
       // At once: the last counts are still in memory, and only the shutdown writes them.
@@ -171,7 +175,9 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
   });
 
   if (backend.name === 'postgres') {
-    it('two servers sharing PostgreSQL: a key revoked through the command line is refused by both within 2 s, and their usage adds up', { timeout: 300_000 }, async () => {
+    it('two servers sharing PostgreSQL: a key revoked through the command line is refused by both within 2 s, and their usage adds up', {
+      timeout: 300_000,
+    }, async () => {
       const config = await backend.fresh();
       const env = cleanEnv();
       await pdfsvc(config, env, ['accounts', 'create', 'acme', '--email', 'ops@acme.test', '--plan', 'business']);
@@ -202,7 +208,9 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
       expect(csv).toMatch(/,counted,k_[0-9a-f]+,eu,7,7,0,0,21,/);
     });
   } else {
-    it("the README's first command: a development key that works, a password link for the dev account, a new key at the next start", { timeout: 300_000 }, async () => {
+    it("the README's first command: a development key that works, a password link for the dev account, a new key at the next start", {
+      timeout: 300_000,
+    }, async () => {
       const env = cleanEnv();
       const first = await serve({ keys: null, env, args: ['--workers', '1'], startTimeoutMs: 90_000 });
       let firstKey: string;
@@ -241,7 +249,17 @@ describe('usage counting cost', () => {
     const store = { addUsage: async () => {}, touchKeys: async () => {} } as unknown as Store;
     const meter = new UsageMeter(store, 'global', () => {});
     const key = { id: 'k_1', name: 'k', plan: 'business' as const, hash: '', created: '', accountId: 'a_1', accountName: 'a' };
-    const entry: RequestLogEntry = { time: new Date().toISOString(), method: 'POST', path: '/v1/rotate_pages', status: 200, duration_ms: 1, bytes_in: 1000, bytes_out: 2000, region: 'global', pages: 3 };
+    const entry: RequestLogEntry = {
+      time: new Date().toISOString(),
+      method: 'POST',
+      path: '/v1/rotate_pages',
+      status: 200,
+      duration_ms: 1,
+      bytes_in: 1000,
+      bytes_out: 2000,
+      region: 'global',
+      pages: 3,
+    };
     const times: number[] = [];
     for (let i = 0; i < 2000; i++) {
       const started = performance.now();
@@ -266,7 +284,17 @@ describe('usage counting cost', () => {
     const logged: string[] = [];
     const meter = new UsageMeter(store, 'eu', (event) => logged.push(event), 60_000);
     const key = { id: 'k_1', name: 'k', plan: 'business' as const, hash: '', created: '', accountId: 'a_1', accountName: 'a' };
-    const entry = (status: number): RequestLogEntry => ({ time: '2026-11-05T10:00:00.000Z', method: 'POST', path: '/v1/rotate_pages', status, duration_ms: 1, bytes_in: 10, bytes_out: 20, region: 'eu', pages: status === 200 ? 2 : undefined });
+    const entry = (status: number): RequestLogEntry => ({
+      time: '2026-11-05T10:00:00.000Z',
+      method: 'POST',
+      path: '/v1/rotate_pages',
+      status,
+      duration_ms: 1,
+      bytes_in: 10,
+      bytes_out: 20,
+      region: 'eu',
+      pages: status === 200 ? 2 : undefined,
+    });
     meter.record(key, entry(200));
     await meter.flush();
     meter.record(key, entry(400));
@@ -277,7 +305,18 @@ describe('usage counting cost', () => {
     await meter.stop();
     expect(logged).toEqual(['usage_flush_failed', 'usage_flush_recovered']);
     expect(written).toEqual([
-      expect.objectContaining({ keyId: 'k_1', accountId: 'a_1', region: 'eu', day: '2026-11-05', requests2xx: 1, requests4xx: 1, requests5xx: 1, pages: 2, bytesIn: 30, bytesOut: 60 }),
+      expect.objectContaining({
+        keyId: 'k_1',
+        accountId: 'a_1',
+        region: 'eu',
+        day: '2026-11-05',
+        requests2xx: 1,
+        requests4xx: 1,
+        requests5xx: 1,
+        pages: 2,
+        bytesIn: 30,
+        bytesOut: 60,
+      }),
     ]);
   });
 
@@ -286,7 +325,18 @@ describe('usage counting cost', () => {
     const logged: Array<[string, Record<string, unknown> | undefined]> = [];
     const meter = new UsageMeter(store, 'eu', (event, fields) => logged.push([event, fields]), 60_000);
     const key = { id: 'k_1', name: 'k', plan: 'business' as const, hash: '', created: '', accountId: 'a_1', accountName: 'a' };
-    for (let i = 0; i < 3; i++) meter.record(key, { time: '2026-11-05T10:00:00.000Z', method: 'POST', path: '/v1/rotate_pages', status: 200, duration_ms: 1, bytes_in: 1, bytes_out: 1, region: 'eu', pages: 1 });
+    for (let i = 0; i < 3; i++)
+      meter.record(key, {
+        time: '2026-11-05T10:00:00.000Z',
+        method: 'POST',
+        path: '/v1/rotate_pages',
+        status: 200,
+        duration_ms: 1,
+        bytes_in: 1,
+        bytes_out: 1,
+        region: 'eu',
+        pages: 1,
+      });
     await meter.stop(1);
     expect(logged.map(([event]) => event)).toEqual(['usage_flush_failed', 'usage_lost']);
     expect(logged[1][1]).toEqual({ rows: 1, requests: 3 });

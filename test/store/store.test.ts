@@ -30,7 +30,19 @@ async function validationField(promise: Promise<unknown>): Promise<string[]> {
 }
 
 function delta(over: Partial<UsageDelta> & Pick<UsageDelta, 'keyId' | 'accountId'>): UsageDelta {
-  return { keyName: 'k', accountName: 'a', region: 'global', day: '2026-11-03', requests2xx: 0, requests4xx: 0, requests5xx: 0, pages: 0, bytesIn: 0, bytesOut: 0, ...over };
+  return {
+    keyName: 'k',
+    accountName: 'a',
+    region: 'global',
+    day: '2026-11-03',
+    requests2xx: 0,
+    requests4xx: 0,
+    requests5xx: 0,
+    pages: 0,
+    bytesIn: 0,
+    bytesOut: 0,
+    ...over,
+  };
 }
 
 describe.each(BACKENDS)('store on $name', (backend) => {
@@ -62,12 +74,21 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     await expect(store.setPlan('nobody', 'free')).rejects.toMatchObject({ status: 404 });
   });
 
-  it('keys: shown once, stored as SHA-256 only, with the account\'s plan; a server finds them through KeyStore', async () => {
+  it("keys: shown once, stored as SHA-256 only, with the account's plan; a server finds them through KeyStore", async () => {
     const name = unique('keys');
     const account = await store.createAccount({ name, email: `${name}@example.test`, plan: 'starter' });
     const { key, record } = await store.createKey({ account: name, name: 'ci' });
     expect(key).toMatch(/^pdfsvc_[A-Za-z0-9_-]{43}$/);
-    expect(record).toMatchObject({ accountId: account.id, accountName: name, name: 'ci', plan: 'starter', regions: null, expires: null, lastUsed: null, revokedAt: null });
+    expect(record).toMatchObject({
+      accountId: account.id,
+      accountName: name,
+      name: 'ci',
+      plan: 'starter',
+      regions: null,
+      expires: null,
+      lastUsed: null,
+      revokedAt: null,
+    });
     expect(record.prefix).toBe(key.slice(0, 13));
     // What the database holds: the hash, never the key.
     const [row] = await store.db.query<Record<string, unknown>>('select * from api_keys where id = $1', [record.id]);
@@ -93,7 +114,7 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     expect(JSON.stringify(listed)).not.toContain(hashKey(key));
   });
 
-  it('keys: regions must be the plan\'s; an expiry must be in the future; an expired key is not loaded', async () => {
+  it("keys: regions must be the plan's; an expiry must be in the future; an expired key is not loaded", async () => {
     const name = unique('regions');
     await store.createAccount({ name, email: `${name}@example.test`, plan: 'starter' });
     expect(await validationField(store.createKey({ account: name, regions: ['jp'] }))).toEqual(['regions']);
@@ -269,7 +290,14 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     const name = unique('import');
     await store.createAccount({ name, email: `${name}@example.test`, plan: 'business' });
     const keys = [newKey(), newKey()];
-    const fileKeys: StoredKey[] = keys.map((key, i) => ({ id: `k_00000000000${i}`, name: `old-${i}`, plan: 'business', hash: hashKey(key), created: '2026-01-02T03:04:05.000Z', ...(i === 1 ? { expires: '2099-01-01T00:00:00.000Z' } : {}) }));
+    const fileKeys: StoredKey[] = keys.map((key, i) => ({
+      id: `k_00000000000${i}`,
+      name: `old-${i}`,
+      plan: 'business',
+      hash: hashKey(key),
+      created: '2026-01-02T03:04:05.000Z',
+      ...(i === 1 ? { expires: '2099-01-01T00:00:00.000Z' } : {}),
+    }));
     const first = await store.importKeys(fileKeys, () => name);
     expect(first.imported.map((k) => [k.name, k.prefix, k.created.toISOString(), k.expires?.toISOString() ?? null])).toEqual([
       ['old-0', null, '2026-01-02T03:04:05.000Z', null],
@@ -287,16 +315,25 @@ describe.each(BACKENDS)('store on $name', (backend) => {
       expect(await migrate(db, 1)).toEqual({ from: 0, to: 1 });
       await db.query(`insert into accounts (id, name, email, plan) values ('a_000000000001', 'v1', 'v1@example.test', 'starter')`);
       const key = newKey();
-      await db.query(`insert into api_keys (id, account_id, name, prefix, hash) values ('k_000000000001', 'a_000000000001', 'v1-key', $1, $2)`, [key.slice(0, 13), hashKey(key)]);
-      await db.query(`insert into usage_daily (key_id, account_id, region, day, requests_2xx, pages) values ('k_000000000001', 'a_000000000001', 'eu', '2026-11-02', 5, 9)`);
+      await db.query(`insert into api_keys (id, account_id, name, prefix, hash) values ('k_000000000001', 'a_000000000001', 'v1-key', $1, $2)`, [
+        key.slice(0, 13),
+        hashKey(key),
+      ]);
+      await db.query(
+        `insert into usage_daily (key_id, account_id, region, day, requests_2xx, pages) values ('k_000000000001', 'a_000000000001', 'eu', '2026-11-02', 5, 9)`,
+      );
       expect(await migrate(db)).toEqual({ from: 1, to: LATEST_VERSION });
       expect(await migrate(db)).toEqual({ from: LATEST_VERSION, to: LATEST_VERSION });
-      expect((await db.query<{ version: number }>('select version from schema_migrations order by version')).map((r) => r.version)).toEqual(Array.from({ length: LATEST_VERSION }, (_, i) => i + 1));
+      expect((await db.query<{ version: number }>('select version from schema_migrations order by version')).map((r) => r.version)).toEqual(
+        Array.from({ length: LATEST_VERSION }, (_, i) => i + 1),
+      );
       // Version 3 (the dashboard's operator flag): existing accounts are not operators.
       expect(await db.query('select name, operator from accounts')).toEqual([{ name: 'v1', operator: false }]);
       const upgraded = new Store(db);
       expect(new KeyStore(await upgraded.loadKeys()).find(key)).toMatchObject({ name: 'v1-key', plan: 'starter', accountName: 'v1' });
-      expect(await upgraded.usage({ month: '2026-11' })).toEqual([expect.objectContaining({ account: 'v1', key: 'v1-key', region: 'eu', requests2xx: 5, pages: 9 })]);
+      expect(await upgraded.usage({ month: '2026-11' })).toEqual([
+        expect.objectContaining({ account: 'v1', key: 'v1-key', region: 'eu', requests2xx: 5, pages: 9 }),
+      ]);
       // Version 2's tables work on the upgraded database.
       const session = await upgraded.createSession('a_000000000001', 60_000);
       expect((await upgraded.findSession(session.token))?.account.name).toBe('v1');
@@ -351,7 +388,16 @@ describe.runIf(BACKENDS.some((b) => b.name === 'postgres'))('moving from the emb
       await source.recordSignIn({ accountId: account.id, address: '192.0.2.9', succeeded: false });
 
       const counts = await source.copyTo(target);
-      expect(counts).toEqual({ accounts: 1, api_keys: 2, usage_daily: 1, sessions: 1, password_tokens: 0, sign_in_attempts: 1, audit_events: 3, request_audit: 0 });
+      expect(counts).toEqual({
+        accounts: 1,
+        api_keys: 2,
+        usage_daily: 1,
+        sessions: 1,
+        password_tokens: 0,
+        sign_in_attempts: 1,
+        audit_events: 3,
+        request_audit: 0,
+      });
       const lookup = new KeyStore(await target.loadKeys());
       expect(lookup.find(eu.key)).toMatchObject({ id: eu.record.id, plan: 'starter', regions: ['eu'], expires: rotated.replaced.expires!.toISOString() });
       expect(lookup.find(rotated.key)).toMatchObject({ name: 'eu', regions: ['eu'] });

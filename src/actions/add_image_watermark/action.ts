@@ -5,7 +5,13 @@ import { layer, margin, position, transparency } from '../add_text_watermark/act
 
 export const fields = {
   file: pdfFile,
-  image: { kind: 'file', accepts: 'image', required: true, example: 'watermark.png', help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, grey, RGB or CMYK).' },
+  image: {
+    kind: 'file',
+    accepts: 'image',
+    required: true,
+    example: 'watermark.png',
+    help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, grey, RGB or CMYK).',
+  },
   transparency,
   margin,
   position,
@@ -27,7 +33,7 @@ export default defineAction({
   group: 'watermark',
   summary: 'Draw a PNG or JPEG image on pages, placed as the reader sees each page.',
   description:
-    'The image is embedded once and shared by every page that shows it. Placement is in the visible area (the crop box) after the page\'s rotation; the image stays upright as the reader sees it and never leaves the page.',
+    "The image is embedded once and shared by every page that shows it. Placement is in the visible area (the crop box) after the page's rotation; the image stays upright as the reader sees it and never leaves the page.",
   fields,
   output: 'document',
   transform: () => import('./transform.js'),

@@ -42,7 +42,10 @@ export default defineAction({
   fields,
   check: (values) => {
     if (values.user_password !== undefined && sameSecret(values.user_password, values.owner_password)) {
-      throw ValidationError.field('user_password', 'must differ from owner_password: with the same password every reader would be the owner, and the restrictions would be void');
+      throw ValidationError.field(
+        'user_password',
+        'must differ from owner_password: with the same password every reader would be the owner, and the restrictions would be void',
+      );
     }
   },
   output: 'document',

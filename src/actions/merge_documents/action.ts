@@ -19,7 +19,7 @@ export default defineAction({
   group: 'pages',
   summary: 'Merge several PDFs into one, in the order given.',
   description:
-    'The output has the pages of every input in order. Each input\'s outline becomes one top-level entry; form fields are kept, and a field whose name collides with an earlier document\'s is renamed so no value is lost. Clients that cannot repeat the file part may send file_1 … file_10 instead.',
+    "The output has the pages of every input in order. Each input's outline becomes one top-level entry; form fields are kept, and a field whose name collides with an earlier document's is renamed so no value is lost. Clients that cannot repeat the file part may send file_1 … file_10 instead.",
   fields,
   output: 'document',
   transform: () => import('./transform.js'),

@@ -14,7 +14,10 @@ const removePages: Transform<typeof fields, 'document'> = async (values, context
   if (removed.size === count) {
     throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
   }
-  arrangePages(doc, [...Array(count).keys()].filter((i) => !removed.has(i)));
+  arrangePages(
+    doc,
+    [...Array(count).keys()].filter((i) => !removed.has(i)),
+  );
   return saveDocumentPieces(doc);
 };
 

@@ -12,7 +12,11 @@ const removeRestrictions: Transform<typeof fields, 'document'> = async (values, 
     return await saveDocumentPieces(doc);
   } catch (err) {
     if (err instanceof ValidationError && err.code === 'wrong_password') {
-      throw ValidationError.field('file', 'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field', 'encrypted');
+      throw ValidationError.field(
+        'file',
+        'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field',
+        'encrypted',
+      );
     }
     throw err;
   }

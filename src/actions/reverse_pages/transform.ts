@@ -8,7 +8,10 @@ import type { fields } from './action.js';
 const reversePages: Transform<typeof fields, 'document'> = async (values, context) => {
   const doc = await openInput(values.file, context);
   const count = pageEntries(doc).length;
-  arrangePages(doc, Array.from({ length: count }, (_, i) => count - 1 - i));
+  arrangePages(
+    doc,
+    Array.from({ length: count }, (_, i) => count - 1 - i),
+  );
   return saveDocumentPieces(doc);
 };
 

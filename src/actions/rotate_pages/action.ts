@@ -20,8 +20,7 @@ export default defineAction({
   aliases: ['rotate'],
   group: 'pages',
   summary: 'Rotate pages by a multiple of 90 degrees.',
-  description:
-    'Positive angles rotate clockwise, negative counter-clockwise; the angle adds to each page\'s current rotation. Only the selected pages change.',
+  description: "Positive angles rotate clockwise, negative counter-clockwise; the angle adds to each page's current rotation. Only the selected pages change.",
   fields,
   output: 'document',
   transform: () => import('./transform.js'),

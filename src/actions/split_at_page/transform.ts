@@ -9,7 +9,11 @@ const splitAtPage: Transform<typeof fields, 'documents'> = async (values, contex
   const doc = await openInput(values.file, context);
   const count = await refusedOn('file', () => pagesToSplit(doc));
   if (count === 1) {
-    throw ValidationError.field('page', 'the document has 1 page, so there is no page to split at (the second part starts at page 2 or later)', 'page_out_of_range');
+    throw ValidationError.field(
+      'page',
+      'the document has 1 page, so there is no page to split at (the second part starts at page 2 or later)',
+      'page_out_of_range',
+    );
   }
   const at = resolveSinglePage(values.page, count, 'page');
   if (at === 0) {

@@ -95,9 +95,15 @@ function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array {
       const upLeft = r > 0 && i >= bpp ? out[dst - rowLength + i - bpp] : 0;
       let value: number;
       switch (type) {
-        case 1: value = raw + left; break;
-        case 2: value = raw + up; break;
-        case 3: value = raw + ((left + up) >> 1); break;
+        case 1:
+          value = raw + left;
+          break;
+        case 2:
+          value = raw + up;
+          break;
+        case 3:
+          value = raw + ((left + up) >> 1);
+          break;
         case 4: {
           const p = left + up - upLeft;
           const pa = Math.abs(p - left);
@@ -106,7 +112,8 @@ function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array {
           value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
           break;
         }
-        default: value = raw;
+        default:
+          value = raw;
       }
       out[dst + i] = value & 0xff;
     }

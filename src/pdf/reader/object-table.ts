@@ -11,7 +11,19 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, RawStreamServingContents } from '../lib.js';
+import {
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  PDFHeader,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFObject,
+  PDFRawStream,
+  PDFRef,
+  RawStreamServingContents,
+} from '../lib.js';
 import { LayeredObjects } from '../layered-objects.js';
 import { type ObjectSource, type RawSource, StoreContext } from '../store.js';
 import { decodeStructureStream } from './filters.js';
@@ -275,7 +287,6 @@ export class ObjectTable extends LayeredObjects {
     }
     return source ?? undefined;
   }
-
 
   /**
    * Bytes that hold an untouched object's input text whole, perhaps with
@@ -550,7 +561,10 @@ export class ObjectTable extends LayeredObjects {
       const sorted = offsets.map(([, start], index) => ({ start, index })).sort((a, b) => a.start - b.start);
       const ends = new Array<number>(offsets.length);
       for (let i = 0; i < sorted.length; i++) ends[sorted[i].index] = i + 1 < sorted.length ? sorted[i + 1].start : data.length;
-      const members = offsets.map(([memberNum, start], index) => [memberNum, Math.min(start, data.length), Math.min(Math.max(start, ends[index]), data.length)] as [number, number, number]);
+      const members = offsets.map(
+        ([memberNum, start], index) =>
+          [memberNum, Math.min(start, data.length), Math.min(Math.max(start, ends[index]), data.length)] as [number, number, number],
+      );
       return { data, members };
     } catch (err) {
       if (err instanceof PdfSyntaxError) return undefined;
@@ -559,8 +573,8 @@ export class ObjectTable extends LayeredObjects {
   }
 }
 
-
-const REBUILT = 'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
+const REBUILT =
+  'its cross-reference table is damaged or does not match the file: it was rebuilt by scanning the file for objects, as qpdf does; check the output';
 
 /**
  * A stream whose data is a view of a lazily read file, read in when first

@@ -341,12 +341,7 @@ export class ObjectParser {
 }
 
 /** The indirect object `N G obj … endobj` at `offset`. */
-export function parseIndirectObject(
-  bytes: Uint8Array,
-  offset: number,
-  ctx: ParseContext,
-  end = bytes.length,
-): { num: number; gen: number; object: PDFObject } {
+export function parseIndirectObject(bytes: Uint8Array, offset: number, ctx: ParseContext, end = bytes.length): { num: number; gen: number; object: PDFObject } {
   const header = readObjectHeader(bytes, offset, end);
   if (!header) throw new PdfSyntaxError('no object header', offset);
   const parser = new ObjectParser(bytes, header.bodyStart, end, ctx);

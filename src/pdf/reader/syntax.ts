@@ -103,7 +103,10 @@ export function indexOf(bytes: Uint8Array, word: Uint8Array, from: number, to = 
 
 /** A damaged or unreadable structure; the reader recovers from it or reports the document unreadable. */
 export class PdfSyntaxError extends Error {
-  constructor(message: string, readonly offset?: number) {
+  constructor(
+    message: string,
+    readonly offset?: number,
+  ) {
     super(offset === undefined ? message : `${message} (at byte ${offset})`);
     this.name = 'PdfSyntaxError';
   }

@@ -103,7 +103,13 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
 
 const ENCRYPT = PDFName.of('Encrypt');
 
-function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, ensure: Ensure): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+function readSection(
+  bytes: Uint8Array,
+  offset: number,
+  context: PDFContext,
+  limit: number,
+  ensure: Ensure,
+): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
   ensure(offset, offset + SECTION_WINDOW);
   const pos = skipWhite(bytes, offset);
   if (isKeywordAt(bytes, pos, XREF)) {
@@ -166,7 +172,14 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
  * offset: the stream of 200,000 objects takes 500 KB, and read as zeros it
  * had the table rebuilt by scanning, with a warning that the file is damaged.
  */
-function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, end = bytes.length, ensure: Ensure = () => {}): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+function readXrefStream(
+  bytes: Uint8Array,
+  offset: number,
+  context: PDFContext,
+  limit: number,
+  end = bytes.length,
+  ensure: Ensure = () => {},
+): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
   const header = readObjectHeader(bytes, offset, end);
   if (!header) throw new PdfSyntaxError('no object header', offset);
   const parser = new ObjectParser(bytes, header.bodyStart, end, structureContext(context));
@@ -182,7 +195,8 @@ function readXrefStream(bytes: Uint8Array, offset: number, context: PDFContext, 
   const data = decodeStructureStream(dict, object.getContents());
   const size = dict.lookup(PDFName.of('Size'));
   const index = dict.lookup(PDFName.of('Index'));
-  const ranges = index instanceof PDFArray ? index.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : 0)) : [0, size instanceof PDFNumber ? size.asNumber() : 0];
+  const ranges =
+    index instanceof PDFArray ? index.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : 0)) : [0, size instanceof PDFNumber ? size.asNumber() : 0];
   const rowLength = widths[0] + widths[1] + widths[2];
   const entries = new Map<number, XrefEntry>();
   let row = 0;
@@ -277,7 +291,7 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
       }
     }
   }
-  trailer ??= xrefTrailer ?? previous ?? context.obj({}) as PDFDict;
+  trailer ??= xrefTrailer ?? previous ?? (context.obj({}) as PDFDict);
   if (!rootIsCatalog(trailer, entries, bytes)) {
     const root = findCatalog(bytes, byOffset, ctx);
     if (root) trailer.set(PDFName.of('Root'), root);
@@ -287,7 +301,16 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
 
 /** Where `N G` begins before the `obj` at `at`, or -1 when what precedes is not `int int`. */
 function headerStart(bytes: Uint8Array, at: number): number {
-  if (at + 3 < bytes.length && !isWhite(bytes[at + 3]) && bytes[at + 3] !== 0x3c && bytes[at + 3] !== 0x5b && bytes[at + 3] !== 0x2f && bytes[at + 3] !== 0x25 && bytes[at + 3] !== 0x28) return -1;
+  if (
+    at + 3 < bytes.length &&
+    !isWhite(bytes[at + 3]) &&
+    bytes[at + 3] !== 0x3c &&
+    bytes[at + 3] !== 0x5b &&
+    bytes[at + 3] !== 0x2f &&
+    bytes[at + 3] !== 0x25 &&
+    bytes[at + 3] !== 0x28
+  )
+    return -1;
   let i = at - 1;
   if (i < 0 || !isWhite(bytes[i])) return -1;
   while (i >= 0 && isWhite(bytes[i])) i--;

@@ -74,7 +74,8 @@ function faultOf(pdf: PdfPieces, expected: ExpectedEncryption): string | undefin
     return undefined;
   } catch (err) {
     // Messages of the reader's own errors describe structure, never content.
-    const reason = err instanceof PdfError ? `the output ${err.predicate}` : err instanceof PdfSyntaxError ? err.message : err instanceof Error ? err.name : String(err);
+    const reason =
+      err instanceof PdfError ? `the output ${err.predicate}` : err instanceof PdfSyntaxError ? err.message : err instanceof Error ? err.name : String(err);
     return `it cannot be read back (${reason})`;
   }
 }

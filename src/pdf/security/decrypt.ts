@@ -8,19 +8,7 @@
  * untouched object, decrypted, as it writes it.
  */
 import { PdfError } from '../errors.js';
-import {
-  PDFArray,
-  PDFContext,
-  PDFDict,
-  PDFHexString,
-  PDFName,
-  PDFNumber,
-  PDFObject,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  PDFString,
-} from '../lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../lib.js';
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
@@ -65,7 +53,10 @@ export function readEncryption(context: PDFContext): EncryptionParameters | unde
   if (filter !== 'Standard') {
     // qpdf, poppler and MuPDF refuse these too ("unsupported encryption filter"): without the handler nothing decrypts.
     const handler = /PubSec/.test(filter) ? `a certificate (security handler /${filter})` : `the security handler /${filter}`;
-    throw new PdfError('unsupported_encryption', `is encrypted with ${handler}, which is not supported: only password encryption (the standard security handler) is`);
+    throw new PdfError(
+      'unsupported_encryption',
+      `is encrypted with ${handler}, which is not supported: only password encryption (the standard security handler) is`,
+    );
   }
   const V = numberAt(encrypt, 'V', 0);
   const R = numberAt(encrypt, 'R', 2);
@@ -97,7 +88,8 @@ export function readEncryption(context: PDFContext): EncryptionParameters | unde
         const filterDict = value instanceof PDFRef ? context.lookup(value) : value;
         if (!(filterDict instanceof PDFDict) || name.decodeText() === 'Identity') continue;
         const cfm = nameAt(filterDict, 'CFM', 'None');
-        const method: CipherMethod | undefined = cfm === 'V2' ? 'RC4' : cfm === 'AESV2' ? 'AESV2' : cfm === 'AESV3' ? 'AESV3' : cfm === 'None' ? 'None' : undefined;
+        const method: CipherMethod | undefined =
+          cfm === 'V2' ? 'RC4' : cfm === 'AESV2' ? 'AESV2' : cfm === 'AESV3' ? 'AESV3' : cfm === 'None' ? 'None' : undefined;
         if (!method) throw unsupported(`the crypt filter method /${cfm}`);
         filters.set(name.decodeText(), method);
       }
@@ -117,12 +109,23 @@ export function readEncryption(context: PDFContext): EncryptionParameters | unde
     return bytes && padded(bytes, length);
   };
   return {
-    filter, V, R, keyLength, statedLength: numberAt(encrypt, 'Length', 0), O, U,
+    filter,
+    V,
+    R,
+    keyLength,
+    statedLength: numberAt(encrypt, 'Length', 0),
+    O,
+    U,
     OE: optional('OE', 32),
     UE: optional('UE', 32),
     Perms: optional('Perms', 16),
     P: numberAt(encrypt, 'P', -4) | 0,
-    encryptMetadata, filters, stmF, strF, efF, id0,
+    encryptMetadata,
+    filters,
+    stmF,
+    strF,
+    efF,
+    id0,
   };
 }
 
@@ -191,7 +194,7 @@ function embeddedFileStreams(context: PDFContext): Set<PDFObject> {
     if (!(obj instanceof PDFDict || obj instanceof PDFArray) || seen.has(obj)) return false;
     seen.add(obj);
     const ef = obj instanceof PDFDict ? obj.lookup(EF) : undefined;
-    if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? context.lookup(value) ?? value : value);
+    if (ef instanceof PDFDict) for (const value of ef.values()) found.add(value instanceof PDFRef ? (context.lookup(value) ?? value) : value);
     return true;
   };
   for (const [, object] of context.enumerateIndirectObjects()) {
@@ -257,7 +260,7 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   // Object streams: decrypted as streams when unpacked; their members are not decrypted again.
   table.setObjectStreamDecryptor((ref, stream) => {
     const own = takeCryptFilter(stream);
-    const method = own !== undefined ? params.filters.get(own) ?? 'None' : stmMethod;
+    const method = own !== undefined ? (params.filters.get(own) ?? 'None') : stmMethod;
     return decryptData(method, keyFor(ref, method), stream.getContents());
   });
 

@@ -40,8 +40,8 @@ export interface EncryptionParameters {
 }
 
 const PASSWORD_PADDING = Uint8Array.from([
-  0x28, 0xbf, 0x4e, 0x5e, 0x4e, 0x75, 0x8a, 0x41, 0x64, 0x00, 0x4e, 0x56, 0xff, 0xfa, 0x01, 0x08,
-  0x2e, 0x2e, 0x00, 0xb6, 0xd0, 0x68, 0x3e, 0x80, 0x2f, 0x0c, 0xa9, 0xfe, 0x64, 0x53, 0x69, 0x7a,
+  0x28, 0xbf, 0x4e, 0x5e, 0x4e, 0x75, 0x8a, 0x41, 0x64, 0x00, 0x4e, 0x56, 0xff, 0xfa, 0x01, 0x08, 0x2e, 0x2e, 0x00, 0xb6, 0xd0, 0x68, 0x3e, 0x80, 0x2f, 0x0c,
+  0xa9, 0xfe, 0x64, 0x53, 0x69, 0x7a,
 ]);
 
 const md5 = (...parts: Uint8Array[]): Buffer => {
@@ -168,7 +168,14 @@ function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array,
  */
 function keyLengthCandidates(params: EncryptionParameters): number[] {
   const standard = params.R === 2 ? 5 : params.keyLength;
-  const qpdf = params.V <= 1 ? 5 : params.V === 4 ? 16 : params.statedLength % 8 === 0 && params.statedLength >= 40 && params.statedLength <= 128 ? params.statedLength / 8 : 16;
+  const qpdf =
+    params.V <= 1
+      ? 5
+      : params.V === 4
+        ? 16
+        : params.statedLength % 8 === 0 && params.statedLength >= 40 && params.statedLength <= 128
+          ? params.statedLength / 8
+          : 16;
   const lengths = [standard, qpdf];
   for (let n = 5; n <= 16; n++) lengths.push(n);
   return [...new Set(lengths)];
@@ -254,8 +261,11 @@ export function objectKey(fileKey: Uint8Array, method: CipherMethod, objectNumbe
   if (method === 'AESV3') return fileKey;
   const salt = method === 'AESV2' ? [0x73, 0x41, 0x6c, 0x54] : [];
   const suffix = Uint8Array.from([
-    objectNumber & 0xff, (objectNumber >> 8) & 0xff, (objectNumber >> 16) & 0xff,
-    generation & 0xff, (generation >> 8) & 0xff,
+    objectNumber & 0xff,
+    (objectNumber >> 8) & 0xff,
+    (objectNumber >> 16) & 0xff,
+    generation & 0xff,
+    (generation >> 8) & 0xff,
     ...salt,
   ]);
   return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16));
@@ -339,8 +349,20 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
     const ownerKey = ownerKeyR4(4, 16, owner);
     for (let i = 0; i <= 19; i++) O = rc4(xorKey(ownerKey, i), O);
     const params: EncryptionParameters = {
-      filter: 'Standard', V: 4, R: 4, keyLength: 16, statedLength: 128, O, U: new Uint8Array(32), P, encryptMetadata: true,
-      filters: new Map([['StdCF', 'AESV2']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
+      filter: 'Standard',
+      V: 4,
+      R: 4,
+      keyLength: 16,
+      statedLength: 128,
+      O,
+      U: new Uint8Array(32),
+      P,
+      encryptMetadata: true,
+      filters: new Map([['StdCF', 'AESV2']]),
+      stmF: 'StdCF',
+      strF: 'StdCF',
+      efF: 'StdCF',
+      id0,
     };
     const fileKey = fileKeyR4(params, user, 16);
     params.U = Buffer.concat([userValueR4(params, fileKey), randomBytes(16)]);
@@ -360,8 +382,23 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
   const perms = Buffer.concat([int32le(P), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), randomBytes(4)]);
   const Perms = aesNoPadding('encrypt', 'aes-256-ecb', fileKey, null, perms);
   const params: EncryptionParameters = {
-    filter: 'Standard', V: 5, R: 6, keyLength: 32, statedLength: 256, O, U, OE, UE, Perms, P, encryptMetadata: true,
-    filters: new Map([['StdCF', 'AESV3']]), stmF: 'StdCF', strF: 'StdCF', efF: 'StdCF', id0,
+    filter: 'Standard',
+    V: 5,
+    R: 6,
+    keyLength: 32,
+    statedLength: 256,
+    O,
+    U,
+    OE,
+    UE,
+    Perms,
+    P,
+    encryptMetadata: true,
+    filters: new Map([['StdCF', 'AESV3']]),
+    stmF: 'StdCF',
+    strF: 'StdCF',
+    efF: 'StdCF',
+    id0,
   };
   return { params, fileKey };
 }

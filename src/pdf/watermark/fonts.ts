@@ -44,7 +44,7 @@ export interface Face {
 
 let fontkitModule: Promise<Fontkit> | undefined;
 export function loadFontkit(): Promise<Fontkit> {
-  fontkitModule ??= import('@cantoo/fontkit').then((m: object) => ((m as { default?: Fontkit }).default ?? (m as Fontkit)));
+  fontkitModule ??= import('@cantoo/fontkit').then((m: object) => (m as { default?: Fontkit }).default ?? (m as Fontkit));
   return fontkitModule;
 }
 

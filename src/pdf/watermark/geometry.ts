@@ -115,7 +115,10 @@ export function usableMargin(view: { width: number; height: number }, margin: nu
 
 /** Bounding box of points after a transformation. */
 export function boundsOf(points: ReadonlyArray<readonly [number, number]>, m: Matrix): Box {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity;
   for (const [px, py] of points) {
     const [x, y] = apply(m, px, py);
     if (x < x0) x0 = x;
@@ -134,13 +137,7 @@ export function boundsOf(points: ReadonlyArray<readonly [number, number]>, m: Ma
  * it is anchored to, and kept inside the visible area whenever it fits there
  * (a box wider than the area minus both margins is centred on that axis).
  */
-export function placement(
-  view: ReaderView,
-  shape: Matrix,
-  points: ReadonlyArray<readonly [number, number]>,
-  position: Position,
-  margin: number,
-): Matrix {
+export function placement(view: ReaderView, shape: Matrix, points: ReadonlyArray<readonly [number, number]>, position: Position, margin: number): Matrix {
   const [bx0, by0, bx1, by1] = boundsOf(points, shape);
   const bw = bx1 - bx0;
   const bh = by1 - by0;

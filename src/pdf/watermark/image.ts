@@ -61,7 +61,9 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     return { type, width: embedder.width, height: embedder.height, embed: (context) => embedder.embedIntoContext(context) };
   } catch (err) {
     if (err instanceof PdfError) throw err;
-    throw badImage(`is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`);
+    throw badImage(
+      `is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`,
+    );
   }
 }
 
@@ -88,7 +90,7 @@ function checkPngSize(bytes: Uint8Array): void {
   if (width * height > MAX_IMAGE_PIXELS) {
     throw new PdfError(
       'limit',
-      `declares ${width} x ${height} pixels (${(width * height / 1e6).toFixed(1)} megapixels); a watermark image may have at most ${(MAX_IMAGE_PIXELS / 1e6).toFixed(1)} megapixels (4096 x 4096): scale it down. An image that claims more than its bytes can hold looks malicious.`,
+      `declares ${width} x ${height} pixels (${((width * height) / 1e6).toFixed(1)} megapixels); a watermark image may have at most ${(MAX_IMAGE_PIXELS / 1e6).toFixed(1)} megapixels (4096 x 4096): scale it down. An image that claims more than its bytes can hold looks malicious.`,
       'bare',
     );
   }

@@ -72,7 +72,12 @@ export async function addTextWatermark(options: TextWatermark): Promise<PdfPiece
   return saveDocumentPieces(doc);
 }
 
-const UNIT_SQUARE: Array<[number, number]> = [[0, 0], [1, 0], [0, 1], [1, 1]];
+const UNIT_SQUARE: Array<[number, number]> = [
+  [0, 0],
+  [1, 0],
+  [0, 1],
+  [1, 1],
+];
 
 export async function addImageWatermark(options: ImageWatermark): Promise<PdfPieces> {
   const image = await prepareImage(options.image);

@@ -80,12 +80,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
 
     const draw = `q ${formatMatrix(matrix)} cm /${target.name} Do Q\n`;
     const original = contentRefs(context, page);
-    const contents =
-      options.layer === 'under'
-        ? [streamFor(draw), ...original]
-        : original.length === 0
-          ? [streamFor(draw)]
-          : wrapped(original)(draw);
+    const contents = options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
     page.set(CONTENTS, context.obj(contents));
   }
 }
@@ -93,7 +88,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
 /** What identifies a page's resource dictionary: its reference, else the dictionary object itself. */
 function resourceKey(page: PDFDict): unknown {
   const value = page.get(RESOURCES);
-  return value instanceof PDFRef ? value : value ?? page;
+  return value instanceof PDFRef ? value : (value ?? page);
 }
 
 /**

@@ -51,11 +51,16 @@ export interface PreparedText {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u;
 
 /** Checks every line for characters that cannot be drawn; throws a PdfError whose `item` is the line. */
-export function checkLines(lines: TextLine[]): void {
+function checkLines(lines: TextLine[]): void {
   for (const [index, { text }] of lines.entries()) {
     const bad = CONTROL.exec(text);
     if (bad) {
-      throw new PdfError('unsupported_character', `contains the control character ${codePointName(bad[0].codePointAt(0)!)}; a line is one line of text`, 'bare', index);
+      throw new PdfError(
+        'unsupported_character',
+        `contains the control character ${codePointName(bad[0].codePointAt(0)!)}; a line is one line of text`,
+        'bare',
+        index,
+      );
     }
   }
 }
@@ -184,8 +189,7 @@ function segment(line: TextLine, index: number, faces: Face[]): Array<{ face: Fa
       current.text += c;
       continue;
     }
-    const face =
-      faces.find((f) => covers(f, cp) && f.font.hasGlyphForCodePoint(cp)) ?? faces.find((f) => f.font.hasGlyphForCodePoint(cp));
+    const face = faces.find((f) => covers(f, cp) && f.font.hasGlyphForCodePoint(cp)) ?? faces.find((f) => f.font.hasGlyphForCodePoint(cp));
     if (!face) {
       throw new PdfError(
         'unsupported_character',
