@@ -39,4 +39,22 @@ export const actions = [
   addImageWatermark,
 ] as const satisfies readonly AnyAction[];
 
-export { addPassword, addRestrictions, removePassword, removeRestrictions, removeSignatures, reorderPages, extractPages, rotatePages, reversePages, removePages, mergeDocuments, splitBySize, splitByPageCount, splitAtPage, splitByGroups, addTextWatermark, addImageWatermark };
+export {
+  addPassword,
+  addRestrictions,
+  removePassword,
+  removeRestrictions,
+  removeSignatures,
+  reorderPages,
+  extractPages,
+  rotatePages,
+  reversePages,
+  removePages,
+  mergeDocuments,
+  splitBySize,
+  splitByPageCount,
+  splitAtPage,
+  splitByGroups,
+  addTextWatermark,
+  addImageWatermark,
+};

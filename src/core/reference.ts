@@ -98,9 +98,15 @@ export function catalogModule(actions: readonly AnyAction[]): string {
     ...ids.map((id) => `  ${id},`),
     '] as const satisfies readonly AnyAction[];',
     '',
-    `export { ${ids.join(', ')} };`,
+    exportList(ids),
     '',
   ].join('\n');
+}
+
+/** `export { … };` as the formatter writes it (biome.jsonc): on one line when it fits in 160 columns, else one name a line. */
+function exportList(ids: readonly string[]): string {
+  const line = `export { ${ids.join(', ')} };`;
+  return line.length <= 160 ? line : ['export {', ...ids.map((id) => `  ${id},`), '};'].join('\n');
 }
 
 export const LIBRARY_START = '// Library functions: generated from the catalog by `npm run readme`; do not edit by hand.';

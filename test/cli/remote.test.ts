@@ -7,6 +7,7 @@
  * never appears in any output.
  */
 import AdmZip from 'adm-zip';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -251,24 +252,7 @@ describe('pdfsvc --server (remote mode)', () => {
   });
 
   it('https: an unknown certificate authority is refused and --cacert named; with --cacert the work is done', async () => {
-    const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    await execa('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=pdfsvc-test',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ]);
+    const { cert, key } = await selfSignedCertificate(dir);
     const secure = await serve({ args: ['--workers', '1', '--https', '--cert', cert, '--key', key], keys: { path: server.keysPath, key: server.key } });
     try {
       expect(secure.base).toMatch(/^https:/);

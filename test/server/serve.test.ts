@@ -4,6 +4,7 @@
  * /healthz staying fast while the worker pool is busy, the JSON request log,
  * and a clean shutdown that loses no accepted request.
  */
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { execa } from 'execa';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -111,24 +112,7 @@ describe('TLS', () => {
 
   it('--https --cert --key serves the given certificate, which a client that trusts it verifies', async () => {
     const dir = tempDir();
-    const [cert, key] = [join(dir, 'cert.pem'), join(dir, 'key.pem')];
-    await execa('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=pdfsvc-test',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ]);
+    const { cert, key } = await selfSignedCertificate(dir);
     const served = await serve({ args: ['--https', '--cert', cert, '--key', key] });
     try {
       const expected = new X509Certificate(readFileSync(cert)).fingerprint256;

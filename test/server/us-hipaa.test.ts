@@ -6,6 +6,7 @@
  * refusals, a failing audit log stopping the server, and
  * --insecure-development announced.
  */
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { execa } from 'execa';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -26,24 +27,7 @@ let cert: string;
 let key: string;
 beforeAll(async () => {
   certDir = tempDir();
-  [cert, key] = [join(certDir, 'cert.pem'), join(certDir, 'key.pem')];
-  await execa('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-    '-days',
-    '2',
-    '-subj',
-    '/CN=pdfsvc-test',
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  ]);
+  ({ cert, key } = await selfSignedCertificate(certDir));
 });
 
 const hostPort = (base: string) => ({ host: new URL(base).hostname, port: Number(new URL(base).port) });
