@@ -61,6 +61,7 @@ export function buildProgram(only?: AnyAction): Command {
     });
   addOptions(program.command('serve').description('Serve the actions as the /v1/ HTTP API.'), SERVE_OPTIONS).action(async (options) => {
     const { serveFromCli } = await import('../server/serve.js');
+    startingServer = true;
     await serveFromCli(options);
   });
   const keys = program.command('keys').description('Create, list, rotate and revoke API keys (in the database, or in a keys file with --keys-file).');
@@ -196,7 +197,11 @@ export function buildProgram(only?: AnyAction): Command {
       .option('--public-url <url>', 'the address people open, behind a proxy (https://dashboard.example.com): forms are accepted from its origin only')
       .option('--trust-proxy', "take the client's address from X-Forwarded-For (for sign-in throttling and the audit list)"),
     false,
-  ).action(async (options) => (await import('../dashboard/command.js')).dashboardFromCli(options));
+  ).action(async (options) => {
+    const { dashboardFromCli } = await import('../dashboard/command.js');
+    startingServer = true;
+    await dashboardFromCli(options);
+  });
   return withExitOverride(program);
 }
 
@@ -243,8 +248,14 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode ??= EXIT_OK;
   } catch (err) {
     process.exitCode = report(err, wantsJson);
+    // A server that refuses to start closes what it opened, but a step may still leave a timer, a
+    // socket or a database handle behind: the refusal must end the process, not leave it hanging.
+    if (startingServer) process.exit();
   }
 }
+
+/** Set once `serve` or `dashboard` begins to start (main() then exits on its refusal). */
+let startingServer = false;
 
 /** Prints a failure the way a user can act on it; returns the exit status. */
 function report(err: unknown, json: boolean): number {

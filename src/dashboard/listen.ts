@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import { toNodeHandler } from 'h3/node';
 import { ValidationError } from '../core/errors.js';
 import { PLAN_REGIONS } from '../server/keys.js';
-import { isLoopback } from '../server/serve.js';
+import { ensurePortFree, isLoopback } from '../server/serve.js';
 import { createDashboardApp, DASHBOARD_BASE } from './app.js';
 import type { Store } from '../store/store.js';
 import { sqlDashboardStore } from './sql-store.js';
@@ -128,6 +128,8 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
     res.writeHead(req.url === '/' ? 303 : 404, { location: `${DASHBOARD_BASE}/`, 'content-type': 'text/plain; charset=utf-8' });
     res.end(req.url === '/' ? '' : `the dashboard is at ${DASHBOARD_BASE}/\n`);
   };
+  // listhen would otherwise fail with an error of its own (no option named) when the port is taken.
+  if (options.port !== 0) await ensurePortFree(options.host, options.port);
   const listener = await listen(
     handler as never,
     {
@@ -148,7 +150,7 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
   const port = typeof address === 'object' && address ? address.port : options.port;
   if (options.port !== 0 && port !== options.port) {
     await listener.close();
-    throw ValidationError.field('dashboard-port', `cannot listen on port ${options.port}; choose another (0 picks a free one)`);
+    throw ValidationError.field('port', `cannot listen on port ${options.port}; choose another (0 picks a free one)`);
   }
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
   const url = `${publicUrl ? publicUrl.origin : `${options.https ? 'https' : 'http'}://${host}:${port}`}${DASHBOARD_BASE}`;

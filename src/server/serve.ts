@@ -94,7 +94,6 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   for (const [option, why] of regionRefusals(region, options, currentRuntime())) regionErrors.add(option, why);
   regionErrors.throwIfAny();
   const hipaa = region === HIPAA_REGION;
-  const { port, maxUploadBytes, workers, workerHeapMb, maxQueue, requestTimeoutMs, metricsPort } = options;
   const maxMemory = options.maxMemory === undefined ? defaultMemoryBudget() : parseSize(options.maxMemory);
   if (maxMemory === undefined)
     throw ValidationError.field('max-memory', `${JSON.stringify(options.maxMemory)} is not a size; write it as 2GiB, 512MiB or a number of bytes`);
@@ -110,6 +109,25 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   if (Boolean(options.cert) !== Boolean(options.key)) throw ValidationError.field(options.cert ? 'key' : 'cert', '--cert and --key go together');
 
   const keys = await openKeys(options, region, !hipaa || Boolean(options.insecureDevelopment));
+  // What start-up has opened, closed in reverse order when a later step refuses to start: the database's
+  // connections, PGlite, the workers and the listeners would otherwise keep the process from exiting.
+  const opened: Array<() => unknown> = [() => keys.close()];
+  try {
+    return await startServing(options, { keys, memoryBudget, rateLimiter }, opened);
+  } catch (err) {
+    for (const close of opened.reverse()) await Promise.resolve(close()).catch(() => {});
+    throw err;
+  }
+}
+
+/** The rest of `serveFromCli` once the keys are open; every resource it opens goes into `opened`. */
+async function startServing(
+  options: ServeOptions,
+  { keys, memoryBudget, rateLimiter }: { keys: ServedKeys; memoryBudget: MemoryBudget; rateLimiter: RateLimiter | undefined },
+  opened: Array<() => unknown>,
+): Promise<void> {
+  const { region, port, maxUploadBytes, workers, workerHeapMb, maxQueue, requestTimeoutMs, metricsPort } = options;
+  const hipaa = region === HIPAA_REGION;
   // Before listhen makes the server: its defaults are the only ones it uses.
   if (hipaa) enforceTlsFloor();
   const tls = options.https
@@ -125,15 +143,11 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
   const { metricsHost } = options;
   // Assigned once the pool and the app exist; requests before that cannot be answered anyway.
   let metrics: Metrics | undefined;
-  // A destination that cannot be opened lets the database go, or its connections would keep the process from exiting.
-  const audit = options.auditLog
-    ? await openAuditLog(options.auditLog, { database: keys.database }).catch(async (error: unknown) => {
-        await keys.close();
-        throw error;
-      })
-    : undefined;
+  const audit = options.auditLog ? await openAuditLog(options.auditLog, { database: keys.database }) : undefined;
+  if (audit) opened.push(() => audit.close());
   const actionNames: ReadonlySet<string> = new Set((actions as readonly AnyAction[]).map((action) => action.name));
   const pool = createPool({ workers, maxQueue, workerHeapMb });
+  opened.push(() => pool.close());
   const app = createApp({
     actions: actions as readonly AnyAction[],
     region,
@@ -180,6 +194,7 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
       );
     });
     metricsServer = listening.server;
+    opened.push(() => new Promise((resolve) => listening.server.close(resolve)));
     metricsUrl = `${metricsTls ? 'https' : 'http'}://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
   }
 
@@ -222,6 +237,7 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
       isTest: true,
     } as never,
   );
+  opened.push(() => listener.close());
   const server = listener.server as Server;
   const sockets = new Set<Socket>();
   const address = server.address();
@@ -234,9 +250,6 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
 
   if (port !== 0 && actualPort !== port) {
     // Taken between the check and the bind, or a port get-port-please will not use.
-    await listener.close();
-    await pool.close();
-    await keys.close();
     await ensurePortFree(options.host, port);
     throw ValidationError.field(
       'port',
@@ -265,7 +278,7 @@ export async function serveFromCli(raw: Record<string, unknown>): Promise<void> 
     region,
     workers: pool.threads,
     worker_heap_mb: workerHeapMb ?? DEFAULT_WORKER_HEAP_MB,
-    max_memory_bytes: maxMemory,
+    max_memory_bytes: memoryBudget.maxBytes,
     max_queue: pool.maxQueue,
     max_upload_bytes: maxUploadBytes,
     request_timeout_ms: requestTimeoutMs,
@@ -635,7 +648,7 @@ function watchKeysFile(path: string, store: KeyStore, ephemeral: StoredKey[] | u
 }
 
 /** Binds `host:port` for a moment: fails with a 'port' error naming what to do when it is taken or not allowed. */
-async function ensurePortFree(host: string, port: number): Promise<void> {
+export async function ensurePortFree(host: string, port: number): Promise<void> {
   const probe = createServer();
   await new Promise<void>((resolve, reject) => {
     probe.once('error', (err: NodeJS.ErrnoException) => {

@@ -8,6 +8,7 @@
  * still prints a working development key.
  */
 import { execa } from 'execa';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageMeter } from '../../src/server/accounts.js';
@@ -340,5 +341,35 @@ describe('usage counting cost', () => {
     await meter.stop(1);
     expect(logged.map(([event]) => event)).toEqual(['usage_flush_failed', 'usage_lost']);
     expect(logged[1][1]).toEqual({ rows: 1, requests: 3 });
+  });
+});
+
+describe.each(BACKENDS)('start-up refusals on $name', (backend) => {
+  /** A loopback port some other process holds for the test. */
+  async function takenPort(): Promise<{ port: number; release: () => Promise<void> }> {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    return { port, release: () => new Promise((resolve) => holder.close(() => resolve())) };
+  }
+
+  // Before, the database (its pool, PGlite and timers) kept the refused process alive after the message.
+  it.each([
+    ['serve', (port: number) => ['serve', '--port', '0', '--workers', '1', '--metrics-port', String(port)], 'metrics-port'],
+    ['dashboard', (port: number) => ['dashboard', '--port', String(port)], 'port'],
+  ] as const)('%s refused after the database is open (a port taken) exits 2, naming the option', { timeout: 120_000 }, async (_, args, option) => {
+    const config = await backend.fresh(true);
+    const env = cleanEnv();
+    const taken = await takenPort();
+    try {
+      const run = await execa('node', [CLI, ...args(taken.port), ...where(config)], { reject: false, env, extendEnv: false, timeout: 60_000 });
+      expect(run.timedOut, `still running 60 s after: ${run.stderr}`).toBe(false);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`pdfsvc: ${option}: port ${taken.port}`);
+      expect(run.stderr).toContain('taken');
+      expect(run.stdout).not.toContain('listening');
+    } finally {
+      await taken.release();
+    }
   });
 });
