@@ -9,6 +9,7 @@
  * even the sign-in form cannot be posted from elsewhere). Whatever concerns
  * keys takes the signed-in account's id: another account's key is "not found".
  */
+import { isKeyName, KEY_NAME_RULE } from '../core/key-name.js';
 import { getRequestIP, H3 } from 'h3';
 import { randomBytes } from 'node:crypto';
 import { checkPassword, hashPassword, passwordProblem, PASSWORD_MIN_LENGTH } from './password.js';
@@ -52,7 +53,6 @@ const THROTTLE = { windowMs: 15 * 60_000, perAccount: 5, perAddress: 20 };
 /** Largest form body read: the dashboard's forms are a few hundred bytes. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 const GRACE = { '0s': 0, '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
 
 export interface DashboardOptions {
@@ -343,8 +343,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     const month = currentMonth();
     const refuse = async (error: string) =>
       htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, error }), signed.frame.nonce, 400);
-    if (!KEY_NAME.test(name))
-      return refuse('Not created: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.');
+    if (!isKeyName(name)) return refuse(`Not created: ${KEY_NAME_RULE}.`);
     const existing = await store.listKeys(signed.account.id, month);
     if (existing.some((k) => k.name === name)) return refuse(`Not created: this account already has a key named “${name}”.`);
     const created = await refusal(store.createKey(signed.account.id, name, by(signed, address(event))));
@@ -400,10 +399,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
 
   keyAction('rename', async (signed, key, form, ip) => {
     const name = (form.get('name') ?? '').trim();
-    if (!KEY_NAME.test(name))
-      return keyPageWith(signed, key.id, 400, {
-        error: 'Not renamed: a name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit.',
-      });
+    if (!isKeyName(name)) return keyPageWith(signed, key.id, 400, { error: `Not renamed: ${KEY_NAME_RULE}.` });
     if (name !== key.name && (await store.listKeys(signed.account.id, currentMonth())).some((k) => k.name === name)) {
       return keyPageWith(signed, key.id, 400, { error: `Not renamed: this account already has a key named “${name}”.` });
     }

@@ -8,8 +8,12 @@
  * visible, every control has a label, and the layout folds to one column on
  * a narrow screen (tables scroll sideways inside their own box).
  */
+import { KEY_NAME_MAX_LENGTH, KEY_NAME_PATTERN, KEY_NAME_RULE } from '../core/key-name.js';
 import { usageChart, type ChartSeries } from './chart.js';
 import { daysInMonth, escapeHtml as e, formatBytes, formatCount, formatTime } from './html.js';
+
+/** A key name's input: the browser checks the rule the server applies (src/core/key-name.ts). */
+const KEY_NAME_INPUT = `maxlength="${KEY_NAME_MAX_LENGTH}" pattern="${e(KEY_NAME_PATTERN)}" title="${e(KEY_NAME_RULE)}"`;
 
 export interface AccountView {
   name: string;
@@ -232,7 +236,7 @@ export function keysPage(
 ${table}
 <h2 id="create-title">Create a key</h2>
 <form method="post" action="${frame.base}/keys" class="card" aria-labelledby="create-title">${csrfField(frame)}
-<div class="row"><div class="field"><label for="key-name">Name <span class="hint">(what the key is for)</span></label><input id="key-name" name="name" required maxlength="64" pattern="[A-Za-z0-9][A-Za-z0-9 ._\\-]*" title="letters, digits, spaces, dots, dashes and underscores"></div>
+<div class="row"><div class="field"><label for="key-name">Name <span class="hint">(what the key is for)</span></label><input id="key-name" name="name" required ${KEY_NAME_INPUT}></div>
 <div><button type="submit">Create key</button></div></div>
 <p class="hint">Region limits and an expiry date can be set on the key's page after it is created.</p></form>`,
   );
@@ -261,7 +265,7 @@ export function keyPage(
 <dl class="card"><dt>Prefix</dt><dd><code>${e(k.prefix)}…</code></dd><dt>Created</dt><dd>${e(formatTime(k.created))}</dd><dt>Last used</dt><dd>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</dd><dt>Expires</dt><dd>${k.expires ? e(formatTime(k.expires)) : 'none'}</dd><dt>Regions</dt><dd>${e(regionsText(k.regions))}</dd><dt>Requests this month</dt><dd>${formatCount(k.requestsThisMonth)}</dd></dl>
 <h2 id="rename-title">Rename</h2>
 <form method="post" action="${frame.base}/keys/${id}/rename" class="card" aria-labelledby="rename-title">${csrfField(frame)}<div class="row">
-<div class="field"><label for="rename">New name</label><input id="rename" name="name" required maxlength="64" value="${e(k.name)}"></div><div><button type="submit">Rename</button></div></div></form>
+<div class="field"><label for="rename">New name</label><input id="rename" name="name" required ${KEY_NAME_INPUT} value="${e(k.name)}"></div><div><button type="submit">Rename</button></div></div></form>
 <h2 id="limits-title">Limits</h2>
 <form method="post" action="${frame.base}/keys/${id}/limits" class="card" aria-labelledby="limits-title">${csrfField(frame)}
 <fieldset><legend>Regions this key works in <span class="hint">(none ticked: every region of the plan)</span></legend>${regionBoxes}</fieldset>

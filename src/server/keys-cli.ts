@@ -3,6 +3,7 @@
  * or on a keys file, whichever src/store/location.ts picks; the database
  * code is loaded only when it is the one.
  */
+import { checkKeyName } from '../core/key-name.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { keySource, type StoreOptions } from '../store/location.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
@@ -40,6 +41,7 @@ export async function createKey(raw: KeysOptions & Record<string, unknown>): Pro
   const options = parseOptions(KEYS_OPTIONS.create, raw);
   const { plan } = options;
   if (plan === undefined) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got undefined`);
+  if (options.name !== undefined) checkKeyName(options.name);
   const key = newKey();
   const { id, name } = await updateKeysFile(path, (file) => {
     const id = newKeyId();

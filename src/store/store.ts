@@ -9,6 +9,7 @@
  * deleted) adds one to store_state.version in the same transaction: servers
  * poll that one number and reload their keys when it moves.
  */
+import { checkKeyName } from '../core/key-name.js';
 import { randomBytes } from 'node:crypto';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import type { AuditRecord } from '../server/audit.js';
@@ -205,12 +206,6 @@ function isUniqueViolation(err: unknown, constraint?: string): boolean {
 function checkPlan(plan: string): Plan {
   if (!PLANS.includes(plan as Plan)) throw ValidationError.field('plan', `must be one of ${PLANS.join(', ')}; got ${JSON.stringify(plan)}`);
   return plan as Plan;
-}
-
-function checkKeyName(name: string): string {
-  if (!name.trim() || name.length > 100 || /[\u0000-\u001f\u007f]/.test(name))
-    throw ValidationError.field('name', 'a key name is 1 to 100 characters, without control characters');
-  return name;
 }
 
 function checkRegions(regions: readonly string[] | null | undefined, plan: Plan): Region[] | null {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { usageChart } from '../../src/dashboard/chart.js';
 import { daysInMonth, formatBytes, parseMonth } from '../../src/dashboard/html.js';
 import { keysPage, usagePage } from '../../src/dashboard/pages.js';
+import { isKeyName } from '../../src/core/key-name.js';
 import { checkPassword, hashPassword, passwordProblem } from '../../src/dashboard/password.js';
 import { crossSiteProblem, csrfToken, csrfTokenMatches, newSessionId, sessionCookie, sessionIdOf } from '../../src/dashboard/session.js';
 
@@ -145,5 +146,31 @@ describe('the usage chart and pages', () => {
     expect(daysInMonth('2026-02')).toBe(28);
     expect(parseMonth('2026-13')).toBeUndefined();
     expect(formatBytes(1536)).toBe('1.5 KiB');
+  });
+});
+
+describe('the key-name rule in the forms', () => {
+  // Read as a browser reads it: anchored, with the v flag, HTML entities decoded.
+  const browserPattern = (html: string, id: string) => {
+    const input = html.match(new RegExp(`<input id="${id}"[^>]*>`))![0];
+    const attribute = (name: string) =>
+      input
+        .match(new RegExp(` ${name}="([^"]*)"`))?.[1]
+        .replaceAll('&quot;', '"')
+        .replaceAll('&amp;', '&');
+    return { pattern: new RegExp(`^(?:${attribute('pattern')})$`, 'v'), maxLength: Number(attribute('maxlength')), title: attribute('title') };
+  };
+  const names = ['ci', 'Build server 2', 'v1.2_eu-batch', `a${'b'.repeat(63)}`, `a${'b'.repeat(64)}`, '', ' x', '-x', 'a/b', 'émoji', 'a"b'];
+
+  it('the create form lets the browser accept exactly the names the server accepts, and says the same rule', () => {
+    const html = keysPage(
+      { nonce: 'n', base: '/dashboard', csrf: 't', account: { name: 'a', email: 'x@y', plan: 'free', operator: false } },
+      { month: '2026-11', keys: [] },
+    );
+    const input = browserPattern(html, 'key-name');
+    for (const name of names) expect(input.pattern.test(name) && name.length <= input.maxLength, JSON.stringify(name)).toBe(isKeyName(name));
+    expect(input.title).toBe('a key name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit');
+    expect(isKeyName(`a${'b'.repeat(63)}`)).toBe(true);
+    expect(isKeyName(`a${'b'.repeat(64)}`)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
  * a key. Judged against a running server.
  */
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/pdf-tools.js';
 import { CLI, keysFile, postAction, serve, sleep, tempDir, waitFor } from './spawn.js';
@@ -45,6 +45,35 @@ describe('pdfsvc keys', () => {
     } finally {
       await served.stop();
     }
+  });
+
+  it('create: a name against the key-name rule is exit status 2 naming the rule, and the file is unchanged', async () => {
+    const { path } = await keysFile(tempDir());
+    const before = readFileSync(path, 'utf8');
+    for (const name of ['ci/cd', ' leading', 'x'.repeat(65)]) {
+      const run = await keys(['create', '--plan', 'free', '--name', name, '--keys-file', path]);
+      expect(run.exitCode, name).toBe(2);
+      expect(run.stderr).toContain(
+        `pdfsvc: name: ${JSON.stringify(name)} is not a key name: a key name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit`,
+      );
+      expect(run.stdout).toBe('');
+    }
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  it('a keys file whose names follow the rule of before keeps working: listed, rotated and revoked by name', async () => {
+    const { path } = await keysFile(tempDir());
+    const oldName = 'build #1 (ci/cd) — ünïcode';
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { keys: Array<{ name: string }> };
+    file.keys[0].name = oldName;
+    writeFileSync(path, JSON.stringify(file));
+    const listed = await keys(['list', '--json', '--keys-file', path]);
+    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name)).toEqual([oldName]);
+    const rotated = await keys(['rotate', oldName, '--grace', '0s', '--keys-file', path]);
+    expect(rotated.exitCode, rotated.stderr).toBe(0);
+    const revoked = await keys(['revoke', oldName, '--keys-file', path]);
+    expect(revoked.exitCode, revoked.stderr).toBe(0);
+    expect((JSON.parse(readFileSync(path, 'utf8')) as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).not.toContain(oldName);
   });
 
   it('twenty `keys create` at once: every key is in the file, and works', async () => {

@@ -45,6 +45,9 @@ function delta(over: Partial<UsageDelta> & Pick<UsageDelta, 'keyId' | 'accountId
   };
 }
 
+/** A name the rule of before allowed (up to 100 characters, none a control character) and today's refuses. */
+const OLD_STYLE_NAME = 'build #1 (ci/cd) — ünïcode';
+
 describe.each(BACKENDS)('store on $name', (backend) => {
   let store: Store;
   beforeAll(async () => {
@@ -286,13 +289,32 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     for (const secret of [created.key, rotated.key, hashKey(created.key), hashKey(rotated.key)]) expect(text).not.toContain(secret);
   });
 
+  it('key names: a new name and a rename follow the one rule (src/core/key-name.ts), with its message', async () => {
+    const name = unique('names');
+    await store.createAccount({ name, email: `${name}@example.test`, plan: 'free' });
+    const longest = `a${'b'.repeat(62)}9`;
+    for (const good of ['ci', 'Build server 2', 'v1.2_eu-batch', longest])
+      expect((await store.createKey({ account: name, name: good })).record.name).toBe(good);
+    for (const bad of ['', ' leading space', '-dash-first', `${longest}x`, 'slash/in', 'tab\there', 'émoji', OLD_STYLE_NAME]) {
+      const refused = await store.createKey({ account: name, name: bad }).catch((err: unknown) => err);
+      expect(refused, JSON.stringify(bad)).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).errors.name).toEqual([
+        `${JSON.stringify(bad)} is not a key name: a key name is 1 to 64 letters, digits, spaces, dots, dashes or underscores, starting with a letter or digit`,
+      ]);
+      expect(await validationField(store.renameKey('ci', bad, { account: name }))).toEqual(['name']);
+    }
+    // Nothing was made or renamed by the refusals.
+    expect((await store.listKeys({ account: name })).map((k) => k.name).sort()).toEqual(['Build server 2', 'ci', longest, 'v1.2_eu-batch'].sort());
+  });
+
   it('importKeys: keys from a keys file keep working, and a second import changes nothing', async () => {
     const name = unique('import');
     await store.createAccount({ name, email: `${name}@example.test`, plan: 'business' });
     const keys = [newKey(), newKey()];
     const fileKeys: StoredKey[] = keys.map((key, i) => ({
       id: `k_00000000000${i}`,
-      name: `old-${i}`,
+      // Key 1's name follows the rule of before (any characters but control ones), not today's.
+      name: i === 1 ? OLD_STYLE_NAME : `old-${i}`,
       plan: 'business',
       hash: hashKey(key),
       created: '2026-01-02T03:04:05.000Z',
@@ -301,10 +323,14 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     const first = await store.importKeys(fileKeys, () => name);
     expect(first.imported.map((k) => [k.name, k.prefix, k.created.toISOString(), k.expires?.toISOString() ?? null])).toEqual([
       ['old-0', null, '2026-01-02T03:04:05.000Z', null],
-      ['old-1', null, '2026-01-02T03:04:05.000Z', '2099-01-01T00:00:00.000Z'],
+      [OLD_STYLE_NAME, null, '2026-01-02T03:04:05.000Z', '2099-01-01T00:00:00.000Z'],
     ]);
     const lookup = new KeyStore(await store.loadKeys());
     for (const key of keys) expect(lookup.find(key)?.accountName).toBe(name);
+    expect((await store.listKeys({ account: name })).map((k) => k.name)).toContain(OLD_STYLE_NAME);
+    // Such a key is still revoked by its name; only new names are held to the rule.
+    await store.revokeKey(OLD_STYLE_NAME, { account: name });
+    expect(new KeyStore(await store.loadKeys()).find(keys[1])).toBeUndefined();
     const second = await store.importKeys(fileKeys, () => name);
     expect(second).toEqual({ imported: [], skipped: fileKeys });
   });
