@@ -8,6 +8,7 @@
  * (by hash) and requests to this origin.
  */
 import { createHash } from 'node:crypto';
+import { ERROR_CODES } from '../core/errors.js';
 
 interface Schema {
   type?: string;
@@ -314,6 +315,10 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
     .sort(([a], [b]) => Number(a) - Number(b))
     .map(([status, title]) => `<li><a href="v1/errors/${escape(status)}">${escape(status)}</a> ${escape(title)}</li>`)
     .join('');
+  // The same codes and meanings the OpenAPI document's Problem schema declares (src/core/errors.ts).
+  const errorCodes = Object.entries(ERROR_CODES)
+    .map(([code, meaning]) => `<tr><th scope="row"><code>${escape(code)}</code></th><td>${escape(meaning)}</td></tr>`)
+    .join('');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(doc.info.title)} API reference</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
@@ -327,6 +332,8 @@ export function docsPage(document: Record<string, unknown>): DocsPage {
 <section id="overview"><h2>Overview</h2>
 <p>Every action is <code>POST /v1/&lt;action&gt;</code> with a <code>multipart/form-data</code> body and an <code>X-API-Key</code> header. Single-document actions answer <code>application/pdf</code>; split actions answer with the packaging their <code>Accept</code> header asks for (ZIP when it asks for none). Failures are <code>application/problem+json</code> objects:</p>
 <ul class="errors">${errors}</ul>
+<p>A <code>400</code> for a document pdfsvc refused also carries a <code>code</code> (beside <code>errors</code>), stable for a client to branch on without reading messages; it is absent when a field's own value broke its rules:</p>
+<table id="error-codes"><thead><tr><th scope="col"><code>code</code></th><th scope="col">Meaning</th></tr></thead><tbody>${errorCodes}</tbody></table>
 <p>Checks run in this order: path, method, key, region, <code>Accept</code>, content type, size, fields, document. <code>GET /healthz</code> needs no key.</p></section>
 ${operations.map(([path, op]) => operationSection(doc, path, op)).join('\n')}
 </main></div>

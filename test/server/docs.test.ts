@@ -139,6 +139,22 @@ describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_0
     expect(headers.get('content-security-policy')).toMatch(/default-src 'none'.*script-src 'sha256-/);
   });
 
+  it('lists every error code a problem object carries, with its meaning, as the OpenAPI document declares them', async () => {
+    const document = (await (await fetch(`${server.base}/v1/openapi.json`)).json()) as {
+      components: { schemas: { Problem: { properties: { code: { enum: string[]; description: string } } } } };
+    };
+    const declared = document.components.schemas.Problem.properties.code;
+    const rows = await page
+      .locator('#error-codes tbody tr')
+      .evaluateAll((all) => all.map((row) => [row.querySelector('th')!.textContent!.trim(), row.querySelector('td')!.textContent!.trim()]));
+    expect(rows.map(([code]) => code)).toEqual(declared.enum);
+    expect(rows.length).toBeGreaterThan(0);
+    // Each meaning is the one the OpenAPI document gives beside the code.
+    for (const [code, meaning] of rows) expect(declared.description, code).toContain(`\`${code}\`: ${meaning}`);
+    expect(rows).toContainEqual(['wrong_password', 'The password given opens the document neither as its user nor as its owner.']);
+    await expect.poll(() => page.locator('#error-codes').isVisible()).toBe(true);
+  });
+
   it('lists every action of the catalog, each with its fields, a curl example and a form', async () => {
     const names = [...operations.keys()];
     expect([...names].sort()).toEqual(actions.map((action) => action.name).sort());
