@@ -1,5 +1,5 @@
 /**
- * The object copier (src/pdf/copy.ts): a copy of a stream whose data is
+ * The object copier (src/pdf/model/copy.ts): a copy of a stream whose data is
  * still in a lazily read file leaves it there, and moving objects between
  * documents rewrites each reference once, even in a dictionary two objects
  * share.
@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openLazyFile } from '../../src/core/lazy-file.js';
-import { copyObject, moveObject } from '../../src/pdf/copy.js';
+import { copyObject, moveObject } from '../../src/pdf/model/copy.js';
 import { loadPdf } from '../../src/pdf/document.js';
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../src/pdf/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../src/pdf/model/lib.js';
 import { unloadedData } from '../../src/pdf/reader/object-table.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 

@@ -14,7 +14,7 @@ import { ValidationError } from '../../src/core/errors.js';
 import { runAction } from '../../src/core/run.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
 import { HOSTILE_PDFS } from '../../scripts/hostile-fixtures.mjs';
-import { PDFContext, type PDFDict } from '../../src/pdf/lib.js';
+import { PDFContext, type PDFDict } from '../../src/pdf/model/lib.js';
 import { decodeStructureStream } from '../../src/pdf/reader/filters.js';
 
 /**

@@ -11,7 +11,7 @@
 import { type PDFContext, PDFObject, PDFRef } from './lib.js';
 import { forEachChild } from './walk.js';
 import { type ObjectSource, storeOf } from './store.js';
-import { REF_FIELDS, REF_GEN, REF_NUM } from './reader/skim.js';
+import { REF_FIELDS, REF_GEN, REF_NUM } from '../reader/skim.js';
 
 export type { ObjectSource } from './store.js';
 

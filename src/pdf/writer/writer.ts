@@ -11,18 +11,18 @@
  * reference can never come to mean one of them.
  */
 import { deflateSync } from 'node:zlib';
-import { unreadRange } from '../core/lazy-file.js';
-import { PieceList, type PdfPieces } from '../core/pdf-data.js';
-import type { Piece, Sink } from '../core/sink.js';
-import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from './lib.js';
-import { storeOf } from './store.js';
-import type { Encryption } from './security/encrypt.js';
-import { fileIdToWrite } from './security/file-id.js';
-import { PiecewiseStream } from './security/file-crypto.js';
-import { walkGraph, type ObjectSource } from './graph.js';
+import { unreadRange } from '../../core/lazy-file.js';
+import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
+import type { Piece, Sink } from '../../core/sink.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
+import { storeOf } from '../model/store.js';
+import type { Encryption } from '../security/encrypt.js';
+import { fileIdToWrite } from '../security/file-id.js';
+import { PiecewiseStream } from '../security/file-crypto.js';
+import { walkGraph, type ObjectSource } from '../model/graph.js';
 import { serialize } from './serialize.js';
-import { unloadedData } from './reader/object-table.js';
-import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from './reader/skim.js';
+import { unloadedData } from '../reader/object-table.js';
+import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
 
 const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');

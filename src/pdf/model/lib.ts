@@ -1,7 +1,7 @@
 /**
  * The one door to @cantoo/pdf-lib's object model (dictionaries, arrays,
  * names, references, streams, the object table), which the page operations
- * work with. Reading and writing files is ours (reader/, writer.ts); pdf-lib's
+ * work with. Reading and writing files is ours (reader/, writer/); pdf-lib's
  * drawing API, fonts and images are imported by the watermark code alone
  * (watermark/drawing-lib.ts).
  *
@@ -13,24 +13,24 @@
  * index's (the module files' own declarations do not resolve on their own).
  */
 import type * as PdfLib from '@cantoo/pdf-lib';
-import PDFArrayModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
-import PDFBoolModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
-import PDFDictModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFDict.js';
-import PDFHexStringModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFHexString.js';
-import PDFNameModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFName.js';
-import PDFNullModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNull.js';
-import PDFNumberModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNumber.js';
-import PDFObjectModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFObject.js';
-import PDFRawStreamModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRawStream.js';
-import PDFRefModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRef.js';
-import PDFStreamModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFStream.js';
-import PDFStringModule from '../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFString.js';
-import PDFCatalogModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFCatalog.js';
-import PDFPageLeafModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageLeaf.js';
-import PDFPageTreeModule from '../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageTree.js';
-import PDFContextModule from '../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
-import PDFHeaderModule from '../../node_modules/@cantoo/pdf-lib/es/core/document/PDFHeader.js';
-import { UnexpectedObjectTypeError } from '../../node_modules/@cantoo/pdf-lib/es/core/errors.js';
+import PDFArrayModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
+import PDFBoolModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
+import PDFDictModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFDict.js';
+import PDFHexStringModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFHexString.js';
+import PDFNameModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFName.js';
+import PDFNullModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNull.js';
+import PDFNumberModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNumber.js';
+import PDFObjectModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFObject.js';
+import PDFRawStreamModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRawStream.js';
+import PDFRefModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRef.js';
+import PDFStreamModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFStream.js';
+import PDFStringModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFString.js';
+import PDFCatalogModule from '../../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFCatalog.js';
+import PDFPageLeafModule from '../../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageLeaf.js';
+import PDFPageTreeModule from '../../../node_modules/@cantoo/pdf-lib/es/core/structures/PDFPageTree.js';
+import PDFContextModule from '../../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
+import PDFHeaderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/document/PDFHeader.js';
+import { UnexpectedObjectTypeError } from '../../../node_modules/@cantoo/pdf-lib/es/core/errors.js';
 
 export const PDFArray = PDFArrayModule as unknown as typeof PdfLib.PDFArray;
 export type PDFArray = PdfLib.PDFArray;

@@ -25,20 +25,20 @@
  *    When even that lower bound passes the limit, the part is final without
  *    another save; otherwise the part with the next page is saved to see.
  */
-import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
-import { isWidget } from './forms.js';
-import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from './lib.js';
-import { arrayAt, dictAt } from './objects.js';
-import { outlineChildren, outlineItems } from './outline.js';
-import { pageEntries, type PageEntry } from './page-tree.js';
-import type { PdfPieces } from '../core/pdf-data.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { isWidget } from '../structure/forms.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
+import { arrayAt, dictAt } from '../model/objects.js';
+import { outlineChildren, outlineItems } from '../structure/outline.js';
+import { pageEntries, type PageEntry } from '../structure/page-tree.js';
+import type { PdfPieces } from '../../core/pdf-data.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
-import { forEachChild } from './walk.js';
-import { sourceOf, type ObjectSource } from './graph.js';
-import { unloadedData } from './reader/object-table.js';
-import { REF_FIELDS, REF_GEN, REF_NUM, type RawObject } from './reader/skim.js';
-import { isRegular } from './reader/syntax.js';
-import type { WrittenRefs } from './writer.js';
+import { forEachChild } from '../model/walk.js';
+import { sourceOf, type ObjectSource } from '../model/graph.js';
+import { unloadedData } from '../reader/object-table.js';
+import { REF_FIELDS, REF_GEN, REF_NUM, type RawObject } from '../reader/skim.js';
+import { isRegular } from '../reader/syntax.js';
+import type { WrittenRefs } from '../writer/writer.js';
 
 export interface SizedPart {
   /** 0-based page indexes, consecutive. */

@@ -5,8 +5,8 @@
  * Each node is visited once (damaged files loop), with a stack of its own
  * rather than recursion, so a deep tree costs no call stack.
  */
-import { PDFDict, type PDFContext, type PDFObject } from './lib.js';
-import { arrayAt } from './objects.js';
+import { PDFDict, type PDFContext, type PDFObject } from '../model/lib.js';
+import { arrayAt } from '../model/objects.js';
 
 /**
  * Calls `visit` with each key and value of the tree under `root`, in tree

@@ -7,7 +7,7 @@
  * the garbage of a save. This walks the dictionary's map and the array's
  * items where they are and encodes each object once.
  */
-import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from './lib.js';
+import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from '../model/lib.js';
 
 export function serialize(object: PDFObject): Uint8Array {
   const parts: string[] = [];

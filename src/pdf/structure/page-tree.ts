@@ -5,10 +5,10 @@
  * first, so a page keeps its look wherever it moves.
  */
 import { duplicatePage } from './duplicate-page.js';
-import { sourceOf } from './graph.js';
-import { objectTableOf } from './reader/object-table.js';
-import { skipWhite } from './reader/syntax.js';
-import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { sourceOf } from '../model/graph.js';
+import { objectTableOf } from '../reader/object-table.js';
+import { skipWhite } from '../reader/syntax.js';
+import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
 const LETTER = [0, 0, 612, 792];

@@ -2,10 +2,10 @@
  * Copying a page: for a page listed twice in a new order, and for a page
  * tree that lists the same page object twice.
  */
-import { copyObject } from './copy.js';
-import { PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
+import { copyObject } from '../model/copy.js';
+import { PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
 import { duplicateWidget, isWidget } from './forms.js';
-import { arrayAt } from './objects.js';
+import { arrayAt } from '../model/objects.js';
 
 const ANNOTS = PDFName.of('Annots');
 

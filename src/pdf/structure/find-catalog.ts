@@ -8,8 +8,8 @@
  * (the last page-tree root of the file is taken). Run only when the catalog
  * the trailer names has no page tree: it may parse every object.
  */
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
-import { type ObjectTable, objectTableOf, readOnly } from './reader/object-table.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-table.js';
 
 const TYPE = PDFName.of('Type');
 const PAGES = PDFName.of('Pages');

@@ -3,8 +3,8 @@
  * Resolving them to page references lets the page operations drop or keep
  * them with their pages.
  */
-import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from './lib.js';
-import { dictAt } from './objects.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from '../model/lib.js';
+import { dictAt } from '../model/objects.js';
 import { forEachTreePair } from './trees.js';
 
 /** The name of a named destination, whatever its spelling (name or string). */

@@ -5,16 +5,16 @@
  * fields, outline entries, named destinations, page labels, metadata,
  * attachments.
  */
-import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from './lib.js';
-import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from './destinations.js';
-import { duplicatePage } from './duplicate-page.js';
-import { storeOf } from './store.js';
-import { pruneFields } from './forms.js';
-import { arrayAt, dictAt, nullifyReferences } from './objects.js';
-import { pruneOutline } from './outline.js';
-import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
-import { pageEntries, setPages, type PageEntry } from './page-tree.js';
-import { readOnly } from './reader/object-table.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../model/lib.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { duplicatePage } from '../structure/duplicate-page.js';
+import { storeOf } from '../model/store.js';
+import { pruneFields } from '../structure/forms.js';
+import { arrayAt, dictAt, nullifyReferences } from '../model/objects.js';
+import { pruneOutline } from '../structure/outline.js';
+import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
+import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
+import { readOnly } from '../reader/object-table.js';
 
 const ANNOTS = PDFName.of('Annots');
 

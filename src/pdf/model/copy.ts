@@ -21,7 +21,7 @@ import {
   PDFStream,
   moveInto,
 } from './lib.js';
-import { streamWithDataOf } from './reader/object-table.js';
+import { streamWithDataOf } from '../reader/object-table.js';
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */
 export function copyObject<T extends PDFObject>(object: T, context: PDFContext, mapRef?: (ref: PDFRef) => PDFObject): T {

@@ -9,7 +9,7 @@
  */
 import { deflateSync } from 'node:zlib';
 import { ContextBase, type PDFContext, PDFNull, PDFObject, type PDFRawStream, PDFRef, UnexpectedObjectTypeError } from './lib.js';
-import type { RawObject } from './reader/skim.js';
+import type { RawObject } from '../reader/skim.js';
 
 /** What a raw source's bytes came from: an input table that can say which references lead somewhere. */
 export interface RawOrigin {

@@ -14,15 +14,15 @@
  * whole document and would be wrong for a part: the logical structure tree
  * (/StructTreeRoot, tagging) and XFA form data.
  */
-import { PdfError } from './errors.js';
+import { PdfError } from '../errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
-import { forkDocument } from './fork.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './lib.js';
-import { dictAt } from './objects.js';
-import { pageEntries, type PageEntry } from './page-tree.js';
-import type { PdfPieces } from '../core/pdf-data.js';
-import { writeDocumentAndTell, type WrittenRefs } from './writer.js';
-import { objectTableOf } from './reader/object-table.js';
+import { forkDocument } from '../model/fork.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { dictAt } from '../model/objects.js';
+import { pageEntries, type PageEntry } from '../structure/page-tree.js';
+import type { PdfPieces } from '../../core/pdf-data.js';
+import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
+import { objectTableOf } from '../reader/object-table.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument): number {

@@ -20,15 +20,15 @@ import {
   PDFRef,
   PDFStream,
   PDFString,
-} from './lib.js';
-import { copyObject, moveObject } from './copy.js';
-import { NamedDestinations, destinationName, forEachNameTreeEntry } from './destinations.js';
-import { reachableObjects } from './graph.js';
-import { arrayAt, dictAt } from './objects.js';
-import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline } from './outline.js';
-import { readPageLabels, writePageLabels, type PageLabel } from './page-labels.js';
-import { pageEntries, setPages } from './page-tree.js';
-import { objectTableOf } from './reader/object-table.js';
+} from '../model/lib.js';
+import { copyObject, moveObject } from '../model/copy.js';
+import { NamedDestinations, destinationName, forEachNameTreeEntry } from '../structure/destinations.js';
+import { reachableObjects } from '../model/graph.js';
+import { arrayAt, dictAt } from '../model/objects.js';
+import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline } from '../structure/outline.js';
+import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
+import { pageEntries, setPages } from '../structure/page-tree.js';
+import { objectTableOf } from '../reader/object-table.js';
 
 const D = PDFName.of('D');
 const DEST = PDFName.of('Dest');

@@ -2,10 +2,10 @@
  * Interactive form fields and their widget annotations: keeping the field
  * tree in step with the pages that carry the widgets.
  */
-import { copyObject } from './copy.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
-import { readOnly } from './reader/object-table.js';
-import { arrayAt, dictAt } from './objects.js';
+import { copyObject } from '../model/copy.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { readOnly } from '../reader/object-table.js';
+import { arrayAt, dictAt } from '../model/objects.js';
 
 const KIDS = PDFName.of('Kids');
 const PARENT = PDFName.of('Parent');
