@@ -18,12 +18,12 @@
  * trusts the root's /Count, so it shows too few pages or none at all.
  */
 import { describe, expect, it } from 'vitest';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
-import type { Warning } from '../../src/core/warnings.js';
-import { runAction } from '../../src/core/run.js';
-import { buildPdf, bytesOf, drawText, FONT, latin1, type RawObject } from '../helpers/raw-pdf.js';
-import { qpdfCheck } from '../helpers/pdf-tools.js';
-import { expectCleanAction, expectCleanOutput, PAGE_ACTIONS, popplerTexts, qpdfPageList, runOne } from '../helpers/reader-checks.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
+import type { Warning } from '../../../src/core/warnings.js';
+import { runAction } from '../../../src/core/run.js';
+import { buildPdf, bytesOf, drawText, FONT, latin1, type RawObject } from '../../helpers/raw-pdf.js';
+import { qpdfCheck } from '../../helpers/pdf-tools.js';
+import { expectCleanAction, expectCleanOutput, PAGE_ACTIONS, popplerTexts, qpdfPageList, runOne } from '../../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8 with contents 5, 7, 9; inner nodes from 10.
 const PAGE_ENTRIES = '/Resources << /Font << /F1 3 0 R >> >> /MediaBox [0 0 612 792]';

@@ -9,13 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
-import { ValidationError } from '../../src/core/errors.js';
-import { runAction } from '../../src/core/run.js';
-import { qpdfCheck } from '../helpers/pdf-tools.js';
-import { HOSTILE_PDFS } from '../../scripts/hostile-fixtures.mjs';
-import { PDFContext, type PDFDict } from '../../src/pdf/model/lib.js';
-import { decodeStructureStream } from '../../src/pdf/reader/filters.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
+import { ValidationError } from '../../../src/core/errors.js';
+import { runAction } from '../../../src/core/run.js';
+import { qpdfCheck } from '../../helpers/pdf-tools.js';
+import { HOSTILE_PDFS } from '../../../scripts/hostile-fixtures.mjs';
+import { PDFContext, type PDFDict } from '../../../src/pdf/model/lib.js';
+import { decodeStructureStream } from '../../../src/pdf/reader/filters.js';
 
 /**
  * Runs rotate_pages; the outcome, and how much CPU time and heap it took.

@@ -6,12 +6,12 @@
  */
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { addImageWatermark, addTextWatermark } from '../../src/index.js';
+import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
-import { zeroBomb } from '../../scripts/hostile-fixtures.mjs';
-import { decodedDepth, DepthScan, graphicsDepth } from '../../src/pdf/watermark/balance.js';
-import { pageTexts, qpdfCheck } from '../helpers/pdf-tools.js';
-import { findPixels, makePng, reddish, renderPage } from '../helpers/render.js';
+import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
+import { decodedDepth, DepthScan, graphicsDepth } from '../../../src/pdf/watermark/balance.js';
+import { pageTexts, qpdfCheck } from '../../helpers/pdf-tools.js';
+import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
 
 const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
 const flateDepth = (data: Uint8Array) => decodedDepth(data, [FLATE]).depth;

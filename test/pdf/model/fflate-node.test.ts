@@ -6,7 +6,7 @@
 import * as fflate from 'fflate';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inflateSync, unzlibSync, zlibSync } from '../../src/pdf/model/fflate-node.js';
+import { inflateSync, unzlibSync, zlibSync } from '../../../src/pdf/model/fflate-node.js';
 
 const text = new TextEncoder().encode('BT /F1 12 Tf 72 712 Td (Hello) Tj ET\n'.repeat(2000));
 /** Byte for byte (toEqual on large typed arrays is slow). */

@@ -12,9 +12,9 @@
  * intact trailer in the file, so qpdf can confirm the fixture.
  */
 import { describe, expect, it } from 'vitest';
-import extractPages from '../../src/actions/extract_pages/action.js';
-import mergeDocuments from '../../src/actions/merge_documents/action.js';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
+import extractPages from '../../../src/actions/extract_pages/action.js';
+import mergeDocuments from '../../../src/actions/merge_documents/action.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
 import {
   buildPdf,
   bytesOf,
@@ -27,8 +27,8 @@ import {
   truncate,
   type RawObject,
   type RawPdf,
-} from '../helpers/raw-pdf.js';
-import { expectCleanOutput, expectReadableInput, runOne } from '../helpers/reader-checks.js';
+} from '../../helpers/raw-pdf.js';
+import { expectCleanOutput, expectReadableInput, runOne } from '../../helpers/reader-checks.js';
 
 // ---------------------------------------------------------------------------
 // The document every row damages: three pages, objects 1 catalog, 2 pages,

@@ -6,9 +6,9 @@
  * still refuse the document.
  */
 import { describe, expect, it } from 'vitest';
-import { countSignatures, loadPdf } from '../../src/pdf/document.js';
-import { rotatePages } from '../../src/index.js';
-import { buildPdf, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
+import { countSignatures, loadPdf } from '../../../src/pdf/document.js';
+import { rotatePages } from '../../../src/index.js';
+import { buildPdf, simpleDoc, type RawObject } from '../../helpers/raw-pdf.js';
 
 const SIGNATURE_VALUE = '<< /Type /Sig /Filter /Adobe.PPKLite /SubFilter /adbe.pkcs7.detached /Contents <3082> /ByteRange [0 10 20 10] >>';
 

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openLazyFile } from '../../src/core/lazy-file.js';
-import { copyObject, moveObject } from '../../src/pdf/model/copy.js';
-import { loadPdf } from '../../src/pdf/document.js';
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../src/pdf/model/lib.js';
-import { unloadedData } from '../../src/pdf/reader/object-table.js';
-import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
+import { openLazyFile } from '../../../src/core/lazy-file.js';
+import { copyObject, moveObject } from '../../../src/pdf/model/copy.js';
+import { loadPdf } from '../../../src/pdf/document.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../../src/pdf/model/lib.js';
+import { unloadedData } from '../../../src/pdf/reader/object-table.js';
+import { buildPdf, simpleDoc } from '../../helpers/raw-pdf.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-copy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

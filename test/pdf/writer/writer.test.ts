@@ -9,9 +9,9 @@ import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addPassword, rotatePages } from '../../src/index.js';
-import { pageCount, pageTexts, qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
-import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
+import { addPassword, rotatePages } from '../../../src/index.js';
+import { pageCount, pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../../helpers/raw-pdf.js';
 
 /** Three pages and 5000 small objects (as a tagged PDF's structure tree has), referenced from the catalog. */
 async function manySmallObjects(useObjectStreams: boolean): Promise<Uint8Array> {

@@ -4,10 +4,10 @@
  * depth, which objects made in memory do not bound.
  */
 import { describe, expect, it } from 'vitest';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString } from '../../src/pdf/model/lib.js';
-import { StoreContext } from '../../src/pdf/model/store.js';
-import { forEachTreePair } from '../../src/pdf/structure/trees.js';
-import { walkInside } from '../../src/pdf/model/walk.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString } from '../../../src/pdf/model/lib.js';
+import { StoreContext } from '../../../src/pdf/model/store.js';
+import { forEachTreePair } from '../../../src/pdf/structure/trees.js';
+import { walkInside } from '../../../src/pdf/model/walk.js';
 
 describe('walkInside', () => {
   it('reaches each object before what it holds, in written order, with where it is written', () => {

@@ -12,24 +12,24 @@
  * have all pass; a /Probe that leads to a real object fails.
  */
 import { describe, expect, it } from 'vitest';
-import addImageWatermark from '../../src/actions/add_image_watermark/action.js';
-import addPassword from '../../src/actions/add_password/action.js';
-import addTextWatermark from '../../src/actions/add_text_watermark/action.js';
-import extractPages from '../../src/actions/extract_pages/action.js';
-import mergeDocuments from '../../src/actions/merge_documents/action.js';
-import removePages from '../../src/actions/remove_pages/action.js';
-import removeSignatures from '../../src/actions/remove_signatures/action.js';
-import reorderPages from '../../src/actions/reorder_pages/action.js';
-import reversePages from '../../src/actions/reverse_pages/action.js';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
-import splitByPageCount from '../../src/actions/split_by_page_count/action.js';
-import type { AnyAction } from '../../src/core/action.js';
-import type { RawValues } from '../../src/core/fields.js';
-import { runAction } from '../../src/core/run.js';
-import { ValidationError } from '../../src/core/errors.js';
-import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
-import { catalogOf, dictOf, expectCleanOutput, expectReadableInput, qpdfView, resolves, runOne, type QpdfView } from '../helpers/reader-checks.js';
-import { makePng } from '../helpers/render.js';
+import addImageWatermark from '../../../src/actions/add_image_watermark/action.js';
+import addPassword from '../../../src/actions/add_password/action.js';
+import addTextWatermark from '../../../src/actions/add_text_watermark/action.js';
+import extractPages from '../../../src/actions/extract_pages/action.js';
+import mergeDocuments from '../../../src/actions/merge_documents/action.js';
+import removePages from '../../../src/actions/remove_pages/action.js';
+import removeSignatures from '../../../src/actions/remove_signatures/action.js';
+import reorderPages from '../../../src/actions/reorder_pages/action.js';
+import reversePages from '../../../src/actions/reverse_pages/action.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
+import splitByPageCount from '../../../src/actions/split_by_page_count/action.js';
+import type { AnyAction } from '../../../src/core/action.js';
+import type { RawValues } from '../../../src/core/fields.js';
+import { runAction } from '../../../src/core/run.js';
+import { ValidationError } from '../../../src/core/errors.js';
+import { buildPdf, simpleDoc } from '../../helpers/raw-pdf.js';
+import { catalogOf, dictOf, expectCleanOutput, expectReadableInput, qpdfView, resolves, runOne, type QpdfView } from '../../helpers/reader-checks.js';
+import { makePng } from '../../helpers/render.js';
 
 /** The keys that hold a dangling reference: in the catalog, and in every page dictionary. */
 interface Probes {

@@ -16,11 +16,11 @@
  * at all, which is no reason for pdfsvc not to.
  */
 import { describe, expect, it } from 'vitest';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
-import { runAction } from '../../src/core/run.js';
-import type { Warning } from '../../src/core/warnings.js';
-import { buildPdf, bytesOf, drawText, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
-import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../helpers/reader-checks.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
+import { runAction } from '../../../src/core/run.js';
+import type { Warning } from '../../../src/core/warnings.js';
+import { buildPdf, bytesOf, drawText, simpleDoc, type RawObject } from '../../helpers/raw-pdf.js';
+import { expectCleanAction, PAGE_ACTIONS, popplerTexts, qpdfPageList } from '../../helpers/reader-checks.js';
 
 // The document every row damages: objects 1 catalog, 2 pages, 3 font, pages 4/6/8 with contents 5/7/9.
 const TEXTS = ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'];

@@ -15,11 +15,11 @@
  */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import reversePages from '../../src/actions/reverse_pages/action.js';
-import rotatePages from '../../src/actions/rotate_pages/action.js';
-import { buildPdf, drawText, FONT, type RawObject } from '../helpers/raw-pdf.js';
-import { qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
-import { dictOf, expectCleanOutput, qpdfView, runOne, texts, type QpdfObjects } from '../helpers/reader-checks.js';
+import reversePages from '../../../src/actions/reverse_pages/action.js';
+import rotatePages from '../../../src/actions/rotate_pages/action.js';
+import { buildPdf, drawText, FONT, type RawObject } from '../../helpers/raw-pdf.js';
+import { qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { dictOf, expectCleanOutput, qpdfView, runOne, texts, type QpdfObjects } from '../../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; intermediate nodes 10, 11;
 // pages 4, 6, 8, 12 with contents 5, 7, 9, 13.

@@ -6,10 +6,10 @@
  * overflow (they were "Maximum call stack size exceeded" in merge).
  */
 import { describe, expect, it } from 'vitest';
-import { mergeDocuments, removePages, splitBySize } from '../../src/index.js';
+import { mergeDocuments, removePages, splitBySize } from '../../../src/index.js';
 import { execa } from 'execa';
-import { pageTexts, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../helpers/pdf-tools.js';
-import { OUTLINE_CASES } from '../../scripts/hostile-fixtures.mjs';
+import { pageTexts, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../../helpers/pdf-tools.js';
+import { OUTLINE_CASES } from '../../../scripts/hostile-fixtures.mjs';
 
 /** Built by scripts/hostile-fixtures.mjs, which also writes them to fixtures/out/hostile/. */
 const CASES = OUTLINE_CASES.map(([, about, make, titles]) => [about, make, titles] as [string, () => Uint8Array, string[]]);

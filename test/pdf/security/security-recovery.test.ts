@@ -17,10 +17,10 @@
  */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { addPassword, removePassword, removeRestrictions, rotatePages, ValidationError, type Warning } from '../../src/index.js';
-import { qpdfCheck, tempFile } from '../helpers/pdf-tools.js';
-import { buildPdf, latin1, bytesOf, simpleDoc } from '../helpers/raw-pdf.js';
-import { refused, showEncryption, text } from '../helpers/security.js';
+import { addPassword, removePassword, removeRestrictions, rotatePages, ValidationError, type Warning } from '../../../src/index.js';
+import { qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { buildPdf, latin1, bytesOf, simpleDoc } from '../../helpers/raw-pdf.js';
+import { refused, showEncryption, text } from '../../helpers/security.js';
 
 const TEXTS = ['RECOVERY PAGE ONE', 'RECOVERY PAGE TWO'];
 const USER = 'user-secret';

@@ -16,12 +16,12 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { addPassword, addRestrictions, PdfsvcError, rotatePages } from '../../src/index.js';
-import { qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { buildPdf, replaceOnce, simpleDoc, type RawObject } from '../helpers/raw-pdf.js';
-import { showEncryption } from '../helpers/security.js';
-import { formRequest, inProcessApp, keys, problemOf } from '../server/harness.js';
-import { CLI, serve } from '../server/spawn.js';
+import { addPassword, addRestrictions, PdfsvcError, rotatePages } from '../../../src/index.js';
+import { qpdfCheck, qpdfJson, tempFile } from '../../helpers/pdf-tools.js';
+import { buildPdf, replaceOnce, simpleDoc, type RawObject } from '../../helpers/raw-pdf.js';
+import { showEncryption } from '../../helpers/security.js';
+import { formRequest, inProcessApp, keys, problemOf } from '../../server/harness.js';
+import { CLI, serve } from '../../server/spawn.js';
 
 const TEXTS = ['IDENTIFIER PAGE ONE', 'IDENTIFIER PAGE TWO'];
 const USER = 'user-secret';
