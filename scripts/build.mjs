@@ -35,8 +35,8 @@ await build({
   // also loads its WebAssembly and data files from beside its own modules);
   // pdf-lib is bundled because that is what makes it load fast.
   external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress', '@electric-sql/pglite', 'pg'],
-  // pdf-lib's fflate calls go to Node's zlib (src/pdf/fflate-node.ts says why).
-  alias: { fflate: './src/pdf/fflate-node.ts' },
+  // pdf-lib's fflate calls go to Node's zlib (src/pdf/model/fflate-node.ts says why).
+  alias: { fflate: './src/pdf/model/fflate-node.ts' },
   // Chunks sit beside the entries so that ./worker.js resolves from any of them.
   chunkNames: '_chunk-[hash]',
   logLevel: 'warning',

@@ -42,7 +42,7 @@ const replace = (bytes, find, by) => {
 };
 
 // ---------------------------------------------------------------------------
-// Outlines (also test/pdf/outline-loops.test.ts, which checks every title)
+// Outlines (also test/pdf/structure/outline-loops.test.ts, which checks every title)
 
 /** Two pages; the outline root is object 20, its items follow. */
 export function withOutline(items, first = 21, last = 21) {

@@ -5,12 +5,12 @@
  * drops what it no longer reaches.
  */
 import { PdfError } from './errors.js';
-import { dictAt, arrayAt } from './objects.js';
-import { findCatalog, hasPageTree } from './find-catalog.js';
-import { newPageTreeDamage, pageEntries } from './page-tree.js';
+import { dictAt, arrayAt } from './model/objects.js';
+import { findCatalog, hasPageTree } from './structure/find-catalog.js';
+import { newPageTreeDamage, pageEntries } from './structure/page-tree.js';
 import type { PdfPieces } from '../core/pdf-data.js';
-import { hasObjectStreams, writeDocumentPieces } from './writer.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './lib.js';
+import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './model/lib.js';
 import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption } from './security/decrypt.js';

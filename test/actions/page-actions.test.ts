@@ -418,7 +418,7 @@ interface StructureCase extends OrderCase {
    * Expected outline. Entries whose page survives point at its (first) new
    * position; an entry whose own page is gone but whose children survive is
    * kept and points where its first surviving child points (the product's
-   * documented choice, src/pdf/outline.ts); otherwise it goes.
+   * documented choice, src/pdf/structure/outline.ts); otherwise it goes.
    */
   outline: O[];
 }

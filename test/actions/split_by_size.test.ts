@@ -18,7 +18,7 @@ import splitByGroups from '../../src/actions/split_by_groups/action.js';
 import splitBySize from '../../src/actions/split_by_size/action.js';
 import type { NamedDocument } from '../../src/core/action.js';
 import { openDocument } from '../../src/pdf/document.js';
-import { splitBySize as splitBySizeLayer } from '../../src/pdf/split-by-size.js';
+import { splitBySize as splitBySizeLayer } from '../../src/pdf/operations/split-by-size.js';
 import { fixture, fixturePath, pageMarkers, qpdfJson } from '../helpers/pdf-tools.js';
 import { catalogKeys, checkedMarkers, formFields, imagesHeld, outlineLines, partNames, refusal, split, unpack } from '../helpers/split-tools.js';
 import { formRequest, inProcessApp, keys } from '../server/harness.js';

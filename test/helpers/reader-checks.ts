@@ -1,5 +1,5 @@
 /**
- * Judges for the reader tests (test/reader): is a hand-made input sound as
+ * Judges for the reader tests (test/pdf/reader): is a hand-made input sound as
  * qpdf and poppler read it, and is an action's output clean with the
  * expected pages. Running the actions in process is here too, so the three
  * test files share one way of doing it.

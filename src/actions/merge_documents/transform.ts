@@ -1,7 +1,7 @@
 import type { Transform } from '../../core/action.js';
 import { openInput } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { mergeInto } from '../../pdf/merge.js';
+import { mergeInto } from '../../pdf/operations/merge.js';
 import type { fields } from './action.js';
 
 const mergeDocuments: Transform<typeof fields, 'document'> = async (values, context) => {

@@ -1,9 +1,9 @@
 import type { Transform } from '../../core/action.js';
 import { openInput } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/lib.js';
-import { arrayAt, dictAt } from '../../pdf/objects.js';
-import { pageEntries } from '../../pdf/page-tree.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/model/lib.js';
+import { arrayAt, dictAt } from '../../pdf/model/objects.js';
+import { pageEntries } from '../../pdf/structure/page-tree.js';
 import type { fields } from './action.js';
 
 const SIG = PDFName.of('Sig');

@@ -2,7 +2,7 @@ import type { Transform } from '../../core/action.js';
 import { openInput } from '../inputs.js';
 import { selectPages } from '../../core/pages.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { effectiveRotation, pageEntries, setRotation } from '../../pdf/page-tree.js';
+import { effectiveRotation, pageEntries, setRotation } from '../../pdf/structure/page-tree.js';
 import type { fields } from './action.js';
 
 const rotatePages: Transform<typeof fields, 'document'> = async (values, context) => {

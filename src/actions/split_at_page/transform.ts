@@ -2,7 +2,7 @@ import type { Transform } from '../../core/action.js';
 import { openInput, refusedOn } from '../inputs.js';
 import { ValidationError } from '../../core/errors.js';
 import { resolveSinglePage } from '../../core/pages.js';
-import { pagesToSplit, splitDocument } from '../../pdf/split.js';
+import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
 const splitAtPage: Transform<typeof fields, 'documents'> = async (values, context) => {

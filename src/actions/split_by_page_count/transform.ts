@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { openInput, refusedOn } from '../inputs.js';
-import { pagesToSplit, splitDocument } from '../../pdf/split.js';
+import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
 const splitByPageCount: Transform<typeof fields, 'documents'> = async (values, context) => {

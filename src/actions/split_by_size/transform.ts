@@ -1,6 +1,6 @@
 import type { Transform } from '../../core/action.js';
 import { openInput, refusedOn } from '../inputs.js';
-import { splitBySize } from '../../pdf/split-by-size.js';
+import { splitBySize } from '../../pdf/operations/split-by-size.js';
 import type { fields } from './action.js';
 
 const splitBySizeTransform: Transform<typeof fields, 'documents'> = async (values, context) => {

@@ -23,9 +23,9 @@ import {
   PDFRawStream,
   PDFRef,
   RawStreamServingContents,
-} from '../lib.js';
-import { LayeredObjects } from '../layered-objects.js';
-import { type ObjectSource, type RawSource, StoreContext } from '../store.js';
+} from '../model/lib.js';
+import { LayeredObjects } from '../model/layered-objects.js';
+import { type ObjectSource, type RawSource, StoreContext } from '../model/store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';

@@ -22,7 +22,7 @@ import {
   PDFRef,
   PDFString,
   arrayOf,
-} from '../lib.js';
+} from '../model/lib.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
 
 /** Nesting deeper than this is hostile input, not a document (qpdf stops at 500). */

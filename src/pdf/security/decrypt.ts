@@ -8,9 +8,9 @@
  * untouched object, decrypted, as it writes it.
  */
 import { PdfError } from '../errors.js';
-import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../model/lib.js';
 import { openContext, type ObjectTable } from '../reader/object-table.js';
-import { setChild, walkInside } from '../walk.js';
+import { setChild, walkInside } from '../model/walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 

@@ -10,7 +10,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Piece } from '../../core/sink.js';
 import { encryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
-import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../lib.js';
+import {
+  PDFArray,
+  PDFContext,
+  PDFDict,
+  PDFHeader,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFObject,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  PDFString,
+} from '../model/lib.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';

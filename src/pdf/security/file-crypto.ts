@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { FileRange } from '../../core/lazy-file.js';
 import { PdfPieces } from '../../core/pdf-data.js';
 import { DeferredPiece, type Piece } from '../../core/sink.js';
-import { type PDFDict, type PDFRawStream, RawStream } from '../lib.js';
+import { type PDFDict, type PDFRawStream, RawStream } from '../model/lib.js';
 import { unloadedData } from '../reader/object-table.js';
 import { aesCipherName, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 

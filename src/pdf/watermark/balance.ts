@@ -7,9 +7,9 @@
  * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
  * it takes.
  */
-import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../lib.js';
+import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
 import { dataForOneLook } from '../reader/object-table.js';
-import { decodePieces, filterChain, type Filter } from '../decode-pieces.js';
+import { decodePieces, filterChain, type Filter } from '../reader/decode-pieces.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at

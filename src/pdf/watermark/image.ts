@@ -5,7 +5,7 @@
  */
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { PdfError } from '../errors.js';
-import { PDFContext, PDFRef } from '../lib.js';
+import { PDFContext, PDFRef } from '../model/lib.js';
 import { JpegEmbedder, PngEmbedder } from './drawing-lib.js';
 
 export interface PreparedImage {

@@ -10,7 +10,7 @@
  * (Devanagari).
  */
 import { PdfError } from '../errors.js';
-import { PDFContext, PDFHexString, PDFRef } from '../lib.js';
+import { PDFContext, PDFHexString, PDFRef } from '../model/lib.js';
 import { CustomFontSubsetEmbedder, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
 import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face, type FontkitFont } from './fonts.js';
 import { formatNumber } from './geometry.js';

@@ -1,0 +1,145 @@
+/**
+ * Rearranging pages in place: the one operation behind reorder, extract,
+ * remove and reverse. The loaded document is edited rather than copied into
+ * a new one, so that everything attached to surviving pages stays: form
+ * fields, outline entries, named destinations, page labels, metadata,
+ * attachments.
+ */
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../model/lib.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { duplicatePage } from '../structure/duplicate-page.js';
+import { storeOf } from '../model/store.js';
+import { pruneFields } from '../structure/forms.js';
+import { arrayAt, dictAt, nullifyReferences } from '../model/objects.js';
+import { pruneOutline } from '../structure/outline.js';
+import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
+import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
+import { readOnly } from '../reader/object-table.js';
+
+const ANNOTS = PDFName.of('Annots');
+
+/**
+ * Makes the document's pages `order` (0-based indexes into the current
+ * pages). An index may repeat: the repeat becomes an independent copy of the
+ * page. Pages not listed are removed with everything that pointed to them.
+ * `entries` may be given when the caller already has them (a split arranges
+ * many forks of one document, fork.ts).
+ */
+export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc), known?: PageFacts): void {
+  const labels = known ? known.labels : readPageLabels(doc, entries.length);
+  const placed = new Set<number>();
+  const output = order.map((index) => {
+    if (!placed.has(index)) {
+      placed.add(index);
+      return entries[index].ref;
+    }
+    return duplicatePage(doc, entries[index].dict);
+  });
+  const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
+  setPages(doc, output);
+  if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known);
+  if (labels)
+    writePageLabels(
+      doc,
+      order.map((index) => labels[index]),
+    );
+}
+
+/**
+ * Removes what pointed at dropped pages: their widgets from the field tree,
+ * outline entries, named destinations, links on surviving pages, an opening
+ * action, then any remaining reference (structure tree, article threads).
+ */
+function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>, known?: PageFacts): void {
+  const named = new NamedDestinations(doc);
+  const droppedAnnotations = new Set<PDFRef>();
+  const annotationsOf =
+    known?.annotations ??
+    pageAnnotations(
+      doc,
+      entries.filter((entry) => dropped.has(entry.ref)),
+    );
+  for (const ref of dropped) for (const annot of annotationsOf.get(ref) ?? []) droppedAnnotations.add(annot);
+  pruneFields(doc, droppedAnnotations);
+  pruneOutline(doc, dropped, named);
+  pruneNamedDestinations(doc, dropped, named);
+  // Over the output pages, duplicates included: their links are copies too.
+  for (const ref of output) removeDeadLinks(doc, doc.context.lookup(ref) as PDFDict, dropped, named);
+  const open = doc.catalog.get(PDFName.of('OpenAction'));
+  if (open !== undefined) {
+    const openDict = doc.context.lookup(open);
+    const page = openDict instanceof PDFDict ? targetPage(doc, wrapAction(doc, openDict), named) : destinationPage(doc, open, named);
+    if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
+  }
+  nullifyReferences(doc.context, new Set([...dropped, ...droppedAnnotations]));
+}
+
+/**
+ * What arrangePages reads of every page before it changes anything. A split
+ * arranges one fork per part of the same document: it reads these once
+ * (readPageFacts) instead of once per part.
+ */
+export interface PageFacts {
+  labels: PageLabel[] | undefined;
+  /** Each page's annotations (by reference). */
+  annotations: Map<PDFRef, PDFRef[]>;
+}
+
+export function readPageFacts(doc: PDFDocument, entries: PageEntry[] = pageEntries(doc)): PageFacts {
+  return { labels: readPageLabels(doc, entries.length), annotations: pageAnnotations(doc, entries) };
+}
+
+function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PDFRef[]> {
+  const annotations = new Map<PDFRef, PDFRef[]>();
+  for (const entry of entries) {
+    // Read only: a fork need not copy the pages it drops.
+    const page = storeOf(doc.context).peek(entry.ref);
+    const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
+    if (refs.length > 0) annotations.set(entry.ref, refs);
+  }
+  return annotations;
+}
+
+/** An /OpenAction is either a destination or an action dictionary; targetPage reads both from /A. */
+function wrapAction(doc: PDFDocument, action: PDFDict): PDFDict {
+  return doc.context.obj({ A: action }) as PDFDict;
+}
+
+function pruneNamedDestinations(doc: PDFDocument, dropped: Set<PDFRef>, named: NamedDestinations): void {
+  const old = dictAt(doc.catalog, 'Dests');
+  if (old) {
+    for (const [key, value] of old.entries()) {
+      const page = destinationPage(doc, value, named);
+      if (page && dropped.has(page)) old.delete(key);
+    }
+  }
+  const names = dictAt(doc.catalog, 'Names');
+  const tree = names && dictAt(names, 'Dests');
+  if (!names || !tree) return;
+  // Rebuilt as a single sorted leaf: simpler than repairing /Limits of a pruned tree.
+  const kept: Array<{ name: string; key: PDFObject; value: PDFObject }> = [];
+  forEachNameTreeEntry(doc, tree, (name, value, key) => {
+    const page = destinationPage(doc, value, named);
+    if (!(page && dropped.has(page))) kept.push({ name, key, value });
+  });
+  kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const leaf = doc.context.obj({}) as PDFDict;
+  leaf.set(PDFName.of('Names'), doc.context.obj(kept.flatMap(({ key, value }) => [key, value])));
+  names.set(PDFName.of('Dests'), doc.context.register(leaf));
+}
+
+/** Links on a surviving page that lead to a removed page lead nowhere: they go. */
+function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, named: NamedDestinations): void {
+  const annots = arrayAt(page, 'Annots');
+  if (!annots) return;
+  // Only looks at the annotations: those it keeps go out as their input bytes.
+  const kept = readOnly(doc.context, () =>
+    annots.asArray().filter((item) => {
+      const annot = doc.context.lookup(item);
+      if (!(annot instanceof PDFDict) || annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return true;
+      const target = targetPage(doc, annot, named);
+      return !(target && dropped.has(target));
+    }),
+  );
+  if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
+}

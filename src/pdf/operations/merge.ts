@@ -1,0 +1,564 @@
+/**
+ * Merging documents in place: every input after the first moves into the
+ * first document's object table (renumbered), and the page tree, outline,
+ * form, named destinations, attachments, page labels and optional content
+ * are combined there. pdf-lib's copyPages is not used: it loses form fields,
+ * outlines, page labels and names.
+ */
+import {
+  PDFArray,
+  PDFBool,
+  PDFContext,
+  PDFDict,
+  type PDFDocument,
+  PDFHeader,
+  PDFHexString,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFObject,
+  PDFRef,
+  PDFStream,
+  PDFString,
+} from '../model/lib.js';
+import { copyObject, moveObject } from '../model/copy.js';
+import { NamedDestinations, destinationName, forEachNameTreeEntry } from '../structure/destinations.js';
+import { reachableObjects } from '../model/graph.js';
+import { arrayAt, dictAt } from '../model/objects.js';
+import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline } from '../structure/outline.js';
+import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
+import { pageEntries, setPages } from '../structure/page-tree.js';
+import { objectTableOf } from '../reader/object-table.js';
+
+const D = PDFName.of('D');
+const DEST = PDFName.of('Dest');
+const T = PDFName.of('T');
+
+/** One input, as the merge sees it. After moving, its catalog and page refs are in the target's numbering. */
+interface Part {
+  doc: PDFDocument;
+  catalog: PDFDict;
+  pages: PDFRef[];
+  labels?: PageLabel[];
+  title?: string;
+}
+
+/**
+ * Merges `docs`, in order, into the first of them and returns it. The other
+ * documents are consumed: their objects now belong to the first.
+ */
+export function mergeInto(docs: PDFDocument[]): PDFDocument {
+  if (docs.length === 0) throw new Error('mergeInto needs at least one document');
+  const target = docs[0];
+  if (docs.length === 1) return target;
+  const parts = docs.map((doc, i) => preparePart(doc, i === 0));
+  for (const part of parts.slice(1)) movePart(target, part);
+  setPages(
+    target,
+    parts.flatMap((part) => part.pages),
+  );
+  mergeOutlines(target, parts);
+  mergeNamedDestinations(target, parts);
+  mergeForms(target, parts);
+  mergePageLabels(target, parts);
+  mergeAttachments(target, parts);
+  mergeOptionalContent(target, parts);
+  raiseVersion(target, docs);
+  return target;
+}
+
+// ---------------------------------------------------------------------------
+// Reading each input before it moves
+
+function preparePart(doc: PDFDocument, isFirst: boolean): Part {
+  // Inherited attributes go onto the leaves: the input's page tree nodes are left behind.
+  const pages = pageEntries(doc);
+  inlineNamedDestinations(
+    doc,
+    pages.map((page) => page.dict),
+  );
+  // Only the first document's structure tree is kept (see forgetStructure); not moving the others saves work.
+  if (!isFirst) doc.catalog.delete(PDFName.of('StructTreeRoot'));
+  return {
+    doc,
+    catalog: doc.catalog,
+    pages: pages.map((page) => page.ref),
+    labels: directPrefixes(doc, readPageLabels(doc, pages.length)),
+    title: infoTitle(doc),
+  };
+}
+
+/** The Info /Title, read without pdf-lib's getTitle, which creates an Info dictionary when there is none. */
+function infoTitle(doc: PDFDocument): string | undefined {
+  const info = doc.context.lookup(doc.context.trailerInfo.Info);
+  const title = info instanceof PDFDict ? info.lookup(PDFName.of('Title')) : undefined;
+  const text = textOf(title)?.trim();
+  return text ? text : undefined;
+}
+
+/** Label prefixes held by reference would point into the input's numbering once it moves: make them direct. */
+function directPrefixes(doc: PDFDocument, labels: PageLabel[] | undefined): PageLabel[] | undefined {
+  return labels?.map((label) => (label.prefix instanceof PDFRef ? { ...label, prefix: doc.context.lookup(label.prefix) } : label));
+}
+
+/**
+ * Replaces every use of a named destination (outline items, annotation
+ * /Dest and GoTo actions, the opening action) by the explicit destination it
+ * names. After the merge one name tree serves every input and the first
+ * input's names win, so a later input's `page.1` or `section.1` (every LaTeX
+ * document has them) would otherwise lead into the first input. The first
+ * input is done too: its catalog /Dests dictionary, the only place a name
+ * object (rather than a string) is looked up, is folded into the name tree.
+ */
+function inlineNamedDestinations(doc: PDFDocument, pages: PDFDict[]): void {
+  const named = new NamedDestinations(doc);
+  const inline = (holder: PDFDict) => inlineDestinationOf(doc, holder, named);
+  const outlines = dictAt(doc.catalog, 'Outlines');
+  if (outlines) for (const item of outlineItems(doc, outlines)) inline(item.dict);
+  for (const page of pages) {
+    for (const annot of arrayAt(page, 'Annots')?.asArray() ?? []) {
+      const dict = doc.context.lookup(annot);
+      if (dict instanceof PDFDict) inline(dict);
+    }
+  }
+  inlineOpenAction(doc, named);
+}
+
+/** /OpenAction is either a destination or an action dictionary. */
+function inlineOpenAction(doc: PDFDocument, named: NamedDestinations): void {
+  const open = doc.catalog.get(PDFName.of('OpenAction'));
+  if (open === undefined) return;
+  if (doc.context.lookup(open) instanceof PDFDict) {
+    // Wrapped as an item's /A, so that the action is edited where it is.
+    inlineDestinationOf(doc, doc.context.obj({ A: open }) as PDFDict, named);
+    return;
+  }
+  const explicit = explicitDestination(doc, open, named);
+  if (explicit) doc.catalog.set(PDFName.of('OpenAction'), explicit);
+}
+
+/** Inlines the holder's /Dest, or the /D of its GoTo action. */
+function inlineDestinationOf(doc: PDFDocument, holder: PDFDict, named: NamedDestinations): void {
+  const dest = holder.get(DEST);
+  const explicit = dest !== undefined ? explicitDestination(doc, dest, named) : undefined;
+  if (explicit) holder.set(DEST, explicit);
+  const action = dictAt(holder, 'A');
+  if (!action || action.lookup(PDFName.of('S')) !== PDFName.of('GoTo')) return;
+  const target = action.get(D);
+  const explicitTarget = target !== undefined ? explicitDestination(doc, target, named) : undefined;
+  if (explicitTarget) action.set(D, explicitTarget);
+}
+
+/**
+ * The explicit destination array a named destination stands for (a copy), or
+ * undefined when `dest` is not a name or names nothing in this document.
+ */
+function explicitDestination(doc: PDFDocument, dest: PDFObject, named: NamedDestinations): PDFArray | undefined {
+  const name = destinationName(doc.context.lookup(dest) ?? dest);
+  if (name === undefined) return undefined;
+  let value = named.get(name);
+  for (let depth = 0; value !== undefined && depth < 8; depth++) {
+    const resolved = doc.context.lookup(value);
+    if (resolved instanceof PDFArray) return copyObject(resolved, doc.context);
+    value = resolved instanceof PDFDict ? resolved.get(D) : undefined;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Moving an input's objects into the target
+
+function movePart(target: PDFDocument, part: Part): void {
+  const mapping = moveObjects(target.context, part.doc.context);
+  // Everything it had is the target's now: what it read to get there can go.
+  objectTableOf(part.doc.context)?.release();
+  part.pages = part.pages.map((ref) => mapping.get(ref)!);
+  forgetStructure(target.context, [...mapping.values()], part.pages);
+}
+
+/**
+ * Gives every object the source reaches a new number in the target and
+ * moves it there (copy.ts, moveObject): the merge keeps working with the
+ * parts' catalogs and page dictionaries afterwards, now in the target's
+ * numbering. A reference to an object the source does not have is null by
+ * definition, never another object of the target.
+ */
+function moveObjects(into: PDFContext, from: PDFContext): Map<PDFRef, PDFRef> {
+  const objects = reachableObjects(from);
+  const mapping = new Map<PDFRef, PDFRef>();
+  for (const ref of objects.keys()) mapping.set(ref, into.nextRef());
+  const renumber = (ref: PDFRef) => mapping.get(ref) ?? PDFNull;
+  const moved = new Set<PDFObject>();
+  for (const [oldRef, object] of objects) {
+    moveObject(object, into, renumber, moved);
+    into.assign(mapping.get(oldRef)!, object);
+  }
+  return mapping;
+}
+
+/**
+ * Structure trees cannot be combined safely, so only the first input's is
+ * kept. The moved pages, annotations and XObjects lose their keys into a
+ * parent tree: left alone they would collide with the first input's keys.
+ */
+function forgetStructure(context: PDFContext, moved: PDFRef[], pages: PDFRef[]): void {
+  const forget = (dict: PDFDict) => {
+    dict.delete(PDFName.of('StructParents'));
+    dict.delete(PDFName.of('StructParent'));
+  };
+  for (const ref of moved) {
+    const object = context.lookup(ref);
+    if (object instanceof PDFDict) forget(object);
+    else if (object instanceof PDFStream) forget(object.dict);
+  }
+  // Annotations written directly into /Annots are not among the indirect objects.
+  for (const page of pages) {
+    const annots = arrayAt(context.lookup(page) as PDFDict, 'Annots');
+    for (const annot of annots?.asArray() ?? []) if (annot instanceof PDFDict) forget(annot);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Outline
+
+/**
+ * A new outline: one top-level entry per input (its Info title, else
+ * "Document N") pointing at its first page, holding that input's own
+ * top-level items with their subtrees.
+ */
+function mergeOutlines(target: PDFDocument, parts: Part[]): void {
+  const { context } = target;
+  const root = context.obj({ Type: 'Outlines' }) as PDFDict;
+  const rootRef = context.register(root);
+  const entries = parts.map((part, i) => {
+    const dict = context.obj({ Dest: [part.pages[0], 'Fit'] }) as PDFDict;
+    dict.set(PDFName.of('Title'), textString(part.title ?? `Document ${i + 1}`));
+    const ref = context.register(dict);
+    const outline = dictAt(part.catalog, 'Outlines');
+    // The input's items move under this entry, relinked first: a loop in them would stay a loop in the output.
+    if (outline) relinkOutline(target, ref, outline);
+    linkOutlineChildren(ref, dict, outline ? outlineChildren(target, outline) : []);
+    return { ref, dict };
+  });
+  linkOutlineChildren(rootRef, root, entries);
+  recount(target, root, true);
+  target.catalog.set(PDFName.of('Outlines'), rootRef);
+}
+
+// ---------------------------------------------------------------------------
+// Name trees: named destinations and attachments
+
+interface NameEntry {
+  name: string;
+  key: PDFObject;
+  value: PDFObject;
+}
+
+/** The entries of the name tree `/Names /<tree>` of an input's catalog. */
+function nameTreeEntries(target: PDFDocument, catalog: PDFDict, tree: string): NameEntry[] {
+  const names = dictAt(catalog, 'Names');
+  const root = names && dictAt(names, tree);
+  const entries: NameEntry[] = [];
+  if (root) {
+    forEachNameTreeEntry(target, root, (name, value, key) => {
+      entries.push({ name, key: target.context.lookup(key) ?? key, value });
+    });
+  }
+  return entries;
+}
+
+/** Replaces `/Names /<tree>` of the target by one sorted leaf holding `entries`. */
+function writeNameTree(target: PDFDocument, tree: string, entries: NameEntry[]): void {
+  const { context } = target;
+  let names = dictAt(target.catalog, 'Names');
+  if (!names) {
+    names = context.obj({}) as PDFDict;
+    target.catalog.set(PDFName.of('Names'), context.register(names));
+  }
+  const sorted = [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const leaf = context.obj({}) as PDFDict;
+  leaf.set(PDFName.of('Names'), context.obj(sorted.flatMap(({ key, value }) => [key, value])));
+  names.set(PDFName.of(tree), context.register(leaf));
+}
+
+/**
+ * Every input's named destinations (name tree and catalog /Dests) in one
+ * name tree; the first input to define a name keeps it. Links and outline
+ * items no longer depend on names (inlineNamedDestinations), so the names
+ * only serve references from outside (`file.pdf#nameddest=…`).
+ */
+function mergeNamedDestinations(target: PDFDocument, parts: Part[]): void {
+  const byName = new Map<string, NameEntry>();
+  let found = false;
+  for (const part of parts) {
+    const old = dictAt(part.catalog, 'Dests');
+    const fromDictionary = old ? old.entries().map(([key, value]) => ({ name: key.decodeText(), key: byteString(key.decodeText()), value })) : [];
+    // Within one input the name tree wins over /Dests, as NamedDestinations reads them.
+    for (const entry of [...nameTreeEntries(target, part.catalog, 'Dests'), ...fromDictionary]) {
+      found = true;
+      if (!byName.has(entry.name)) byName.set(entry.name, entry);
+    }
+  }
+  if (!found) return;
+  writeNameTree(target, 'Dests', [...byName.values()]);
+  target.catalog.delete(PDFName.of('Dests'));
+}
+
+/** Every input's attachments; a name already taken becomes `name (2).ext`, `name (3).ext`, … */
+function mergeAttachments(target: PDFDocument, parts: Part[]): void {
+  const taken = new Set<string>();
+  const entries: NameEntry[] = [];
+  for (const part of parts) {
+    for (const entry of nameTreeEntries(target, part.catalog, 'EmbeddedFiles')) {
+      if (taken.has(entry.name)) entry.name = renameAttachment(target, entry, taken);
+      taken.add(entry.name);
+      entries.push(entry);
+    }
+  }
+  if (entries.length > 0) writeNameTree(target, 'EmbeddedFiles', entries);
+}
+
+/**
+ * A free name for a colliding attachment. Its file specification's /F and
+ * /UF follow when they carried the old name, since readers list and save
+ * attachments under those.
+ */
+function renameAttachment(target: PDFDocument, entry: NameEntry, taken: Set<string>): string {
+  const oldName = entry.name;
+  const dot = entry.name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [entry.name.slice(0, dot), entry.name.slice(dot)] : [entry.name, ''];
+  let n = 2;
+  while (taken.has(`${stem} (${n})${ext}`)) n++;
+  const name = `${stem} (${n})${ext}`;
+  entry.key = textString(name);
+  const spec = target.context.lookup(entry.value);
+  if (spec instanceof PDFDict) {
+    for (const key of ['F', 'UF']) {
+      if (textOf(spec.lookup(PDFName.of(key))) === oldName) spec.set(PDFName.of(key), textString(name));
+    }
+  }
+  return name;
+}
+
+// ---------------------------------------------------------------------------
+// Interactive form
+
+/**
+ * One AcroForm with every input's fields. A top-level field whose name an
+ * earlier input already used is renamed (`shared` → `shared_2`), so both
+ * values survive; renaming the top level renames its whole subtree.
+ */
+function mergeForms(target: PDFDocument, parts: Part[]): void {
+  const forms = parts.map((part) => dictAt(part.catalog, 'AcroForm'));
+  if (forms.every((form) => form === undefined)) return;
+  const form = forms[0] ?? createForm(target);
+  const defaults = formDefaults(forms);
+  const taken = new Set<string>();
+  const fields: PDFObject[] = [];
+  forms.forEach((input, i) => {
+    if (!input) return;
+    const own = arrayAt(input, 'Fields')?.asArray() ?? [];
+    if (i > 0) renameCollidingFields(target, own, taken);
+    for (const field of own) {
+      const name = fieldName(target, field);
+      if (name !== undefined) taken.add(name);
+    }
+    pushDownDefaults(target, input, own, defaults);
+    if (input !== form) mergeFormResources(form, input);
+    fields.push(...own);
+  });
+  form.set(PDFName.of('Fields'), target.context.obj(fields));
+  applyFormFlags(target, form, forms);
+}
+
+function createForm(target: PDFDocument): PDFDict {
+  const form = target.context.obj({}) as PDFDict;
+  target.catalog.set(PDFName.of('AcroForm'), target.context.register(form));
+  return form;
+}
+
+function fieldName(target: PDFDocument, field: PDFObject): string | undefined {
+  const dict = target.context.lookup(field);
+  return dict instanceof PDFDict ? textOf(dict.lookup(T)) : undefined;
+}
+
+/** Renames the top-level fields of one input whose names are `taken`; fields sharing a name stay together. */
+function renameCollidingFields(target: PDFDocument, fields: PDFObject[], taken: Set<string>): void {
+  const own = new Set(fields.map((field) => fieldName(target, field)));
+  const renamed = new Map<string, string>();
+  for (const field of fields) {
+    const name = fieldName(target, field);
+    if (name === undefined || !taken.has(name)) continue;
+    let next = renamed.get(name);
+    if (next === undefined) {
+      let n = 2;
+      while (taken.has(`${name}_${n}`) || own.has(`${name}_${n}`) || [...renamed.values()].includes(`${name}_${n}`)) n++;
+      next = `${name}_${n}`;
+      renamed.set(name, next);
+    }
+    (target.context.lookup(field) as PDFDict).set(T, textString(next));
+  }
+}
+
+/** The merged form's /DA and /Q: the first input's that has them. */
+function formDefaults(forms: Array<PDFDict | undefined>): { DA?: PDFObject; Q?: PDFObject } {
+  const first = (key: string) => forms.map((form) => form?.lookup(PDFName.of(key))).find((value) => value !== undefined);
+  return { DA: first('DA'), Q: first('Q') };
+}
+
+/**
+ * /DA and /Q of an AcroForm are defaults its fields inherit. Where an input's
+ * differ from the merged form's, they go onto its top-level fields that do
+ * not set their own, so its fields keep their look when a reader redraws them.
+ */
+function pushDownDefaults(target: PDFDocument, input: PDFDict, fields: PDFObject[], defaults: { DA?: PDFObject; Q?: PDFObject }): void {
+  for (const key of ['DA', 'Q'] as const) {
+    const own = input.lookup(PDFName.of(key));
+    if (own === undefined || String(own) === String(defaults[key])) continue;
+    for (const field of fields) {
+      const dict = target.context.lookup(field);
+      if (dict instanceof PDFDict && !dict.has(PDFName.of(key))) dict.set(PDFName.of(key), own);
+    }
+  }
+}
+
+/** Adds the input's /DR resources (fonts and the rest) that the merged form does not have under that name. */
+function mergeFormResources(form: PDFDict, input: PDFDict): void {
+  const from = dictAt(input, 'DR');
+  if (!from) return;
+  const into = dictAt(form, 'DR');
+  if (!into) {
+    form.set(PDFName.of('DR'), input.get(PDFName.of('DR'))!);
+    return;
+  }
+  for (const [category, value] of from.entries()) {
+    const theirs = from.lookup(category);
+    const ours = into.lookup(category);
+    if (ours === undefined) into.set(category, value);
+    else if (theirs instanceof PDFDict && ours instanceof PDFDict) {
+      for (const [name, resource] of theirs.entries()) if (!ours.has(name)) ours.set(name, resource);
+    }
+  }
+}
+
+/** /DA, /Q, /NeedAppearances, /SigFlags and /CO over all inputs; /XFA no longer describes the form. */
+function applyFormFlags(target: PDFDocument, form: PDFDict, forms: Array<PDFDict | undefined>): void {
+  const defaults = formDefaults(forms);
+  for (const key of ['DA', 'Q'] as const) {
+    const value = defaults[key];
+    if (value !== undefined) form.set(PDFName.of(key), value);
+  }
+  if (forms.some((input) => input?.lookup(PDFName.of('NeedAppearances')) === PDFBool.True)) {
+    form.set(PDFName.of('NeedAppearances'), PDFBool.True);
+  }
+  const sigFlags = forms.reduce((flags, input) => {
+    const value = input?.lookup(PDFName.of('SigFlags'));
+    return flags | (value instanceof PDFNumber ? value.asNumber() : 0);
+  }, 0);
+  if (sigFlags !== 0) form.set(PDFName.of('SigFlags'), PDFNumber.of(sigFlags));
+  const order = forms.flatMap((input) => (input && arrayAt(input, 'CO')?.asArray()) ?? []);
+  if (order.length > 0) form.set(PDFName.of('CO'), target.context.obj(order));
+  form.delete(PDFName.of('XFA'));
+}
+
+// ---------------------------------------------------------------------------
+// Page labels, optional content, version
+
+/** Each input keeps its labels; when any input has labels, those without get 1, 2, 3, … */
+function mergePageLabels(target: PDFDocument, parts: Part[]): void {
+  if (parts.every((part) => part.labels === undefined)) return;
+  const decimal = (count: number): PageLabel[] => Array.from({ length: count }, (_, i) => ({ style: PDFName.of('D'), prefixText: '', value: i + 1 }));
+  writePageLabels(
+    target,
+    parts.flatMap((part) => part.labels ?? decimal(part.pages.length)),
+  );
+}
+
+/**
+ * Every input's optional-content groups (layers) join the target's, and
+ * their default visibility, panel order, radio-button groups and locks join
+ * the target's default configuration.
+ */
+function mergeOptionalContent(target: PDFDocument, parts: Part[]): void {
+  const inputs = parts.slice(1).flatMap((part) => dictAt(part.catalog, 'OCProperties') ?? []);
+  if (inputs.length === 0) return;
+  const { context } = target;
+  let properties = dictAt(target.catalog, 'OCProperties');
+  if (!properties) {
+    properties = context.obj({ OCGs: [], D: {} }) as PDFDict;
+    target.catalog.set(PDFName.of('OCProperties'), context.register(properties));
+  }
+  const groups = arrayIn(context, properties, 'OCGs');
+  const config = dictAt(properties, 'D') ?? setDirect(properties, 'D', context.obj({}) as PDFDict);
+  for (const input of inputs) {
+    const theirGroups = arrayAt(input, 'OCGs')?.asArray() ?? [];
+    for (const group of theirGroups) if (groups.indexOf(group) === undefined) groups.push(group);
+    const theirConfig = dictAt(input, 'D');
+    if (!theirConfig) continue;
+    for (const key of ['ON', 'OFF', 'Order', 'RBGroups', 'Locked']) {
+      for (const item of arrayAt(theirConfig, key)?.asArray() ?? []) arrayIn(context, config, key).push(item);
+    }
+    keepInitialVisibility(context, config, theirConfig, theirGroups);
+  }
+}
+
+/**
+ * ON and OFF lists only name the exceptions to /BaseState. When an input's
+ * base state differs from the target's, its groups it did not list must be
+ * listed now, or they would change visibility.
+ */
+function keepInitialVisibility(context: PDFContext, config: PDFDict, theirConfig: PDFDict, groups: PDFObject[]): void {
+  const baseState = (dict: PDFDict) => (dict.lookup(PDFName.of('BaseState')) === PDFName.of('OFF') ? 'OFF' : 'ON');
+  const theirs = baseState(theirConfig);
+  if (theirs === baseState(config)) return;
+  const exceptions = arrayAt(theirConfig, theirs === 'OFF' ? 'ON' : 'OFF')?.asArray() ?? [];
+  const list = arrayIn(context, config, theirs);
+  for (const group of groups) if (!exceptions.includes(group)) list.push(group);
+}
+
+/** The array under `key`, created empty when missing. */
+function arrayIn(context: PDFContext, holder: PDFDict, key: string): PDFArray {
+  return arrayAt(holder, key) ?? setDirect(holder, key, context.obj([]) as PDFArray);
+}
+
+function setDirect<T extends PDFObject>(holder: PDFDict, key: string, value: T): T {
+  holder.set(PDFName.of(key), value);
+  return value;
+}
+
+/** The output's version is the highest of the inputs' (header or catalog /Version), so no feature is out of version. */
+function raiseVersion(target: PDFDocument, docs: PDFDocument[]): void {
+  const highest = Math.max(...docs.map(versionOf));
+  if (highest <= versionOf(target)) return;
+  const [major, minor] = [Math.floor(highest / 10), highest % 10];
+  target.context.header = PDFHeader.forVersion(major, minor);
+  target.catalog.delete(PDFName.of('Version'));
+}
+
+/** A version as a number: 1.7 → 17. */
+function versionOf(doc: PDFDocument): number {
+  const parse = (text: string | undefined) => {
+    const m = text ? /^(\d)\.(\d)$/.exec(text) : null;
+    return m ? Number(m[1]) * 10 + Number(m[2]) : 0;
+  };
+  const catalogVersion = doc.catalog.lookup(PDFName.of('Version'));
+  return Math.max(parse(doc.context.header.getVersionString()), parse(catalogVersion instanceof PDFName ? catalogVersion.decodeText() : undefined));
+}
+
+// ---------------------------------------------------------------------------
+// Strings
+
+function textOf(value: PDFObject | undefined): string | undefined {
+  return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
+}
+
+/** A text string: plain bytes when ASCII, else UTF-16 (hex, so no character needs escaping). */
+function textString(text: string): PDFHexString {
+  return /^[\x20-\x7e]*$/.test(text) ? byteString(text) : PDFHexString.fromText(text);
+}
+
+/** A string of the given bytes (characters below 256), e.g. a destination name taken from a name object. */
+function byteString(bytes: string): PDFHexString {
+  if (/[^\x00-\xff]/.test(bytes)) return PDFHexString.fromText(bytes);
+  return PDFHexString.of(Array.from(bytes, (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join(''));
+}

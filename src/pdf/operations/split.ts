@@ -1,0 +1,109 @@
+/**
+ * Splitting a document into parts, each its own PDF, from one parse of the
+ * input. Every part is built on a fork of the loaded document (fork.ts) by
+ * the same page arrangement that extract_pages uses (arrange.ts), so a part
+ * keeps exactly what an extraction of its pages keeps: annotations and
+ * links (a link to a page outside the part goes), the form fields of its
+ * pages, the outline cut down to its pages, the named destinations it still
+ * uses, page labels, Info and XMP metadata. Then only the objects the part
+ * reaches are written.
+ *
+ * Every part keeps the document's attachments (/EmbeddedFiles), as every
+ * output keeps what the reader had (docs/contract.md, "Inputs and outputs"). Two things of the
+ * whole document are not copied into the parts, because they describe the
+ * whole document and would be wrong for a part: the logical structure tree
+ * (/StructTreeRoot, tagging) and XFA form data.
+ */
+import { PdfError } from '../errors.js';
+import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
+import { forkDocument } from '../model/fork.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { dictAt } from '../model/objects.js';
+import { pageEntries, type PageEntry } from '../structure/page-tree.js';
+import type { PdfPieces } from '../../core/pdf-data.js';
+import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
+import { objectTableOf } from '../reader/object-table.js';
+
+/** The document's page count; a document without pages cannot be split. */
+export function pagesToSplit(doc: PDFDocument): number {
+  const count = pageEntries(doc).length;
+  if (count === 0) throw new PdfError('no_pages', 'has no pages, so there is nothing to split');
+  return count;
+}
+
+/**
+ * One PDF per part; each part lists its pages (0-based) in output order.
+ * Parts come as pieces whose stream data are views of the input's bytes, so
+ * that all parts together cost little more memory than the input itself.
+ */
+export function splitDocument(doc: PDFDocument, parts: number[][]): PdfPieces[] {
+  prepareForSplit(doc);
+  return parts.map((pages) => writePart(doc, pages));
+}
+
+/** The pages of the loaded document and what is read of them, found once for all of its parts. */
+const pagesOf = new WeakMap<PDFDocument, { refs: PDFRef[]; facts: PageFacts }>();
+
+function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
+  let known = pagesOf.get(doc);
+  if (!known) {
+    const entries = pageEntries(doc);
+    known = { refs: entries.map((entry) => entry.ref), facts: readPageFacts(doc, entries) };
+    pagesOf.set(doc, known);
+  }
+  return known;
+}
+
+/** Readies a loaded document for being split: its pages and what is read of them, once for all parts. */
+export function prepareForSplit(doc: PDFDocument): void {
+  pagesAndFacts(doc);
+  objectTableOf(doc.context)?.freeze();
+}
+
+/** The part made of the pages `order` (0-based, in output order; a page may repeat). */
+function writePart(doc: PDFDocument, order: number[]): PdfPieces {
+  return buildPart(doc, order).pdf;
+}
+
+/** The same, with the references of the objects written (for split_by_size's reasoning about sizes). */
+export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; written: WrittenRefs } {
+  const part = forkDocument(doc);
+  dropDocumentLevelData(part);
+  // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
+  const { context } = part;
+  const { refs, facts } = pagesAndFacts(doc);
+  const entries: PageEntry[] = refs.map((ref) => ({
+    ref,
+    get dict() {
+      return context.lookup(ref) as PDFDict;
+    },
+  }));
+  arrangePages(part, order, entries, facts);
+  forgetStructureKeys(part);
+  return writeDocumentAndTell(part.context);
+}
+
+/** Removes from a part what belongs to the whole document and to no page (see the module comment). */
+function dropDocumentLevelData(part: PDFDocument): void {
+  const { catalog } = part;
+  catalog.delete(PDFName.of('StructTreeRoot'));
+  // /Marked true promises a structure tree that the part no longer has.
+  catalog.delete(PDFName.of('MarkInfo'));
+  const acroForm = dictAt(catalog, 'AcroForm');
+  if (acroForm?.has(PDFName.of('XFA'))) {
+    // An XFA-aware reader would show the whole document's form instead of the part's fields.
+    acroForm.delete(PDFName.of('XFA'));
+    catalog.delete(PDFName.of('NeedsRendering'));
+  }
+}
+
+/** Pages' keys into the structure tree's parent tree point nowhere once the tree is gone. */
+function forgetStructureKeys(part: PDFDocument): void {
+  const root = part.catalog.lookup(PDFName.of('Pages'));
+  const kids = root instanceof PDFDict ? root.lookup(PDFName.of('Kids')) : undefined;
+  if (!(kids instanceof PDFArray)) return;
+  for (const kid of kids.asArray()) {
+    const page = part.context.lookup(kid);
+    if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Copying a page: for a page listed twice in a new order, and for a page
+ * tree that lists the same page object twice.
+ */
+import { copyObject } from '../model/copy.js';
+import { PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { duplicateWidget, isWidget } from './forms.js';
+import { arrayAt } from '../model/objects.js';
+
+const ANNOTS = PDFName.of('Annots');
+
+/**
+ * An independent copy of a page: its own dictionary and its own annotations
+ * (links, notes, widgets). Content streams and resources are shared, since
+ * they are never edited in place.
+ */
+export function duplicatePage(doc: PDFDocument, page: PDFDict): PDFRef {
+  const { context } = doc;
+  const copy = copyObject(page, context);
+  const copyRef = context.register(copy);
+  const annots = arrayAt(page, 'Annots');
+  if (annots) {
+    const mapping = new Map<PDFRef, PDFRef>();
+    const replaceOnPage = (from: PDFRef, to: PDFRef) => {
+      const list = arrayAt(page, 'Annots');
+      const i = list ? list.indexOf(from) : undefined;
+      if (list && i !== undefined && i >= 0) list.set(i, to);
+    };
+    const copies = annots.asArray().map((item) => {
+      const annot = context.lookup(item);
+      if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
+      const annotCopy =
+        isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
+          ? duplicateWidget(doc, item, annot, replaceOnPage)
+          : context.register(copyObject(annot, context));
+      mapping.set(item, annotCopy);
+      return annotCopy;
+    });
+    for (const ref of mapping.values()) {
+      const annot = context.lookup(ref) as PDFDict;
+      annot.set(PDFName.of('P'), copyRef);
+      // Popups and replies point at annotations of the same page: point them at the copies.
+      for (const key of ['Popup', 'Parent', 'IRT']) {
+        const target = annot.get(PDFName.of(key));
+        const mapped = target instanceof PDFRef ? mapping.get(target) : undefined;
+        if (mapped && !isWidget(annot)) annot.set(PDFName.of(key), mapped);
+      }
+    }
+    copy.set(ANNOTS, context.obj(copies));
+  }
+  // A structure-tree link belongs to the original page only.
+  copy.delete(PDFName.of('StructParents'));
+  return copyRef;
+}

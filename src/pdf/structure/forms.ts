@@ -1,0 +1,89 @@
+/**
+ * Interactive form fields and their widget annotations: keeping the field
+ * tree in step with the pages that carry the widgets.
+ */
+import { copyObject } from '../model/copy.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { readOnly } from '../reader/object-table.js';
+import { arrayAt, dictAt } from '../model/objects.js';
+
+const KIDS = PDFName.of('Kids');
+const PARENT = PDFName.of('Parent');
+
+/** Keys that belong to the field rather than the widget when both share one dictionary. */
+const FIELD_KEYS = ['FT', 'T', 'TU', 'TM', 'Ff', 'V', 'DV', 'Opt', 'TI', 'I', 'MaxLen', 'DA', 'Q', 'DS', 'RV', 'AA', 'Lock', 'SV'];
+
+export function isWidget(annotation: PDFDict): boolean {
+  return annotation.lookup(PDFName.of('Subtype')) === PDFName.of('Widget');
+}
+
+/**
+ * Removes from the field tree every widget in `removed` and every field left
+ * with no widget and no kids because of it. Fields that never had a widget
+ * are kept.
+ */
+export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
+  if (removed.size === 0) return;
+  const acroForm = dictAt(doc.catalog, 'AcroForm');
+  const fields = acroForm && arrayAt(acroForm, 'Fields');
+  if (!acroForm || !fields) return;
+  const seen = new Set<PDFRef>();
+  // Nodes whose kids change, with their new kids: set after the walk, so the
+  // walk itself only looks and the fields it leaves alone go out as their input bytes.
+  const changed: Array<[PDFRef, PDFObject[]]> = [];
+  // Returns false when the node should go: it was a removed widget, or all its kids went.
+  const keep = (ref: PDFRef): boolean => {
+    if (removed.has(ref)) return false;
+    if (seen.has(ref)) return true;
+    seen.add(ref);
+    const node = doc.context.lookup(ref);
+    if (!(node instanceof PDFDict)) return true;
+    const kids = arrayAt(node, 'Kids');
+    if (!kids) return true;
+    const before = kids.size();
+    const survivors = kids.asArray().filter((kid) => !(kid instanceof PDFRef) || keep(kid));
+    if (survivors.length === before) return true;
+    if (survivors.length === 0) return false;
+    changed.push([ref, survivors]);
+    return true;
+  };
+  const survivors = readOnly(doc.context, () => fields.asArray().filter((item) => !(item instanceof PDFRef) || keep(item)));
+  for (const [ref, kids] of changed) (doc.context.lookup(ref) as PDFDict).set(KIDS, doc.context.obj(kids));
+  acroForm.set(PDFName.of('Fields'), doc.context.obj(survivors));
+}
+
+/**
+ * A copy of a widget for a duplicated page, registered as another widget of
+ * the same field (a field may show on several pages, sharing one value).
+ * A widget merged into its field's dictionary is split first into field and
+ * widget, so the field can have two kids.
+ */
+export function duplicateWidget(doc: PDFDocument, widgetRef: PDFRef, widget: PDFDict, replaceOnPage: (from: PDFRef, to: PDFRef) => void): PDFRef {
+  const { context } = doc;
+  let parentRef = widget.get(PARENT);
+  let original = widgetRef;
+  if (!(parentRef instanceof PDFRef) && widget.has(PDFName.of('T'))) {
+    // Merged field and widget: the dictionary stays the field (its reference
+    // is what /Fields and other pages point at); its widget part moves out.
+    const split = context.obj({}) as PDFDict;
+    for (const [key, value] of widget.entries()) {
+      if (!FIELD_KEYS.includes(key.decodeText()) && key !== PARENT) split.set(key, value);
+    }
+    for (const key of split.keys()) widget.delete(key);
+    split.set(PARENT, widgetRef);
+    original = context.register(split);
+    widget.set(KIDS, context.obj([original]));
+    replaceOnPage(widgetRef, original);
+    parentRef = widgetRef;
+  }
+  const source = context.lookup(original) as PDFDict;
+  const copy = copyObject(source, context);
+  const copyRef = context.register(copy);
+  const parent = parentRef instanceof PDFRef ? context.lookup(parentRef) : undefined;
+  if (parent instanceof PDFDict) {
+    const kids = arrayAt(parent, 'Kids') ?? (context.obj([]) as PDFArray);
+    kids.push(copyRef);
+    parent.set(KIDS, kids);
+  }
+  return copyRef;
+}

@@ -1,0 +1,275 @@
+/**
+ * The page tree: listing pages as the reader sees them, and rebuilding the
+ * tree in a new order. Attributes a page inherits from its ancestors
+ * (/Resources, /MediaBox, /CropBox, /Rotate) are written onto the page itself
+ * first, so a page keeps its look wherever it moves.
+ */
+import { duplicatePage } from './duplicate-page.js';
+import { sourceOf } from '../model/graph.js';
+import { objectTableOf } from '../reader/object-table.js';
+import { skipWhite } from '../reader/syntax.js';
+import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
+
+const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
+const LETTER = [0, 0, 612, 792];
+const CONTENTS = PDFName.of('Contents');
+
+export interface PageEntry {
+  ref: PDFRef;
+  dict: PDFDict;
+}
+
+/** What pageEntries found wrong with a page tree, for the warning (and the refusal) openDocument gives. */
+export interface PageTreeDamage {
+  /**
+   * Kids that are no page-tree node (null, a number, a reference to an
+   * object the file lacks or to a stream): dropped, as qpdf does.
+   */
+  droppedKids: number;
+  /** What was wrong, in words; the tree was rebuilt flat when there is anything. */
+  found: Set<string>;
+  /** Items of /Contents arrays that are no stream (qpdf ignores them, and rejects an output that keeps them): dropped. */
+  droppedContents: number;
+}
+
+export function newPageTreeDamage(): PageTreeDamage {
+  return { droppedKids: 0, found: new Set(), droppedContents: 0 };
+}
+
+/**
+ * Deeper trees are rebuilt flat. Real trees are a few levels deep (a
+ * balanced tree of a million pages needs about ten); newer qpdf refuses to
+ * read past 100 levels ("/Pages structure too deeply nested"), and code that
+ * walks from a page up its /Parent chain costs the depth for every page.
+ */
+const MAX_KEPT_DEPTH = 100;
+
+/** A /Pages node being walked: its kids, the next one to visit, and what its pages inherit. */
+interface Frame {
+  node: PDFDict;
+  kids: PDFArray;
+  next: number;
+  inherited: Map<string, PDFObject>;
+  /** How many pages were listed before this node's: the pages below it are those listed after. */
+  pagesBefore: number;
+}
+
+/**
+ * The leaves of the page tree in document order, with inherited attributes
+ * pushed down onto each leaf.
+ *
+ * A damaged tree is repaired, as qpdf and poppler read it: a node reached
+ * again (a /Kids entry pointing back to an ancestor, a node listed as its
+ * own kid, a node under two parents) is not walked again, a leaf that says
+ * /Type /Pages becomes a /Page, a node with kids is a /Pages node whatever
+ * its /Type says, a kid that is no dictionary is dropped, and
+ * the tree is rebuilt flat with each page once, in the order the walk met
+ * them. So is a tree where a /Count is not the number of pages below it, or
+ * that is nested deeper than MAX_KEPT_DEPTH: every /Count written is right.
+ * The walk keeps its own stack (a tree may be 100,000 levels deep) and
+ * visits each node once.
+ */
+export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTreeDamage()): PageEntry[] {
+  const { context } = doc;
+  const rootRef = doc.catalog.get(PDFName.of('Pages'));
+  const entries: PageEntry[] = [];
+  const seen = new Set<PDFDict>();
+  const leaves = new Set<PDFDict>();
+  const seenKids = new Set<PDFArray>();
+  const found = damage.found;
+  const stack: Frame[] = [];
+  /** Walks into a node: a /Pages node goes on the stack; a leaf is a page. */
+  const enter = (ref: PDFRef, node: PDFDict, inherited: Map<string, PDFObject>) => {
+    if (seen.has(node)) {
+      found.add('a node reached twice');
+      return;
+    }
+    seen.add(node);
+    const kids = node.lookup(PDFName.of('Kids'));
+    const type = node.lookup(PDFName.of('Type'));
+    if (kids instanceof PDFArray && type !== PDFName.of('Page')) {
+      // Two nodes that share one /Kids array (an indirect one) list its pages twice, and qpdf and poppler show
+      // them twice: the second listing gets copies (below), and the shared array, edited for them, is replaced.
+      if (seenKids.has(kids)) found.add('two nodes that share one /Kids array');
+      seenKids.add(kids);
+      // qpdf --check warns of it ("/Type key should be /Pages"); the rebuilt tree has its one node typed.
+      if (type !== PDFName.of('Pages')) found.add('a /Pages node without /Type /Pages');
+      const next = new Map(inherited);
+      for (const key of INHERITABLE) {
+        const value = node.get(PDFName.of(key));
+        if (value !== undefined) next.set(key, value);
+      }
+      stack.push({ node, kids, next: 0, inherited: next, pagesBefore: entries.length });
+      if (stack.length > MAX_KEPT_DEPTH) found.add(`nested more than ${MAX_KEPT_DEPTH} levels deep`);
+      return;
+    }
+    if (type !== PDFName.of('Page')) {
+      // A leaf is a page, whatever its /Type says (readers treat it as one).
+      node.set(PDFName.of('Type'), PDFName.of('Page'));
+      if (type === PDFName.of('Pages')) found.add('a /Pages node where a page belongs');
+    }
+    for (const key of INHERITABLE) {
+      if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
+    }
+    // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
+    if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
+      const above = inherited.get('MediaBox');
+      node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
+    }
+    if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
+    else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
+      // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
+      // repairing"). Carried as their bytes, they made qpdf warn about the output.
+      const held = node.get(PDFName.of('Resources'));
+      const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
+      if (!read) node.set(PDFName.of('Resources'), context.obj({}));
+      found.add('a page whose /Resources cannot be read whole');
+    }
+    damage.droppedContents += dropNonStreamContents(context, node);
+    leaves.add(node);
+    entries.push({ ref, dict: node });
+  };
+  const root = context.lookup(rootRef);
+  if (rootRef instanceof PDFRef && root instanceof PDFDict) {
+    // qpdf takes a root's /Parent for the way to the real root ("doesn't point to the root of the page tree").
+    if (root.has(PDFName.of('Parent'))) found.add('a root node with a /Parent');
+    enter(rootRef, root, new Map());
+  }
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.next >= frame.kids.size()) {
+      stack.pop();
+      const count = frame.node.lookup(PDFName.of('Count'));
+      if (!(count instanceof PDFNumber) || count.asNumber() !== entries.length - frame.pagesBefore)
+        found.add('a /Count that is not the number of pages below it');
+      continue;
+    }
+    const i = frame.next++;
+    let kid = frame.kids.get(i);
+    if (kid instanceof PDFDict) {
+      // A page written directly into /Kids: give it an object of its own, as it needs to be referable.
+      kid = context.register(kid);
+      frame.kids.set(i, kid);
+    }
+    let kidDict = context.lookup(kid);
+    if (kid instanceof PDFRef && kidDict === undefined) {
+      // An object the file has that cannot be parsed whole: read as far as it goes, as qpdf and pdf.js read it.
+      kidDict = objectTableOf(context)?.readDamagedDict(kid);
+      if (kidDict) found.add('a page or node whose dictionary is damaged (read as far as it goes)');
+    }
+    if (!(kid instanceof PDFRef) || !(kidDict instanceof PDFDict)) {
+      damage.droppedKids++;
+      found.add('kids that are no page (null, or objects the file lacks)');
+      continue;
+    }
+    if (leaves.has(kidDict)) {
+      // The same page object listed twice: the second place gets its own copy.
+      const copy = duplicatePage(doc, kidDict);
+      frame.kids.set(i, copy);
+      entries.push({ ref: copy, dict: context.lookup(copy) as PDFDict });
+      continue;
+    }
+    enter(kid, kidDict, frame.inherited);
+  }
+  if (found.size > 0)
+    setPages(
+      doc,
+      entries.map((entry) => entry.ref),
+    );
+  return entries;
+}
+
+/**
+ * Drops what a page's /Contents holds that is no stream (null, a reference
+ * to an object the file lacks or cannot parse, a dictionary): qpdf ignores such items with a
+ * warning, and an output that keeps them fails `qpdf --check`. Streams are
+ * told apart without parsing them (their input bytes are skimmed). Returns
+ * how many items were dropped.
+ */
+function dropNonStreamContents(context: PDFContext, page: PDFDict): number {
+  const value = page.get(CONTENTS);
+  if (value === undefined) return 0;
+  if (value instanceof PDFRef && leadsToStream(context, value)) return 0;
+  const array = value instanceof PDFRef ? context.lookup(value) : value;
+  if (!(array instanceof PDFArray)) {
+    // Neither a stream nor an array of them: the page draws nothing (as readers show it).
+    page.delete(CONTENTS);
+    return 1;
+  }
+  const items = array.asArray();
+  const streams = items.filter((item) => leadsToStream(context, item));
+  if (streams.length === items.length) return 0;
+  page.set(CONTENTS, context.obj(streams));
+  return items.length - streams.length;
+}
+
+function isRectangle(context: PDFContext, box: PDFObject | undefined): boolean {
+  return box instanceof PDFArray && box.size() === 4 && box.asArray().every((n) => context.lookup(n) instanceof PDFNumber);
+}
+
+/** Whether `value` is or leads to a dictionary, told without parsing an untouched object (its bytes are skimmed). */
+function leadsToDict(context: PDFContext, value: PDFObject): boolean {
+  if (!(value instanceof PDFRef)) return value instanceof PDFDict;
+  const source = sourceOf(context, value);
+  if (source?.kind === 'parsed') return source.object instanceof PDFDict;
+  if (source?.kind !== 'raw' || source.raw.stream) return false;
+  const { data, start, end } = source.raw;
+  const at = skipWhite(data, start, end);
+  return data[at] === 0x3c && data[at + 1] === 0x3c;
+}
+
+function leadsToStream(context: PDFContext, item: PDFObject): boolean {
+  const source = item instanceof PDFRef ? sourceOf(context, item) : undefined;
+  // An object that cannot be parsed (carried as its bytes by the writer) is no stream either: qpdf ignores it
+  // too, and reads the bytes written for it as a stream whose data runs on into what follows.
+  return source?.kind === 'parsed' ? source.object instanceof PDFStream : source?.kind === 'raw' && source.raw.stream;
+}
+
+/** Replaces the page tree by one flat node whose kids are `pages`, in order. */
+export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
+  const { context } = doc;
+  const rootRef = doc.catalog.get(PDFName.of('Pages'));
+  let root = context.lookup(rootRef);
+  let ref = rootRef;
+  // A root that is itself one of the pages (a damaged tree whose /Pages node had no /Kids) cannot also be their parent.
+  if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict) || pages.includes(rootRef)) {
+    root = context.obj({ Type: 'Pages' });
+    ref = context.register(root);
+    doc.catalog.set(PDFName.of('Pages'), ref);
+  }
+  const node = root as PDFDict;
+  for (const key of [...INHERITABLE, 'Parent']) node.delete(PDFName.of(key));
+  node.set(PDFName.of('Type'), PDFName.of('Pages'));
+  node.set(PDFName.of('Kids'), context.obj(pages));
+  node.set(PDFName.of('Count'), PDFNumber.of(pages.length));
+  for (const page of pages) {
+    const dict = context.lookup(page);
+    if (dict instanceof PDFDict) dict.set(PDFName.of('Parent'), ref as PDFRef);
+  }
+}
+
+/** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
+export function effectiveRotation(page: PDFDict): number {
+  const value = page.lookup(PDFName.of('Rotate'));
+  const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
+  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+}
+
+export function setRotation(page: PDFDict, degrees: number): void {
+  const normal = ((degrees % 360) + 360) % 360;
+  // Without its own /Rotate a page inherits one from an ancestor /Pages node,
+  // so an upright page under a rotated node needs an explicit 0.
+  if (normal === 0 && !inheritsRotation(page)) page.delete(PDFName.of('Rotate'));
+  else page.set(PDFName.of('Rotate'), PDFNumber.of(normal));
+}
+
+function inheritsRotation(page: PDFDict): boolean {
+  const seen = new Set<PDFDict>();
+  for (let node = page.lookup(PDFName.of('Parent')); node instanceof PDFDict && !seen.has(node); node = node.lookup(PDFName.of('Parent'))) {
+    seen.add(node);
+    if (node.has(PDFName.of('Rotate'))) return true;
+  }
+  return false;
+}
+
+export type { PDFContext };

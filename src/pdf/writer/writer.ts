@@ -1,0 +1,499 @@
+/**
+ * Serializes a document: the objects it reaches from its trailer, each once,
+ * under their own numbers. An object nothing parsed or changed goes out as
+ * its input bytes (graph.ts), with references to objects the output lacks
+ * turned into null; a parsed one is serialized by pdf-lib, its stream data
+ * still a view of the input. Everything is joined once at the end: under a
+ * classic cross-reference table, or (`objectStreams`) with the objects that
+ * are not streams deflated by node:zlib into object streams under a
+ * cross-reference stream. New numbers (object streams, the cross-reference
+ * stream) come after every number referenced anywhere, so that a dangling
+ * reference can never come to mean one of them.
+ */
+import { deflateSync } from 'node:zlib';
+import { unreadRange } from '../../core/lazy-file.js';
+import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
+import type { Piece, Sink } from '../../core/sink.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
+import { storeOf } from '../model/store.js';
+import type { Encryption } from '../security/encrypt.js';
+import { fileIdToWrite } from '../security/file-id.js';
+import { PiecewiseStream } from '../security/file-crypto.js';
+import { walkGraph, type ObjectSource } from '../model/graph.js';
+import { serialize } from './serialize.js';
+import { unloadedData } from '../reader/object-table.js';
+import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
+
+const encoder = new TextEncoder();
+const STREAM_START = encoder.encode('\nstream\n');
+const STREAM_END = encoder.encode('\nendstream');
+const OBJECT_END = encoder.encode('\nendobj\n');
+const OBJ_LINE = encoder.encode(' obj\n');
+const NULL = encoder.encode('null');
+const LENGTH = PDFName.of('Length');
+// A comment of bytes above 127 right after the header tells transfer tools the file is binary.
+const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
+
+export interface WriteOptions {
+  /**
+   * Put the objects that are not streams into compressed object streams,
+   * under a cross-reference stream (PDF 1.5), as qpdf does for an input that
+   * had them. A document of many small objects (a tagged PDF's structure
+   * tree) would otherwise come out several times its input's size.
+   */
+  objectStreams?: boolean;
+  /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
+  encryption?: Encryption;
+}
+
+/** The references an output holds (split_by_size weighs what a part already wrote). */
+export type WrittenRefs = Pick<ReadonlySet<PDFRef>, 'has'>;
+
+/**
+ * What the output holds: its objects (the walk's own map, so that a
+ * document of 200,000 objects does not keep a second list and set of them),
+ * their references in number order, and the first number free for new ones.
+ */
+interface Plan {
+  written: Map<PDFRef, ObjectSource>;
+  order: PDFRef[];
+  next: number;
+}
+
+/** True when the document as read keeps objects in object streams (look before unreachable objects are dropped). */
+export function hasObjectStreams(context: PDFContext): boolean {
+  return storeOf(context).hasObjectStreams;
+}
+
+/** The document as pieces: stream data stays as views of the bytes already in memory, or ranges of the input file. */
+export function writeDocumentPieces(context: PDFContext, options: WriteOptions = {}): PdfPieces {
+  return writeDocumentAndTell(context, options).pdf;
+}
+
+/** The same, with the references of the objects written (split_by_size reasons about them). */
+export function writeDocumentAndTell(context: PDFContext, options: WriteOptions = {}): { pdf: PdfPieces; written: WrittenRefs } {
+  const pieces = new PieceList();
+  const written = writeDocumentTo(context, pieces, options);
+  return { pdf: pieces.pdf(), written };
+}
+
+/** Writes the document into `sink`, in order; returns the references of the objects written. */
+function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
+  const plan = planOutput(context);
+  writePlan(context, plan, sink, options);
+  return plan.written;
+}
+
+function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOptions): void {
+  // Encrypted output keeps the classic layout: strings inside an object stream
+  // would have to be left to the stream's encryption instead of their own.
+  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan, sink);
+  const out = new Output(context.header.getVersionString(), sink);
+  // Where each object of plan.order starts.
+  const offsets: number[] = [];
+  const { encryption } = options;
+  for (const ref of plan.order) {
+    offsets.push(out.offset);
+    out.object(ref, toWrite(ref, plan.written.get(ref)!, encryption), plan.written);
+  }
+
+  // The classic table adds no objects: /Size is one past the highest written.
+  const size = plan.order.length > 0 ? plan.order[plan.order.length - 1].objectNumber + 1 : 1;
+  const xrefOffset = out.offset;
+  out.push(crossReferenceTable(plan.order, offsets));
+  out.text('trailer\n');
+  out.push(serialize(trailerDict(context, size)));
+  out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
+  out.end();
+}
+
+/**
+ * What to write for an object. Its input bytes, unless they are ciphertext
+ * (a decrypted input) or the output is encrypted: then the object is parsed
+ * afresh, decrypted by the reader, encrypted when asked, and not kept, so the
+ * objects are never all in memory at once. An object that cannot be parsed
+ * is null there: its bytes can be neither decrypted nor encrypted. An object
+ * with neither a string nor stream data is the same in both: its bytes go
+ * out as they are (a chain of 200,000 such objects was parsed for nothing,
+ * a second of an add_password).
+ */
+function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined): ObjectSource {
+  if (source.kind === 'damaged') return encryption ? { kind: 'parsed', object: PDFNull } : source;
+  if (source.kind === 'raw' && !source.raw.stream && !source.raw.strings) return source;
+  if (!encryption && (source.kind === 'parsed' || source.table.bytesAreClear(ref))) return source;
+  const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
+  if (object === undefined) return { kind: 'parsed', object: PDFNull };
+  return { kind: 'parsed', object: encryption ? encryption.encrypt(ref, object) : object };
+}
+
+/**
+ * A stream's data as pieces, with its /Length set to their size. Data read
+ * from a lazily read file that nothing has used stays unread (a FileRange:
+ * the sink copies it from the file); data held in several pieces (encrypted: IV, then
+ * ciphertext) is not joined.
+ */
+function streamData(object: PDFStream): readonly Piece[] {
+  if (!(object instanceof PDFRawStream)) {
+    // pdf-lib's own streams (drawn content, embedded fonts) encode themselves here.
+    object.updateDict();
+    return [object.getContents()];
+  }
+  // Data held in several pieces (encrypted: the IV, then the ciphertext) is written piece by piece.
+  const pieces = object instanceof PiecewiseStream ? object.pieces : [unloadedData(object) ?? object.getContents()];
+  let size = 0;
+  for (const piece of pieces) size += piece.byteLength;
+  object.dict.set(LENGTH, PDFNumber.of(size));
+  return pieces;
+}
+
+/** Writes `value` (a whole number) in decimal at `at`; returns where it ends. */
+function writeDigits(block: Uint8Array, at: number, value: number): number {
+  let digits = 1;
+  for (let n = value; n >= 10; n = Math.floor(n / 10)) digits++;
+  for (let i = digits - 1, n = value; i >= 0; i--, n = Math.floor(n / 10)) block[at + i] = 0x30 + (n % 10);
+  return at + digits;
+}
+
+/** Pieces smaller than this are copied into the current block instead of being kept as views. */
+const SMALL_PIECE = 4096;
+const BLOCK = 1 << 16;
+
+/**
+ * The output as it grows, handed to the sink in order, and the offset of the
+ * next byte. Headers, dictionaries and small input objects are copied into
+ * 64 KB blocks: kept as a view each, a document of 20,000 objects made 80,000
+ * small buffers (and a split, that for every part it kept until the end).
+ * Large pieces, unread input (FileRange) and deferred pieces go as they are.
+ */
+class Output {
+  private block: Buffer | undefined;
+  private blockStart = 0;
+  private blockUsed = 0;
+  offset = 0;
+
+  constructor(
+    version: string,
+    private readonly sink: Sink,
+  ) {
+    this.text(`%PDF-${version}\n`);
+    this.push(BINARY_MARKER);
+  }
+
+  /** ASCII text (headers, numbers, keywords), written into the current block. */
+  text(text: string): void {
+    if (text.length > SMALL_PIECE) {
+      this.push(encoder.encode(text));
+      return;
+    }
+    this.room(text.length);
+    this.blockUsed += this.block!.write(text, this.blockUsed, 'latin1');
+    this.offset += text.length;
+  }
+
+  push(bytes: Piece): void {
+    // A view of input nothing read goes as the range of the file it stands for.
+    const unread = bytes instanceof Uint8Array ? unreadRange(bytes) : undefined;
+    if (!(bytes instanceof Uint8Array) || unread || bytes.byteLength >= SMALL_PIECE) {
+      this.flush();
+      this.sink.write(unread ?? bytes);
+    } else {
+      this.room(bytes.byteLength);
+      this.block!.set(bytes, this.blockUsed);
+      this.blockUsed += bytes.byteLength;
+    }
+    this.offset += bytes.byteLength;
+  }
+
+  /**
+   * data[start, end): copied into the current block when small and in
+   * memory, else kept as a view (as push does), without making a view of
+   * every small piece (a document of 200,000 objects made 50 MB of them).
+   */
+  range(data: Uint8Array, start: number, end: number): void {
+    const length = end - start;
+    const unread = unreadRange(data, start, end);
+    if (unread || length >= SMALL_PIECE) {
+      this.flush();
+      this.sink.write(unread ?? data.subarray(start, end));
+      this.offset += length;
+      return;
+    }
+    this.room(length);
+    const block = this.block!;
+    // A few bytes (most objects) are copied by hand: a native copy costs more in the call than in the copy.
+    if (length <= 64) for (let i = 0; i < length; i++) block[this.blockUsed + i] = data[start + i];
+    else block.set(data.subarray(start, end), this.blockUsed);
+    this.blockUsed += length;
+    this.offset += length;
+  }
+
+  /** `N G obj` and a line break, written as digits into the block (a string for each was garbage). */
+  header(ref: PDFRef): void {
+    this.room(32);
+    const block = this.block!;
+    const start = this.blockUsed;
+    let at = writeDigits(block, start, ref.objectNumber);
+    block[at++] = 0x20;
+    at = writeDigits(block, at, ref.generationNumber);
+    block.set(OBJ_LINE, at);
+    this.blockUsed = at + OBJ_LINE.length;
+    this.offset += this.blockUsed - start;
+  }
+
+  /** One indirect object; a stream's data goes out as the pieces already in memory. */
+  object(ref: PDFRef, source: ObjectSource, written: WrittenRefs): void {
+    if (source.kind !== 'parsed') {
+      this.header(ref);
+      eachBodyRange(source, written, (data, start, end) => this.range(data, start, end));
+      this.push(OBJECT_END);
+      return;
+    }
+    const object = source.object;
+    if (object instanceof PDFStream) {
+      // The data first: it sets /Length, which the dictionary then carries.
+      const data = streamData(object);
+      this.stream(ref, serialize(object.dict), data);
+    } else {
+      this.header(ref);
+      this.push(serialize(object));
+      this.push(OBJECT_END);
+    }
+  }
+
+  /** A stream object from its serialized dictionary and its data. */
+  stream(ref: PDFRef, dict: Uint8Array, data: readonly Piece[]): void {
+    this.header(ref);
+    this.push(dict);
+    this.push(STREAM_START);
+    for (const piece of data) this.push(piece);
+    this.push(STREAM_END);
+    this.push(OBJECT_END);
+  }
+
+  /** Hands the rest to the sink. */
+  end(): void {
+    this.flush();
+  }
+
+  /** Makes the current block hold `length` more bytes. */
+  private room(length: number): void {
+    if (this.block && this.blockUsed + length <= this.block.length) return;
+    this.flush();
+    this.block = Buffer.allocUnsafe(Math.max(BLOCK, length));
+    this.blockStart = this.blockUsed = 0;
+  }
+
+  /** Ends the current block's run of bytes: what it holds becomes a piece; the rest of it stays for later text. */
+  private flush(): void {
+    if (!this.block || this.blockUsed === this.blockStart) return;
+    this.sink.write(this.block.subarray(this.blockStart, this.blockUsed));
+    this.blockStart = this.blockUsed;
+  }
+}
+
+const OBJSTM = PDFName.of('ObjStm');
+const XREF = PDFName.of('XRef');
+
+function streamType(object: PDFObject): PDFObject | undefined {
+  return object instanceof PDFStream ? object.dict.get(PDFName.of('Type')) : undefined;
+}
+
+/**
+ * The objects to write, by number: those the trailer reaches. Object
+ * streams and cross-reference streams of the input are left out: their
+ * members are written on their own, and this writer makes its own streams.
+ */
+function planOutput(context: PDFContext): Plan {
+  const { Root, Info, Encrypt } = context.trailerInfo;
+  const walk = walkGraph(context, [Root, Info, Encrypt]);
+  let largest = walk.largestReferenced;
+  const written = walk.reached;
+  // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
+  written.forEach((source, ref) => {
+    const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
+    if (type === OBJSTM || type === XREF) written.delete(ref);
+    else if (ref.objectNumber > largest) largest = ref.objectNumber;
+  });
+  const order = [...written.keys()].sort((a, b) => a.objectNumber - b.objectNumber);
+  return { written, order, next: largest + 1 };
+}
+
+/**
+ * An unparsed object's body, as ranges of bytes handed to `range` in order:
+ * its input bytes, with references the output lacks written as null.
+ */
+function eachBodyRange(
+  source: Exclude<ObjectSource, { kind: 'parsed' }>,
+  written: WrittenRefs,
+  range: (data: Uint8Array, start: number, end: number) => void,
+): void {
+  if (source.kind === 'damaged') return range(source.bytes, 0, source.bytes.length);
+  const { raw, table } = source;
+  // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
+  if (raw.end <= raw.start) return range(NULL, 0, NULL.length);
+  let at = raw.start;
+  const refs = raw.refs;
+  for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    const num = refs[i + REF_NUM];
+    const gen = refs[i + REF_GEN];
+    if (table.exists(num, gen) && written.has(PDFRef.of(num, gen))) continue;
+    range(raw.data, at, refs[i + REF_START]);
+    range(NULL, 0, NULL.length);
+    at = refs[i + REF_END];
+  }
+  range(raw.data, at, raw.end);
+}
+
+/** The same as pieces (views of the input). */
+function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  eachBodyRange(source, written, (data, start, end) => pieces.push(data.subarray(start, end)));
+  return pieces;
+}
+
+/** The serialized body of an object that is not a stream. */
+function bodyBytes(source: ObjectSource, written: WrittenRefs): Uint8Array[] {
+  return source.kind === 'parsed' ? [serialize(source.object)] : body(source, written);
+}
+
+function isStreamSource(source: ObjectSource): boolean {
+  return source.kind === 'parsed' ? source.object instanceof PDFStream : source.kind === 'raw' ? source.raw.stream : true;
+}
+
+const FREE_HEAD = encoder.encode('0000000000 65535 f\r\n');
+
+/**
+ * One subsection per run of consecutive object numbers; object 0 heads the
+ * free list. `order`: the objects written, ascending; `offsets`: where each
+ * starts. Written straight into bytes: as a line of text each, the table of
+ * 200,000 objects held 12 MB of strings at the peak of the write.
+ */
+function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[]): Uint8Array {
+  // Entries: object 0 then the objects (20 bytes each); a subsection header per run (at most 22 bytes each).
+  let runs = 2;
+  for (let i = 1; i < order.length; i++) if (order[i].objectNumber !== order[i - 1].objectNumber + 1) runs++;
+  const table = Buffer.allocUnsafe(5 + (order.length + 1) * 20 + runs * 23);
+  let at = table.write('xref\n', 0, 'latin1');
+  const digits = (value: number, width: number) => {
+    for (let i = width - 1; i >= 0; i--) {
+      table[at + i] = 0x30 + (value % 10);
+      value = Math.floor(value / 10);
+    }
+    at += width;
+  };
+  for (let i = -1; i < order.length; ) {
+    // i = -1 stands for object 0, which starts the first run when object 1 is written.
+    const first = i < 0 ? 0 : order[i].objectNumber;
+    let j = i + 1;
+    while (j < order.length && order[j].objectNumber === (j === 0 ? 0 : order[j - 1].objectNumber) + 1) j++;
+    at += table.write(`${first} ${j - i}\n`, at, 'latin1');
+    for (let k = i; k < j; k++) {
+      if (k < 0) {
+        table.set(FREE_HEAD, at);
+        at += FREE_HEAD.length;
+        continue;
+      }
+      digits(offsets[k], 10);
+      table[at++] = 0x20;
+      digits(order[k].generationNumber, 5);
+      table[at++] = 0x20;
+      table[at++] = 0x6e;
+      table[at++] = 0x0d;
+      table[at++] = 0x0a;
+    }
+    i = j;
+  }
+  return table.subarray(0, at);
+}
+
+function trailerDict(context: PDFContext, size: number): PDFDict {
+  const { Root, Info, ID, Encrypt } = context.trailerInfo;
+  const trailer = context.obj({}) as PDFDict;
+  trailer.set(PDFName.of('Size'), PDFNumber.of(size));
+  if (Root) trailer.set(PDFName.of('Root'), Root as PDFRef);
+  if (Info) trailer.set(PDFName.of('Info'), Info as PDFObject);
+  const id = fileIdToWrite(context, ID as PDFObject | undefined);
+  if (id) trailer.set(PDFName.of('ID'), id);
+  if (Encrypt) trailer.set(PDFName.of('Encrypt'), Encrypt as PDFObject);
+  return trailer;
+}
+
+/** Objects per object stream: small enough that a reader unpacking one for one object does little extra work. */
+const OBJECTS_PER_STREAM = 100;
+const SPACE = encoder.encode(' ');
+
+/** The same document with its non-stream objects in object streams and a cross-reference stream. */
+function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink): void {
+  const version = context.header.getVersionString();
+  const out = new Output(Number(version) >= 1.5 ? version : '1.5', sink);
+  // Type 1 entries: [offset, generation]; type 2: [object stream, index].
+  const entries = new Map<number, [1 | 2, number, number]>();
+  let next = plan.next;
+
+  const packed: PDFRef[] = [];
+  for (const ref of plan.order) {
+    const source = plan.written.get(ref)!;
+    // Streams cannot be inside object streams, nor objects of a generation other than 0.
+    if (!isStreamSource(source) && ref.generationNumber === 0) {
+      packed.push(ref);
+      continue;
+    }
+    entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
+    out.object(ref, toWrite(ref, source, undefined), plan.written);
+  }
+
+  for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {
+    const group = packed.slice(start, start + OBJECTS_PER_STREAM);
+    const number = next++;
+    const bodies: Uint8Array[] = [];
+    const header: string[] = [];
+    let within = 0;
+    group.forEach((ref, index) => {
+      header.push(`${ref.objectNumber} ${within}`);
+      for (const piece of bodyBytes(toWrite(ref, plan.written.get(ref)!, undefined), plan.written)) {
+        bodies.push(piece);
+        within += piece.byteLength;
+      }
+      bodies.push(SPACE);
+      within += 1;
+      entries.set(ref.objectNumber, [2, number, index]);
+    });
+    const head = encoder.encode(`${header.join(' ')}\n`);
+    const data = deflateSync(Buffer.concat([head, ...bodies]));
+    const dict = `<< /Type /ObjStm /N ${group.length} /First ${head.byteLength} /Filter /FlateDecode /Length ${data.byteLength} >>`;
+    entries.set(number, [1, out.offset, 0]);
+    out.stream(PDFRef.of(number), encoder.encode(dict), [data]);
+  }
+
+  // The cross-reference stream lists itself too.
+  const xrefNumber = next++;
+  const xrefOffset = out.offset;
+  entries.set(xrefNumber, [1, xrefOffset, 0]);
+  const size = next;
+  let widest = 0;
+  for (const [, second] of entries.values()) widest = Math.max(widest, second);
+  const w = [1, Math.max(1, Math.ceil(Math.log2(widest + 1) / 8)), 2];
+  const rows = new Uint8Array(size * (w[0] + w[1] + w[2]));
+  let at = 0;
+  const put = (value: number, width: number) => {
+    for (let i = width - 1; i >= 0; i--) rows[at + i] = Math.floor(value / 256 ** (width - 1 - i)) & 0xff;
+    at += width;
+  };
+  for (let n = 0; n < size; n++) {
+    const entry = entries.get(n);
+    // Free entries: object 0 heads the free list with generation 65535.
+    const [type, second, third] = entry ?? [0, 0, n === 0 ? 65535 : 0];
+    put(type, w[0]);
+    put(second, w[1]);
+    put(third, w[2]);
+  }
+  const data = deflateSync(rows);
+  const trailer = trailerDict(context, size);
+  trailer.set(PDFName.of('Type'), XREF);
+  trailer.set(PDFName.of('W'), context.obj(w));
+  trailer.set(PDFName.of('Filter'), PDFName.of('FlateDecode'));
+  trailer.set(PDFName.of('Length'), PDFNumber.of(data.byteLength));
+  out.stream(PDFRef.of(xrefNumber), serialize(trailer), [data]);
+  out.text(`startxref\n${xrefOffset}\n%%EOF\n`);
+  out.end();
+}

@@ -1,0 +1,100 @@
+/**
+ * How page content leaves the graphics state and its own syntax open, which
+ * decides what a watermark drawn after it must close first: unbalanced `q`/`Q`,
+ * and (damaged content, seen in real files) an array, dictionary, string or
+ * inline image cut off at the end, which would swallow the watermark.
+ */
+import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
+import { deflateSync } from 'node:zlib';
+import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
+import { decodedDepth, DepthScan, graphicsDepth } from '../../../src/pdf/watermark/balance.js';
+import { pageTexts, qpdfCheck } from '../../helpers/pdf-tools.js';
+import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
+
+const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
+const flateDepth = (data: Uint8Array) => decodedDepth(data, [FLATE]).depth;
+const FLATE = { name: 'FlateDecode', earlyChange: 1 } as const;
+
+describe('graphicsDepth', () => {
+  it.each([
+    ['q 1 0 0 1 5 5 cm Q', { min: 0, end: 0, unclosed: '' }],
+    ['q q 2 0 0 2 0 0 cm', { min: 0, end: 2, unclosed: '' }],
+    ['Q q', { min: -1, end: 0, unclosed: '' }],
+    ['BT [(a) 10 (b)] TJ ET /P << /MCID 0 >> BDC EMC', { min: 0, end: 0, unclosed: '' }],
+    ['(q Q \\) q) Tj % q q q', { min: 0, end: 0, unclosed: '' }],
+    ['BT (Potato) Tj ET [ /oops', { min: 0, end: 0, unclosed: ']' }],
+    ['[ 1 << /A [ 2', { min: 0, end: 0, unclosed: '] >> ]' }],
+    ['BT (never (closed) Tj ET', { min: 0, end: 0, unclosed: ')' }],
+    ['BT <4142 Tj', { min: 0, end: 0, unclosed: '>' }],
+    ['BI /W 1 /H 1 /BPC 8 /CS /G ID \x00\x01 q', { min: 0, end: 0, unclosed: '\nEI' }],
+    ['BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI q', { min: 0, end: 1, unclosed: '' }],
+    // Image bytes that look like the end but are not (`E` alone, `EI` glued to data or followed by more): q and Q in them do not count.
+    ['BI /W 9 /H 1 /BPC 8 /CS /G ID E Q\x00xEI Q EIQ q EI\x01 EIx Q EI Q', { min: -1, end: -1, unclosed: '' }],
+    // An operator after an unclosed `[`: readers recover there, so nothing is left open.
+    ['[ 1 2 q 0 0 m', { min: 0, end: 1, unclosed: '' }],
+  ])('%j', (content, expected) => {
+    expect(depth(content)).toEqual(expected);
+    // Fed in two pieces, split anywhere (a Flate stream is scanned as it inflates), the answer is the same.
+    const bytes = new TextEncoder().encode(content);
+    for (let at = 0; at <= bytes.length; at++) {
+      const scan = new DepthScan();
+      const carried = bytes.subarray(scan.feed(bytes.subarray(0, at), false), at);
+      scan.feed(Buffer.concat([carried, bytes.subarray(at)]), true);
+      expect(scan.result(), `split at ${at}`).toEqual(expected);
+    }
+  });
+});
+
+describe('Flate content, scanned as it inflates', () => {
+  it('gives the depth of the whole, with tokens, strings and inline images across piece boundaries', () => {
+    const unit = 'q 1 0 0 1 5 5 cm (a string with q and Q \\) inside) Tj BI /W 2 /H 1 /BPC 8 /CS /G ID \x00\xff EI [1 2 3] TJ % q q\n';
+    const content = Buffer.from(`${unit.repeat(20_000)}q q Q [ (never closed`, 'latin1');
+    // 2.3 MB: inflated in three 1 MB pieces, each cut somewhere inside a token.
+    const data = deflateSync(content);
+    expect(content.length).toBeGreaterThan(2 * 2 ** 20);
+    expect(flateDepth(data)).toEqual(graphicsDepth(content));
+    expect(flateDepth(data)).toEqual({ min: 0, end: 20_001, unclosed: ')]' });
+  });
+
+  it('a bomb (1 MB that inflates to 1 GiB) is taken as balanced, quickly and without holding it', () => {
+    const started = performance.now();
+    const before = process.memoryUsage().arrayBuffers;
+    expect(flateDepth(zeroBomb(1024))).toEqual({ min: 0, end: 0, unclosed: '' });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    // External memory (where zlib's output lives) stays far below the 128 MB it inflates before giving up.
+    expect((process.memoryUsage().arrayBuffers - before) / 2 ** 20).toBeLessThan(64);
+  });
+});
+
+/** One page whose content ends inside an array (as qpdf's content-stream-errors.pdf does). */
+async function cutOffPage(tail: string): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([400, 400]);
+  page.node.setFontDictionary(PDFName.of('F1'), font.ref);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(`BT /F1 24 Tf 72 300 Td (Potato) Tj ET\n${tail}`)));
+  return doc.save({ useObjectStreams: false });
+}
+
+describe('a watermark after content cut off in the middle of a construct', () => {
+  it.each(['[ /oops', '<< /Open [ 1', '(never closed'])('text watermark after %j is drawn and extracted', async (tail) => {
+    const out = await addTextWatermark({ file: await cutOffPage(tail), line_1: 'STAMPED', transparency: 0, color: '#ff0000' });
+    expect((await qpdfCheck(out)).exitCode).not.toBe(2);
+    const [text] = await pageTexts(out);
+    expect(text).toContain('STAMPED');
+    const raster = await renderPage(out, 1, 20);
+    expect(findPixels(raster, reddish)).not.toBeNull();
+  });
+
+  it('image watermark after an inline image without EI is drawn', async () => {
+    const out = await addImageWatermark({
+      file: await cutOffPage('BI /W 1 /H 1 /BPC 8 /CS /G ID \x7f'),
+      image: makePng(40, 20, () => [255, 0, 0, 255]),
+      transparency: 0,
+    });
+    const raster = await renderPage(out, 1, 20);
+    expect(findPixels(raster, reddish)).not.toBeNull();
+  });
+});
