@@ -68,8 +68,13 @@ export interface AuditEvent {
   detail: Record<string, unknown>;
 }
 
+export const USAGE_COUNTERS = ['requests2xx', 'requests4xx', 'requests5xx', 'pages', 'bytesIn', 'bytesOut'] as const;
+
+/** What is counted per key, region and UTC day: one number per counter. */
+type UsageCounts = Record<(typeof USAGE_COUNTERS)[number], number>;
+
 /** Counts to add for one key, region and UTC day (the server batches these). */
-export interface UsageDelta {
+export interface UsageDelta extends UsageCounts {
   keyId: string;
   keyName: string;
   accountId: string;
@@ -77,15 +82,9 @@ export interface UsageDelta {
   region: string;
   /** YYYY-MM-DD, UTC. */
   day: string;
-  requests2xx: number;
-  requests4xx: number;
-  requests5xx: number;
-  pages: number;
-  bytesIn: number;
-  bytesOut: number;
 }
 
-export interface UsageRow {
+export interface UsageRow extends UsageCounts {
   accountId: string;
   /** The account's name (as it was counted, if the account has been deleted since). */
   account: string;
@@ -93,15 +92,7 @@ export interface UsageRow {
   key: string;
   region: string;
   day: string;
-  requests2xx: number;
-  requests4xx: number;
-  requests5xx: number;
-  pages: number;
-  bytesIn: number;
-  bytesOut: number;
 }
-
-export const USAGE_COUNTERS = ['requests2xx', 'requests4xx', 'requests5xx', 'pages', 'bytesIn', 'bytesOut'] as const;
 
 export interface Session {
   accountId: string;
