@@ -12,7 +12,7 @@ import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObj
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
-import { authenticate, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
+import { authenticate, BlockDecipher, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
 
 // PDFName.of decodes its argument on every call: the hot paths use these.
 const TYPE = PDFName.of('Type');
@@ -256,12 +256,14 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   const strMethod = params.filters.get(params.strF)!;
   const stmMethod = params.filters.get(params.stmF)!;
   const keyFor = (ref: PDFRef, method: CipherMethod) => objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
+  // This document's short strings and streams: one reused decipher per key instead of one per string.
+  const blocks = new BlockDecipher();
 
   // Object streams: decrypted as streams when unpacked; their members are not decrypted again.
   table.setObjectStreamDecryptor((ref, stream) => {
     const own = takeCryptFilter(stream);
     const method = own !== undefined ? (params.filters.get(own) ?? 'None') : stmMethod;
-    return decryptData(method, keyFor(ref, method), stream.getContents());
+    return decryptData(method, keyFor(ref, method), stream.getContents(), blocks);
   });
 
   // Attachments under another cipher than the other streams (rare): found by
@@ -274,7 +276,7 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     if (ref === encryptRef || isStructureStream(object)) return object;
     if (strMethod !== 'None') {
       let key: Uint8Array | undefined;
-      const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data);
+      const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data, blocks);
       if (object instanceof PDFString || object instanceof PDFHexString) return literalString(decrypt(stringBytes(object)));
       if (object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream) transformStrings(object, decrypt);
     }
@@ -288,9 +290,9 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     if (method === 'None') return object;
     const unread = isAes(method) ? unreadData(object) : undefined;
     // Data still in the input file: decrypted from the file to the output as it is written.
-    const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread) : undefined;
+    const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread, blocks) : undefined;
     if (deferred) return piecewiseStream(object.dict, [deferred]);
-    setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object)));
+    setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object), blocks));
     return object;
   });
 

@@ -12,7 +12,7 @@ import { PdfPieces } from '../../core/pdf-data.js';
 import { DeferredPiece, type Piece } from '../../core/sink.js';
 import { type PDFDict, type PDFRawStream, RawStream } from '../model/lib.js';
 import { unloadedData } from '../reader/object-table.js';
-import { aesCipherName, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
+import { aesCipherName, type BlockDecipher, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 
 /** Where a stream's unread data lies in its input file, when it has not been read. */
 export const unreadData = (stream: PDFRawStream): FileRange | undefined => unloadedData(stream);
@@ -38,13 +38,13 @@ export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
  * memory). Damaged data decrypts as far as whole blocks go, and padding that
  * is not valid PKCS#7 stays, as in standard.ts's decryptData.
  */
-export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange): DeferredPiece | undefined {
+export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, blocks: BlockDecipher): DeferredPiece | undefined {
   const bodyLength = Math.floor((data.byteLength - 16) / 16) * 16;
   if (bodyLength < 32) return undefined;
   // The last block, decrypted with the block before it as IV, tells the padding.
   const iv = data.readCopy(0, 16);
   const lastTwo = data.readCopy(16 + bodyLength - 32, 16 + bodyLength);
-  const tail = createDecipheriv(aesCipherName(method), key, lastTwo.subarray(0, 16)).setAutoPadding(false).update(lastTwo.subarray(16));
+  const tail = blocks.decrypt(method, key, lastTwo.subarray(0, 16), lastTwo.subarray(16));
   const size = bodyLength - pkcs7PaddingOf(tail);
   const { file, start } = data;
   return new DeferredPiece(size, (emit) => {
