@@ -36,11 +36,13 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
 import { aptInstall, dockerEngine, runSync, which } from './docker-engine.mjs';
-import { ALLOWED, formBody, patientRecord, planRefusal, REGIONS } from './region-checks.mjs';
+import { ALLOWED, DOCUMENT_TEXT, FILE_NAME, formBody, patientRecord, planRefusal, REGIONS } from './region-checks.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DEPLOY = join(ROOT, 'deploy');
 const PDFSVC_IMAGE = 'pdfsvc:latest';
+/** A watermark's text: it must never reach the database. */
+const WATERMARK = 'MRN 4471-0932 Jane Doe';
 
 const options = parseArgs(process.argv.slice(2));
 const started = Date.now();
@@ -231,20 +233,23 @@ async function main() {
       'https://localhost/dashboard',
     ]);
     if (made.status !== 0) fail(`docker-compose run … accounts create answered ${made.status}: ${made.stderr.trim()}`);
-    pdfsvc(['accounts', 'create', 'startup', '--email', 'it@startup.example', '--plan', 'starter', '--dashboard-url', 'https://localhost/dashboard']);
-    pdfsvc(['accounts', 'create', 'hobby', '--email', 'me@hobby.example', '--plan', 'free', '--dashboard-url', 'https://localhost/dashboard']);
-    for (const [account, name] of [
-      ['clinic', 'plans'],
-      ['clinic', 'usage'],
-      ['clinic', 'revoked'],
-      ['clinic', 'stream'],
-      ['startup', 'plans'],
-      ['hobby', 'plans'],
-    ]) {
-      const key = pdfsvc(['keys', 'create', '--account', account, '--name', name]);
-      if (!/^pdfsvc_\S+$/.test(key)) fail(`keys create printed ${JSON.stringify(key.slice(0, 80))}, not a key`);
-      keys[`${account}/${name}`] = key;
-    }
+    // The rest in one `exec` each: a docker-compose client and a container process per command cost seconds on a busy machine.
+    const inOneExec = (commands) => {
+      const script = commands.map((args) => `node bin/pdfsvc.js ${args.map((a) => `'${a}'`).join(' ')}`).join(' && ');
+      const run = compose(['exec', '-T', 'global-1', 'sh', '-c', script]);
+      if (run.status !== 0) fail(`pdfsvc in global-1 answered ${run.status}: ${run.stderr.trim()}`);
+      return run.stdout.trim().split('\n');
+    };
+    inOneExec([
+      ['accounts', 'create', 'startup', '--email', 'it@startup.example', '--plan', 'starter', '--dashboard-url', 'https://localhost/dashboard'],
+      ['accounts', 'create', 'hobby', '--email', 'me@hobby.example', '--plan', 'free', '--dashboard-url', 'https://localhost/dashboard'],
+    ]);
+    const names = ['clinic/plans', 'clinic/usage', 'clinic/revoked', 'clinic/stream', 'startup/plans', 'hobby/plans'];
+    // keys create prints the key, and only the key, on standard output.
+    const printed = inOneExec(names.map((name) => ['keys', 'create', '--account', name.split('/')[0], '--name', name.split('/')[1]]));
+    if (printed.length !== names.length || !printed.every((key) => /^pdfsvc_\S+$/.test(key)))
+      fail(`keys create printed ${printed.length} lines, not ${names.length} keys`);
+    names.forEach((name, i) => (keys[name] = printed[i]));
     // Every region knows the keys (each follows the database within 2 s).
     for (const [region, base] of Object.entries(endpoints)) {
       if (!(await poll(10_000, async () => (await rotate(base, keys['clinic/plans'])).status === 200))) fail(`${region} does not accept the new Business key`);
@@ -319,10 +324,17 @@ async function main() {
 
   await check('a global container killed (docker kill) with a request in flight: no request of a stream fails', async () => {
     const key = keys['clinic/stream'];
-    const heavyInput = await patientRecord(2000);
-    const heavy = post(endpoints.global, key, 'add_text_watermark', { line_1: 'heavy' }, heavyInput, 300_000);
+    // Seconds of work even on a fast, idle machine: the kill lands while it runs.
+    const PAGES = 3000;
+    const heavyInput = await patientRecord(PAGES);
+    const globals = Object.fromEntries(['global-1', 'global-2'].map((name) => [name, compose(['ps', '-q', name]).stdout.trim()]));
+    // From here on nothing blocks the event loop (no runSync): the uploads must keep flowing.
+    const heavy = post(endpoints.global, key, 'add_text_watermark', { line_1: WATERMARK }, heavyInput, 300_000);
     // Which global server works on it: its /healthz counts the actions in flight.
-    const busy = await poll(60_000, () => ['global-1', 'global-2'].find((name) => inFlight(name) > 0));
+    const busy = await poll(60_000, async () => {
+      for (const name of Object.keys(globals)) if ((await inFlight(globals[name])) > 0) return name;
+      return undefined;
+    });
     if (!busy) fail('the heavy request was never seen at work on a global server');
     const agent = new https.Agent({ keepAlive: true, maxSockets: 2, ca });
     const stream = [];
@@ -334,8 +346,8 @@ async function main() {
       }),
     );
     await sleep(300);
-    const id = compose(['ps', '-q', busy]).stdout.trim();
-    const killed = engine.docker(['kill', id]);
+    if (!((await inFlight(globals[busy])) > 0)) fail(`the heavy request was done on ${busy} before the kill: make it heavier`);
+    const killed = await engine.dockerAsync(['kill', globals[busy]]);
     if (killed.status !== 0) fail(`docker kill ${busy}: ${killed.stderr.trim()}`);
     const heavyReply = await heavy.catch(failed);
     await sleep(1000);
@@ -343,15 +355,51 @@ async function main() {
     await streamDone;
     agent.destroy();
     if (heavyReply.status !== 200) fail(`the request in flight on ${busy} got ${heavyReply.status}: ${heavyReply.body.toString().slice(0, 300)}`);
-    judgePdf(qpdf, heavyReply.body, 2000);
+    judgePdf(qpdf, heavyReply.body, PAGES);
     const bad = stream.filter((r) => r.status !== 200);
     if (stream.length < 3 || bad.length > 0)
       fail(`${stream.length} requests in the stream, ${bad.length} failed: ${bad.map((r) => `${r.status} ${r.body.toString().slice(0, 100)}`).join('; ')}`);
     // nginx's log (the container's output): the heavy request tried on the killed server, answered by the other.
     const logs = compose(['logs', '--no-color', 'nginx']).stdout;
     const retried = logs.split('\n').filter((line) => /POST \/v1\/add_text_watermark 200 upstream=\S+:8443, \S+:8443 upstream_status=502, 200/.test(line));
-    if (retried.length !== 1) fail(`nginx's log shows ${retried.length} retried heavy requests, not 1:\n${logs.split('\n').slice(-10).join('\n')}`);
-    return `${busy} killed; the 2000-page request and ${stream.length} streamed requests answered 200`;
+    if (retried.length !== 1)
+      fail(
+        `nginx's log shows ${retried.length} retried heavy requests, not 1:\n${logs
+          .split('\n')
+          .filter((line) => /add_text_watermark|\[(error|warn)\]/.test(line))
+          .join('\n')}`,
+      );
+    return `${busy} killed; the ${PAGES}-page request and ${stream.length} streamed requests answered 200`;
+  });
+
+  await check('the postgres stand-in: its data in the pgdata volume, POSTGRES_PASSWORD enforced, and nothing of the documents or keys in it', async () => {
+    const id = compose(['ps', '-q', 'postgres']).stdout.trim();
+    const mounts = JSON.parse(engine.docker(['inspect', '--format', '{{json .Mounts}}', id]).stdout);
+    const data = mounts.find((m) => m.Destination === '/var/lib/postgresql/data');
+    if (data?.Type !== 'volume' || !data.Name.endsWith('_pgdata')) fail(`/var/lib/postgresql/data is ${JSON.stringify(data)}, not the pgdata volume`);
+    const version = compose(['exec', '-T', 'postgres', 'cat', '/var/lib/postgresql/data/PG_VERSION']).stdout.trim();
+    if (version !== '15') fail(`PG_VERSION in the data directory says ${JSON.stringify(version)}`);
+    // From another container (eu: never killed), as the servers connect: a wrong password is refused (scram-sha-256), the right one works.
+    const connect = (pass) =>
+      compose([
+        'exec',
+        '-T',
+        'eu',
+        'node',
+        '-e',
+        `new (require('pg').Client)({ host: 'postgres', user: 'pdfsvc', database: 'pdfsvc', password: '${pass}' }).connect().then((c) => { console.log('connected'); return c.end(); }, (e) => console.log(e.message))`,
+      ]).stdout.trim();
+    if (connect(password) !== 'connected') fail(`the database password does not work: ${connect(password)}`);
+    const wrong = connect('wrong');
+    if (!/password authentication failed for user "pdfsvc"/.test(wrong)) fail(`a wrong password got ${JSON.stringify(wrong)}`);
+    // What crosses regions: account records, key hashes and counters only.
+    const dump = compose(['exec', '-T', 'postgres', 'pg_dump', '--data-only', '-U', 'pdfsvc', 'pdfsvc']);
+    if (dump.status !== 0 || !dump.stdout.includes('it@clinic.example') || !dump.stdout.includes('rotate_pages'))
+      fail(`pg_dump shows no accounts or audit records: ${dump.stderr.trim()}`);
+    const forbidden = [FILE_NAME, 'jane-doe', DOCUMENT_TEXT, WATERMARK, '%PDF', 'JVBERi0', '255044462d', ...Object.values(keys)];
+    const found = forbidden.filter((text) => dump.stdout.toLowerCase().includes(text.toLowerCase()));
+    if (found.length > 0) fail(`the database holds ${found.map((t) => JSON.stringify(t.slice(0, 20))).join(', ')}`);
+    return `pg_dump: ${dump.stdout.length} bytes, none of ${forbidden.length} forbidden strings`;
   });
 
   await check('docker-compose down -v removes every container, network and volume it made', async () => {
@@ -376,12 +424,11 @@ async function main() {
       : 'absent';
   }
 
-  /** A global server's actions in flight, from its /healthz, asked inside its container (it is not published). */
-  function inFlight(name) {
-    const asked = compose([
+  /** A global server's actions in flight, from its /healthz, asked inside its container `id` (it is not published). */
+  async function inFlight(id) {
+    const asked = await engine.dockerAsync([
       'exec',
-      '-T',
-      name,
+      id,
       'node',
       '-e',
       "require('node:https').get('https://127.0.0.1:8443/healthz', { rejectUnauthorized: false }, (r) => { let b = ''; r.on('data', (c) => (b += c)); r.on('end', () => console.log(JSON.parse(b).in_flight)); })",
