@@ -58,7 +58,17 @@ export function externalBaseImages(dockerfile) {
  * Makes `image` available to the engine; returns how: 'present', 'pulled',
  * 'stand-in (kept from an earlier run)' or 'stand-in (made now)'.
  */
-export async function ensureBaseImage(engine, image, { log = (line) => console.error(line) } = {}) {
+export function ensureBaseImage(engine, image, { log = (line) => console.error(line) } = {}) {
+  // Once per engine and image in a run: the postgres and nginx stand-ins ask for the node stand-in too, and
+  // reading its recipe (npm's settings) takes seconds.
+  if (!ensured.has(engine)) ensured.set(engine, new Map());
+  const images = ensured.get(engine);
+  if (!images.has(image)) images.set(image, ensureImage(engine, image, log));
+  return images.get(image);
+}
+const ensured = new WeakMap();
+
+async function ensureImage(engine, image, log) {
   const present = engine.docker(['image', 'inspect', '--format', `{{index .Config.Labels "${LABEL}"}}`, image]);
   const made = present.status === 0 ? present.stdout.trim().replace(/^<no value>$/, '') : undefined;
   if (made === '') return 'present';

@@ -15,6 +15,16 @@ export const DOCUMENT_TEXT = 'Patient record of multi-region test';
 /** The uploaded file's name: it must never reach the database. */
 export const FILE_NAME = 'jane-doe-mri-2026-0042.pdf';
 
+/** A watermark's text, sent in requests: it must never reach the database either. */
+export const WATERMARK = 'MRN 4471-0932 Jane Doe';
+
+/**
+ * What no table or statement of the shared database may hold: the file name,
+ * the document's text, a field value, and a PDF's first bytes raw, in base64
+ * and in hex (bytea's text form), however a document might be encoded.
+ */
+export const DOCUMENT_TRACES = [FILE_NAME, 'jane-doe', DOCUMENT_TEXT, WATERMARK, '%PDF', 'JVBERi0', '255044462d'];
+
 /** A document of `pages` A4 pages, each carrying DOCUMENT_TEXT. */
 export async function patientRecord(pages = 3) {
   const doc = await PDFDocument.create();

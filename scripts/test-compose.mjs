@@ -36,13 +36,11 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
 import { aptInstall, dockerEngine, runSync, which } from './docker-engine.mjs';
-import { ALLOWED, DOCUMENT_TEXT, FILE_NAME, formBody, patientRecord, planRefusal, REGIONS } from './region-checks.mjs';
+import { ALLOWED, DOCUMENT_TRACES, formBody, patientRecord, planRefusal, REGIONS, WATERMARK } from './region-checks.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const DEPLOY = join(ROOT, 'deploy');
 const PDFSVC_IMAGE = 'pdfsvc:latest';
-/** A watermark's text: it must never reach the database. */
-const WATERMARK = 'MRN 4471-0932 Jane Doe';
 
 const options = parseArgs(process.argv.slice(2));
 const started = Date.now();
@@ -396,7 +394,7 @@ async function main() {
     const dump = compose(['exec', '-T', 'postgres', 'pg_dump', '--data-only', '-U', 'pdfsvc', 'pdfsvc']);
     if (dump.status !== 0 || !dump.stdout.includes('it@clinic.example') || !dump.stdout.includes('rotate_pages'))
       fail(`pg_dump shows no accounts or audit records: ${dump.stderr.trim()}`);
-    const forbidden = [FILE_NAME, 'jane-doe', DOCUMENT_TEXT, WATERMARK, '%PDF', 'JVBERi0', '255044462d', ...Object.values(keys)];
+    const forbidden = [...DOCUMENT_TRACES, ...Object.values(keys)];
     const found = forbidden.filter((text) => dump.stdout.toLowerCase().includes(text.toLowerCase()));
     if (found.length > 0) fail(`the database holds ${found.map((t) => JSON.stringify(t.slice(0, 20))).join(', ')}`);
     return `pg_dump: ${dump.stdout.length} bytes, none of ${forbidden.length} forbidden strings`;
