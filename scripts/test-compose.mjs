@@ -306,7 +306,7 @@ async function main() {
     }
     pdfsvc(['keys', 'revoke', 'revoked', '--account', 'clinic']);
     const revokedAt = Date.now();
-    // Through nginx both global servers answer in turn (least_conn), so several answers cover both.
+    // Two at once: through nginx (least_conn) they go to both global servers.
     const times = await Promise.all(
       Object.entries(endpoints).map(async ([region, base]) => {
         const refused = await poll(2000, async () => {
@@ -317,7 +317,14 @@ async function main() {
         return `${region} ${Date.now() - revokedAt} ms`;
       }),
     );
-    return times.join(', ');
+    // Both global servers refused it: nginx's log names the server of every 401 (the run's only ones).
+    const refusedBy = new Set(
+      compose(['logs', '--no-color', 'nginx'])
+        .stdout.split('\n')
+        .flatMap((line) => /POST \/v1\/rotate_pages 401 upstream=(\S+) upstream_status=401$/.exec(line.trim())?.[1] ?? []),
+    );
+    if (refusedBy.size !== 2) fail(`through nginx, the revoked key was refused by ${refusedBy.size} global server(s), not both: ${[...refusedBy].join(', ')}`);
+    return `${times.join(', ')}; through nginx by both global servers`;
   });
 
   await check('a global container killed (docker kill) with a request in flight: no request of a stream fails', async () => {
