@@ -434,6 +434,7 @@ async function serviceRecipe(engine, service, log) {
 function buildServiceStandIn(engine, image, recipe, log) {
   const started = Date.now();
   log(`making a stand-in for ${image}: Debian's packages on ${recipe.from}`);
+  const previous = engine.docker(['image', 'inspect', '--format', '{{.Id}}', image]).stdout.trim();
   const context = mkdtempSync('/var/tmp/pdfsvc-stand-in-');
   try {
     writeFileSync(join(context, 'Dockerfile'), `${recipe.dockerfile}\n`);
@@ -447,5 +448,7 @@ function buildServiceStandIn(engine, image, recipe, log) {
   } finally {
     rmSync(context, { recursive: true, force: true });
   }
+  // A stand-in made by an older recipe is of no use now.
+  if (previous && previous !== engine.docker(['image', 'inspect', '--format', '{{.Id}}', image]).stdout.trim()) engine.docker(['image', 'rm', previous]);
   log(`stand-in ${image} made in ${Math.round((Date.now() - started) / 1000)} s`);
 }
