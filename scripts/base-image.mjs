@@ -58,20 +58,32 @@ export function externalBaseImages(dockerfile) {
  * Makes `image` available to the engine; returns how: 'present', 'pulled',
  * 'stand-in (kept from an earlier run)' or 'stand-in (made now)'.
  */
-export async function ensureBaseImage(engine, image, { log = (line) => console.error(line) } = {}) {
+export function ensureBaseImage(engine, image, { log = (line) => console.error(line) } = {}) {
+  // Once per engine and image in a run: the postgres and nginx stand-ins ask for the node stand-in too, and
+  // reading its recipe (npm's settings) takes seconds.
+  if (!ensured.has(engine)) ensured.set(engine, new Map());
+  const images = ensured.get(engine);
+  if (!images.has(image)) images.set(image, ensureImage(engine, image, log));
+  return images.get(image);
+}
+const ensured = new WeakMap();
+
+async function ensureImage(engine, image, log) {
   const present = engine.docker(['image', 'inspect', '--format', `{{index .Config.Labels "${LABEL}"}}`, image]);
   const made = present.status === 0 ? present.stdout.trim().replace(/^<no value>$/, '') : undefined;
   if (made === '') return 'present';
-  const recipe = made === undefined ? undefined : standInRecipe(image);
+  const service = serviceImage(image);
+  const recipe = made === undefined ? undefined : service ? await serviceRecipe(engine, service, log) : standInRecipe(image);
   if (recipe && made === recipe.fingerprint) return 'stand-in (kept from an earlier run)';
   if (made === undefined) {
     const pull = engine.docker(['pull', image], { timeout: 600_000 });
     if (pull.status === 0) return 'pulled';
     log(`cannot pull ${image}: ${(pull.stderr.trim() || pull.stdout.trim()).split('\n').pop()}`);
   } else {
-    log(`the stand-in for ${image} was made from another Node, npm, certificate bundle or recipe; making it again`);
+    log(`the stand-in for ${image} was made from another Node, npm, certificate bundle, base or recipe; making it again`);
   }
-  await makeStandIn(engine, image, recipe ?? standInRecipe(image), log);
+  if (service) buildServiceStandIn(engine, image, recipe ?? (await serviceRecipe(engine, service, log)), log);
+  else await makeStandIn(engine, image, recipe ?? standInRecipe(image), log);
   return 'stand-in (made now)';
 }
 
@@ -289,4 +301,154 @@ function removeWork(work) {
 function copyTree(from, to) {
   const copied = runSync('cp', ['-a', from, to]);
   if (copied.status !== 0) throw new Error(`cp -a ${from} ${to} failed: ${copied.stderr.trim()}`);
+}
+
+// Stand-ins for the other official images deploy/compose.yaml runs
+// (postgres:<major>-<release>, nginx:<major.minor>), for engines that reach no
+// registry: Debian's own packages of that PostgreSQL or nginx, installed with
+// apt from the mirror this machine uses, on top of the Node stand-in above (so
+// no second debootstrap: the layers are shared, and the Node in them is
+// unused), with what compose.yaml relies on made to behave as the official
+// image does. They are tagged with the official names, kept in the engine
+// with a label recording what they were made from, and made again when the
+// Node stand-in or the recipe changes. Real deployments use the official images.
+
+/** postgres:15-bookworm → { kind, release, major }; nginx:1.22 → { kind, release, version }; else undefined. */
+function serviceImage(image) {
+  const postgres = /^(?:docker\.io\/)?(?:library\/)?postgres:(\d+)-([a-z]+)$/.exec(image);
+  if (postgres) return { kind: 'postgres', major: postgres[1], release: postgres[2] };
+  // Debian bookworm's nginx is 1.22; the build checks that the version installed is the one named.
+  const nginx = /^(?:docker\.io\/)?(?:library\/)?nginx:(\d+\.\d+)(?:\.\d+)?(?:-([a-z]+))?$/.exec(image);
+  if (nginx) return { kind: 'nginx', version: nginx[1], release: nginx[2] ?? 'bookworm' };
+  return undefined;
+}
+
+/**
+ * The official postgres image's entry point, for what compose.yaml uses: on
+ * an empty data directory, initdb with POSTGRES_USER as the superuser and
+ * POSTGRES_PASSWORD as its password (refused without one, as the official
+ * image does), the database POSTGRES_DB, password (scram-sha-256) log-ins
+ * from any address; then the server, as the postgres user.
+ */
+const POSTGRES_ENTRYPOINT = `#!/bin/bash
+set -Eeo pipefail
+if [ "\${1:0:1}" = '-' ]; then set -- postgres "$@"; fi
+if [ "$1" = postgres ] && [ "$(id -u)" = 0 ]; then
+  mkdir -p "$PGDATA" /var/run/postgresql
+  chown postgres:postgres "$PGDATA" /var/run/postgresql
+  chmod 700 "$PGDATA"
+  chmod 2775 /var/run/postgresql
+  exec setpriv --reuid=postgres --regid=postgres --init-groups "$BASH_SOURCE" "$@"
+fi
+if [ "$1" = postgres ] && [ ! -s "$PGDATA/PG_VERSION" ]; then
+  if [ -z "$POSTGRES_PASSWORD" ]; then
+    echo 'Error: Database is uninitialized and superuser password is not specified (POSTGRES_PASSWORD).' >&2
+    exit 1
+  fi
+  : "\${POSTGRES_USER:=postgres}"
+  : "\${POSTGRES_DB:=$POSTGRES_USER}"
+  initdb --username="$POSTGRES_USER" --pwfile=<(printf '%s\\n' "$POSTGRES_PASSWORD") $POSTGRES_INITDB_ARGS
+  printf '\\nhost all all all scram-sha-256\\n' >> "$PGDATA/pg_hba.conf"
+  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -p 5432" -w start
+  if [ "$POSTGRES_DB" != postgres ]; then
+    psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --no-password --dbname postgres --set db="$POSTGRES_DB" <<<'CREATE DATABASE :"db";'
+  fi
+  pg_ctl -D "$PGDATA" -m fast -w stop
+  echo 'PostgreSQL init process complete; ready for start up.'
+fi
+exec "$@"
+`;
+
+/** apt-get inside a build, from `mirror`, with this machine's Check-Valid-Until (a snapshot mirror's Release files are past it). */
+function aptLines(mirror, release, packages) {
+  const validUntil = runSync('apt-config', ['dump', 'Acquire::Check-Valid-Until']).stdout.includes('"false"') ? ' -o Acquire::Check-Valid-Until=false' : '';
+  return [
+    `RUN printf 'deb ${mirror} ${release} main\\n' > /etc/apt/sources.list && rm -f /etc/apt/sources.list.d/* \\`,
+    // No service started by a package's postinst (there is no init here).
+    "  && printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d \\",
+    `  && apt-get${validUntil} update -qq \\`,
+    `  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${packages} \\`,
+    '  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/cache/apt/archives/*.deb /usr/share/doc/*/changelog* /usr/share/man/*',
+  ];
+}
+
+/** The Dockerfile (and files beside it) of a postgres or nginx stand-in, FROM the Node stand-in `from`. */
+function serviceBuild(service, from, mirror) {
+  if (service.kind === 'postgres') {
+    const bin = `/usr/lib/postgresql/${service.major}/bin`;
+    return {
+      files: { 'docker-entrypoint.sh': POSTGRES_ENTRYPOINT },
+      dockerfile: [
+        `FROM ${from}`,
+        // As the official image: no cluster made by the package, every address listened on, UTF-8.
+        ...aptLines(mirror, service.release, 'postgresql-common').map((line, i, all) =>
+          i === all.length - 1 ? `${line} \\\n  && sed -ri 's/#?(create_main_cluster) .*$/\\1 = false/' /etc/postgresql-common/createcluster.conf` : line,
+        ),
+        ...aptLines(mirror, service.release, `postgresql-${service.major}`),
+        `RUN test -x ${bin}/postgres && sed -ri "s!^#?(listen_addresses)\\s*=\\s*\\S+.*!\\1 = '*'!" /usr/share/postgresql/${service.major}/postgresql.conf.sample && grep -F "listen_addresses = '*'" /usr/share/postgresql/${service.major}/postgresql.conf.sample && mkdir -p /var/run/postgresql /var/lib/postgresql/data && chown -R postgres:postgres /var/run/postgresql /var/lib/postgresql && chmod 2777 /var/run/postgresql`,
+        'COPY docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh',
+        'RUN chmod 755 /usr/local/bin/docker-entrypoint.sh',
+        `ENV PATH=$PATH:${bin} PGDATA=/var/lib/postgresql/data LANG=C.UTF-8`,
+        'VOLUME /var/lib/postgresql/data',
+        'ENTRYPOINT ["docker-entrypoint.sh"]',
+        'STOPSIGNAL SIGINT',
+        'EXPOSE 5432',
+        'CMD ["postgres"]',
+      ].join('\n'),
+    };
+  }
+  return {
+    files: {},
+    dockerfile: [
+      `FROM ${from}`,
+      ...aptLines(mirror, service.release, 'nginx'),
+      // The version named in the tag, or no image.
+      `RUN nginx -v 2>&1 | grep -E 'nginx/${service.version.replace('.', '\\.')}(\\.|$)'`,
+      // As the official image: logs to the container's output, and the
+      // temporary files (request bodies, proxied answers) under
+      // /var/cache/nginx, where compose.yaml mounts a tmpfs (Debian's nginx
+      // keeps them in /var/lib/nginx).
+      'RUN ln -sf /dev/stdout /var/log/nginx/access.log && ln -sf /dev/stderr /var/log/nginx/error.log \\',
+      '  && rm -rf /var/lib/nginx /etc/nginx/sites-enabled/* && mkdir -p /var/cache/nginx && ln -s /var/cache/nginx /var/lib/nginx',
+      'ENTRYPOINT []',
+      'EXPOSE 80',
+      'STOPSIGNAL SIGQUIT',
+      'CMD ["nginx", "-g", "daemon off;"]',
+    ].join('\n'),
+  };
+}
+
+/** What a postgres or nginx stand-in is made from (the Node stand-in, made or kept first), with a fingerprint of it all. */
+async function serviceRecipe(engine, service, log) {
+  const from = `node:${process.versions.node.split('.')[0]}-${service.release}-slim`;
+  await ensureBaseImage(engine, from, { log });
+  const fromId = engine.docker(['image', 'inspect', '--format', '{{.Id}}', from]).stdout.trim();
+  const build = serviceBuild(service, from, debianMirror(service.release));
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify({ RECIPE, fromId, ...build }))
+    .digest('hex')
+    .slice(0, 16);
+  return { ...build, from, fingerprint };
+}
+
+function buildServiceStandIn(engine, image, recipe, log) {
+  const started = Date.now();
+  log(`making a stand-in for ${image}: Debian's packages on ${recipe.from}`);
+  const previous = engine.docker(['image', 'inspect', '--format', '{{.Id}}', image]).stdout.trim();
+  const context = mkdtempSync('/var/tmp/pdfsvc-stand-in-');
+  try {
+    writeFileSync(join(context, 'Dockerfile'), `${recipe.dockerfile}\n`);
+    for (const [name, text] of Object.entries(recipe.files)) writeFileSync(join(context, name), text);
+    // The host's network: apt reaches the mirror as this machine does, bridge or not.
+    const build = engine.docker(['build', '--progress', 'plain', '--network', 'host', '--label', `${LABEL}=${recipe.fingerprint}`, '-t', image, context], {
+      timeout: 900_000,
+    });
+    if (build.status !== 0)
+      throw new Error(`building the stand-in for ${image} failed:\n${(build.stdout + build.stderr).trim().split('\n').slice(-15).join('\n')}`);
+  } finally {
+    rmSync(context, { recursive: true, force: true });
+  }
+  // A stand-in made by an older recipe is of no use now.
+  if (previous && previous !== engine.docker(['image', 'inspect', '--format', '{{.Id}}', image]).stdout.trim()) engine.docker(['image', 'rm', previous]);
+  log(`stand-in ${image} made in ${Math.round((Date.now() - started) / 1000)} s`);
 }

@@ -1,7 +1,7 @@
 /**
- * deploy/compose.yaml, checked without a Docker engine (no image can be
- * pulled here, so the set-up is never started in containers; the same
- * topology runs as processes in test/deploy/multi-region.test.ts):
+ * deploy/compose.yaml, checked without a Docker engine (scripts/test-compose.mjs
+ * runs it in containers, in CI; the same topology runs as processes in
+ * test/deploy/multi-region.test.ts):
  *
  * - Debian's docker-compose reads it (`docker-compose config`), and refuses
  *   it without the database password;
