@@ -10,6 +10,18 @@ import { readFileSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Commander's node:child_process becomes a lazy stand-in (scripts/build/lazy-child-process.cjs says why). */
+const lazyChildProcessForCommander = {
+  name: 'lazy-child-process-for-commander',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: fileURLToPath(new URL('build/lazy-child-process.cjs', import.meta.url)) }
+        : undefined,
+    );
+  },
+};
 // Built beside dist/ and swapped in at the end, so that a server or test
 // running from dist/ meanwhile sees the old build or the new one, never none.
 const next = `dist.next-${process.pid}`;
@@ -37,6 +49,7 @@ await build({
   external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress', '@electric-sql/pglite', 'pg'],
   // pdf-lib's fflate calls go to Node's zlib (src/pdf/model/fflate-node.ts says why).
   alias: { fflate: './src/pdf/model/fflate-node.ts' },
+  plugins: [lazyChildProcessForCommander],
   // Chunks sit beside the entries so that ./worker.js resolves from any of them.
   chunkNames: '_chunk-[hash]',
   logLevel: 'warning',
