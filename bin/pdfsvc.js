@@ -2,7 +2,7 @@
 // The built CLI lives in dist/ (made by `npm install` / `npm run build`), in two
 // forms: dist/cli-action.cjs runs one action (`pdfsvc rotate …`), and is loaded
 // here with the V8 code cache the build made for it; dist/cli.js runs every
-// command. This file is CommonJS (bin/package.json): an ES module entry costs
+// command. dist/cli-route.cjs says which one a command line needs. This file is CommonJS (bin/package.json): an ES module entry costs
 // Node its module loader before any of our code runs. bench/README.md,
 // "Start-up", has the measurements.
 'use strict';
@@ -65,13 +65,23 @@ function fail(err) {
   process.exitCode = 1;
 }
 
+/** Whether dist/cli-action.cjs runs this command line (dist/cli-route.cjs knows; a few hundred bytes to load). */
+function runsInActionCli() {
+  try {
+    return require(join(dist, 'cli-route.cjs')).runsInActionCli(process.argv);
+  } catch (err) {
+    if (err.code === 'MODULE_NOT_FOUND') return false;
+    throw err;
+  }
+}
+
 let loaded;
 try {
-  loaded = loadActionCli();
+  loaded = runsInActionCli() ? loadActionCli() : undefined;
 } catch (err) {
   fail(err);
 }
-if (loaded && loaded.cli.runsHere(process.argv)) {
+if (loaded) {
   loaded.cli
     .main(process.argv)
     .then(() => codeCacheStep(loaded))

@@ -154,6 +154,18 @@ for (const output of outputFiles) {
   writeFileSync(output.path, text);
 }
 
+// dist/cli-route.cjs: which of the two a command line runs from, with the
+// command names of dist/cli-action.cjs's actions (asked of the file itself).
+const { commandNames } = createRequire(import.meta.url)(fileURLToPath(new URL(`../${next}/cli-action.cjs`, import.meta.url)));
+await build({
+  ...nodeBuild,
+  entryPoints: { 'cli-route': 'src/cli/cli-route.ts' },
+  outdir: next,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  define: { ...nodeBuild.define, __PDFSVC_ACTION_CLI_COMMANDS__: JSON.stringify(commandNames()) },
+});
+
 // The HTTP client (pdfsvc/client) runs in browsers too: a pass of its own,
 // with no node: banner and no chunks shared with the Node entries. It needs
 // the action declarations only; their lazily imported transforms (and with
