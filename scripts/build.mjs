@@ -105,13 +105,41 @@ const fullCliOnly = {
     }));
   },
 };
+/**
+ * pdf-lib's standard-font encodings (packages/standard-fonts/Encoding.js)
+ * are decompressed and parsed when the module loads, about 2 ms of every run,
+ * because the object model's utilities import the font names beside them;
+ * only text drawing and form appearances use them. Here they are made when
+ * first read. The build fails if pdf-lib's file no longer reads as expected.
+ */
+const lazyFontEncodings = {
+  name: 'lazy-font-encodings',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@cantoo[\\/]pdf-lib[\\/]es[\\/]packages[\\/]standard-fonts[\\/]Encoding\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = [
+        'const decompressedEncodings = decompressJson(AllEncodingsCompressed);\nconst allUnicodeMappings = JSON.parse(decompressedEncodings);\n',
+        "export const Encodings = {\n    Symbol: new Encoding('Symbol', allUnicodeMappings.symbol),\n    ZapfDingbats: new Encoding('ZapfDingbats', allUnicodeMappings.zapfdingbats),\n    WinAnsi: new Encoding('WinAnsi', allUnicodeMappings.win1252),\n};\n",
+      ];
+      if (!eager.every((text) => source.includes(text))) throw new Error(`${args.path} has changed: see lazyFontEncodings in scripts/build.mjs`);
+      const lazy = source
+        .replace(eager[0], 'let allUnicodeMappings;\nconst mappings = () => (allUnicodeMappings ??= JSON.parse(decompressJson(AllEncodingsCompressed)));\n')
+        .replace(
+          eager[1],
+          'const made = {};\nconst encoding = (name, key) => (made[name] ??= new Encoding(name, mappings()[key]));\n' +
+            "export const Encodings = {\n    get Symbol() { return encoding('Symbol', 'symbol'); },\n    get ZapfDingbats() { return encoding('ZapfDingbats', 'zapfdingbats'); },\n    get WinAnsi() { return encoding('WinAnsi', 'win1252'); },\n};\n",
+        );
+      return { contents: lazy, loader: 'js' };
+    });
+  },
+};
 const actionCli = {
   ...nodeBuild,
   entryPoints: { 'cli-action': 'src/cli/action-entry.ts' },
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  plugins: [fullCliOnly],
+  plugins: [fullCliOnly, lazyFontEncodings],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
   supported: { 'dynamic-import': false },
