@@ -3,31 +3,56 @@
 // client), so that `pdfsvc --help` loads only the
 // action declarations and commander, and pdf-lib (bundled: about half the
 // import time of its 192 separate modules) is loaded only by a transform.
+// A third pass makes dist/cli-action.cjs, the command line for running one
+// action, as a single CommonJS file with a V8 code cache made by running it
+// once (bin/pdfsvc.js loads it; bench/README.md, "Start-up", says what it saves).
 // Type declarations for library users come from tsc.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildPdf, simpleDoc } from './raw-pdf.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Node built-in modules that the bundle requires at load time but a short run
+ * may never use become stand-ins that load them on first use
+ * (scripts/build/lazy-module.cjs): `modules` names them, `importer` says
+ * whose requires change.
+ */
+function lazyBuiltins(modules, importer = /./) {
+  const lazyModule = JSON.stringify(fileURLToPath(new URL('build/lazy-module.cjs', import.meta.url)));
+  return {
+    name: 'lazy-builtins',
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^node:(?:${modules.join('|')})$`) }, (args) =>
+        importer.test(args.importer) ? { path: args.path.slice('node:'.length), namespace: 'lazy-builtin' } : undefined,
+      );
+      // The stand-in requires the module without `node:`, which this plugin leaves alone.
+      build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+        contents: `module.exports = require(${lazyModule})(() => require(${JSON.stringify(args.path)}));`,
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
+  };
+}
+// Commander requires child_process at load time for executable subcommands, which pdfsvc has none of.
+const lazyChildProcessForCommander = lazyBuiltins(['child_process'], /[\\/]node_modules[\\/]commander[\\/]/);
+
 // Built beside dist/ and swapped in at the end, so that a server or test
 // running from dist/ meanwhile sees the old build or the new one, never none.
 const next = `dist.next-${process.pid}`;
 rmSync(new URL(`../${next}`, import.meta.url), { recursive: true, force: true });
 
-await build({
+// What the Node builds share.
+const nodeBuild = {
   absWorkingDir: root,
-  entryPoints: {
-    index: 'src/index.ts',
-    cli: 'src/cli/main.ts',
-    worker: 'src/server/worker.ts',
-    'batch-worker': 'src/cli/batch-worker.ts',
-    'progress-worker': 'src/cli/progress-worker.ts',
-  },
-  outdir: next,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.19',
   sourcemap: true,
@@ -37,14 +62,136 @@ await build({
   external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress', '@electric-sql/pglite', 'pg'],
   // pdf-lib's fflate calls go to Node's zlib (src/pdf/model/fflate-node.ts says why).
   alias: { fflate: './src/pdf/model/fflate-node.ts' },
-  // Chunks sit beside the entries so that ./worker.js resolves from any of them.
-  chunkNames: '_chunk-[hash]',
   logLevel: 'warning',
   define: { __PDFSVC_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version) },
+};
+
+await build({
+  ...nodeBuild,
+  entryPoints: {
+    index: 'src/index.ts',
+    cli: 'src/cli/main.ts',
+    worker: 'src/server/worker.ts',
+    'batch-worker': 'src/cli/batch-worker.ts',
+    'progress-worker': 'src/cli/progress-worker.ts',
+  },
+  outdir: next,
+  splitting: true,
+  format: 'esm',
+  plugins: [lazyChildProcessForCommander],
+  // Chunks sit beside the entries so that ./worker.js resolves from any of them.
+  chunkNames: '_chunk-[hash]',
   // Some bundled CommonJS code calls require(); give ESM output one.
   banner: {
     js: "import { createRequire as __pdfsvcCreateRequire } from 'node:module'; const require = __pdfsvcCreateRequire(import.meta.url);",
   },
+});
+
+// dist/cli-action.cjs: the command line for one action, in one file (no
+// module resolution, one compile, one code cache). The server, the database,
+// the dashboard, shell completion and the watermarks' drawing code are left
+// out: modules that only those import become a stub that throws, and the
+// actions whose transform reaches one run from dist/cli.js instead
+// (src/cli/action-entry.ts). Worker threads start dist/*.js as before.
+const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion|pdf\/watermark\/index)\.js$/;
+const fullCliOnly = {
+  name: 'full-cli-only',
+  setup(build) {
+    build.onResolve({ filter: FULL_CLI_ONLY }, (args) => ({ path: join(args.resolveDir, args.path), namespace: 'full-cli-only' }));
+    build.onLoad({ filter: /.*/, namespace: 'full-cli-only' }, (args) => ({
+      // CommonJS, so that esbuild takes any name imported from it (and warns of none).
+      contents: `module.exports = (() => { throw new Error(${JSON.stringify(`${args.path} is not in dist/cli-action.cjs; bin/pdfsvc.js should have run dist/cli.js`)}); })();`,
+      loader: 'js',
+    }));
+  },
+};
+/**
+ * pdf-lib's standard-font encodings (packages/standard-fonts/Encoding.js)
+ * are decompressed and parsed when the module loads, about 2 ms of every run,
+ * because the object model's utilities import the font names beside them;
+ * only text drawing and form appearances use them. Here they are made when
+ * first read. The build fails if pdf-lib's file no longer reads as expected.
+ */
+const lazyFontEncodings = {
+  name: 'lazy-font-encodings',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@cantoo[\\/]pdf-lib[\\/]es[\\/]packages[\\/]standard-fonts[\\/]Encoding\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = [
+        'const decompressedEncodings = decompressJson(AllEncodingsCompressed);\nconst allUnicodeMappings = JSON.parse(decompressedEncodings);\n',
+        "export const Encodings = {\n    Symbol: new Encoding('Symbol', allUnicodeMappings.symbol),\n    ZapfDingbats: new Encoding('ZapfDingbats', allUnicodeMappings.zapfdingbats),\n    WinAnsi: new Encoding('WinAnsi', allUnicodeMappings.win1252),\n};\n",
+      ];
+      if (!eager.every((text) => source.includes(text))) throw new Error(`${args.path} has changed: see lazyFontEncodings in scripts/build.mjs`);
+      const lazy = source
+        .replace(eager[0], 'let allUnicodeMappings;\nconst mappings = () => (allUnicodeMappings ??= JSON.parse(decompressJson(AllEncodingsCompressed)));\n')
+        .replace(
+          eager[1],
+          'const made = {};\nconst encoding = (name, key) => (made[name] ??= new Encoding(name, mappings()[key]));\n' +
+            "export const Encodings = {\n    get Symbol() { return encoding('Symbol', 'symbol'); },\n    get ZapfDingbats() { return encoding('ZapfDingbats', 'zapfdingbats'); },\n    get WinAnsi() { return encoding('WinAnsi', 'win1252'); },\n};\n",
+        );
+      return { contents: lazy, loader: 'js' };
+    });
+  },
+};
+const actionCli = {
+  ...nodeBuild,
+  entryPoints: { 'cli-action': 'src/cli/action-entry.ts' },
+  outdir: next,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  plugins: [fullCliOnly, lazyFontEncodings],
+  // import() of an external package (adm-zip, cli-progress) becomes require():
+  // V8 drops the dynamic-import callback of code that comes from a code cache.
+  supported: { 'dynamic-import': false },
+  // The worker threads' files are found from import.meta.url, the file's own address.
+  define: { ...nodeBuild.define, 'import.meta.url': '__pdfsvcFileUrl' },
+  banner: {
+    js: `const __pdfsvcFileUrl = require('node:url').pathToFileURL(__filename).href;\nconst __pdfsvcLazyModule = ${createRequire(import.meta.url)('./build/lazy-module.cjs')};`,
+  },
+};
+// Built-in modules that a run of one action may not need: their requires get
+// the stand-in of scripts/build/lazy-module.cjs. (Done on the output: a plugin
+// would make them bundled modules, which esbuild copies whole at load time.)
+const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|worker_threads|os|http|https|tls|net))"\)/g;
+const { metafile } = await build({ ...actionCli, define: { ...actionCli.define, __PDFSVC_FULL_CLI_ACTIONS__: '[]' }, write: false, metafile: true });
+const fullCliActions = [];
+for (const input of Object.keys(metafile.inputs)) {
+  const action = /^src\/actions\/([a-z_]+)\/transform\.ts$/.exec(input)?.[1];
+  if (!action) continue;
+  const seen = new Set([input]);
+  const queue = [input];
+  while (queue.length > 0) {
+    const file = queue.pop();
+    for (const { path } of metafile.inputs[file]?.imports ?? []) {
+      if (path.startsWith('full-cli-only:')) {
+        fullCliActions.push(action);
+        queue.length = 0;
+        break;
+      }
+      if (!seen.has(path)) seen.add(path), queue.push(path);
+    }
+  }
+}
+const { outputFiles } = await build({
+  ...actionCli,
+  define: { ...actionCli.define, __PDFSVC_FULL_CLI_ACTIONS__: JSON.stringify(fullCliActions.sort()) },
+  write: false,
+});
+for (const output of outputFiles) {
+  const text = output.path.endsWith('.cjs') ? output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))') : output.text;
+  writeFileSync(output.path, text);
+}
+
+// dist/cli-route.cjs: which of the two a command line runs from, with the
+// command names of dist/cli-action.cjs's actions (asked of the file itself).
+const { commandNames } = createRequire(import.meta.url)(fileURLToPath(new URL(`../${next}/cli-action.cjs`, import.meta.url)));
+await build({
+  ...nodeBuild,
+  entryPoints: { 'cli-route': 'src/cli/cli-route.ts' },
+  outdir: next,
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  define: { ...nodeBuild.define, __PDFSVC_ACTION_CLI_COMMANDS__: JSON.stringify(commandNames()) },
 });
 
 // The HTTP client (pdfsvc/client) runs in browsers too: a pass of its own,
@@ -86,6 +233,31 @@ try {
 }
 renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.meta.url));
 rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
+
+// The code cache of dist/cli-action.cjs: bin/pdfsvc.js runs a rotate on a small
+// document and writes what V8 compiled by then, and a second run checks that
+// V8 accepts it. Without NODE_OPTIONS: V8 takes a cache only under the flags
+// it was made with (a user's own flags make bin/pdfsvc.js compile from source).
+{
+  const work = mkdtempSync(join(tmpdir(), 'pdfsvc-build-'));
+  try {
+    const input = join(work, 'in.pdf');
+    writeFileSync(input, buildPdf([simpleDoc(['one', 'two', 'three'])]).bytes);
+    const { NODE_OPTIONS: _, ...env } = process.env;
+    for (const mode of ['write', 'check']) {
+      execFileSync(
+        process.execPath,
+        [fileURLToPath(new URL('../bin/pdfsvc.js', import.meta.url)), 'rotate', '--angle', '90', input, '-o', join(work, `${mode}.pdf`)],
+        {
+          env: { ...env, PDFSVC_CODE_CACHE: mode },
+          stdio: 'inherit',
+        },
+      );
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
 
 if (!process.argv.includes('--no-types')) {
   execFileSync(

@@ -22,6 +22,8 @@ const ENTRIES = new Map(
     'src/index.ts': '*',
     'src/client/index.ts': '*',
     'src/cli/main.ts': ['main'],
+    'src/cli/action-entry.ts': ['main', 'commandNames'],
+    'src/cli/cli-route.ts': ['runsInActionCli'],
     'src/server/worker.ts': ['default'],
     'src/cli/batch-worker.ts': ['default'],
     'src/cli/progress-worker.ts': ['default'],

@@ -9,9 +9,14 @@ import { actions } from './catalog.js';
 
 export * from './catalog.js';
 
+/** The names a command line or a request may call an action by: its API name, kebab-case name and aliases. */
+export function namesOf(action: AnyAction): string[] {
+  return [action.name, action.name.replaceAll('_', '-'), ...(action.aliases ?? [])];
+}
+
 const byName = new Map<string, AnyAction>();
 for (const action of actions as readonly AnyAction[]) {
-  for (const name of [action.name, action.name.replaceAll('_', '-'), ...(action.aliases ?? [])]) byName.set(name, action);
+  for (const name of namesOf(action)) byName.set(name, action);
 }
 
 /** Finds an action by API name, kebab-case name or alias. */

@@ -8,6 +8,7 @@ import { actions, findAction } from '../actions/index.js';
 import { kebabName, type AnyAction } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
+import { commandNameIn } from './command-name.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
 import { orList, PLANS } from '../core/plans.js';
@@ -223,19 +224,10 @@ function withExitOverride(command: Command): Command {
   return command;
 }
 
-/** Global options that take a value, which may stand before the command's name. */
-const GLOBAL_WITH_VALUE = new Set(['--server', '--api-key-file', '--cacert']);
-
 /** The action `argv` runs (by its command name or an alias), if that is what it does. */
 export function actionNamedIn(argv: string[]): AnyAction | undefined {
-  for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i];
-    if (GLOBAL_WITH_VALUE.has(arg)) i++;
-    else if (GLOBAL_WITH_VALUE.has(arg.split('=')[0])) continue;
-    else if (arg.startsWith('-')) return undefined;
-    else return findAction(arg);
-  }
-  return undefined;
+  const name = commandNameIn(argv);
+  return name === undefined ? undefined : findAction(name);
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -11,10 +11,11 @@ import { selfSignedCertificate } from '../helpers/certificate.js';
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath, pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
 import { makePng } from '../helpers/render.js';
-import { CLI, serve, tempDir, type Served } from '../server/spawn.js';
+import { CLI, ROOT, serve, tempDir, type Served } from '../server/spawn.js';
 import { startProxy } from '../client/proxy.js';
 import { boundaryOf, parseMultipart } from '../../src/client/multipart.js';
 
@@ -279,9 +280,13 @@ describe('pdfsvc --server (remote mode)', () => {
 register('data:text/javascript,' + encodeURIComponent(\`import { appendFileSync } from 'node:fs';
 export async function resolve(specifier, context, next) { const found = await next(specifier, context); appendFileSync(process.env.PDFSVC_MODULE_LOG, found.url + '\\\\n'); return found; }\`));`,
     );
-    const loaded = async (args: string[], name: string) => {
+    // The local run goes through dist/cli.js itself: bin/pdfsvc.js runs a local action from dist/cli-action.cjs,
+    // one file read without the module loader this hook watches. It shows that the hook sees the PDF library when it loads.
+    const fullCli = join(dir, 'full-cli.mjs');
+    writeFileSync(fullCli, `import { main } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist/cli.js')).href)};\nawait main(process.argv);\n`);
+    const loaded = async (args: string[], name: string, entry = CLI) => {
       const file = `${log}.${name}`;
-      const run = await execa(process.execPath, ['--import', hook, CLI, ...args], {
+      const run = await execa(process.execPath, ['--import', hook, entry, ...args], {
         reject: false,
         cwd: dir,
         env: { PDFSVC_MODULE_LOG: file, PDFSVC_SERVER: '' },
@@ -294,7 +299,7 @@ export async function resolve(specifier, context, next) { const found = await ne
         .filter((url) => url.startsWith('file:') && url.includes('/dist/'));
       return urls.filter((url) => readFileSync(new URL(url), 'latin1').includes('PDFDocument'));
     };
-    expect(await loaded(['rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'local')).not.toEqual([]);
+    expect(await loaded(['rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'local', fullCli)).not.toEqual([]);
     expect(await loaded([...remote, 'rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'remote')).toEqual([]);
   });
 });
