@@ -19,12 +19,13 @@ export function serialize(object: PDFObject): Uint8Array {
 export function writeTokens(object: PDFObject, token: (text: string) => void): void {
   if (object instanceof PDFDict) {
     token('<<\n');
-    for (const [key, value] of entriesOf(object)) {
+    // forEach: a for-of over the map makes an array per entry.
+    entriesOf(object).forEach((value, key) => {
       token(key.toString());
       token(' ');
       writeTokens(value, token);
       token('\n');
-    }
+    });
     token('>>');
   } else if (object instanceof PDFArray) {
     token('[ ');

@@ -244,6 +244,9 @@ class Output {
     this.offset += length;
   }
 
+  /** range() as a function made once, not a closure per object. */
+  private readonly bodyRange = (data: Uint8Array, start: number, end: number): void => this.range(data, start, end);
+
   /** `N G obj` and a line break, written as digits into the block (a string for each was garbage). */
   header(ref: PDFRef): void {
     this.room(32);
@@ -261,7 +264,7 @@ class Output {
   object(ref: PDFRef, source: ObjectSource, written: WrittenRefs): void {
     if (source.kind !== 'parsed') {
       this.header(ref);
-      eachBodyRange(source, written, (data, start, end) => this.range(data, start, end));
+      eachBodyRange(source, written, this.bodyRange);
       this.push(OBJECT_END);
       return;
     }
