@@ -17,7 +17,7 @@
 import { PdfError } from '../errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from '../model/fork.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { PDFArray, type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
 import { dictAt } from '../model/objects.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
@@ -72,15 +72,27 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
   const { context } = part;
   const { refs, facts } = pagesAndFacts(doc);
-  const entries: PageEntry[] = refs.map((ref) => ({
-    ref,
-    get dict() {
-      return context.lookup(ref) as PDFDict;
-    },
-  }));
+  const entries: PageEntry[] = refs.map((ref) => new PartPage(ref, context));
   arrangePages(part, order, entries, facts);
   forgetStructureKeys(part);
   return writeDocumentAndTell(part.context);
+}
+
+/**
+ * A page of a part, its dictionary the part's own copy, made when first
+ * asked for. A class, not an object literal with a getter: the literal made
+ * a closure and an accessor per page per part (10 MB of a 50-part split's
+ * 122 MB of allocations on the images shape).
+ */
+class PartPage implements PageEntry {
+  constructor(
+    readonly ref: PDFRef,
+    private readonly context: PDFContext,
+  ) {}
+
+  get dict(): PDFDict {
+    return this.context.lookup(this.ref) as PDFDict;
+  }
 }
 
 /** Removes from a part what belongs to the whole document and to no page (see the module comment). */

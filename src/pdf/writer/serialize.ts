@@ -11,31 +11,34 @@ import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from '../
 
 export function serialize(object: PDFObject): Uint8Array {
   const parts: string[] = [];
-  write(object, parts);
+  writeTokens(object, (token) => parts.push(token));
   return Buffer.from(parts.join(''), 'latin1');
 }
 
-function write(object: PDFObject, parts: string[]): void {
+/** Hands the object's written form to `token` in order, a token or a separator at a time. */
+export function writeTokens(object: PDFObject, token: (text: string) => void): void {
   if (object instanceof PDFDict) {
-    parts.push('<<\n');
-    for (const [key, value] of entriesOf(object)) {
-      parts.push(key.toString(), ' ');
-      write(value, parts);
-      parts.push('\n');
-    }
-    parts.push('>>');
+    token('<<\n');
+    // forEach: a for-of over the map makes an array per entry.
+    entriesOf(object).forEach((value, key) => {
+      token(key.toString());
+      token(' ');
+      writeTokens(value, token);
+      token('\n');
+    });
+    token('>>');
   } else if (object instanceof PDFArray) {
-    parts.push('[ ');
+    token('[ ');
     for (const item of itemsOf(object)) {
-      write(item, parts);
-      parts.push(' ');
+      writeTokens(item, token);
+      token(' ');
     }
-    parts.push(']');
+    token(']');
   } else if (object instanceof PDFStream) {
     // Only a stream's dictionary is ever serialized here; its data goes out as pieces.
-    write(object.dict, parts);
+    writeTokens(object.dict, token);
   } else {
     // Names, numbers, strings, references, booleans, null: pdf-lib keeps their written form.
-    parts.push(object.toString());
+    token(object.toString());
   }
 }
