@@ -12,7 +12,7 @@ import { commandNameIn } from './command-name.js';
 import { exitStatusOf, problemOf } from './failure.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
 import { orList, PLANS } from '../core/plans.js';
-import { KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
+import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
 import { addOptions } from './options.js';
 import { VERSION } from '../core/version.js';
 
@@ -95,69 +95,62 @@ export function buildProgram(only?: AnyAction): Command {
     ),
   ).action(async (nameOrId: string, options) => (await keysCli()).revokeKey(nameOrId, options));
   databaseOptions(
-    keys
-      .command('rename')
-      .description('Rename a key (database).')
-      .argument('<name-or-id>')
-      .argument('<new-name>')
-      .option('--account <name>', 'the account, when several have a key of that name'),
+    addOptions(keys.command('rename').description('Rename a key (database).').argument('<name-or-id>').argument('<new-name>'), KEYS_OPTIONS.rename),
     false,
   ).action(async (nameOrId: string, name: string, options) => (await import('../store/cli.js')).keysRename(nameOrId, name, options));
   databaseOptions(
-    keys
-      .command('import')
-      .description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).')
-      .option('--keys-file <path>', 'the keys file to import (default: $PDFSVC_KEYS_FILE, else the user config directory)')
-      .option('--account <name>', 'the account the keys go to, made if missing; a file that mixes plans gets one account per plan, NAME-<plan>', 'default')
-      .option('--email <address>', 'the e-mail address of an account made for the import (default: <account>@localhost)'),
+    addOptions(
+      keys.command('import').description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).'),
+      KEYS_OPTIONS.import,
+    ),
     false,
   ).action(async (options) => (await import('../store/cli.js')).keysImport(options));
 
   const accounts = program.command('accounts').description('Create and manage customer accounts: their plan, status and dashboard password link.');
   const accountsCli = () => import('../store/cli.js');
   databaseOptions(
-    accounts
-      .command('create')
-      .description('Create an account; prints a one-time link that sets its dashboard password.')
-      .argument('<name>', "the account's name (letters, digits, '.', '_', '-')")
-      .requiredOption('--email <address>', "the owner's e-mail address (the dashboard sign-in)")
-      .requiredOption('--plan <plan>', orList(PLANS))
-      .addOption(
-        new Option('--dashboard-url <url>', 'the dashboard the link points to')
-          .env('PDFSVC_DASHBOARD_URL')
-          .default(undefined, 'http://127.0.0.1:8080/dashboard'),
-      )
-      .option('--link-ttl <duration>', 'how long the link works', '24h'),
+    addOptions(
+      accounts
+        .command('create')
+        .description('Create an account; prints a one-time link that sets its dashboard password.')
+        .argument('<name>', "the account's name (letters, digits, '.', '_', '-')"),
+      ACCOUNTS_OPTIONS.create,
+    ),
     false,
   ).action(async (name: string, options) => (await accountsCli()).accountsCreate(name, options));
   databaseOptions(
-    accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).').option('--json', 'print as JSON'),
+    addOptions(accounts.command('list').description('List accounts (name, e-mail, plan, status, live keys).'), ACCOUNTS_OPTIONS.list),
     false,
   ).action(async (options) => (await accountsCli()).accountsList(options));
   databaseOptions(
-    accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)),
+    addOptions(
+      accounts.command('set-plan').description("Change an account's plan (and so its keys' regions).").argument('<name>').argument('<plan>', orList(PLANS)),
+      ACCOUNTS_OPTIONS['set-plan'],
+    ),
     false,
   ).action(async (name: string, plan: string, options) => (await accountsCli()).accountsSetPlan(name, plan, options));
-  databaseOptions(accounts.command('suspend').description('Suspend an account: its keys get 403 within 2 s on every server.').argument('<name>'), false).action(
-    async (name: string, options) => (await accountsCli()).accountsSetStatus(name, 'suspended', options),
-  );
-  databaseOptions(accounts.command('resume').description('Resume a suspended account.').argument('<name>'), false).action(async (name: string, options) =>
-    (await accountsCli()).accountsSetStatus(name, 'active', options),
-  );
-  databaseOptions(accounts.command('delete').description('Delete an account and its keys (its usage stays for billing).').argument('<name>'), false).action(
-    async (name: string, options) => (await accountsCli()).accountsDelete(name, options),
+  databaseOptions(
+    addOptions(
+      accounts.command('suspend').description('Suspend an account: its keys get 403 within 2 s on every server.').argument('<name>'),
+      ACCOUNTS_OPTIONS.suspend,
+    ),
+    false,
+  ).action(async (name: string, options) => (await accountsCli()).accountsSetStatus(name, 'suspended', options));
+  databaseOptions(addOptions(accounts.command('resume').description('Resume a suspended account.').argument('<name>'), ACCOUNTS_OPTIONS.resume), false).action(
+    async (name: string, options) => (await accountsCli()).accountsSetStatus(name, 'active', options),
   );
   databaseOptions(
-    accounts
-      .command('link')
-      .description('Print a new one-time password link for an account (earlier ones stop working).')
-      .argument('<name>')
-      .addOption(
-        new Option('--dashboard-url <url>', 'the dashboard the link points to')
-          .env('PDFSVC_DASHBOARD_URL')
-          .default(undefined, 'http://127.0.0.1:8080/dashboard'),
-      )
-      .option('--link-ttl <duration>', 'how long the link works', '24h'),
+    addOptions(
+      accounts.command('delete').description('Delete an account and its keys (its usage stays for billing).').argument('<name>'),
+      ACCOUNTS_OPTIONS.delete,
+    ),
+    false,
+  ).action(async (name: string, options) => (await accountsCli()).accountsDelete(name, options));
+  databaseOptions(
+    addOptions(
+      accounts.command('link').description('Print a new one-time password link for an account (earlier ones stop working).').argument('<name>'),
+      ACCOUNTS_OPTIONS.link,
+    ),
     false,
   ).action(async (name: string, options) => (await accountsCli()).accountsLink(name, options));
 

@@ -1,5 +1,5 @@
 /**
- * Options of the commands that are not actions (`serve`, `keys create`),
+ * Options of the commands that are not actions (`serve`, `keys …`, `accounts …`),
  * declared as data like the actions' fields: one declaration gives the
  * commander option (flag, help, default, environment variable), the type of
  * the parsed options, and their validation (a bad value is a ValidationError
@@ -20,6 +20,10 @@ export interface TextOption extends OptionCommon {
   /** The value's name in --help: `--host <host>`. */
   value: string;
   default?: string;
+  /** The default --help shows when the value is left out for the code that uses it to fill in (no value is set). */
+  defaultHelp?: string;
+  /** The command refuses to run without it (commander's message, exit status 2). */
+  required?: true;
 }
 
 /** A whole number written in decimal digits. */
@@ -54,7 +58,7 @@ export type OptionMap = Record<string, OptionSpec>;
 type CamelOption<S extends string> = S extends `${infer Head}-${infer Tail}` ? `${Head}${Capitalize<CamelOption<Tail>>}` : S;
 
 type ValueOf<O extends OptionSpec> = O extends IntegerOption ? number : O extends FlagOption ? boolean : O extends ChoiceOption<infer V> ? V : string;
-type Given<O extends OptionSpec> = O extends { default: string } ? true : O extends { negatable: true } ? true : false;
+type Given<O extends OptionSpec> = O extends { default: string } ? true : O extends { negatable: true } ? true : O extends { required: true } ? true : false;
 
 /** The options as parseOptions returns them: typed, and present when the declaration gives a default. */
 export type OptionValues<M extends OptionMap> = {
@@ -72,6 +76,8 @@ export function addOptions(command: Command, options: OptionMap): Command {
   for (const [flag, spec] of Object.entries(options)) {
     const option = spec.kind === 'flag' ? new Option(`--${spec.negatable ? 'no-' : ''}${flag}`, spec.help) : new Option(`--${flag} <${spec.value}>`, spec.help);
     if (spec.kind !== 'flag' && spec.default !== undefined) option.default(spec.default);
+    if (spec.kind === 'text' && spec.defaultHelp !== undefined) option.default(undefined, spec.defaultHelp);
+    if (spec.kind === 'text' && spec.required) option.makeOptionMandatory();
     if (spec.env) option.env(spec.env);
     command.addOption(option);
   }

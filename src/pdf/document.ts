@@ -8,9 +8,10 @@ import { PdfError } from './errors.js';
 import { dictAt, arrayAt } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
 import { newPageTreeDamage, pageEntries } from './structure/page-tree.js';
+import { walkFieldTree } from './structure/trees.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from './model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/lib.js';
 import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption } from './security/decrypt.js';
@@ -153,23 +154,17 @@ export function countSignatures(doc: PDFDocument): number {
   if (!fields) return 0;
   const table = objectTableOf(doc.context);
   let count = 0;
-  const seen = new Set<PDFDict>();
   const SIG = PDFName.of('Sig');
-  const visitItem = (item: PDFObject, inheritedType: PDFName | undefined) => {
+  walkFieldTree(doc.context, fields.asArray(), {
+    inherit: ['FT'],
     // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
-    if (inheritedType !== SIG && item instanceof PDFRef && table && cannotHoldSignature(table, item)) return;
-    const dict = doc.context.lookup(item);
-    if (dict instanceof PDFDict) visit(dict, inheritedType);
-  };
-  const visit = (node: PDFDict, inheritedType: PDFName | undefined) => {
-    if (seen.has(node)) return;
-    seen.add(node);
-    const type = (node.lookup(PDFName.of('FT')) as PDFName | undefined) ?? inheritedType;
-    if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
-    const kids = arrayAt(node, 'Kids');
-    if (kids) for (const kid of kids.asArray()) visitItem(kid, type);
-  };
-  for (const item of fields.asArray()) visitItem(item, undefined);
+    skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && cannotHoldSignature(table, item),
+    decide: ({ node, inherited }) => {
+      const type = node.lookup(PDFName.of('FT')) ?? inherited.get('FT');
+      if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
+      return 'kids';
+    },
+  });
   return count;
 }
 

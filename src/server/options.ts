@@ -1,8 +1,10 @@
 /**
- * The options of `pdfsvc serve` and `pdfsvc keys …`, declared as data
- * (src/cli/options.ts): the command line is built from them, and serve.ts and
- * keys-cli.ts take their types and validation from them. Light on purpose:
- * the command line loads this for --help.
+ * The options of `pdfsvc serve`, `pdfsvc keys …` and `pdfsvc accounts …`,
+ * declared as data (src/cli/options.ts): the command line is built from
+ * them, and serve.ts, keys-cli.ts and store/cli.ts take their types and
+ * validation from them. (The database options every store command shares
+ * are main.ts's databaseOptions.) Light on purpose: the command line loads
+ * this for --help.
  */
 import type { OptionMap } from '../cli/options.js';
 import { orList, PLANS, REGIONS } from '../core/plans.js';
@@ -110,4 +112,38 @@ export const KEYS_OPTIONS = {
     account,
   },
   revoke: { account },
+  rename: { account },
+  import: {
+    'keys-file': { kind: 'text', value: 'path', help: 'the keys file to import (default: $PDFSVC_KEYS_FILE, else the user config directory)' },
+    account: {
+      kind: 'text',
+      value: 'name',
+      default: 'default',
+      help: 'the account the keys go to, made if missing; a file that mixes plans gets one account per plan, NAME-<plan>',
+    },
+    email: { kind: 'text', value: 'address', help: 'the e-mail address of an account made for the import (default: <account>@localhost)' },
+  },
+} as const satisfies Record<string, OptionMap>;
+
+/** Where password links point unless told otherwise: the dashboard of a `pdfsvc serve` started with no options. */
+export const DEFAULT_DASHBOARD_URL = 'http://127.0.0.1:8080/dashboard';
+
+/** The options of a command that prints a dashboard password link. */
+const passwordLink = {
+  'dashboard-url': { kind: 'text', value: 'url', env: 'PDFSVC_DASHBOARD_URL', defaultHelp: DEFAULT_DASHBOARD_URL, help: 'the dashboard the link points to' },
+  'link-ttl': { kind: 'text', value: 'duration', default: '24h', help: 'how long the link works' },
+} as const;
+
+export const ACCOUNTS_OPTIONS = {
+  create: {
+    email: { kind: 'text', value: 'address', required: true, help: "the owner's e-mail address (the dashboard sign-in)" },
+    plan: { kind: 'text', value: 'plan', required: true, help: orList(PLANS) },
+    ...passwordLink,
+  },
+  list: { json: { kind: 'flag', help: 'print as JSON' } },
+  'set-plan': {},
+  suspend: {},
+  resume: {},
+  delete: {},
+  link: passwordLink,
 } as const satisfies Record<string, OptionMap>;

@@ -7,10 +7,9 @@
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { PLANS, defaultKeysFile, parseDuration, readKeysFile, type StoredKey } from '../server/keys.js';
 import { databaseConfig, type StoreOptions } from './location.js';
+import type { OptionValues } from '../cli/options.js';
+import { type ACCOUNTS_OPTIONS, DEFAULT_DASHBOARD_URL, type KEYS_OPTIONS } from '../server/options.js';
 import { openStore, PASSWORD_LINK_TTL_MS, validateMonth, type KeyRecord, type Store, type UsageRow } from './store.js';
-
-/** Where `accounts create` links point unless told otherwise: the dashboard of a `pdfsvc serve` started with no options. */
-export const DEFAULT_DASHBOARD_URL = 'http://127.0.0.1:8080/dashboard';
 
 /** The password link for a token; the token rides in the query (pdfsvc logs paths without their query). */
 export function passwordLink(base: string, token: string): string {
@@ -40,14 +39,7 @@ function linkTtl(text: string | undefined): number {
 
 // ---- accounts ---------------------------------------------------------------
 
-interface AccountCreateOptions extends StoreOptions {
-  email: string;
-  plan: string;
-  dashboardUrl?: string;
-  linkTtl?: string;
-}
-
-export async function accountsCreate(name: string, options: AccountCreateOptions): Promise<void> {
+export async function accountsCreate(name: string, options: StoreOptions & OptionValues<typeof ACCOUNTS_OPTIONS.create>): Promise<void> {
   const ttl = linkTtl(options.linkTtl);
   await withStore(options, async (store) => {
     const account = await store.createAccount({ name, email: options.email, plan: options.plan });
@@ -60,7 +52,7 @@ export async function accountsCreate(name: string, options: AccountCreateOptions
   });
 }
 
-export async function accountsLink(name: string, options: StoreOptions & { dashboardUrl?: string; linkTtl?: string }): Promise<void> {
+export async function accountsLink(name: string, options: StoreOptions & OptionValues<typeof ACCOUNTS_OPTIONS.link>): Promise<void> {
   const ttl = linkTtl(options.linkTtl);
   await withStore(options, async (store) => {
     const account = await store.account(name);
@@ -70,7 +62,7 @@ export async function accountsLink(name: string, options: StoreOptions & { dashb
   });
 }
 
-export async function accountsList(options: StoreOptions & { json?: boolean }): Promise<void> {
+export async function accountsList(options: StoreOptions & OptionValues<typeof ACCOUNTS_OPTIONS.list>): Promise<void> {
   await withStore(options, async (store) => {
     const accounts = await store.listAccounts();
     const rows = accounts.map((a) => ({
@@ -203,7 +195,7 @@ export async function keysRevoke(nameOrId: string, options: StoreOptions & { acc
   });
 }
 
-export async function keysRename(nameOrId: string, name: string, options: StoreOptions & { account?: string }): Promise<void> {
+export async function keysRename(nameOrId: string, name: string, options: StoreOptions & OptionValues<typeof KEYS_OPTIONS.rename>): Promise<void> {
   await withStore(options, async (store) => {
     const key = await store.renameKey(nameOrId, name, { account: options.account });
     note(`renamed ${key.id} to ${key.name}`);
@@ -228,7 +220,7 @@ export async function keysRotate(nameOrId: string, options: StoreOptions & { acc
  * go to an account of their own (`default-free`, `default-business`…): no
  * key gains or loses a region.
  */
-export async function keysImport(options: StoreOptions & { keysFile?: string; account?: string; email?: string }): Promise<void> {
+export async function keysImport(options: StoreOptions & OptionValues<typeof KEYS_OPTIONS.import>): Promise<void> {
   const path = options.keysFile ?? defaultKeysFile();
   const file = await readKeysFile(path).catch((err) => {
     throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);

@@ -1,5 +1,5 @@
 /**
- * The options of `serve` and `keys`, declared as data (src/server/options.ts):
+ * The options of `serve`, `keys` and `accounts`, declared as data (src/server/options.ts):
  * the command line has exactly the declared options, and the declarations
  * type and check what commander parsed, naming the option in the error.
  */
@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/main.js';
 import { camelOption, parseOptions } from '../../src/cli/options.js';
 import { ValidationError } from '../../src/core/errors.js';
-import { KEYS_OPTIONS, SERVE_OPTIONS } from '../../src/server/options.js';
+import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../../src/server/options.js';
+import type { OptionMap } from '../../src/cli/options.js';
 
 /** The error a parse throws, by option. */
 function refusal(run: () => unknown): Record<string, string[]> {
@@ -24,13 +25,13 @@ describe('declared options', () => {
   const program = buildProgram();
   const command = (...path: string[]) => path.reduce((at, name) => at.commands.find((c) => c.name() === name)!, program);
 
-  it.each([
+  const declarations: Array<[string[], OptionMap]> = [
     [['serve'], SERVE_OPTIONS],
-    [['keys', 'create'], KEYS_OPTIONS.create],
-    [['keys', 'list'], KEYS_OPTIONS.list],
-    [['keys', 'rotate'], KEYS_OPTIONS.rotate],
-    [['keys', 'revoke'], KEYS_OPTIONS.revoke],
-  ] as const)('%s has every declared option, with its default', (path, declared) => {
+    ...Object.entries(KEYS_OPTIONS).map(([name, declared]): [string[], OptionMap] => [['keys', name], declared]),
+    ...Object.entries(ACCOUNTS_OPTIONS).map(([name, declared]): [string[], OptionMap] => [['accounts', name], declared]),
+  ];
+
+  it.each(declarations)('%s has every declared option, with its default', (path, declared) => {
     const options = command(...path).options;
     for (const [flag, spec] of Object.entries(declared)) {
       const option = options.find((o) => o.attributeName() === camelOption(flag));
@@ -38,7 +39,17 @@ describe('declared options', () => {
       expect(option!.long).toBe(`--${'negatable' in spec ? 'no-' : ''}${flag}`);
       expect(option!.description).toBe(spec.help);
       if ('default' in spec) expect(option!.defaultValue).toBe(spec.default);
+      if ('defaultHelp' in spec) expect(option!.defaultValueDescription).toBe(spec.defaultHelp);
+      expect(option!.mandatory, flag).toBe('required' in spec);
+      expect(option!.envVar).toBe(spec.env);
     }
+  });
+
+  it('accounts create refuses to run without a declared required option, naming it', () => {
+    const create = command('accounts', 'create');
+    create.exitOverride();
+    create.configureOutput({ writeErr: () => {} });
+    expect(() => create.parse(['shop', '--email', 'owner@example.com'], { from: 'user' })).toThrow(/required option '--plan <plan>' not specified/);
   });
 
   it('types what commander parsed: whole numbers as numbers, defaults kept', () => {

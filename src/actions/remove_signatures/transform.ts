@@ -1,15 +1,15 @@
 import type { Transform } from '../../core/action.js';
 import { openInput } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../../pdf/model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../../pdf/model/lib.js';
 import { arrayAt, dictAt } from '../../pdf/model/objects.js';
 import { pageEntries } from '../../pdf/structure/page-tree.js';
+import { type FieldNode, parentChain, walkFieldTree } from '../../pdf/structure/trees.js';
 import type { fields } from './action.js';
 
 const SIG = PDFName.of('Sig');
 const FT = PDFName.of('FT');
 const KIDS = PDFName.of('Kids');
-const PARENT = PDFName.of('Parent');
 
 /**
  * Removes every signature field (a field whose own or inherited /FT is /Sig,
@@ -24,70 +24,48 @@ export function removeSignatures(doc: PDFDocument): number {
   const removedDicts = new Set<PDFDict>();
   let fieldsRemoved = 0;
 
-  const markRemoved = (item: PDFObject, node: PDFDict) => {
-    const stack: Array<[PDFObject, PDFDict]> = [[item, node]];
-    while (stack.length > 0) {
-      const [obj, dict] = stack.pop()!;
-      if (removedDicts.has(dict)) continue;
-      removedDicts.add(dict);
-      if (obj instanceof PDFRef) removedRefs.add(obj);
-      for (const kid of arrayAt(dict, 'Kids')?.asArray() ?? []) {
-        const kidDict = context.lookup(kid);
-        if (kidDict instanceof PDFDict) stack.push([kid, kidDict]);
-      }
-    }
-  };
-
-  const visiting = new Set<PDFDict>();
-  /** The items of `list` that stay; signature fields and fields left empty by their removal go. */
-  const prune = (list: PDFArray, inherited: PDFObject | undefined): PDFObject[] => {
-    const survivors: PDFObject[] = [];
-    for (const item of list.asArray()) {
-      const node = context.lookup(item);
-      if (!(node instanceof PDFDict) || visiting.has(node)) {
-        survivors.push(item);
-        continue;
-      }
-      const type = node.lookup(FT) ?? inherited;
-      if (type === SIG) {
-        markRemoved(item, node);
-        fieldsRemoved++;
-        continue;
-      }
-      const kids = arrayAt(node, 'Kids');
-      if (kids) {
-        visiting.add(node);
-        const kept = prune(kids, type);
-        visiting.delete(node);
-        if (kept.length !== kids.size()) {
-          if (kept.length === 0) {
-            // A field whose only kids were signatures.
-            markRemoved(item, node);
-            continue;
-          }
-          node.set(KIDS, context.obj(kept));
-        }
-      }
-      survivors.push(item);
-    }
-    return survivors;
+  /** Marks `field` and every node below it removed: their widgets leave the pages below. */
+  const markRemoved = (field: FieldNode) => {
+    walkFieldTree(context, [field.item], {
+      decide: ({ item, node }) => {
+        if (removedDicts.has(node)) return 'keep';
+        removedDicts.add(node);
+        if (item instanceof PDFRef) removedRefs.add(item);
+        return 'kids';
+      },
+    });
   };
 
   const acroForm = dictAt(catalog, 'AcroForm');
   const fieldList = acroForm && arrayAt(acroForm, 'Fields');
-  if (acroForm && fieldList) acroForm.set(PDFName.of('Fields'), context.obj(prune(fieldList, undefined)));
+  if (acroForm && fieldList) {
+    const signatures: FieldNode[] = [];
+    const { survivors, changed, emptied } = walkFieldTree(context, fieldList.asArray(), {
+      inherit: ['FT'],
+      decide: (field) => {
+        if ((field.node.lookup(FT) ?? field.inherited.get('FT')) !== SIG) return 'kids';
+        signatures.push(field);
+        return 'drop';
+      },
+    });
+    fieldsRemoved = signatures.length;
+    // Fields whose only kids were signatures go too.
+    for (const field of [...signatures, ...emptied]) markRemoved(field);
+    for (const { field, kids } of changed) field.node.set(KIDS, context.obj(kids));
+    acroForm.set(PDFName.of('Fields'), context.obj(survivors));
+  }
   acroForm?.delete(PDFName.of('SigFlags'));
 
+  /** Whether a node is or belongs to a signature field: undefined when it does not say (neither removed nor typed). */
+  const signatureNode = (node: PDFDict): boolean | undefined =>
+    removedDicts.has(node) ? true : node.get(FT) !== undefined ? node.lookup(FT) === SIG : undefined;
   /** A widget of a signature field that the field tree did not list (or a dictionary shared with one). */
   const isSignatureWidget = (annot: PDFDict): boolean => {
-    const seen = new Set<PDFDict>();
-    for (let node: PDFDict | undefined = annot; node && !seen.has(node); ) {
-      seen.add(node);
-      if (removedDicts.has(node)) return true;
-      const type = node.get(FT);
-      if (type !== undefined) return node.lookup(FT) === SIG;
-      const parent: PDFObject | undefined = node.lookup(PARENT);
-      node = parent instanceof PDFDict ? parent : undefined;
+    const own = signatureNode(annot);
+    if (own !== undefined) return own;
+    for (const { node } of parentChain(annot)) {
+      const found = signatureNode(node);
+      if (found !== undefined) return found;
     }
     return false;
   };

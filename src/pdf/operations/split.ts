@@ -17,7 +17,7 @@
 import { PdfError } from '../errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from '../model/fork.js';
-import { PDFArray, type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
 import { dictAt } from '../model/objects.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
@@ -73,8 +73,7 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   const { context } = part;
   const { refs, facts } = pagesAndFacts(doc);
   const entries: PageEntry[] = refs.map((ref) => new PartPage(ref, context));
-  arrangePages(part, order, entries, facts);
-  forgetStructureKeys(part);
+  forgetStructureKeys(part, arrangePages(part, order, entries, facts));
   return writeDocumentAndTell(part.context);
 }
 
@@ -110,12 +109,9 @@ function dropDocumentLevelData(part: PDFDocument): void {
 }
 
 /** Pages' keys into the structure tree's parent tree point nowhere once the tree is gone. */
-function forgetStructureKeys(part: PDFDocument): void {
-  const root = part.catalog.lookup(PDFName.of('Pages'));
-  const kids = root instanceof PDFDict ? root.lookup(PDFName.of('Kids')) : undefined;
-  if (!(kids instanceof PDFArray)) return;
-  for (const kid of kids.asArray()) {
-    const page = part.context.lookup(kid);
+function forgetStructureKeys(part: PDFDocument, pages: PDFRef[]): void {
+  for (const ref of pages) {
+    const page = part.context.lookup(ref);
     if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
   }
 }

@@ -10,6 +10,7 @@
  */
 import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
 import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-table.js';
+import { parentChain } from './trees.js';
 
 const TYPE = PDFName.of('Type');
 const PAGES = PDFName.of('Pages');
@@ -111,18 +112,15 @@ function isTreeNode(dict: PDFDict): boolean {
  * does not list its child is damage of its own, not the way to the root.
  */
 function treeRootAbove(node: PDFDict): { dict: PDFDict; ref?: PDFRef } {
-  const seen = new Set<PDFDict>([node]);
   let top: { dict: PDFDict; ref?: PDFRef } = { dict: node };
-  for (;;) {
-    const held = top.dict.get(PARENT);
-    const parent = top.dict.lookup(PARENT);
-    const kids = parent instanceof PDFDict ? parent.lookup(KIDS) : undefined;
-    if (!(parent instanceof PDFDict) || seen.has(parent) || !(kids instanceof PDFArray)) return top;
+  for (const { node: parent, ref } of parentChain(node)) {
+    const kids = parent.lookup(KIDS);
     const child = top.dict;
-    if (!kids.asArray().some((kid) => kid === child || (kid instanceof PDFRef && parent.context.lookup(kid) === child))) return top;
-    seen.add(parent);
-    top = { dict: parent, ref: held instanceof PDFRef ? held : undefined };
+    if (!(kids instanceof PDFArray) || !kids.asArray().some((kid) => kid === child || (kid instanceof PDFRef && parent.context.lookup(kid) === child)))
+      return top;
+    top = { dict: parent, ref };
   }
+  return top;
 }
 
 /**

@@ -3,9 +3,10 @@
  * tree in step with the pages that carry the widgets.
  */
 import { copyObject } from '../model/copy.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
 import { readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
+import { walkFieldTree } from './trees.js';
 
 const KIDS = PDFName.of('Kids');
 const PARENT = PDFName.of('Parent');
@@ -27,28 +28,14 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   const acroForm = dictAt(doc.catalog, 'AcroForm');
   const fields = acroForm && arrayAt(acroForm, 'Fields');
   if (!acroForm || !fields) return;
-  const seen = new Set<PDFRef>();
-  // Nodes whose kids change, with their new kids: set after the walk, so the
-  // walk itself only looks and the fields it leaves alone go out as their input bytes.
-  const changed: Array<[PDFRef, PDFObject[]]> = [];
-  // Returns false when the node should go: it was a removed widget, or all its kids went.
-  const keep = (ref: PDFRef): boolean => {
-    if (removed.has(ref)) return false;
-    if (seen.has(ref)) return true;
-    seen.add(ref);
-    const node = doc.context.lookup(ref);
-    if (!(node instanceof PDFDict)) return true;
-    const kids = arrayAt(node, 'Kids');
-    if (!kids) return true;
-    const before = kids.size();
-    const survivors = kids.asArray().filter((kid) => !(kid instanceof PDFRef) || keep(kid));
-    if (survivors.length === before) return true;
-    if (survivors.length === 0) return false;
-    changed.push([ref, survivors]);
-    return true;
-  };
-  const survivors = readOnly(doc.context, () => fields.asArray().filter((item) => !(item instanceof PDFRef) || keep(item)));
-  for (const [ref, kids] of changed) (doc.context.lookup(ref) as PDFDict).set(KIDS, doc.context.obj(kids));
+  // The walk only looks, so the fields it leaves alone go out as their input bytes; the nodes whose kids change
+  // are set after it. A field written in place in /Fields is no widget of a page: it stays as it is.
+  const { survivors, changed } = readOnly(doc.context, () =>
+    walkFieldTree(doc.context, fields.asArray(), {
+      decide: ({ item }) => (!(item instanceof PDFRef) ? 'keep' : removed.has(item) ? 'drop' : 'kids'),
+    }),
+  );
+  for (const { field, kids } of changed) (doc.context.lookup(field.item) as PDFDict).set(KIDS, doc.context.obj(kids));
   acroForm.set(PDFName.of('Fields'), doc.context.obj(survivors));
 }
 

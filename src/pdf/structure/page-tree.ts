@@ -5,6 +5,7 @@
  * first, so a page keeps its look wherever it moves.
  */
 import { duplicatePage } from './duplicate-page.js';
+import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { skipWhite } from '../reader/syntax.js';
@@ -264,11 +265,7 @@ export function setRotation(page: PDFDict, degrees: number): void {
 }
 
 function inheritsRotation(page: PDFDict): boolean {
-  const seen = new Set<PDFDict>();
-  for (let node = page.lookup(PDFName.of('Parent')); node instanceof PDFDict && !seen.has(node); node = node.lookup(PDFName.of('Parent'))) {
-    seen.add(node);
-    if (node.has(PDFName.of('Rotate'))) return true;
-  }
+  for (const { node } of parentChain(page)) if (node.has(PDFName.of('Rotate'))) return true;
   return false;
 }
 

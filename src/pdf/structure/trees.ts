@@ -1,12 +1,16 @@
 /**
- * The walks over PDF's two kinds of lookup tree: name trees (named
- * destinations, attachments) and number trees (page labels). Both are
- * nodes with /Kids, whose leaves hold key-value pairs (/Names or /Nums).
- * Each node is visited once (damaged files loop), with a stack of its own
- * rather than recursion, so a deep tree costs no call stack.
+ * The walks over PDF's trees, but for the page tree (page-tree.ts, whose
+ * walk also repairs it) and the outline (outline.ts): name trees (named
+ * destinations, attachments) and number trees (page labels), both nodes with
+ * /Kids whose leaves hold key-value pairs (/Names or /Nums); a form's field
+ * tree; and the /Parent chain up from a node. Each node is visited once
+ * (damaged files loop), with a stack of its own rather than recursion, so a
+ * deep tree costs no call stack.
  */
-import { PDFDict, type PDFContext, type PDFObject } from '../model/lib.js';
+import { PDFDict, type PDFContext, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
 import { arrayAt } from '../model/objects.js';
+
+const PARENT = PDFName.of('Parent');
 
 /**
  * Calls `visit` with each key and value of the tree under `root`, in tree
@@ -33,5 +37,135 @@ export function forEachTreePair(context: PDFContext, root: PDFDict, pairs: 'Name
       const kid = context.lookup(items[i]);
       if (kid instanceof PDFDict) pending.push(kid);
     }
+  }
+}
+
+/** A node of a form's field tree as walkFieldTree meets it. */
+export interface FieldNode {
+  /** As its parent's /Kids (or /Fields) holds it: a reference, or a dictionary written in place. */
+  item: PDFObject;
+  node: PDFDict;
+  /** The value of each inherited key (see walkFieldTree's `inherit`) from the nearest ancestor that sets it. */
+  inherited: ReadonlyMap<string, PDFObject>;
+}
+
+/**
+ * What to do with a field node: keep it as it is, drop it from its parent's
+ * /Kids (or /Fields), or walk its kids (it is dropped when it had kids and
+ * none of them stays).
+ */
+export type FieldVerdict = 'keep' | 'drop' | 'kids';
+
+export interface FieldWalk {
+  /** Keys whose values pass down to the kids (/FT, /Ff, /V, /DA, …), as a field inherits them. */
+  inherit?: readonly string[];
+  /** Called before `item` is looked up; true: the item stays and is not walked (a cheap test of its bytes). */
+  skip?: (item: PDFObject, inherited: ReadonlyMap<string, PDFObject>) => boolean;
+  decide: (field: FieldNode) => FieldVerdict;
+}
+
+export interface FieldWalkResult {
+  /** The items of the list walked that stay. */
+  survivors: PDFObject[];
+  /** Nodes some of whose kids go, with the kids that stay: for the caller to set (the walk only looks). */
+  changed: Array<{ field: FieldNode; kids: PDFObject[] }>;
+  /** Nodes dropped because all of their kids went. */
+  emptied: FieldNode[];
+}
+
+/** A field node whose kids are being walked. */
+interface FieldFrame {
+  field: FieldNode;
+  kids: PDFObject[];
+  next: number;
+  survivors: PDFObject[];
+  /** What the kids inherit. */
+  below: ReadonlyMap<string, PDFObject>;
+}
+
+/**
+ * Walks the field tree under `items` (an AcroForm's /Fields, or some kids),
+ * children after their parent, and says which items stay. Each node is
+ * decided once: one reached again (under two parents) gets the verdict it
+ * got first, and one reached again below itself (a /Kids loop) stays and is
+ * not walked again, so damaged and hostile trees cost their size, not their
+ * paths. The walk keeps its own stack (a tree may be 100,000 levels deep).
+ * Items that are no dictionary stay.
+ */
+export function walkFieldTree(context: PDFContext, items: readonly PDFObject[], walk: FieldWalk): FieldWalkResult {
+  const verdicts = new Map<PDFDict, 'keep' | 'drop' | 'walking'>();
+  const changed: FieldWalkResult['changed'] = [];
+  const emptied: FieldNode[] = [];
+  const top: FieldFrame = { field: undefined!, kids: [...items], next: 0, survivors: [], below: new Map() };
+  const stack: FieldFrame[] = [top];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.next < frame.kids.length) {
+      const item = frame.kids[frame.next++];
+      const inherited = frame.below;
+      if (walk.skip?.(item, inherited)) {
+        frame.survivors.push(item);
+        continue;
+      }
+      const node = context.lookup(item);
+      const known = node instanceof PDFDict ? verdicts.get(node) : 'keep';
+      if (known !== undefined) {
+        if (known !== 'drop') frame.survivors.push(item);
+        continue;
+      }
+      const field: FieldNode = { item, node: node as PDFDict, inherited };
+      const verdict = walk.decide(field);
+      const kids = verdict === 'kids' ? arrayAt(field.node, 'Kids') : undefined;
+      if (kids && kids.size() > 0) {
+        verdicts.set(field.node, 'walking');
+        stack.push({ field, kids: kids.asArray(), next: 0, survivors: [], below: inheritedBelow(field, walk.inherit) });
+        continue;
+      }
+      verdicts.set(field.node, verdict === 'drop' ? 'drop' : 'keep');
+      if (verdict !== 'drop') frame.survivors.push(item);
+      continue;
+    }
+    stack.pop();
+    if (frame === top) break;
+    const parent = stack[stack.length - 1];
+    const { field, kids, survivors } = frame;
+    if (survivors.length === 0) {
+      verdicts.set(field.node, 'drop');
+      emptied.push(field);
+      continue;
+    }
+    verdicts.set(field.node, 'keep');
+    if (survivors.length !== kids.length) changed.push({ field, kids: survivors });
+    parent.survivors.push(field.item);
+  }
+  return { survivors: top.survivors, changed, emptied };
+}
+
+/** What the kids of `field` inherit: its own values of the `inherit` keys, else its ancestors'. */
+function inheritedBelow(field: FieldNode, inherit: readonly string[] | undefined): ReadonlyMap<string, PDFObject> {
+  if (!inherit) return field.inherited;
+  let below: Map<string, PDFObject> | undefined;
+  for (const key of inherit) {
+    const own = field.node.lookup(PDFName.of(key));
+    if (own === undefined || own === field.inherited.get(key)) continue;
+    below ??= new Map(field.inherited);
+    below.set(key, own);
+  }
+  return below ?? field.inherited;
+}
+
+/**
+ * The ancestors of `node` up its /Parent chain (field trees, page trees),
+ * nearest first, each once: a chain that loops ends where it comes back.
+ */
+export function* parentChain(node: PDFDict): Generator<{ node: PDFDict; ref?: PDFRef }> {
+  const seen = new Set<PDFDict>([node]);
+  for (let at = node; ; ) {
+    const held = at.get(PARENT);
+    const parent = at.lookup(PARENT);
+    if (!(parent instanceof PDFDict) || seen.has(parent)) return;
+    seen.add(parent);
+    yield { node: parent, ref: held instanceof PDFRef ? held : undefined };
+    at = parent;
   }
 }
