@@ -4,10 +4,10 @@
  * AES-256, with and without an open password (user_password).
  */
 import { describe, expect, it } from 'vitest';
-import { addRestrictions } from '../../src/index.js';
-import { PERMISSION_BITS, permissionValue } from '../../src/pdf/security/permissions.js';
-import { fixture, qpdfCheck } from '../helpers/pdf-tools.js';
-import { allMessages, opensWith, refused, showEncryption, text } from '../helpers/security.js';
+import { addRestrictions } from '../../index.js';
+import { PERMISSION_BITS, permissionValue } from '../../pdf/security/permissions.js';
+import { fixture, qpdfCheck } from '../../../test/helpers/pdf-tools.js';
+import { allMessages, opensWith, refused, showEncryption, text } from '../../../test/helpers/security.js';
 
 const OWNER = 'owner-secret';
 const USER = 'user-secret';

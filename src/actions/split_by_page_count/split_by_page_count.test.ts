@@ -12,8 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import splitByPageCount from '../../src/actions/split_by_page_count/action.js';
-import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../helpers/pdf-tools.js';
+import splitByPageCount from './action.js';
+import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../../../test/helpers/pdf-tools.js';
 import {
   catalogKeys,
   checkedMarkers,
@@ -27,8 +27,8 @@ import {
   refusal,
   split,
   unpack,
-} from '../helpers/split-tools.js';
-import { formRequest, inProcessApp, keys, problemOf } from '../server/harness.js';
+} from '../../../test/helpers/split-tools.js';
+import { formRequest, inProcessApp, keys, problemOf } from '../../../test/server/harness.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
