@@ -223,12 +223,15 @@ export async function postAction(
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What `check` gives while the condition does not hold yet. */
+type Falsy = false | 0 | '' | null | undefined;
+
 /** Polls until the check passes (returns truthy) or the time is up. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as T;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }

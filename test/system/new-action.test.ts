@@ -68,7 +68,7 @@ it('${NAME} turns the pages it is asked to', async () => {
 
 let copy: string;
 /** The environment without a request to write the README (npm run readme sets it itself). */
-const { PDFSVC_WRITE_README: _, ...environment } = { ...process.env, NO_COLOR: '1' };
+const { PDFSVC_WRITE_README: _, ...environment }: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
 const run = (command: string, args: string[], timeout = 300_000) =>
   execa(command, args, { cwd: copy, reject: false, timeout, env: environment, extendEnv: false });
 const cli = (...args: string[]) => run(process.execPath, [join(copy, 'bin/pdfsvc.js'), ...args]);

@@ -120,7 +120,7 @@ describe('add_restrictions', () => {
 
   it('checks the flags are booleans and the algorithm one of two', async () => {
     const errors = await refused(() =>
-      addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no', encryption_algorithm: 'RC4' as never }),
+      addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no' as never, encryption_algorithm: 'RC4' as never }),
     );
     expect(errors.allow_print[0]).toMatch(/true or false/);
     expect(errors.encryption_algorithm[0]).toMatch(/AES-128, AES-256/);

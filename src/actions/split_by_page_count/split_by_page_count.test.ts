@@ -7,7 +7,7 @@
  * markers (pdftotext), `qpdf --json` for outlines, labels, fields and objects,
  * `pdfinfo` for sizes, rotation, metadata and named destinations.
  */
-import { execa } from 'execa';
+import { execa, type Options } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -256,8 +256,9 @@ describe('split_by_page_count over HTTP', () => {
 describe('pdfsvc split-by-page-count', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-split-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const pdfsvc = (args: string[], options: Parameters<typeof execa>[2] = {}) =>
-    execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options });
+  /** The built CLI; output as bytes unless `options` says otherwise (their type follows the options given). */
+  const pdfsvc = <const O extends Options = Record<never, never>>(args: string[], options?: O) =>
+    execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options } as Omit<{ reject: false; encoding: 'buffer' }, keyof O> & O);
 
   it('-o DIR creates the directory and writes 00001.pdf … into it', async () => {
     const out = join(dir, 'new', 'nested');
