@@ -12,8 +12,8 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/core/**/*.test.ts',
-      'test/registry.test.ts',
-      'test/readme.test.ts',
+      'test/system/registry.test.ts',
+      'test/system/readme.test.ts',
       'test/cli/completion.test.ts',
       'test/client/multipart.test.ts',
       'test/dashboard/units.test.ts',

@@ -1,6 +1,6 @@
 // The hostile set: small files made to cost a reader gigabytes, minutes or a
 // stack overflow. scripts/build-fixtures.mjs writes them to
-// fixtures/out/hostile/; test/hostile.test.ts sends each through every action
+// fixtures/out/hostile/; test/system/hostile.test.ts sends each through every action
 // of a live server, and the reader and outline tests import the builders from
 // here. Each builder is deterministic and fast (the whole set takes a few
 // seconds, most of it the two files of 200,000 objects): the bombs are made

@@ -36,7 +36,11 @@ const config = ts.parseJsonConfigFileContent(ts.readConfigFile(configPath, ts.sy
   noEmit: true,
   rootDir: root,
 });
-const testFiles = ts.sys.readDirectory(resolve(root, 'test'), ['.ts'], undefined, undefined);
+// An action's tests live in its folder (src/actions/<action>/<action>.test.ts), the others under test/.
+const testFiles = [
+  ...ts.sys.readDirectory(resolve(root, 'test'), ['.ts'], undefined, undefined),
+  ...ts.sys.readDirectory(resolve(root, 'src'), ['.ts'], undefined, undefined).filter((file) => file.endsWith('.test.ts')),
+];
 const program = ts.createProgram({ rootNames: [...config.fileNames, ...testFiles], options: config.options });
 const checker = program.getTypeChecker();
 

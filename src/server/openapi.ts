@@ -5,7 +5,7 @@
  * answer on each path with its problem object, and the paths that need no
  * key (/healthz, this document, /docs, the error pages).
  *
- * test/server/openapi-contract.test.ts drives a real server from this
+ * test/server/openapi.contract.test.ts drives a real server from this
  * document alone and fails on any answer it does not declare; the same test
  * file lints it with Redocly's recommended rules and calls actions through a
  * client generated from it.

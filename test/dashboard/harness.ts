@@ -4,68 +4,21 @@
  * `pdfsvc accounts create`, and an HTTP client with a cookie jar for the
  * requests a browser would never make (crafted forms, a stolen cookie).
  */
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
-import { CLI, ROOT, send, tempDir, type Reply } from '../server/spawn.js';
+import { CLI, ROOT, send, start, tempDir, type Reply, type Started } from '../server/spawn.js';
 
-const running = new Set<ResultPromise>();
-afterAll(async () => {
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.allSettled([...running]);
-});
+/** A pdfsvc process (dashboard or serve) listening. */
+export type Running = Pick<Started, 'base' | 'stdout' | 'stderr'> & { stop(): Promise<number | undefined> };
 
-export interface Running {
-  /** The first URL the process printed. */
-  base: string;
-  stdout(): string;
-  stderr(): string;
-  stop(): Promise<number | undefined>;
-}
-
-/** Starts `pdfsvc <args>` and waits for the URL it prints when it listens. */
+/** Starts `pdfsvc <args>` and waits for the URL it prints when it listens (its origin: the dashboard adds /dashboard). */
 export async function startPdfsvc(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  // stop() waits for the process's own exit, as test/server/spawn.ts's serve() does (no SIGKILL 5 s after the SIGTERM).
-  const child = execa(process.execPath, [CLI, ...args], {
-    reject: false,
-    cwd: ROOT,
+  return start([process.execPath, CLI, ...args], {
     env: { ...env, PDFSVC_KEYS_FILE: '' },
-    stdin: 'ignore',
-    forceKillAfterDelay: false,
+    what: `pdfsvc ${args[0]}`,
+    urlPattern: /https?:\/\/[^\s/]+/,
+    timeoutMs: 60_000,
   });
-  running.add(child);
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const exited = child.then((result) => {
-    running.delete(child);
-    return result.exitCode;
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`pdfsvc ${args[0]} did not start in time:\n${out}\n${err}`)), 60_000);
-    const check = () => {
-      const url = /https?:\/\/[^\s/]+/.exec(out)?.[0];
-      if (url) {
-        clearTimeout(timer);
-        resolve(url);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`pdfsvc ${args[0]} exited (${code}) before listening:\n${out}\n${err}`));
-    });
-  });
-  return {
-    base,
-    stdout: () => out,
-    stderr: () => err,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
 }
 
 /** `pdfsvc accounts create`; returns the token of the one-time password link it printed. */

@@ -75,7 +75,10 @@ describe.each([
 
   it('serves an OpenAPI 3.1 document with every action and its fields', async () => {
     const response = await target.send(new Request(url('/v1/openapi.json')));
-    const doc = await response.json();
+    const doc = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, { post: { requestBody: { content: Record<string, { schema: { properties: object; additionalProperties: unknown } }> } } }>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     for (const action of actions) {
       const operation = doc.paths[`/v1/${action.name}`]?.post;

@@ -165,7 +165,7 @@ describe('us-hipaa start-up rules', () => {
 
   it('a TLS server with an audit log and nothing that stores more passes', () => {
     expect(regionRefusals('us-hipaa', ok, clean)).toEqual([]);
-    expect(regionRefusals('us-hipaa', { ...ok, cert: 'c.pem', metricsPort: '0' }, clean)).toEqual([]);
+    expect(regionRefusals('us-hipaa', { ...ok, cert: 'c.pem', metricsPort: 0 }, clean)).toEqual([]);
   });
 
   it('other regions are not held to them, and --insecure-development is refused there', () => {
@@ -177,7 +177,7 @@ describe('us-hipaa start-up rules', () => {
     [{ auditLog: 'stderr' }, clean, 'https'],
     [{ https: true }, clean, 'audit-log'],
     [{ ...ok, metricsKeyLabels: true }, clean, 'metrics-key-labels'],
-    [{ ...ok, metricsPort: '0' }, clean, 'metrics-port'],
+    [{ ...ok, metricsPort: 0 }, clean, 'metrics-port'],
     [ok, { ...clean, env: { NODE_DEBUG: 'http,tls' } }, 'NODE_DEBUG'],
     [ok, { ...clean, env: { NODE_DEBUG_NATIVE: 'x' } }, 'NODE_DEBUG_NATIVE'],
     [ok, { ...clean, env: { PDFSVC_DEBUG: '1' } }, 'PDFSVC_DEBUG'],

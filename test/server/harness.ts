@@ -48,11 +48,18 @@ export function formRequest(url: string, fields: Array<[string, Part]>, headers:
   return new Request(url, { method: 'POST', body: form, headers });
 }
 
-export async function problemOf(
-  response: Response,
-): Promise<{ type: string; title: string; status: number; detail?: string; errors?: Record<string, string[]> }> {
+/** A problem object (RFC 9457) as pdfsvc answers one. */
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: Record<string, string[]>;
+}
+
+export async function problemOf(response: Response): Promise<Problem> {
   if (response.headers.get('content-type') !== 'application/problem+json') {
     throw new Error(`expected a problem object, got ${response.status} ${response.headers.get('content-type')}`);
   }
-  return response.json();
+  return (await response.json()) as Problem;
 }

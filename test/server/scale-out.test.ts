@@ -13,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../helpers/certificate.js';
 import { fixture, pageCount, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 import { haveTool } from '../helpers/tools.js';
 import { freePort, keysFile, multipart, postAction, ROOT, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
@@ -81,24 +82,7 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
     key = keys.key;
     // One worker thread each: two processes on a small machine.
     servers = await Promise.all([0, 1].map(() => serve({ keys, args: ['--workers', '1'] })));
-    const [cert, tlsKey] = [join(dir, 'nginx-cert.pem'), join(dir, 'nginx-key.pem')];
-    await execa('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      tlsKey,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=pdfsvc-scale-out-test',
-    ]);
+    const { cert, key: tlsKey } = await selfSignedCertificate(dir, { keyType: 'ec', prefix: 'nginx-', commonName: 'pdfsvc-scale-out-test' });
     const port = await freePort();
     const conf = join(dir, 'nginx.conf');
     writeFileSync(

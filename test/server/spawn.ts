@@ -81,23 +81,32 @@ export interface ServeOptions {
   startTimeoutMs?: number;
 }
 
-export async function serve(options: ServeOptions = {}): Promise<Served> {
-  const keys = options.keys === null ? { path: '', key: '' } : (options.keys ?? (await keysFile()));
-  const command = [
-    ...(options.wrapper ?? []),
-    process.execPath,
-    options.cli ?? CLI,
-    'serve',
-    '--port',
-    '0',
-    ...(keys.path ? ['--keys-file', keys.path] : []),
-    ...(options.args ?? []),
-  ];
+/** A pdfsvc process that printed the URL it listens on. */
+export interface Started {
+  child: ResultPromise;
+  /** The first URL the process printed. */
+  base: string;
+  stdout(): string;
+  stderr(): string;
+  /** Sends the signal (default SIGTERM) and waits for the exit; returns the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | undefined>;
+  exited: Promise<number | undefined>;
+}
+
+/**
+ * Starts `command` in this checkout and waits until it prints a URL (`urlPattern`), for
+ * serve() here and the dashboard's processes (test/dashboard/harness.ts). afterAll kills it if a test
+ * left it running.
+ */
+export async function start(
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string>; extendEnv?: boolean; what: string; urlPattern: RegExp; timeoutMs: number },
+): Promise<Started> {
   const child = execa(command[0], command.slice(1), {
     reject: false,
     cwd: options.cwd ?? ROOT,
     env: options.env,
-    extendEnv: !options.env,
+    extendEnv: options.extendEnv ?? true,
     stdin: 'ignore',
     // stop() waits for the server's own graceful exit, however long its
     // answers take on a busy machine; execa would otherwise SIGKILL it 5 s
@@ -115,9 +124,9 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     return result.exitCode;
   });
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time: ${out}\n${err}`)), options.startTimeoutMs ?? 30_000);
+    const timer = setTimeout(() => reject(new Error(`${options.what} did not start in time: ${out}\n${err}`)), options.timeoutMs);
     const check = () => {
-      const url = /https?:\/\/\S+/.exec(out)?.[0];
+      const url = options.urlPattern.exec(out)?.[0];
       if (url) {
         clearTimeout(timer);
         resolve(url);
@@ -126,26 +135,58 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     child.stdout!.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before listening:\n${out}\n${err}`));
+      reject(new Error(`${options.what} exited (${code}) before listening:\n${out}\n${err}`));
     });
   });
+  return {
+    child,
+    base,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    exited,
+  };
+}
+
+export async function serve(options: ServeOptions = {}): Promise<Served> {
+  const keys = options.keys === null ? { path: '', key: '' } : (options.keys ?? (await keysFile()));
+  const command = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    options.cli ?? CLI,
+    'serve',
+    '--port',
+    '0',
+    ...(keys.path ? ['--keys-file', keys.path] : []),
+    ...(options.args ?? []),
+  ];
+  const started = await start(command, {
+    cwd: options.cwd,
+    env: options.env,
+    extendEnv: !options.env,
+    what: 'server',
+    urlPattern: /https?:\/\/\S+/,
+    timeoutMs: options.startTimeoutMs ?? 30_000,
+  });
+  const { child, base, exited } = started;
   return {
     base,
     key: keys.key,
     keysPath: keys.path,
     child,
     pid: child.pid!,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: started.stdout,
+    stderr: started.stderr,
     log: () =>
-      err
+      started
+        .stderr()
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>),
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
+    stop: started.stop,
     exited,
   };
 }
@@ -223,12 +264,15 @@ export async function postAction(
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What `check` gives while the condition does not hold yet. */
+type Falsy = false | 0 | '' | null | undefined;
+
 /** Polls until the check passes (returns truthy) or the time is up. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, timeoutMs = 10_000, what = 'condition'): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
-    if (value) return value;
+    if (value) return value as T;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }

@@ -40,7 +40,7 @@ async function rotate(bytes: Uint8Array): Promise<{ output?: Uint8Array; refused
   }
 }
 
-/** The reader's share of the hostile set (scripts/hostile-fixtures.mjs, also run through every action by test/hostile.test.ts). */
+/** The reader's share of the hostile set (scripts/hostile-fixtures.mjs, also run through every action by test/system/hostile.test.ts). */
 const READER_CASES = [
   'object-number-2-31-reference.pdf',
   'object-number-2-31-table.pdf',

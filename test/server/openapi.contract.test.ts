@@ -17,8 +17,8 @@
  * The only inputs besides the document are test PDFs and a PNG, the bytes a
  * file field's contentMediaType asks for.
  */
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { execa } from 'execa';
 import fc from 'fast-check';
 import { writeFileSync } from 'node:fs';
@@ -28,6 +28,9 @@ import { actions } from '../../src/actions/index.js';
 import { fixture } from '../helpers/pdf-tools.js';
 import { makePng } from '../helpers/render.js';
 import { ROOT, send, serve, tempDir, type Reply, type Served } from './spawn.js';
+
+// A CommonJS module whose module.exports is the plugin: TypeScript (NodeNext) types the default import as the module.
+const addFormats = ajvFormats as unknown as typeof ajvFormats.default;
 
 type Json = Record<string, unknown>;
 interface Schema {

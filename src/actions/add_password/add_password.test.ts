@@ -5,9 +5,9 @@
  */
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
-import { addPassword } from '../../src/index.js';
-import { fixture, pageMarkers, qpdfCheck, qpdfJson } from '../helpers/pdf-tools.js';
-import { allMessages, opensWith, refused, showEncryption, text } from '../helpers/security.js';
+import { addPassword } from '../../index.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson } from '../../../test/helpers/pdf-tools.js';
+import { allMessages, opensWith, refused, showEncryption, text } from '../../../test/helpers/security.js';
 
 const PASSWORD = 'open sesame 42';
 
@@ -111,7 +111,7 @@ describe('add_password', () => {
 /** The same document without encryption, made by qpdf (the independent reader). */
 async function decryptedCopy(bytes: Uint8Array): Promise<Uint8Array> {
   const { execa } = await import('execa');
-  const { tempFile } = await import('../helpers/pdf-tools.js');
+  const { tempFile } = await import('../../../test/helpers/pdf-tools.js');
   const { readFileSync } = await import('node:fs');
   const out = tempFile(new Uint8Array(0));
   await execa('qpdf', ['--decrypt', `--password=${PASSWORD}`, tempFile(bytes), out]);

@@ -7,10 +7,10 @@
  */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import splitByGroups from '../../src/actions/split_by_groups/action.js';
-import { fixture, fixturePath, qpdfJson } from '../helpers/pdf-tools.js';
-import { checkedMarkers, formFields, linksPerPage, outlineLines, pageLabels, partNames, refusal, split, unpack } from '../helpers/split-tools.js';
-import { formRequest, inProcessApp, keys } from '../server/harness.js';
+import splitByGroups from './action.js';
+import { fixture, fixturePath, qpdfJson } from '../../../test/helpers/pdf-tools.js';
+import { checkedMarkers, formFields, linksPerPage, outlineLines, pageLabels, partNames, refusal, split, unpack } from '../../../test/helpers/split-tools.js';
+import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js';
 
 describe('split_by_groups', () => {
   it.each([

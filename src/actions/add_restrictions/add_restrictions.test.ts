@@ -4,10 +4,10 @@
  * AES-256, with and without an open password (user_password).
  */
 import { describe, expect, it } from 'vitest';
-import { addRestrictions } from '../../src/index.js';
-import { PERMISSION_BITS, permissionValue } from '../../src/pdf/security/permissions.js';
-import { fixture, qpdfCheck } from '../helpers/pdf-tools.js';
-import { allMessages, opensWith, refused, showEncryption, text } from '../helpers/security.js';
+import { addRestrictions } from '../../index.js';
+import { PERMISSION_BITS, permissionValue } from '../../pdf/security/permissions.js';
+import { fixture, qpdfCheck } from '../../../test/helpers/pdf-tools.js';
+import { allMessages, opensWith, refused, showEncryption, text } from '../../../test/helpers/security.js';
 
 const OWNER = 'owner-secret';
 const USER = 'user-secret';
@@ -120,7 +120,7 @@ describe('add_restrictions', () => {
 
   it('checks the flags are booleans and the algorithm one of two', async () => {
     const errors = await refused(() =>
-      addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no', encryption_algorithm: 'RC4' as never }),
+      addRestrictions({ file: fixture('pages-1.pdf'), owner_password: OWNER, allow_print: 'no' as never, encryption_algorithm: 'RC4' as never }),
     );
     expect(errors.allow_print[0]).toMatch(/true or false/);
     expect(errors.encryption_algorithm[0]).toMatch(/AES-128, AES-256/);

@@ -14,16 +14,15 @@
  * know the platform); its documented `transform` option maps the request
  * body's to `Blob`, which is what FormData takes. README.md says so for users.
  */
-import { execa } from 'execa';
 import { build } from 'esbuild';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consumerProject, typeCheck } from '../helpers/consumer.js';
 import { fixture, pageCount, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
-import { ROOT, send, serve, tempDir, type Served } from './spawn.js';
+import { send, serve, type Served } from './spawn.js';
 
 let served: Served;
 beforeAll(async () => {
@@ -93,7 +92,6 @@ export function wrong(client: ReturnType<typeof createClient<paths>>, file: Blob
 
 describe('a client generated with openapi-typescript + openapi-fetch from the served document', () => {
   it('type-checks (wrong calls do not compile), then rotates, splits and merges through the server', async () => {
-    const dir = tempDir('pdfsvc-openapi-client-');
     const document = JSON.parse((await send(`${served.base}/v1/openapi.json`)).body.toString('utf8')) as Record<string, unknown>;
     const BLOB = ts.factory.createTypeReferenceNode(ts.factory.createIdentifier('Blob'));
     const types = await openapiTS(document as never, {
@@ -103,33 +101,15 @@ describe('a client generated with openapi-typescript + openapi-fetch from the se
       transform: (schema, { path }) => (schema.format === 'binary' && path?.includes('/requestBody/') ? BLOB : undefined),
     });
     const schema = astToString(types);
-    writeFileSync(join(dir, 'schema.ts'), schema);
-    writeFileSync(join(dir, 'main.ts'), PROGRAM);
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'generated-client', type: 'module', private: true }));
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          lib: ['ES2022', 'DOM'],
-          types: [],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-        },
-        include: ['main.ts'],
-      }),
+    const dir = consumerProject(
+      { 'schema.ts': schema, 'main.ts': PROGRAM },
+      { 'openapi-fetch': 'node_modules/openapi-fetch', 'openapi-typescript-helpers': 'node_modules/openapi-typescript-helpers' },
     );
-    mkdirSync(join(dir, 'node_modules'));
-    symlinkSync(join(ROOT, 'node_modules/openapi-fetch'), join(dir, 'node_modules/openapi-fetch'), 'dir');
-    symlinkSync(join(ROOT, 'node_modules/openapi-typescript-helpers'), join(dir, 'node_modules/openapi-typescript-helpers'), 'dir');
 
     // The binary fields are Blobs in the generated types.
     expect(schema).toMatch(/file: Blob;/);
     expect(schema).toMatch(/file\?: Blob\[\];/);
-    const checked = await execa(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { reject: false });
+    const checked = await typeCheck(dir);
     expect(checked.stdout + checked.stderr).toBe('');
     expect(checked.exitCode).toBe(0);
 

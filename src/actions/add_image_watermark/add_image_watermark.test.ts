@@ -6,12 +6,12 @@
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addImageWatermark, ValidationError } from '../../src/index.js';
+import { addImageWatermark, ValidationError } from '../../index.js';
 import { PDFDocument, rgb } from '@cantoo/pdf-lib';
-import { fixture, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { findPixels, makePng, pixel, pngBomb, reddish, renderPage } from '../helpers/render.js';
-import { inProcessApp, formRequest, keys, problemOf } from '../server/harness.js';
-import { PAGE_KINDS, POSITIONS, expectPlaced } from '../helpers/placement.js';
+import { fixture, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { findPixels, makePng, pixel, pngBomb, reddish, renderPage } from '../../../test/helpers/render.js';
+import { inProcessApp, formRequest, keys, problemOf } from '../../../test/server/harness.js';
+import { PAGE_KINDS, POSITIONS, expectPlaced } from '../../../test/helpers/placement.js';
 
 const DPI = 20;
 const PX = DPI / 72;
@@ -270,7 +270,7 @@ describe('watermarks through the HTTP API and the CLI', () => {
   });
 
   it('pdfsvc add-image-watermark --image and add-text-watermark --line-1', async () => {
-    const cli = new URL('../../bin/pdfsvc.js', import.meta.url).pathname;
+    const cli = new URL('../../../bin/pdfsvc.js', import.meta.url).pathname;
     const png = tempFile(RED_PNG, '.png');
     const out = tempFile(new Uint8Array(0));
     const image = await execa(
@@ -294,5 +294,5 @@ describe('watermarks through the HTTP API and the CLI', () => {
 });
 
 function fixture_path(name: string): string {
-  return new URL(`../../fixtures/out/${name}`, import.meta.url).pathname;
+  return new URL(`../../../fixtures/out/${name}`, import.meta.url).pathname;
 }

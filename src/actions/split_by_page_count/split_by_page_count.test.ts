@@ -7,13 +7,13 @@
  * markers (pdftotext), `qpdf --json` for outlines, labels, fields and objects,
  * `pdfinfo` for sizes, rotation, metadata and named destinations.
  */
-import { execa } from 'execa';
+import { execa, type Options } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import splitByPageCount from '../../src/actions/split_by_page_count/action.js';
-import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../helpers/pdf-tools.js';
+import splitByPageCount from './action.js';
+import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../../../test/helpers/pdf-tools.js';
 import {
   catalogKeys,
   checkedMarkers,
@@ -27,8 +27,8 @@ import {
   refusal,
   split,
   unpack,
-} from '../helpers/split-tools.js';
-import { formRequest, inProcessApp, keys, problemOf } from '../server/harness.js';
+} from '../../../test/helpers/split-tools.js';
+import { formRequest, inProcessApp, keys, problemOf } from '../../../test/server/harness.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -256,8 +256,9 @@ describe('split_by_page_count over HTTP', () => {
 describe('pdfsvc split-by-page-count', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-split-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const pdfsvc = (args: string[], options: Parameters<typeof execa>[2] = {}) =>
-    execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options });
+  /** The built CLI; output as bytes unless `options` says otherwise (their type follows the options given). */
+  const pdfsvc = <const O extends Options = Record<never, never>>(args: string[], options?: O) =>
+    execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options } as Omit<{ reject: false; encoding: 'buffer' }, keyof O> & O);
 
   it('-o DIR creates the directory and writes 00001.pdf … into it', async () => {
     const out = join(dir, 'new', 'nested');

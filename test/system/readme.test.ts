@@ -7,8 +7,8 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { actions } from '../src/actions/index.js';
-import type { AnyAction } from '../src/core/action.js';
+import { actions } from '../../src/actions/index.js';
+import type { AnyAction } from '../../src/core/action.js';
 import {
   actionsReference,
   catalogModule,
@@ -18,12 +18,12 @@ import {
   libraryExports,
   REFERENCE_END,
   REFERENCE_START,
-} from '../src/core/reference.js';
+} from '../../src/core/reference.js';
 
-const README = new URL('../README.md', import.meta.url);
-const CATALOG = new URL('../src/actions/catalog.ts', import.meta.url);
-const LIBRARY = new URL('../src/index.ts', import.meta.url);
-const ACTIONS = new URL('../src/actions/', import.meta.url);
+const README = new URL('../../README.md', import.meta.url);
+const CATALOG = new URL('../../src/actions/catalog.ts', import.meta.url);
+const LIBRARY = new URL('../../src/index.ts', import.meta.url);
+const ACTIONS = new URL('../../src/actions/', import.meta.url);
 const write = process.env.PDFSVC_WRITE_README === '1';
 
 /** Every folder of src/actions/ with a declaration, as the catalog lists them (listed ones in their order). */

@@ -6,9 +6,9 @@
  */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { removeSignatures, rotatePages } from '../../src/index.js';
-import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { refused, signatureNames, text } from '../helpers/security.js';
+import { removeSignatures, rotatePages } from '../../index.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { refused, signatureNames, text } from '../../../test/helpers/security.js';
 
 /** Hex of every signature value (/Contents) in a file, as qpdf reads it. */
 async function signatureContents(bytes: Uint8Array): Promise<string[]> {

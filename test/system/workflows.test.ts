@@ -12,10 +12,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture, fixturePath, pageMarkers, pdfinfo } from './helpers/pdf-tools.js';
-import { opensWith, showEncryption, signatureNames } from './helpers/security.js';
-import { formRequest, inProcessApp, keys, problemOf, type Part } from './server/harness.js';
-import type { RequestLogEntry } from '../src/server/app.js';
+import { fixture, fixturePath, pageMarkers, pdfinfo } from '../helpers/pdf-tools.js';
+import { opensWith, showEncryption, signatureNames } from '../helpers/security.js';
+import { formRequest, inProcessApp, keys, problemOf, type Part } from '../server/harness.js';
+import type { RequestLogEntry } from '../../src/server/app.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-workflows-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

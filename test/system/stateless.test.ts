@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import { examplePassword, exampleRequest } from '../helpers/examples.js';
 import { pageCount } from '../helpers/pdf-tools.js';
-import { keysFile, postAction, serve, tempDir, type Served } from './spawn.js';
+import { keysFile, postAction, serve, tempDir, type Served } from '../server/spawn.js';
 
 /** Every action of the catalog with every field set to its example (the declarations'), which succeeds. */
 const REQUESTS = Object.fromEntries(

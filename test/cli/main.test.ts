@@ -2,7 +2,7 @@
  * The built command line, end to end: what a user types in a shell and what
  * they get back (files, standard output, exit status, messages).
  */
-import { execa } from 'execa';
+import { execa, type Options } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +16,9 @@ import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck } from '../helper
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pdfsvc = (args: string[], options: Parameters<typeof execa>[2] = {}) =>
-  execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options });
+/** The built CLI; output as bytes unless `options` says otherwise (their type follows the options given). */
+const pdfsvc = <const O extends Options = Record<never, never>>(args: string[], options?: O) =>
+  execa('node', ['bin/pdfsvc.js', ...args], { reject: false, encoding: 'buffer', ...options } as Omit<{ reject: false; encoding: 'buffer' }, keyof O> & O);
 
 describe('pdfsvc CLI', () => {
   it('lists every action with `pdfsvc actions`', async () => {

@@ -6,9 +6,9 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addRestrictions, removeRestrictions } from '../../src/index.js';
-import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { refused, showEncryption, signatureNames, text } from '../helpers/security.js';
+import { addRestrictions, removeRestrictions } from '../../index.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { refused, showEncryption, signatureNames, text } from '../../../test/helpers/security.js';
 
 async function qpdfRestrict(name: string, bits: string, options: string[]): Promise<Uint8Array> {
   const out = tempFile(new Uint8Array(0));

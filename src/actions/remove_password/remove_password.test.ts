@@ -8,9 +8,9 @@
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { addPassword, addRestrictions, removePassword } from '../../src/index.js';
-import { fixture, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../helpers/pdf-tools.js';
-import { allMessages, refused, showEncryption, signatureNames, text } from '../helpers/security.js';
+import { addPassword, addRestrictions, removePassword } from '../../index.js';
+import { fixture, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
+import { allMessages, refused, showEncryption, signatureNames, text } from '../../../test/helpers/security.js';
 
 const USER = 'user pw';
 

@@ -10,11 +10,21 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import splitAtPage from '../../src/actions/split_at_page/action.js';
-import { splitAtPage as library } from '../../src/index.js';
-import { fixture, fixturePath, qpdfJson } from '../helpers/pdf-tools.js';
-import { checkedMarkers, formFields, namedDestinations, outlineLines, pageLabels, partNames, refusal, split, unpack } from '../helpers/split-tools.js';
-import { formRequest, inProcessApp, keys } from '../server/harness.js';
+import splitAtPage from './action.js';
+import { splitAtPage as library } from '../../index.js';
+import { fixture, fixturePath, qpdfJson } from '../../../test/helpers/pdf-tools.js';
+import {
+  checkedMarkers,
+  formFields,
+  namedDestinations,
+  outlineLines,
+  pageLabels,
+  partNames,
+  refusal,
+  split,
+  unpack,
+} from '../../../test/helpers/split-tools.js';
+import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -7,11 +7,11 @@
  */
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { addTextWatermark, ValidationError } from '../../src/index.js';
-import { StandardFontEmbedder, StandardFonts } from '../../src/pdf/watermark/drawing-lib.js';
-import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../helpers/pdf-tools.js';
-import { centroid, findPixels, pixel, reddish, renderPage } from '../helpers/render.js';
-import { expectPlaced, PAGE_KINDS, POSITIONS } from '../helpers/placement.js';
+import { addTextWatermark, ValidationError } from '../../index.js';
+import { StandardFontEmbedder, StandardFonts } from '../../pdf/watermark/drawing-lib.js';
+import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { centroid, findPixels, pixel, reddish, renderPage } from '../../../test/helpers/render.js';
+import { expectPlaced, PAGE_KINDS, POSITIONS } from '../../../test/helpers/placement.js';
 
 const DPI = 20;
 const PX = DPI / 72;

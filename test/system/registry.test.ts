@@ -3,29 +3,29 @@
  * aliases, an HTTP route, an OpenAPI operation, a library function, help and
  * an example for each field, and tests of its own. Adding an action without
  * one of them fails here. The catalog is the folders of src/actions/
- * (test/readme.test.ts checks that src/actions/catalog.ts lists them all).
+ * (test/system/readme.test.ts checks that src/actions/catalog.ts lists them all).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import * as library from '../src/index.js';
-import { actions } from '../src/actions/index.js';
-import { camelName, kebabName } from '../src/core/action.js';
-import type { Field } from '../src/core/fields.js';
-import { buildProgram } from '../src/cli/main.js';
-import { openApiDocument } from '../src/server/openapi.js';
-import { runAction, validateInput } from '../src/core/run.js';
-import { examplePassword, exampleRequest } from './helpers/examples.js';
-import { fixture, qpdfCheck } from './helpers/pdf-tools.js';
-import { inProcessApp } from './server/harness.js';
+import * as library from '../../src/index.js';
+import { actions } from '../../src/actions/index.js';
+import { camelName, kebabName } from '../../src/core/action.js';
+import type { Field } from '../../src/core/fields.js';
+import { buildProgram } from '../../src/cli/main.js';
+import { openApiDocument } from '../../src/server/openapi.js';
+import { runAction, validateInput } from '../../src/core/run.js';
+import { examplePassword, exampleRequest } from '../helpers/examples.js';
+import { fixture, qpdfCheck } from '../helpers/pdf-tools.js';
+import { inProcessApp } from '../server/harness.js';
 
-const ACTIONS = new URL('../src/actions/', import.meta.url);
+const ACTIONS = new URL('../../src/actions/', import.meta.url);
 const folders = readdirSync(ACTIONS, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 
 /** The test files of an action: under test/actions/, or in its own folder. */
 const testSources = [
-  ...readdirSync(new URL('./actions/', import.meta.url)).map((name) => new URL(`./actions/${name}`, import.meta.url)),
+  ...readdirSync(new URL('../actions/', import.meta.url)).map((name) => new URL(`../actions/${name}`, import.meta.url)),
   ...folders.flatMap((folder) =>
     readdirSync(new URL(folder, ACTIONS.href + '/'))
       .filter((name) => name.endsWith('.test.ts'))

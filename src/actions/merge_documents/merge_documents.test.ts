@@ -5,10 +5,10 @@
 import { execa } from 'execa';
 import { beforeAll, describe, it, expect } from 'vitest';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef } from '@cantoo/pdf-lib';
-import { runAction } from '../../src/core/run.js';
-import { ValidationError } from '../../src/core/errors.js';
-import mergeDocuments from '../../src/actions/merge_documents/action.js';
-import { fixture, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../helpers/pdf-tools.js';
+import { runAction } from '../../core/run.js';
+import { ValidationError } from '../../core/errors.js';
+import mergeDocuments from './action.js';
+import { fixture, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
 
 async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
   const result = await runAction(mergeDocuments, { file: files });

@@ -68,7 +68,7 @@ it('${NAME} turns the pages it is asked to', async () => {
 
 let copy: string;
 /** The environment without a request to write the README (npm run readme sets it itself). */
-const { PDFSVC_WRITE_README: _, ...environment } = { ...process.env, NO_COLOR: '1' };
+const { PDFSVC_WRITE_README: _, ...environment }: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
 const run = (command: string, args: string[], timeout = 300_000) =>
   execa(command, args, { cwd: copy, reject: false, timeout, env: environment, extendEnv: false });
 const cli = (...args: string[]) => run(process.execPath, [join(copy, 'bin/pdfsvc.js'), ...args]);
@@ -104,7 +104,7 @@ describe('a new action is one folder and npm run readme', () => {
     const catalog = readFileSync(join(copy, 'src/actions/catalog.ts'), 'utf8');
     expect(catalog.indexOf('  turnPages,')).toBeGreaterThan(catalog.indexOf('  mergeDocuments,'));
     expect(catalog.indexOf('  turnPages,')).toBeLessThan(catalog.indexOf('  splitBySize,'));
-    const tests = await run('npx', ['vitest', 'run', 'test/readme.test.ts', 'test/registry.test.ts', `src/actions/${NAME}/`]);
+    const tests = await run('npx', ['vitest', 'run', 'test/system/readme.test.ts', 'test/system/registry.test.ts', `src/actions/${NAME}/`]);
     expect(tests.exitCode, tests.stdout + tests.stderr).toBe(0);
     expect(tests.stdout).toMatch(/Test Files\s+3 passed/);
     const types = await run('npx', ['tsc', '--noEmit']);

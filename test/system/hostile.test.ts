@@ -37,16 +37,16 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_IMAGES, HOSTILE_PDFS } from '../scripts/hostile-fixtures.mjs';
-import { actions, findAction } from '../src/actions/index.js';
-import type { AnyAction } from '../src/core/action.js';
-import type { Field } from '../src/core/fields.js';
-import { exampleArguments, examplePassword, exampleRequest } from './helpers/examples.js';
-import { JUDGE_TIMEOUT_MS, qpdfReads, tempFile, type Verdict } from './helpers/pdf-tools.js';
-import { unpack } from './helpers/split-tools.js';
-import { CLI, postAction, send, serve, tempDir, type FormPart, type Served } from './server/spawn.js';
+import { HOSTILE_IMAGES, HOSTILE_PDFS } from '../../scripts/hostile-fixtures.mjs';
+import { actions, findAction } from '../../src/actions/index.js';
+import type { AnyAction } from '../../src/core/action.js';
+import type { Field } from '../../src/core/fields.js';
+import { exampleArguments, examplePassword, exampleRequest } from '../helpers/examples.js';
+import { JUDGE_TIMEOUT_MS, qpdfReads, tempFile, type Verdict } from '../helpers/pdf-tools.js';
+import { unpack } from '../helpers/split-tools.js';
+import { CLI, postAction, send, serve, tempDir, type FormPart, type Served } from '../server/spawn.js';
 
-const HOSTILE = new URL('../fixtures/out/hostile/', import.meta.url);
+const HOSTILE = new URL('../../fixtures/out/hostile/', import.meta.url);
 const hostile = (name: string) => new Uint8Array(readFileSync(new URL(name, HOSTILE)));
 /** What one hostile file may cost pdfsvc: CPU time (ms), on the server and on the command line. */
 const CPU_LIMIT_MS = 10_000;
@@ -259,7 +259,7 @@ describe('every action over every hostile file, through a live server', () => {
 
 const ISSUE_21 = ['flate-in-flate-content.pdf', 'no-xref-200000-objects.pdf', 'chain-200000-objects.pdf'];
 const CLI_RSS_LIMIT_KB = 300 * 1024;
-const USAGE_AT_EXIT = new URL('./helpers/usage-at-exit.mjs', import.meta.url).pathname;
+const USAGE_AT_EXIT = new URL('../helpers/usage-at-exit.mjs', import.meta.url).pathname;
 
 interface CliRun {
   exitCode: number | undefined;

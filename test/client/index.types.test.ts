@@ -5,38 +5,11 @@
  * checked) and is compiled with tsc --noEmit, with browser libs and no Node
  * types. A correct call compiles; a wrong one does not.
  */
-import { execa } from 'execa';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, tempDir } from '../server/spawn.js';
+import { consumerProject, typeCheck } from '../helpers/consumer.js';
 
-function consumer(source: string): string {
-  const dir = tempDir('pdfsvc-consumer-');
-  mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(ROOT, join(dir, 'node_modules', 'pdfsvc'), 'dir');
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        lib: ['ES2022', 'DOM'],
-        types: [],
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-      },
-      include: ['main.ts'],
-    }),
-  );
-  writeFileSync(join(dir, 'main.ts'), source);
-  return dir;
-}
-
-const tsc = (dir: string) => execa(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], { reject: false });
+/** A project that imports pdfsvc (this package, through node_modules/pdfsvc) in main.ts. */
+const consumer = (source: string) => consumerProject({ 'main.ts': source }, { pdfsvc: '.' });
 
 const GOOD = `
 import { createClient, PdfsvcHttpError, type NamedDocument } from 'pdfsvc/client';
@@ -58,13 +31,13 @@ export const used: Array<unknown> = [rotated, merged, parts.map((p) => p.name), 
 
 describe('pdfsvc/client types in a consumer project', () => {
   it('a correct use compiles against the exports map and dist/types', async () => {
-    const result = await tsc(consumer(GOOD));
+    const result = await typeCheck(consumer(GOOD));
     expect(result.stdout + result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
   });
 
   it('a wrong angle, a missing file and an unknown action do not', async () => {
-    const result = await tsc(
+    const result = await typeCheck(
       consumer(`import { createClient } from 'pdfsvc/client';
 const pdfsvc = createClient({ baseUrl: 'http://x' });
 await pdfsvc.rotatePages({ file: new Uint8Array(), angle: 'x' });

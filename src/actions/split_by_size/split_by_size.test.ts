@@ -14,14 +14,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import splitByGroups from '../../src/actions/split_by_groups/action.js';
-import splitBySize from '../../src/actions/split_by_size/action.js';
-import type { NamedDocument } from '../../src/core/action.js';
-import { openDocument } from '../../src/pdf/document.js';
-import { splitBySize as splitBySizeLayer } from '../../src/pdf/operations/split-by-size.js';
-import { fixture, fixturePath, pageMarkers, qpdfJson } from '../helpers/pdf-tools.js';
-import { catalogKeys, checkedMarkers, formFields, imagesHeld, outlineLines, partNames, refusal, split, unpack } from '../helpers/split-tools.js';
-import { formRequest, inProcessApp, keys } from '../server/harness.js';
+import splitByGroups from '../split_by_groups/action.js';
+import splitBySize from './action.js';
+import type { NamedDocument } from '../../core/action.js';
+import { openDocument } from '../../pdf/document.js';
+import { splitBySize as splitBySizeLayer } from '../../pdf/operations/split-by-size.js';
+import { fixture, fixturePath, pageMarkers, qpdfJson } from '../../../test/helpers/pdf-tools.js';
+import { catalogKeys, checkedMarkers, formFields, imagesHeld, outlineLines, partNames, refusal, split, unpack } from '../../../test/helpers/split-tools.js';
+import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js';
 
 /**
  * Checks the three rules on the parts of `file` split at `limit`; returns
