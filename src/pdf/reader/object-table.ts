@@ -315,6 +315,18 @@ export class ObjectTable extends LayeredObjects {
   }
 
   /**
+   * False when an untouched object's input bytes (at most 64 KB) show that it
+   * holds no `word` (nor a `#`, with which a name could spell it): a quick
+   * look that spares parsing it. True when they do, or cannot tell.
+   */
+  mayHold(ref: PDFRef, word: string): boolean {
+    const text = this.textAround(ref, 1 << 16);
+    if (!text) return true;
+    const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    return bytes.indexOf(word) >= 0 || bytes.indexOf(0x23) >= 0;
+  }
+
+  /**
    * A dictionary that cannot be parsed whole, read as far as it goes
    * (parseDictLeniently), and this object from now on (written as parsed).
    * For the page tree: a damaged page is read, not lost with the file.
