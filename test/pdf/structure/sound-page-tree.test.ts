@@ -13,7 +13,7 @@ import { runAction } from '../../../src/core/run.js';
 import { loadPdf } from '../../../src/pdf/document.js';
 import { soundPageTree } from '../../../src/pdf/structure/page-tree.js';
 import { buildPdf, drawText, FONT, type RawObject } from '../../helpers/raw-pdf.js';
-import { expectCleanOutput } from '../../helpers/reader-checks.js';
+import { dictOf, expectCleanOutput, qpdfView } from '../../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8, 12 with contents 5, 7, 9, 13; inner nodes 10, 11.
 const RESOURCES = '/Resources << /Font << /F1 3 0 R >> >>';
@@ -120,5 +120,34 @@ describe('extract_pages and remove_pages on a sound tree', () => {
     if (result.output !== 'document') throw new Error('one document expected');
     await expectCleanOutput(result.bytes, { texts: ['PAGE TWO', 'PAGE THREE'] }, 'extract_pages 2..3');
     expect(warnings).toEqual([]);
+  });
+
+  it.each([
+    ['written in the page', '/Annots [20 0 R 21 0 R]', []],
+    ['behind a reference', '/Annots 22 0 R', [{ num: 22, body: '[20 0 R 21 0 R]' }]],
+  ])("annotations of a dropped page (%s) that the kept page's annotation replies to: nulled, not written", async (_, annots, more) => {
+    // Page two's note replies (/IRT) to page one's; page one also has a link to page two. Extracting page two
+    // keeps its note, whose /IRT now leads to a page the output lacks: null, and page one's annotations stay out.
+    const input = tree('<< /Type /Pages /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>', [
+      { num: 4, body: `<< /Type /Page /Parent 2 0 R /Contents 5 0 R ${RESOURCES} ${box(1)} ${annots} >>` },
+      ...FLAT.slice(1, 2),
+      { num: 6, body: `<< /Type /Page /Parent 2 0 R /Contents 7 0 R ${RESOURCES} ${box(2)} /Annots [23 0 R] >>` },
+      ...FLAT.slice(3),
+      { num: 20, body: '<< /Type /Annot /Subtype /Text /Rect [10 10 30 30] /Contents (NOTE ON PAGE ONE) /P 4 0 R >>' },
+      { num: 21, body: '<< /Type /Annot /Subtype /Link /Rect [40 10 60 30] /Dest [6 0 R /Fit] >>' },
+      { num: 23, body: '<< /Type /Annot /Subtype /Text /Rect [10 10 30 30] /Contents (REPLY ON PAGE TWO) /IRT 20 0 R /P 6 0 R >>' },
+      ...more,
+    ]);
+    const result = await runAction(extractPages, { file: input, pages: '2' });
+    if (result.output !== 'document') throw new Error('one document expected');
+    await expectCleanOutput(result.bytes, { texts: ['PAGE TWO'], sizes: [size(2)] }, 'extract_pages 2');
+    const view = await qpdfView(result.bytes);
+    const annotations = Object.values(view.objects).filter((o) => (o.value as Record<string, unknown> | undefined)?.['/Type'] === '/Annot');
+    expect(annotations.map((o) => (o.value as Record<string, unknown>)['/Contents'])).toEqual(['u:REPLY ON PAGE TWO']);
+    const pageAnnots = dictOf(view.objects, view.pages[0])?.['/Annots'] as string[] | undefined;
+    const reply = dictOf(view.objects, pageAnnots?.[0]);
+    expect(reply?.['/Contents'], "the reply is the page's annotation").toBe('u:REPLY ON PAGE TWO');
+    // null (qpdf leaves a key whose value is null out of its JSON): it led to an annotation the output lacks.
+    expect(reply?.['/IRT'] ?? null).toBeNull();
   });
 });
