@@ -288,18 +288,20 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   const entries: PageEntry[] = tree.refs.map((ref) => new PageByRef(ref, context));
   const keptPages = [...new Set(kept)].filter((i) => i >= 0 && i < entries.length);
   const dicts = keptPages.map((i) => context.lookup(tree.refs[i]));
-  // A page whose bytes looked whole but do not parse: the full walk reads it as far as it goes.
+  const damage = newPageTreeDamage();
+  const table = objectTableOf(context);
+  // A page whose bytes looked whole but do not parse: the full walk reads it as far as it goes, and says so.
   if (!dicts.every((dict) => dict instanceof PDFDict)) {
     soundTrees.set(doc, null);
-    return pageEntries(doc);
+    const all = pageEntries(doc, damage);
+    for (const warning of damageWarnings(damage)) table?.note(warning);
+    return all;
   }
-  const damage = newPageTreeDamage();
   keptPages.forEach((i, k) => {
     const dict = dicts[k] as PDFDict;
     settleLeaf(context, dict, dict.lookup(PDFName.of('Type')), tree.inherited[i], damage);
     entries[i] = { ref: tree.refs[i], dict };
   });
-  const table = objectTableOf(context);
   for (const warning of damageWarnings(damage)) table?.note(warning);
   return entries;
 }

@@ -120,6 +120,11 @@ describe('extract_pages and remove_pages on a sound tree', () => {
     if (result.output !== 'document') throw new Error('one document expected');
     await expectCleanOutput(result.bytes, { texts: ['PAGE TWO', 'PAGE THREE'] }, 'extract_pages 2..3');
     expect(warnings).toEqual([]);
+    // Kept, the same page is read as far as it goes, and that is reported.
+    const kept = await runAction(extractPages, { file: input, pages: '1..2' }, { onWarning: (w) => warnings.push(w) });
+    if (kept.output !== 'document') throw new Error('one document expected');
+    await expectCleanOutput(kept.bytes, { texts: ['PAGE ONE', 'PAGE TWO'], sizes: [size(1), [612, 792]] }, 'extract_pages 1..2');
+    expect(warnings.map((w) => w.message).join('\n')).toMatch(/read as far as it goes/);
   });
 
   it.each([
