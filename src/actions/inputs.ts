@@ -10,7 +10,7 @@ import { openDocument, type OpenOptions } from '../pdf/document.js';
 import { PdfError } from '../pdf/errors.js';
 import type { PDFDocument } from '../pdf/model/lib.js';
 
-export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password'> {
+export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password' | 'fewPages'> {
   /** The field the bytes came from (default `file`). */
   field?: string;
   /** Which document of several (merge), 1-based, for messages. */

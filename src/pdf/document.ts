@@ -7,7 +7,7 @@
 import { PdfError } from './errors.js';
 import { dictAt, arrayAt } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
-import { newPageTreeDamage, pageEntries } from './structure/page-tree.js';
+import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from './structure/page-tree.js';
 import { walkFieldTree } from './structure/trees.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
@@ -32,6 +32,12 @@ export interface OpenOptions {
   password?: string;
   /** Receives damage the document is read through (a repaired page tree, …), now or while it is read lazily later. */
   onWarning?: (message: string) => void;
+  /**
+   * The action reads only some of the pages (extract, remove): a sound page
+   * tree is not walked page by page when the document is opened; the pages
+   * kept are read and repaired later (pageEntriesKeeping).
+   */
+  fewPages?: boolean;
   /** Told the page count of a document accepted for work (the server's pages processed). */
   onPagesRead?: (pages: number) => void;
 }
@@ -102,19 +108,14 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
   // qpdf --check warns about a catalog whose /Type is missing or wrong ("setting … to /Catalog"): so do we set it.
   if (doc.catalog.lookup(PDFName.of('Type')) !== PDFName.of('Catalog')) doc.catalog.set(PDFName.of('Type'), PDFName.of('Catalog'));
   const damage = newPageTreeDamage();
-  const pageCount = pageEntries(doc, damage).length;
+  // An action that keeps a few pages reads only those, when the tree is sound (page-tree.ts, soundPageTree).
+  const sound = options.fewPages ? soundPageTree(doc) : undefined;
+  const pageCount = sound ? sound.refs.length : pageEntries(doc, damage).length;
   if (damage.droppedKids > 0 && objectTableOf(doc.context)?.recovered) {
     // Kids lost in a file whose table had to be rebuilt: a truncated file, whose remaining pages alone would lose the others silently.
     throw damaged(`${damage.droppedKids} page objects are missing; is the file truncated?`);
   }
-  if (damage.found.size > 0)
-    warn?.(
-      `its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`,
-    );
-  if (damage.droppedContents > 0) {
-    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items that lead` : 'an item that leads';
-    warn?.(`its pages' /Contents held ${items} to no content stream (null, or objects the file lacks or that cannot be read): dropped, as qpdf ignores them`);
-  }
+  for (const warning of damageWarnings(damage)) warn?.(warning);
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
     const signatures = readOnly(doc.context, () => countSignatures(doc));

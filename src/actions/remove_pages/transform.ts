@@ -4,20 +4,19 @@ import { ValidationError } from '../../core/errors.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/operations/arrange.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { pageEntries } from '../../pdf/structure/page-tree.js';
+import { pageCount, pageEntriesKeeping } from '../../pdf/structure/page-tree.js';
 import type { fields } from './action.js';
 
 const removePages: Transform<typeof fields, 'document'> = async (values, context) => {
-  const doc = await openInput(values.file, context);
-  const count = pageEntries(doc).length;
+  // Reads only the pages it keeps (and what they reach), not the whole page tree (issue 22).
+  const doc = await openInput(values.file, context, { fewPages: true });
+  const count = pageCount(doc);
   const removed = new Set(selectPages(values.pages, count, 'pages'));
   if (removed.size === count) {
     throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
   }
-  arrangePages(
-    doc,
-    [...Array(count).keys()].filter((i) => !removed.has(i)),
-  );
+  const kept = [...Array(count).keys()].filter((i) => !removed.has(i));
+  arrangePages(doc, kept, pageEntriesKeeping(doc, kept));
   return saveDocumentPieces(doc);
 };
 

@@ -14,7 +14,8 @@ import { arrayAt, dictAt, nullifyReferences } from '../model/objects.js';
 import { pruneOutline } from '../structure/outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
 import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
-import { readOnly } from '../reader/object-table.js';
+import { objectTableOf, readOnly } from '../reader/object-table.js';
+import { walkGraph } from '../model/graph.js';
 
 const ANNOTS = PDFName.of('Annots');
 
@@ -54,12 +55,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
 function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>, known?: PageFacts): void {
   const named = new NamedDestinations(doc);
   const droppedAnnotations = new Set<PDFRef>();
-  const annotationsOf =
-    known?.annotations ??
-    pageAnnotations(
-      doc,
-      entries.filter((entry) => dropped.has(entry.ref)),
-    );
+  const annotationsOf = known?.annotations ?? pageAnnotations(doc, droppedPagesToRead(doc, entries, dropped));
   for (const ref of dropped) for (const annot of annotationsOf.get(ref) ?? []) droppedAnnotations.add(annot);
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);
@@ -73,6 +69,32 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
     if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
   }
   nullifyReferences(doc.context, new Set([...dropped, ...droppedAnnotations]));
+}
+
+/**
+ * The dropped pages whose annotations must be listed (to be taken out of the
+ * form and nulled where the output refers to them). Read from the pages'
+ * bytes where they tell (ObjectTable.annotationsWrittenIn): a page without
+ * annotations is not parsed, nor one whose annotations the output does not
+ * reach (the walk from the catalog that stops at the dropped pages does not
+ * meet them), so that extract 5 of 500 parses 5 pages, not 500. With a form
+ * or a structure tree, which reach most annotations, every page that has
+ * annotations is read.
+ */
+function droppedPagesToRead(doc: PDFDocument, entries: PageEntry[], dropped: Set<PDFRef>): PageEntry[] {
+  const { context, catalog } = doc;
+  const table = objectTableOf(context);
+  const everyAnnotated = catalog.has(PDFName.of('AcroForm')) || catalog.has(PDFName.of('StructTreeRoot'));
+  let reached: Map<PDFRef, unknown> | undefined;
+  return entries.filter((entry) => {
+    if (!dropped.has(entry.ref)) return false;
+    const annotations = table?.annotationsWrittenIn(entry.ref);
+    if (annotations === undefined) return true;
+    if (annotations.length === 0) return false;
+    if (everyAnnotated) return true;
+    reached ??= walkGraph(context, [context.trailerInfo.Root, context.trailerInfo.Info], (ref) => !dropped.has(ref)).reached;
+    return annotations.some((ref) => reached!.has(ref));
+  });
 }
 
 /**
@@ -92,7 +114,10 @@ export function readPageFacts(doc: PDFDocument, entries: PageEntry[] = pageEntri
 
 function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PDFRef[]> {
   const annotations = new Map<PDFRef, PDFRef[]>();
+  const table = objectTableOf(doc.context);
   for (const entry of entries) {
+    // A page whose input bytes hold no /Annots has none: not parsed.
+    if (table?.annotationsWrittenIn(entry.ref)?.length === 0) continue;
     // Read only: a fork need not copy the pages it drops.
     const page = storeOf(doc.context).peek(entry.ref);
     const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);

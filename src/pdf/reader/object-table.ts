@@ -29,7 +29,7 @@ import { type ObjectSource, type RawSource, StoreContext } from '../model/store.
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
-import { PdfSyntaxError, readObjectHeader } from './syntax.js';
+import { PdfSyntaxError, readObjectHeader, skipWhite } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
 import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
@@ -312,6 +312,42 @@ export class ObjectTable extends LayeredObjects {
     if (entry.type !== 2) return undefined;
     const member = this.member(num, entry);
     return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
+  }
+
+  /**
+   * The references in the /Annots arrays written in an untouched object's
+   * input bytes (at most 64 KB): none when the bytes hold no /Annots. For a
+   * quick look at a page's annotations without parsing it. Undefined when
+   * the bytes cannot tell: not at hand, a `#` (a name escape could spell
+   * /Annots), an /Annots that refers to its array, or an array holding
+   * anything but references.
+   */
+  annotationsWrittenIn(ref: PDFRef): PDFRef[] | undefined {
+    const text = this.textAround(ref, 1 << 16);
+    if (!text) return undefined;
+    const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    if (bytes.indexOf(0x23) >= 0) return undefined;
+    const refs: PDFRef[] = [];
+    for (let at = bytes.indexOf('/Annots'); at >= 0; at = bytes.indexOf('/Annots', at + 7)) {
+      let i = skipWhite(text, at + 7, text.length);
+      if (text[i] !== 0x5b) return undefined;
+      const numbers: number[] = [];
+      for (i = skipWhite(text, i + 1, text.length); text[i] !== 0x5d; i = skipWhite(text, i, text.length)) {
+        if (text[i] === 0x52 && numbers.length === 2) {
+          refs.push(PDFRef.of(numbers[0], numbers[1]));
+          numbers.length = 0;
+          i++;
+          continue;
+        }
+        let value = 0;
+        const start = i;
+        for (; text[i] >= 0x30 && text[i] <= 0x39; i++) value = value * 10 + text[i] - 0x30;
+        if (i === start || numbers.length === 2) return undefined;
+        numbers.push(value);
+      }
+      if (numbers.length > 0) return undefined;
+    }
+    return refs;
   }
 
   /**

@@ -104,29 +104,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       if (stack.length > MAX_KEPT_DEPTH) found.add(`nested more than ${MAX_KEPT_DEPTH} levels deep`);
       return;
     }
-    if (type !== PDFName.of('Page')) {
-      // A leaf is a page, whatever its /Type says (readers treat it as one).
-      node.set(PDFName.of('Type'), PDFName.of('Page'));
-      if (type === PDFName.of('Pages')) found.add('a /Pages node where a page belongs');
-    }
-    for (const key of INHERITABLE) {
-      if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
-    }
-    // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
-    if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
-      const above = inherited.get('MediaBox');
-      node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
-    }
-    if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
-    else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
-      // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
-      // repairing"). Carried as their bytes, they made qpdf warn about the output.
-      const held = node.get(PDFName.of('Resources'));
-      const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
-      if (!read) node.set(PDFName.of('Resources'), context.obj({}));
-      found.add('a page whose /Resources cannot be read whole');
-    }
-    damage.droppedContents += dropNonStreamContents(context, node);
+    settleLeaf(context, node, type, inherited, damage);
     leaves.add(node);
     entries.push({ ref, dict: node });
   };
@@ -180,6 +158,199 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
   return entries;
 }
 
+/** The warnings that the damage pageEntries found (and repaired) calls for, in words. */
+export function damageWarnings(damage: PageTreeDamage): string[] {
+  const warnings: string[] = [];
+  if (damage.found.size > 0)
+    warnings.push(
+      `its page tree is damaged (${[...damage.found].join('; ')}): it was rebuilt with each page once, in the order qpdf and poppler list them, and every /Count right`,
+    );
+  if (damage.droppedContents > 0) {
+    const items = damage.droppedContents > 1 ? `${damage.droppedContents} items that lead` : 'an item that leads';
+    warnings.push(
+      `its pages' /Contents held ${items} to no content stream (null, or objects the file lacks or that cannot be read): dropped, as qpdf ignores them`,
+    );
+  }
+  return warnings;
+}
+
+/**
+ * A page tree found sound without parsing its pages: every page's reference
+ * in order, and what each inherits from its ancestors.
+ */
+interface SoundTree {
+  refs: PDFRef[];
+  inherited: Map<string, PDFObject>[];
+}
+
+/** Per document, its sound tree (null: not sound); forgotten when the tree is rebuilt (setPages). */
+const soundTrees = new WeakMap<PDFDocument, SoundTree | null>();
+
+/**
+ * The pages of a sound page tree, found from its /Pages nodes and the bytes
+ * of its leaves, without parsing a page: so that an action that keeps 5
+ * pages of 500 parses 5 (issue 22). Sound means what pageEntries would find
+ * nothing wrong with and nothing to repair in the tree's shape: every node
+ * typed /Pages with a /Kids array of references and a right /Count, every
+ * object once, no deeper than MAX_KEPT_DEPTH, a root without /Parent, and
+ * each leaf a dictionary whose bytes show no /Kids (or that parses as a
+ * /Page). Anything else, undefined: the caller takes pageEntries' full walk,
+ * with every repair it makes. What pageEntries repairs on a page itself
+ * (inherited attributes, page size, /Resources, /Contents) is done for the
+ * pages an action keeps (pageEntriesKeeping).
+ */
+export function soundPageTree(doc: PDFDocument): SoundTree | undefined {
+  let tree = soundTrees.get(doc);
+  if (tree === undefined) {
+    tree = readSoundTree(doc) ?? null;
+    soundTrees.set(doc, tree);
+  }
+  return tree ?? undefined;
+}
+
+function readSoundTree(doc: PDFDocument): SoundTree | undefined {
+  const { context } = doc;
+  const table = objectTableOf(context);
+  const rootRef = doc.catalog.get(PDFName.of('Pages'));
+  const root = context.lookup(rootRef);
+  if (!table || !(rootRef instanceof PDFRef) || !(root instanceof PDFDict) || root.has(PDFName.of('Parent'))) return undefined;
+  const tree: SoundTree = { refs: [], inherited: [] };
+  const seen = new Set<PDFRef>([rootRef]);
+  /** Adds the pages below `node`; false when the tree is not sound there. */
+  const walk = (node: PDFDict, above: Map<string, PDFObject>, depth: number): boolean => {
+    const kids = node.lookup(PDFName.of('Kids'));
+    const count = node.lookup(PDFName.of('Count'));
+    if (depth > MAX_KEPT_DEPTH || !(kids instanceof PDFArray) || node.lookup(PDFName.of('Type')) !== PDFName.of('Pages') || !(count instanceof PDFNumber))
+      return false;
+    const inherited = new Map(above);
+    for (const key of INHERITABLE) {
+      const value = node.get(PDFName.of(key));
+      if (value !== undefined) inherited.set(key, value);
+    }
+    const pagesBefore = tree.refs.length;
+    for (let i = 0; i < kids.size(); i++) {
+      const kid = kids.get(i);
+      if (!(kid instanceof PDFRef) || seen.has(kid)) return false;
+      seen.add(kid);
+      if (!looksLikeLeaf(table, kid)) {
+        const dict = context.lookup(kid);
+        if (!(dict instanceof PDFDict)) return false;
+        const type = dict.lookup(PDFName.of('Type'));
+        if (type === PDFName.of('Pages')) {
+          if (!walk(dict, inherited, depth + 1)) return false;
+          continue;
+        }
+        if (type !== PDFName.of('Page')) return false;
+      }
+      tree.refs.push(kid);
+      tree.inherited.push(inherited);
+    }
+    return count.asNumber() === tree.refs.length - pagesBefore;
+  };
+  return walk(root, new Map(), 1) ? tree : undefined;
+}
+
+/**
+ * Whether an object's input bytes show a dictionary with no /Kids that is not
+ * typed /Pages: a leaf, one page. No `#` (a name escape could spell either
+ * word) and no `stream` (a stream is no page).
+ */
+function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref: PDFRef): boolean {
+  const text = table.textAround(ref, 1 << 16);
+  if (!text) return false;
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  const at = skipWhite(text, 0, text.length);
+  return (
+    text[at] === 0x3c &&
+    text[at + 1] === 0x3c &&
+    bytes.indexOf('Kids') < 0 &&
+    bytes.indexOf('Pages') < 0 &&
+    bytes.indexOf(0x23) < 0 &&
+    bytes.indexOf('stream') < 0
+  );
+}
+
+/** The number of pages, from a sound tree without parsing its pages, else from the full walk. */
+export function pageCount(doc: PDFDocument): number {
+  return soundPageTree(doc)?.refs.length ?? pageEntries(doc).length;
+}
+
+/**
+ * Every page, for an arrangement that keeps the pages `kept` (0-based):
+ * those are read and repaired as pageEntries does; the others, on a sound
+ * tree, are known by reference only and parsed only if asked for (their
+ * dictionaries as the input has them). On a tree that is not sound: pageEntries.
+ * Damage repaired on a kept page is reported as the document's warnings.
+ */
+export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): PageEntry[] {
+  const tree = soundPageTree(doc);
+  if (!tree) return pageEntries(doc);
+  const { context } = doc;
+  const entries: PageEntry[] = tree.refs.map((ref) => new PageByRef(ref, context));
+  const keptPages = [...new Set(kept)].filter((i) => i >= 0 && i < entries.length);
+  const dicts = keptPages.map((i) => context.lookup(tree.refs[i]));
+  const damage = newPageTreeDamage();
+  const table = objectTableOf(context);
+  // A page whose bytes looked whole but do not parse: the full walk reads it as far as it goes, and says so.
+  if (!dicts.every((dict) => dict instanceof PDFDict)) {
+    soundTrees.set(doc, null);
+    const all = pageEntries(doc, damage);
+    for (const warning of damageWarnings(damage)) table?.note(warning);
+    return all;
+  }
+  keptPages.forEach((i, k) => {
+    const dict = dicts[k] as PDFDict;
+    settleLeaf(context, dict, dict.lookup(PDFName.of('Type')), tree.inherited[i], damage);
+    entries[i] = { ref: tree.refs[i], dict };
+  });
+  for (const warning of damageWarnings(damage)) table?.note(warning);
+  return entries;
+}
+
+/** A page known by reference, its dictionary parsed when first asked for. */
+class PageByRef implements PageEntry {
+  constructor(
+    readonly ref: PDFRef,
+    private readonly context: PDFContext,
+  ) {}
+
+  get dict(): PDFDict {
+    return this.context.lookup(this.ref) as PDFDict;
+  }
+}
+
+/**
+ * Makes a leaf of the page tree a page as readers show it: typed /Page, with
+ * what it inherits written onto it, a page size, /Resources, and only
+ * streams in /Contents. What was wrong goes into `damage`.
+ */
+function settleLeaf(context: PDFContext, node: PDFDict, type: PDFObject | undefined, inherited: Map<string, PDFObject>, damage: PageTreeDamage): void {
+  const found = damage.found;
+  if (type !== PDFName.of('Page')) {
+    // A leaf is a page, whatever its /Type says (readers treat it as one).
+    node.set(PDFName.of('Type'), PDFName.of('Page'));
+    if (type === PDFName.of('Pages')) found.add('a /Pages node where a page belongs');
+  }
+  for (const key of INHERITABLE) {
+    if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
+  }
+  // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
+  if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
+    const above = inherited.get('MediaBox');
+    node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
+  }
+  if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
+  else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
+    // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
+    // repairing"). Carried as their bytes, they made qpdf warn about the output.
+    const held = node.get(PDFName.of('Resources'));
+    const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
+    if (!read) node.set(PDFName.of('Resources'), context.obj({}));
+    found.add('a page whose /Resources cannot be read whole');
+  }
+  damage.droppedContents += dropNonStreamContents(context, node);
+}
+
 /**
  * Drops what a page's /Contents holds that is no stream (null, a reference
  * to an object the file lacks or cannot parse, a dictionary): qpdf ignores such items with a
@@ -229,6 +400,7 @@ function leadsToStream(context: PDFContext, item: PDFObject): boolean {
 /** Replaces the page tree by one flat node whose kids are `pages`, in order. */
 export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   const { context } = doc;
+  soundTrees.delete(doc);
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   let root = context.lookup(rootRef);
   let ref = rootRef;
