@@ -278,6 +278,11 @@ describe('merge_documents', () => {
     const tree = resolve(json, root['/StructTreeRoot']);
     expect(resolve(json, tree['/K'] as string)['/Pg']).toBe(json.pages[0].object);
     expect(json.pages.map((page) => resolve(json, page.object)['/StructParents'])).toEqual([0, undefined, undefined]);
+    // So do the later inputs' annotations and form XObjects, which the merge otherwise copies as their input bytes.
+    const claims = Object.values(json.qpdf[1])
+      .map((entry) => (entry?.value ?? entry?.stream?.dict) as QpdfDict | undefined)
+      .filter((dict) => dict && typeof dict === 'object' && ('/StructParent' in dict || '/StructParents' in dict));
+    expect(claims.map((dict) => dict!['/Subtype'] ?? dict!['/Type']).sort()).toEqual(['/Form', '/Link', '/Page']);
   });
 });
 
@@ -298,5 +303,10 @@ async function layeredTagged(layer: string, state: 'listed-off' | 'base-off' | '
   doc.catalog.set(PDFName.of('StructTreeRoot'), treeRef);
   doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
   page.node.set(PDFName.of('StructParents'), context.obj(0));
+  // An annotation and a form XObject that claim parent-tree entries too (indirect objects the merge does not otherwise parse).
+  const link = context.register(context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], StructParent: 1 }));
+  page.node.set(PDFName.of('Annots'), context.obj([link]));
+  const form = context.register(context.stream('0 0 m 1 1 l S', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 1, 1], StructParents: 2 }));
+  page.node.setXObject(PDFName.of('F1'), form);
   return doc.save({ useObjectStreams: false });
 }

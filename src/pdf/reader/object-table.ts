@@ -119,6 +119,11 @@ export class ObjectTable extends LayeredObjects {
     return entry.type === 2 ? gen === 0 : entry.gen === gen;
   }
 
+  /** The input's own numbers are the output's. */
+  refAt(num: number, gen: number): PDFRef | undefined {
+    return this.exists(num, gen) ? PDFRef.of(num, gen) : undefined;
+  }
+
   /** True when the input kept objects in object streams. */
   // forEach in these loops over every entry: for-of makes an iterator result per entry.
   get hasObjectStreams(): boolean {
