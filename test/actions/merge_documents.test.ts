@@ -8,7 +8,8 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef } from '@canto
 import { runAction } from '../../src/core/run.js';
 import { ValidationError } from '../../src/core/errors.js';
 import mergeDocuments from '../../src/actions/merge_documents/action.js';
-import { fixture, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../helpers/pdf-tools.js';
+import { fixture, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 
 async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
   const result = await runAction(mergeDocuments, { file: files });
@@ -260,6 +261,23 @@ describe('merge_documents', () => {
     const messages = (error as ValidationError).errors.file;
     expect(messages).toHaveLength(1);
     expect(messages![0]).toMatch(/^document 2 could not be parsed/);
+  });
+
+  it("copies a later input's untouched objects as their input bytes, each reference renumbered to the object it named", async () => {
+    const first = simpleDoc(['first input']);
+    const later = simpleDoc(['later input'], { page: () => '/PdfsvcPrivate 20 0 R' });
+    later.objects.push({ num: 20, body: '<< /Note  (kept  as  written) /Next 21 0 R /Gone 99 0 R >>' }, { num: 21, body: '<< /Note (the next one) >>' });
+    const bytes = await merge(buildPdf([{ objects: first.objects }]).bytes, buildPdf([{ objects: later.objects }]).bytes);
+    await expectClean(bytes);
+    expect(await pageTexts(bytes)).toEqual([expect.stringContaining('first input'), expect.stringContaining('later input')]);
+    // pdf-lib's serializer would have written `<<\n/Note (kept  as  written)` …: these are the input's bytes, renumbered.
+    const copied = /<< \/Note {2}\(kept {2}as {2}written\) \/Next (\d+ 0 R) \/Gone null >>/.exec(Buffer.from(bytes).toString('latin1'));
+    expect(copied).not.toBeNull();
+    const json = await qpdfJson(bytes);
+    const note = resolve(json, resolve(json, json.pages[1].object)['/PdfsvcPrivate']);
+    expect(note['/Note']).toBe('u:kept  as  written');
+    expect(resolve(json, note['/Next'])).toEqual({ '/Note': 'u:the next one' });
+    expect(note['/Next']).toBe(copied![1]);
   });
 
   it('combines optional content and keeps only the first structure tree', async () => {
