@@ -280,6 +280,17 @@ describe('merge_documents', () => {
     expect(note['/Next']).toBe(copied![1]);
   });
 
+  it('keeps a later input whose page tree holds its pages as direct dictionaries', async () => {
+    const later = simpleDoc(['direct page']);
+    const page = later.objects.find((object) => object.num === later.pages[0])!.body as string;
+    const direct = later.objects
+      .filter((object) => object.num !== later.pages[0])
+      .map((object) => (object.num === 2 ? { num: 2, body: `<< /Type /Pages /Kids [${page}] /Count 1 >>` } : object));
+    const bytes = await merge(buildPdf([{ objects: simpleDoc(['first input']).objects }]).bytes, buildPdf([{ objects: direct }]).bytes);
+    await expectClean(bytes);
+    expect(await pageTexts(bytes)).toEqual([expect.stringContaining('first input'), expect.stringContaining('direct page')]);
+  });
+
   it('combines optional content and keeps only the first structure tree', async () => {
     const bytes = await merge(await layeredTagged('one', 'listed-off'), await layeredTagged('two', 'base-off'), await layeredTagged('three', 'on'));
     await expectClean(bytes);

@@ -36,11 +36,16 @@ class MergedInput implements RawOrigin {
     return this.table.exists(num, gen);
   }
 
-  /** The output reference of the input's `num gen`, numbered on first use; undefined when the input has no such object. */
+  /**
+   * The output reference of the input's `num gen`, numbered on first use;
+   * undefined when the input has no such object. The input's table is asked
+   * (`has`), not its cross-reference table alone: opening it may have
+   * registered objects (a page tree's direct pages get numbers of their own).
+   */
   refAt(num: number, gen: number): PDFRef | undefined {
+    if (!this.table.has(PDFRef.of(num, gen))) return undefined;
     const known = this.numbers.get(num);
-    if (known !== undefined) return this.table.exists(num, gen) ? known : undefined;
-    if (!this.table.exists(num, gen)) return undefined;
+    if (known !== undefined) return known;
     const ref = this.merged.context.nextRef();
     this.numbers.set(num, ref);
     this.merged.origins.set(ref.objectNumber, { input: this, ref: PDFRef.of(num, gen) });
