@@ -8,7 +8,8 @@ import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef } from '@canto
 import { runAction } from '../../core/run.js';
 import { ValidationError } from '../../core/errors.js';
 import mergeDocuments from './action.js';
-import { fixture, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
+import { fixture, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
 
 async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
   const result = await runAction(mergeDocuments, { file: files });
@@ -262,6 +263,34 @@ describe('merge_documents', () => {
     expect(messages![0]).toMatch(/^document 2 could not be parsed/);
   });
 
+  it("copies a later input's untouched objects as their input bytes, each reference renumbered to the object it named", async () => {
+    const first = simpleDoc(['first input']);
+    const later = simpleDoc(['later input'], { page: () => '/PdfsvcPrivate 20 0 R' });
+    later.objects.push({ num: 20, body: '<< /Note  (kept  as  written) /Next 21 0 R /Gone 99 0 R >>' }, { num: 21, body: '<< /Note (the next one) >>' });
+    const bytes = await merge(buildPdf([{ objects: first.objects }]).bytes, buildPdf([{ objects: later.objects }]).bytes);
+    await expectClean(bytes);
+    expect(await pageTexts(bytes)).toEqual([expect.stringContaining('first input'), expect.stringContaining('later input')]);
+    // pdf-lib's serializer would have written `<<\n/Note (kept  as  written)` …: these are the input's bytes, renumbered.
+    const copied = /<< \/Note {2}\(kept {2}as {2}written\) \/Next (\d+ 0 R) \/Gone null >>/.exec(Buffer.from(bytes).toString('latin1'));
+    expect(copied).not.toBeNull();
+    const json = await qpdfJson(bytes);
+    const note = resolve(json, resolve(json, json.pages[1].object)['/PdfsvcPrivate']);
+    expect(note['/Note']).toBe('u:kept  as  written');
+    expect(resolve(json, note['/Next'])).toEqual({ '/Note': 'u:the next one' });
+    expect(note['/Next']).toBe(copied![1]);
+  });
+
+  it('keeps a later input whose page tree holds its pages as direct dictionaries', async () => {
+    const later = simpleDoc(['direct page']);
+    const page = later.objects.find((object) => object.num === later.pages[0])!.body as string;
+    const direct = later.objects
+      .filter((object) => object.num !== later.pages[0])
+      .map((object) => (object.num === 2 ? { num: 2, body: `<< /Type /Pages /Kids [${page}] /Count 1 >>` } : object));
+    const bytes = await merge(buildPdf([{ objects: simpleDoc(['first input']).objects }]).bytes, buildPdf([{ objects: direct }]).bytes);
+    await expectClean(bytes);
+    expect(await pageTexts(bytes)).toEqual([expect.stringContaining('first input'), expect.stringContaining('direct page')]);
+  });
+
   it('combines optional content and keeps only the first structure tree', async () => {
     const bytes = await merge(await layeredTagged('one', 'listed-off'), await layeredTagged('two', 'base-off'), await layeredTagged('three', 'on'));
     await expectClean(bytes);
@@ -278,6 +307,11 @@ describe('merge_documents', () => {
     const tree = resolve(json, root['/StructTreeRoot']);
     expect(resolve(json, tree['/K'] as string)['/Pg']).toBe(json.pages[0].object);
     expect(json.pages.map((page) => resolve(json, page.object)['/StructParents'])).toEqual([0, undefined, undefined]);
+    // So do the later inputs' annotations and form XObjects, which the merge otherwise copies as their input bytes.
+    const claims = Object.values(json.qpdf[1])
+      .map((entry) => (entry?.value ?? entry?.stream?.dict) as QpdfDict | undefined)
+      .filter((dict) => dict && typeof dict === 'object' && ('/StructParent' in dict || '/StructParents' in dict));
+    expect(claims.map((dict) => dict!['/Subtype'] ?? dict!['/Type']).sort()).toEqual(['/Form', '/Link', '/Page']);
   });
 });
 
@@ -298,5 +332,10 @@ async function layeredTagged(layer: string, state: 'listed-off' | 'base-off' | '
   doc.catalog.set(PDFName.of('StructTreeRoot'), treeRef);
   doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
   page.node.set(PDFName.of('StructParents'), context.obj(0));
+  // An annotation and a form XObject that claim parent-tree entries too (indirect objects the merge does not otherwise parse).
+  const link = context.register(context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [0, 0, 10, 10], StructParent: 1 }));
+  page.node.set(PDFName.of('Annots'), context.obj([link]));
+  const form = context.register(context.stream('0 0 m 1 1 l S', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 1, 1], StructParents: 2 }));
+  page.node.setXObject(PDFName.of('F1'), form);
   return doc.save({ useObjectStreams: false });
 }

@@ -34,7 +34,8 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
     for (let i = 0; i < refs.length; i += REF_FIELDS) {
       const num = refs[i + REF_NUM];
       const gen = refs[i + REF_GEN];
-      if (table.exists(num, gen)) visit(PDFRef.of(num, gen));
+      const ref = table.refAt(num, gen);
+      if (ref !== undefined) visit(ref);
     }
     return;
   }
@@ -66,11 +67,9 @@ export interface Walk {
 /**
  * Walks from `roots` (objects or references) through every reference.
  * `enter` may refuse a reference (return false): it is then neither
- * visited nor followed. `parse`: every object reached is parsed (for a
- * caller that needs them all parsed anyway, as a merge does): skimming
- * them first would only add a skim of each to the memory.
+ * visited nor followed.
  */
-export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean, parse = false): Walk {
+export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean): Walk {
   const store = storeOf(context);
   const reached = new Map<PDFRef, ObjectSource>();
   let largestReferenced = 0;
@@ -87,23 +86,10 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
     const ref = pending.pop()!;
     if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
     if (reached.has(ref) || (enter && !enter(ref))) continue;
-    const source = parse ? parsedIn(context, ref) : store.source(ref);
+    const source = store.source(ref);
     if (!source) continue;
     reached.set(ref, source);
     forEachReference(source, follow);
   }
   return { reached, largestReferenced };
-}
-
-function parsedIn(context: PDFContext, ref: PDFRef): ObjectSource | undefined {
-  const object = context.lookup(ref);
-  return object === undefined ? undefined : { kind: 'parsed', object };
-}
-
-/** The objects the document reaches from its trailer, each parsed. */
-export function reachableObjects(context: PDFContext): Map<PDFRef, PDFObject> {
-  const { Root, Info } = context.trailerInfo;
-  const objects = new Map<PDFRef, PDFObject>();
-  for (const [ref, source] of walkGraph(context, [Root, Info], undefined, true).reached) if (source.kind === 'parsed') objects.set(ref, source.object);
-  return objects;
 }

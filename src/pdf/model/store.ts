@@ -15,6 +15,12 @@ import type { RawObject } from '../reader/skim.js';
 export interface RawOrigin {
   /** True when the input has object `num gen` (a reference to anything else is null). */
   exists(num: number, gen: number): boolean;
+  /**
+   * The output's reference for the input's `num gen`: itself, or its new
+   * number when the object moved into another document (a merge); undefined
+   * when the input has no such object.
+   */
+  refAt(num: number, gen: number): PDFRef | undefined;
   /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */
   bytesAreClear(ref: PDFRef): boolean;
   /** The object parsed afresh and not kept (a writer that reads each object once). */

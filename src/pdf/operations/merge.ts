@@ -1,6 +1,7 @@
 /**
  * Merging documents in place: every input after the first moves into the
- * first document's object table (renumbered), and the page tree, outline,
+ * first document's object store, renumbered (model/merged-objects.ts: what
+ * the merge does not look at is copied as its input bytes), and the page tree, outline,
  * form, named destinations, attachments, page labels and optional content
  * are combined there. pdf-lib's copyPages is not used: it loses form fields,
  * outlines, page labels and names.
@@ -14,16 +15,14 @@ import {
   PDFHeader,
   PDFHexString,
   PDFName,
-  PDFNull,
   PDFNumber,
   PDFObject,
   PDFRef,
-  PDFStream,
   PDFString,
 } from '../model/lib.js';
-import { copyObject, moveObject } from '../model/copy.js';
+import { copyObject } from '../model/copy.js';
+import { MergedObjects } from '../model/merged-objects.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from '../structure/destinations.js';
-import { reachableObjects } from '../model/graph.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutline } from '../structure/outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
@@ -52,7 +51,8 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   const target = docs[0];
   if (docs.length === 1) return target;
   const parts = docs.map((doc, i) => preparePart(doc, i === 0));
-  for (const part of parts.slice(1)) movePart(target, part);
+  const merged = MergedObjects.over(target.context);
+  for (const part of parts.slice(1)) movePart(target, merged, part);
   setPages(
     target,
     parts.flatMap((part) => part.pages),
@@ -168,53 +168,38 @@ function explicitDestination(doc: PDFDocument, dest: PDFObject, named: NamedDest
 // ---------------------------------------------------------------------------
 // Moving an input's objects into the target
 
-function movePart(target: PDFDocument, part: Part): void {
-  const mapping = moveObjects(target.context, part.doc.context);
-  // Everything it had is the target's now: what it read to get there can go.
-  objectTableOf(part.doc.context)?.release();
-  part.pages = part.pages.map((ref) => mapping.get(ref)!);
-  forgetStructure(target.context, [...mapping.values()], part.pages);
-}
-
 /**
- * Gives every object the source reaches a new number in the target and
- * moves it there (copy.ts, moveObject): the merge keeps working with the
- * parts' catalogs and page dictionaries afterwards, now in the target's
- * numbering. A reference to an object the source does not have is null by
- * definition, never another object of the target.
+ * Gives the input's objects numbers in the target (merged-objects.ts): the
+ * merge keeps working with the part's catalog and page dictionaries, now in
+ * the target's numbering; everything else it has is renumbered as it is
+ * parsed or written. A reference to an object the input does not have is
+ * null by definition, never another object of the target.
  */
-function moveObjects(into: PDFContext, from: PDFContext): Map<PDFRef, PDFRef> {
-  const objects = reachableObjects(from);
-  const mapping = new Map<PDFRef, PDFRef>();
-  for (const ref of objects.keys()) mapping.set(ref, into.nextRef());
-  const renumber = (ref: PDFRef) => mapping.get(ref) ?? PDFNull;
-  const moved = new Set<PDFObject>();
-  for (const [oldRef, object] of objects) {
-    moveObject(object, into, renumber, moved);
-    into.assign(mapping.get(oldRef)!, object);
-  }
-  return mapping;
+function movePart(target: PDFDocument, merged: MergedObjects, part: Part): void {
+  const table = objectTableOf(part.doc.context);
+  if (!table) throw new Error('a merged document must be opened by the reader');
+  const input = merged.addInput(table);
+  part.catalog = input.adopt(part.catalog);
+  part.pages = part.pages.map((ref) => input.mapRef(ref) as PDFRef);
+  forgetStructure(target.context, part.pages);
 }
 
 /**
  * Structure trees cannot be combined safely, so only the first input's is
  * kept. The moved pages, annotations and XObjects lose their keys into a
- * parent tree: left alone they would collide with the first input's keys.
+ * parent tree (MergedInput.adopt, and here annotations written directly into
+ * /Annots, which are not indirect objects): left alone they would collide
+ * with the first input's keys.
  */
-function forgetStructure(context: PDFContext, moved: PDFRef[], pages: PDFRef[]): void {
-  const forget = (dict: PDFDict) => {
-    dict.delete(PDFName.of('StructParents'));
-    dict.delete(PDFName.of('StructParent'));
-  };
-  for (const ref of moved) {
-    const object = context.lookup(ref);
-    if (object instanceof PDFDict) forget(object);
-    else if (object instanceof PDFStream) forget(object.dict);
-  }
-  // Annotations written directly into /Annots are not among the indirect objects.
+function forgetStructure(context: PDFContext, pages: PDFRef[]): void {
   for (const page of pages) {
     const annots = arrayAt(context.lookup(page) as PDFDict, 'Annots');
-    for (const annot of annots?.asArray() ?? []) if (annot instanceof PDFDict) forget(annot);
+    for (const annot of annots?.asArray() ?? []) {
+      if (annot instanceof PDFDict) {
+        annot.delete(PDFName.of('StructParents'));
+        annot.delete(PDFName.of('StructParent'));
+      }
+    }
   }
 }
 

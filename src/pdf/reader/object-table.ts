@@ -25,7 +25,7 @@ import {
   RawStreamServingContents,
 } from '../model/lib.js';
 import { LayeredObjects } from '../model/layered-objects.js';
-import { type ObjectSource, type RawSource, StoreContext } from '../model/store.js';
+import { type ObjectSource, type RawOrigin, type RawSource, StoreContext } from '../model/store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
@@ -101,6 +101,18 @@ export class ObjectTable extends LayeredObjects {
     }
   }
 
+  /**
+   * What this table's raw sources name as their origin: the table itself,
+   * or, once the document merged into another (model/merged-objects.ts), the
+   * origin that renumbers its references. One source per object either way.
+   */
+  private origin: RawOrigin = this;
+
+  renumberAs(origin: RawOrigin): void {
+    this.origin = origin;
+    this.raws.clear();
+  }
+
   /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */
   bytesAreClear(ref: PDFRef): boolean {
     return !this.decryptObject || this.entries_.get(ref.objectNumber)?.type !== 1;
@@ -117,6 +129,11 @@ export class ObjectTable extends LayeredObjects {
     const entry = this.entries_.get(num);
     if (!entry || entry.type === 0) return false;
     return entry.type === 2 ? gen === 0 : entry.gen === gen;
+  }
+
+  /** The input's own numbers are the output's. */
+  refAt(num: number, gen: number): PDFRef | undefined {
+    return this.exists(num, gen) ? PDFRef.of(num, gen) : undefined;
   }
 
   /** True when the input kept objects in object streams. */
@@ -282,7 +299,7 @@ export class ObjectTable extends LayeredObjects {
     let source = this.raws.get(num);
     if (source === undefined) {
       const raw = this.skim(num);
-      source = raw ? { kind: 'raw', raw, table: this } : null;
+      source = raw ? { kind: 'raw', raw, table: this.origin } : null;
       this.raws.set(num, source);
     }
     return source ?? undefined;

@@ -357,18 +357,35 @@ function eachBodyRange(
   for (let i = 0; i < refs.length; i += REF_FIELDS) {
     const num = refs[i + REF_NUM];
     const gen = refs[i + REF_GEN];
-    if (table.exists(num, gen) && written.has(PDFRef.of(num, gen))) continue;
+    const ref = table.refAt(num, gen);
+    const kept = ref !== undefined && written.has(ref);
+    if (kept && ref.objectNumber === num && ref.generationNumber === gen) continue;
     range(raw.data, at, refs[i + REF_START]);
-    range(NULL, 0, NULL.length);
+    // A reference the output lacks is null; one into a merged input has that input's new number.
+    if (kept) range(REF_TEXT, 0, writeRefText(ref));
+    else range(NULL, 0, NULL.length);
     at = refs[i + REF_END];
   }
   range(raw.data, at, raw.end);
 }
 
+/** Where a renumbered reference is written, reused: range() copies what it is given, body() copies it out. */
+const REF_TEXT = new Uint8Array(48);
+
+/** Writes `N G R` for `ref` into REF_TEXT; returns its length. */
+function writeRefText(ref: PDFRef): number {
+  let at = writeDigits(REF_TEXT, 0, ref.objectNumber);
+  REF_TEXT[at++] = 0x20;
+  at = writeDigits(REF_TEXT, at, ref.generationNumber);
+  REF_TEXT[at++] = 0x20;
+  REF_TEXT[at++] = 0x52;
+  return at;
+}
+
 /** The same as pieces (views of the input). */
 function body(source: Exclude<ObjectSource, { kind: 'parsed' }>, written: WrittenRefs): Uint8Array[] {
   const pieces: Uint8Array[] = [];
-  eachBodyRange(source, written, (data, start, end) => pieces.push(data.subarray(start, end)));
+  eachBodyRange(source, written, (data, start, end) => pieces.push(data === REF_TEXT ? data.slice(start, end) : data.subarray(start, end)));
   return pieces;
 }
 
