@@ -6,6 +6,7 @@ import { copyObject } from '../model/copy.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
 import { readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
+import { storeOf } from '../model/store.js';
 
 const KIDS = PDFName.of('Kids');
 const PARENT = PDFName.of('Parent');
@@ -32,11 +33,14 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   // walk itself only looks and the fields it leaves alone go out as their input bytes.
   const changed: Array<[PDFRef, PDFObject[]]> = [];
   // Returns false when the node should go: it was a removed widget, or all its kids went.
+  // Peeked, not looked up: on a split's fork a lookup copies the node, and
+  // the walk would copy the whole field tree for every part.
+  const store = storeOf(doc.context);
   const keep = (ref: PDFRef): boolean => {
     if (removed.has(ref)) return false;
     if (seen.has(ref)) return true;
     seen.add(ref);
-    const node = doc.context.lookup(ref);
+    const node = store.peek(ref);
     if (!(node instanceof PDFDict)) return true;
     const kids = arrayAt(node, 'Kids');
     if (!kids) return true;
