@@ -19,6 +19,9 @@ import {
   PDFRawStream,
   PDFRef,
   PDFStream,
+  arrayOf,
+  entriesOf,
+  itemsOf,
   moveInto,
 } from './lib.js';
 import { streamWithDataOf } from '../reader/object-table.js';
@@ -29,45 +32,66 @@ export function copyObject<T extends PDFObject>(object: T, context: PDFContext, 
 }
 
 /**
+ * A container of the copy whose values are still the originals: the walk
+ * in `copy` replaces them in order. A dictionary's keys go with its values;
+ * an array's values are its own items.
+ */
+interface Unfilled {
+  readonly values: PDFObject[];
+  readonly keys: PDFName[] | undefined;
+  readonly map: Map<PDFName, PDFObject> | undefined;
+  next: number;
+}
+
+/**
  * The copy, made with a stack of its own rather than by recursion, however
- * deeply the object is nested: each container is made at once with its
- * entries in place, and filled as the walk reaches them. Children are
- * stacked last first, so they are reached in the order recursion would
- * reach them (`mapRef` may number what it meets in that order).
+ * deeply the object is nested: each container is made at once with the
+ * original values in place, and its values are replaced by their copies as
+ * the walk reaches them, depth first in order, as recursion would
+ * (`mapRef` may number what it meets in that order). One stack entry per
+ * container, not a tuple and a closure per value: a split's forks copy
+ * every object they edit, and those were a fifth of a split's garbage.
  */
 function copy(object: PDFObject, context: PDFContext, mapRef?: (ref: PDFRef) => PDFObject): PDFObject {
-  let result: PDFObject = object;
-  const pending: Array<[PDFObject, (copied: PDFObject) => void]> = [[object, (copied) => (result = copied)]];
-  while (pending.length > 0) {
-    const [from, put] = pending.pop()!;
-    if (from instanceof PDFRef) put(mapRef ? mapRef(from) : from);
-    else if (from instanceof PDFDict) put(copyDict(from, context, pending));
-    else if (from instanceof PDFArray) {
-      const array = PDFArray.withContext(context);
-      const items = from.asArray();
-      for (const value of items) array.push(value);
-      for (let i = items.length - 1; i >= 0; i--) pending.push([items[i], (copied) => array.set(i, copied)]);
-      put(array);
-    } else if (from instanceof PDFStream) {
-      const dict = copyDict(from.dict, context, pending);
-      put(from instanceof PDFRawStream ? streamWithDataOf(from, dict) : PDFRawStream.of(dict, from.getContents()));
-    } else {
-      // Names, numbers, strings, booleans and null are never edited in place.
-      put(from);
+  const stack: Unfilled[] = [];
+  const result = begin(object, context, mapRef, stack);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.next === top.values.length) {
+      stack.pop();
+      continue;
     }
+    const i = top.next++;
+    const value = top.values[i];
+    const copied = begin(value, context, mapRef, stack);
+    if (copied === value) continue;
+    if (top.map) top.map.set(top.keys![i], copied);
+    else top.values[i] = copied;
   }
   return result;
 }
 
-/** A new dictionary with `from`'s keys in their order; its values are copied as the walk in `copy` reaches them. */
-function copyDict(from: PDFDict, context: PDFContext, pending: Array<[PDFObject, (copied: PDFObject) => void]>): PDFDict {
-  const map = new Map<PDFName, PDFObject>();
-  const entries = from.entries();
-  for (const [key, value] of entries) map.set(key, value);
-  for (let i = entries.length - 1; i >= 0; i--) {
-    const [key, value] = entries[i];
-    pending.push([value, (copied) => map.set(key, copied)]);
+/** The copy of `from` with its children not yet copied (stacked for `copy` to fill); a leaf as it is. */
+function begin(from: PDFObject, context: PDFContext, mapRef: ((ref: PDFRef) => PDFObject) | undefined, stack: Unfilled[]): PDFObject {
+  if (from instanceof PDFRef) return mapRef ? mapRef(from) : from;
+  if (from instanceof PDFDict) return copyDict(from, context, stack);
+  if (from instanceof PDFArray) {
+    const values = itemsOf(from).slice();
+    if (values.length > 0) stack.push({ values, keys: undefined, map: undefined, next: 0 });
+    return arrayOf(context, values);
   }
+  if (from instanceof PDFStream) {
+    const dict = copyDict(from.dict, context, stack);
+    return from instanceof PDFRawStream ? streamWithDataOf(from, dict) : PDFRawStream.of(dict, from.getContents());
+  }
+  // Names, numbers, strings, booleans and null are never edited in place.
+  return from;
+}
+
+/** A new dictionary with `from`'s entries in their order, stacked for `copy` to replace its values by copies. */
+function copyDict(from: PDFDict, context: PDFContext, stack: Unfilled[]): PDFDict {
+  const map = new Map(entriesOf(from));
+  if (map.size > 0) stack.push({ values: [...map.values()], keys: [...map.keys()], map, next: 0 });
   // Keep the class (pdf-lib's three kinds of dictionary): it serializes the same, and pdf-lib checks it in places.
   if (from instanceof PDFPageLeaf) return PDFPageLeaf.fromMapWithContext(map, context);
   if (from instanceof PDFPageTree) return PDFPageTree.fromMapWithContext(map, context);

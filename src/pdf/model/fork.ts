@@ -16,7 +16,7 @@
  */
 import { copyObject } from './copy.js';
 import { LayeredObjects } from './layered-objects.js';
-import type { PDFContext, PDFDocument, PDFObject, PDFRef } from './lib.js';
+import { PDFCatalog, type PDFContext, PDFDict, type PDFDocument, type PDFName, PDFNull, type PDFObject, PDFPageTree, type PDFRef, entriesOf } from './lib.js';
 import { type ObjectSource, type ObjectStore, StoreContext, storeOf } from './store.js';
 
 /** The object store of a fork: its own copies over the shared originals. */
@@ -28,13 +28,17 @@ class ForkedObjects extends LayeredObjects {
     super();
   }
 
+  /** Entries of objects that the fork's user replaces before reading them (see forkDocument). */
+  replaced: ReadonlyMap<PDFRef, readonly PDFName[]> | undefined;
+
   /** The fork's own copy, made on first access (what pdf-lib's lookup calls). */
   get(ref: PDFRef): PDFObject | undefined {
     const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
     const original = this.base.peek(ref);
     if (original === undefined) return undefined;
-    const copy = copyObject(original, this.context);
+    const keys = this.replaced?.get(ref);
+    const copy = copyObject(keys && original instanceof PDFDict ? withNullAt(original, keys) : original, this.context);
     this.own.set(ref, copy);
     return copy;
   }
@@ -68,13 +72,31 @@ class ForkedObjects extends LayeredObjects {
   }
 }
 
+/** `dict` with null at `keys` (those present), in the same order: what the fork copies instead of values it would throw away. */
+function withNullAt(dict: PDFDict, keys: readonly PDFName[]): PDFDict {
+  const map = new Map(entriesOf(dict));
+  for (const key of keys) if (map.has(key)) map.set(key, PDFNull);
+  return dict instanceof PDFCatalog
+    ? PDFCatalog.fromMapWithContext(map, dict.context)
+    : dict instanceof PDFPageTree
+      ? PDFPageTree.fromMapWithContext(map, dict.context)
+      : PDFDict.fromMapWithContext(map, dict.context);
+}
+
 /**
- * A working copy of `doc` (see the module comment).
+ * A working copy of `doc` (see the module comment). `replaced` names, per
+ * object, entries the caller sets anew before it reads them (a split part's
+ * /PageLabels and page tree /Kids): the fork's copy has null there, keeping
+ * the key's place, rather than a copy of values that would be thrown away
+ * (on a 2,000-page document, the 2,000 /Kids and the direct /PageLabels
+ * tree, for each of 200 parts).
  */
-export function forkDocument(doc: PDFDocument): PDFDocument {
+export function forkDocument(doc: PDFDocument, replaced?: ReadonlyMap<PDFRef, readonly PDFName[]>): PDFDocument {
   const base = doc.context;
   const context = new StoreContext();
-  context.attach(new ForkedObjects(storeOf(base), context));
+  const objects = new ForkedObjects(storeOf(base), context);
+  objects.replaced = replaced;
+  context.attach(objects);
   context.header = base.header;
   context.trailerInfo = { ...base.trailerInfo };
   context.largestObjectNumber = base.largestObjectNumber;

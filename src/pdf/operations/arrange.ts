@@ -159,9 +159,11 @@ function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, 
   const annots = arrayAt(page, 'Annots');
   if (!annots) return;
   // Only looks at the annotations: those it keeps go out as their input bytes.
+  // Peeked: on a split's fork a lookup would copy every annotation it reads.
+  const store = storeOf(doc.context);
   const kept = readOnly(doc.context, () =>
     annots.asArray().filter((item) => {
-      const annot = doc.context.lookup(item);
+      const annot = item instanceof PDFRef ? store.peek(item) : item;
       if (!(annot instanceof PDFDict) || annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return true;
       const target = targetPage(doc, annot, named);
       return !(target && dropped.has(target));

@@ -67,14 +67,29 @@ function writePart(doc: PDFDocument, order: number[]): PdfPieces {
 
 /** The same, with the references of the objects written (for split_by_size's reasoning about sizes). */
 export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; written: WrittenRefs } {
-  const part = forkDocument(doc);
+  const { refs, facts } = pagesAndFacts(doc);
+  const part = forkDocument(doc, replacedByArrangement(doc, order, refs, facts));
   dropDocumentLevelData(part);
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
   const { context } = part;
-  const { refs, facts } = pagesAndFacts(doc);
   const entries: PageEntry[] = refs.map((ref) => new PartPage(ref, context));
   forgetStructureKeys(part, arrangePages(part, order, entries, facts));
   return writeDocumentAndTell(part.context);
+}
+
+/**
+ * What arrangePages sets anew in every part without reading it first: the
+ * page tree root's /Kids (setPages, unless the root is one of the part's
+ * pages: a damaged tree it rebuilds) and the catalog's /PageLabels (when the
+ * document has labels, rewritten for the part's pages).
+ */
+function replacedByArrangement(doc: PDFDocument, order: number[], refs: PDFRef[], facts: PageFacts): Map<PDFRef, PDFName[]> {
+  const replaced = new Map<PDFRef, PDFName[]>();
+  const root = doc.context.trailerInfo.Root;
+  if (facts.labels && root instanceof PDFRef) replaced.set(root, [PDFName.of('PageLabels')]);
+  const pagesRef = doc.catalog.get(PDFName.of('Pages'));
+  if (pagesRef instanceof PDFRef && pagesRef !== root && !order.some((index) => refs[index] === pagesRef)) replaced.set(pagesRef, [PDFName.of('Kids')]);
+  return replaced;
 }
 
 /**

@@ -6,6 +6,7 @@ import { copyObject } from '../model/copy.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
 import { readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
+import { storeOf } from '../model/store.js';
 import { walkFieldTree } from './trees.js';
 
 const KIDS = PDFName.of('Kids');
@@ -30,8 +31,12 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   if (!acroForm || !fields) return;
   // The walk only looks, so the fields it leaves alone go out as their input bytes; the nodes whose kids change
   // are set after it. A field written in place in /Fields is no widget of a page: it stays as it is.
+  // Nodes are peeked, not looked up: on a split's fork a lookup copies the node, and the walk would copy the
+  // whole field tree for every part.
+  const store = storeOf(doc.context);
   const { survivors, changed } = readOnly(doc.context, () =>
     walkFieldTree(doc.context, fields.asArray(), {
+      fetch: (item) => (item instanceof PDFRef ? store.peek(item) : item),
       decide: ({ item }) => (!(item instanceof PDFRef) ? 'keep' : removed.has(item) ? 'drop' : 'kids'),
     }),
   );

@@ -62,6 +62,8 @@ export interface FieldWalk {
   /** Called before `item` is looked up; true: the item stays and is not walked (a cheap test of its bytes). */
   skip?: (item: PDFObject, inherited: ReadonlyMap<string, PDFObject>) => boolean;
   decide: (field: FieldNode) => FieldVerdict;
+  /** How an item becomes its node (default: the context's lookup, which on a fork copies the node). */
+  fetch?: (item: PDFObject) => PDFObject | undefined;
 }
 
 export interface FieldWalkResult {
@@ -107,7 +109,7 @@ export function walkFieldTree(context: PDFContext, items: readonly PDFObject[], 
         frame.survivors.push(item);
         continue;
       }
-      const node = context.lookup(item);
+      const node = walk.fetch ? walk.fetch(item) : context.lookup(item);
       const known = node instanceof PDFDict ? verdicts.get(node) : 'keep';
       if (known !== undefined) {
         if (known !== 'drop') frame.survivors.push(item);
