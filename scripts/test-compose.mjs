@@ -31,12 +31,12 @@
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
+import { CheckFailed, checkList, freePort } from './check-list.mjs';
 import { aptInstall, dockerEngine, runSync, which } from './docker-engine.mjs';
 import { ALLOWED, DOCUMENT_TRACES, formBody, patientRecord, planRefusal, REGIONS, WATERMARK } from './region-checks.mjs';
 
@@ -45,31 +45,8 @@ const DEPLOY = join(ROOT, 'deploy');
 const PDFSVC_IMAGE = 'pdfsvc:latest';
 
 const options = parseArgs(process.argv.slice(2));
-const started = Date.now();
-const elapsed = () => {
-  const s = Math.round((Date.now() - started) / 1000);
-  return s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`;
-};
-const log = (line) => console.error(`[test-compose ${elapsed()}] ${line}`);
-
-class CheckFailed extends Error {
-  constructor(check, detail) {
-    super(detail);
-    this.check = check;
-  }
-}
-const passed = [];
-let current = 'set-up';
-async function check(name, body) {
-  current = name;
-  const result = await body();
-  passed.push(name);
-  log(`ok: ${name}${typeof result === 'string' ? ` (${result})` : ''}`);
-  return result;
-}
-const fail = (detail) => {
-  throw new CheckFailed(current, detail);
-};
+const checks = checkList('test-compose');
+const { log, check, fail, elapsed, passed } = checks;
 
 // Everything made here, undone in `cleanUp` however the run ends.
 let engine;
@@ -101,7 +78,7 @@ try {
   summary = await main();
 } catch (error) {
   await cleanUp();
-  const where = error instanceof CheckFailed ? error.check : current;
+  const where = error instanceof CheckFailed ? error.check : checks.current;
   report(false);
   console.log(`compose test: FAILED at "${where}": ${error.message} (${passed.length} checks passed before it, ${elapsed()})`);
   process.exit(1);
@@ -132,7 +109,7 @@ async function main() {
   if (!which('openssl')) aptInstall(['openssl'], log);
   smallInput = await patientRecord(3);
 
-  current = 'a Docker engine';
+  checks.current = 'a Docker engine';
   engine = await dockerEngine({ log });
   log(`Docker engine ${engine.version} (storage driver ${engine.driver}; ${engine.started ? 'started by this run, stopped at its end' : 'already running'})`);
 
@@ -512,17 +489,6 @@ async function poll(ms, test) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function report(ok) {
   if (!options.report) return;
   mkdirSync(dirname(options.report), { recursive: true });
@@ -535,7 +501,7 @@ function report(ok) {
       numTodoTests: 0,
       numFailedTestSuites: 0,
       passed,
-      failed: ok ? undefined : current,
+      failed: ok ? undefined : checks.current,
     }),
   );
 }

@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
+import { CheckFailed, checkList, freePort } from './check-list.mjs';
 import { dockerEngine, runSync, which } from './docker-engine.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -36,34 +37,8 @@ const DOCKERFILE = join(ROOT, 'deploy', 'Dockerfile');
 const OUT = join(ROOT, '.ci', 'out');
 
 const options = parseArgs(process.argv.slice(2));
-const started = Date.now();
-const elapsed = () => {
-  const s = Math.round((Date.now() - started) / 1000);
-  return s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`;
-};
-const log = (line) => console.error(`[test-image ${elapsed()}] ${line}`);
-
-/** A check that did not hold: its name and what was seen. */
-class CheckFailed extends Error {
-  constructor(check, detail) {
-    super(detail);
-    this.check = check;
-  }
-}
-
-const passed = [];
-let current = 'set-up';
-/** Runs one named check; any error in it fails that check (and the run). */
-async function check(name, body) {
-  current = name;
-  const result = await body();
-  passed.push(name);
-  log(`ok: ${name}${typeof result === 'string' ? ` (${result})` : ''}`);
-  return result;
-}
-const fail = (detail) => {
-  throw new CheckFailed(current, detail);
-};
+const checks = checkList('test-image');
+const { log, check, fail, elapsed, passed } = checks;
 
 // Everything made here, undone in `cleanUp` however the run ends.
 let engine;
@@ -91,7 +66,7 @@ try {
   summary = await main();
 } catch (error) {
   await cleanUp();
-  const where = error instanceof CheckFailed ? error.check : current;
+  const where = error instanceof CheckFailed ? error.check : checks.current;
   report(false);
   console.log(`image test: FAILED at "${where}": ${error.message} (${passed.length} checks passed before it, ${elapsed()})`);
   process.exit(1);
@@ -106,7 +81,7 @@ async function main() {
   if (fixtures.status !== 0) fail(`scripts/build-fixtures.mjs failed (run npm ci first): ${fixtures.stderr.trim()}`);
   const input = readFileSync(join(ROOT, 'fixtures', 'out', 'pages-3.pdf'));
 
-  current = 'a Docker engine';
+  checks.current = 'a Docker engine';
   engine = await dockerEngine({ log });
   log(
     `Docker engine ${engine.version} (storage driver ${engine.driver}; ${engine.started ? 'started by this run, stopped at its end' : 'already running'}), client ${engine.cli}`,
@@ -458,17 +433,6 @@ async function poll(ms, test) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function megabytes(bytes) {
   return `${Math.round(bytes / 1e6)} MB`;
 }
@@ -486,7 +450,7 @@ function report(ok) {
       numTodoTests: 0,
       numFailedTestSuites: 0,
       passed,
-      failed: ok ? undefined : current,
+      failed: ok ? undefined : checks.current,
     }),
   );
 }
