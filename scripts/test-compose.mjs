@@ -36,7 +36,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
-import { CheckFailed, checkList, freePort } from './check-list.mjs';
+import { checkList, freePort } from './check-list.mjs';
 import { aptInstall, dockerEngine, runSync, which } from './docker-engine.mjs';
 import { ALLOWED, DOCUMENT_TRACES, formBody, patientRecord, planRefusal, REGIONS, WATERMARK } from './region-checks.mjs';
 
@@ -46,7 +46,7 @@ const PDFSVC_IMAGE = 'pdfsvc:latest';
 
 const options = parseArgs(process.argv.slice(2));
 const checks = checkList('test-compose');
-const { log, check, fail, elapsed, passed } = checks;
+const { log, check, fail } = checks;
 
 // Everything made here, undone in `cleanUp` however the run ends.
 let engine;
@@ -65,27 +65,7 @@ function cleanUp() {
   })();
   return cleaning;
 }
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, async () => {
-    log(`${signal}: cleaning up`);
-    await cleanUp();
-    process.exit(130);
-  });
-}
-
-let summary;
-try {
-  summary = await main();
-} catch (error) {
-  await cleanUp();
-  const where = error instanceof CheckFailed ? error.check : checks.current;
-  report(false);
-  console.log(`compose test: FAILED at "${where}": ${error.message} (${passed.length} checks passed before it, ${elapsed()})`);
-  process.exit(1);
-}
-await cleanUp();
-report(true);
-console.log(`compose test: passed ${passed.length} checks in ${elapsed()}; ${summary}`);
+await checks.run({ title: 'compose test', main, cleanUp, reportFile: options.report });
 
 /** docker-compose on the copy of compose.yaml, with the engine's environment and the database password. */
 function compose(args, runOptions = {}) {
@@ -487,23 +467,6 @@ async function poll(ms, test) {
     if (Date.now() > until) return undefined;
     await sleep(200);
   }
-}
-
-function report(ok) {
-  if (!options.report) return;
-  mkdirSync(dirname(options.report), { recursive: true });
-  writeFileSync(
-    options.report,
-    JSON.stringify({
-      numPassedTests: passed.length,
-      numFailedTests: ok ? 0 : 1,
-      numPendingTests: 0,
-      numTodoTests: 0,
-      numFailedTestSuites: 0,
-      passed,
-      failed: ok ? undefined : checks.current,
-    }),
-  );
 }
 
 function parseArgs(args) {

@@ -29,7 +29,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureBaseImage, externalBaseImages } from './base-image.mjs';
-import { CheckFailed, checkList, freePort } from './check-list.mjs';
+import { checkList, freePort } from './check-list.mjs';
 import { dockerEngine, runSync, which } from './docker-engine.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -38,7 +38,7 @@ const OUT = join(ROOT, '.ci', 'out');
 
 const options = parseArgs(process.argv.slice(2));
 const checks = checkList('test-image');
-const { log, check, fail, elapsed, passed } = checks;
+const { log, check, fail } = checks;
 
 // Everything made here, undone in `cleanUp` however the run ends.
 let engine;
@@ -53,27 +53,7 @@ function cleanUp() {
   })();
   return cleaning;
 }
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, async () => {
-    log(`${signal}: cleaning up`);
-    await cleanUp();
-    process.exit(130);
-  });
-}
-
-let summary;
-try {
-  summary = await main();
-} catch (error) {
-  await cleanUp();
-  const where = error instanceof CheckFailed ? error.check : checks.current;
-  report(false);
-  console.log(`image test: FAILED at "${where}": ${error.message} (${passed.length} checks passed before it, ${elapsed()})`);
-  process.exit(1);
-}
-await cleanUp();
-report(true);
-console.log(`image test: passed ${passed.length} checks in ${elapsed()}; ${summary}`);
+await checks.run({ title: 'image test', main, cleanUp, reportFile: options.report });
 
 async function main() {
   const qpdf = which('qpdf') ?? fail('qpdf is not installed (apt-get install qpdf): it judges the PDF the image answers');
@@ -438,22 +418,6 @@ function megabytes(bytes) {
 }
 
 /** For scripts/ci-summary.mjs: one test per check, in vitest's JSON report fields. */
-function report(ok) {
-  if (!options.report) return;
-  mkdirSync(dirname(options.report), { recursive: true });
-  writeFileSync(
-    options.report,
-    JSON.stringify({
-      numPassedTests: passed.length,
-      numFailedTests: ok ? 0 : 1,
-      numPendingTests: 0,
-      numTodoTests: 0,
-      numFailedTestSuites: 0,
-      passed,
-      failed: ok ? undefined : checks.current,
-    }),
-  );
-}
 
 function parseArgs(args) {
   const parsed = { tag: 'pdfsvc:image-test', report: undefined };
