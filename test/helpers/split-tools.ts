@@ -11,7 +11,7 @@ import type { AnyAction, NamedDocument } from '../../src/core/action.js';
 import { ValidationError } from '../../src/core/errors.js';
 import type { RawValues } from '../../src/core/fields.js';
 import { runAction } from '../../src/core/run.js';
-import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from './pdf-tools.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from './pdf-tools.js';
 
 /** Runs a split action on a fixture (or given bytes); returns its named parts. */
 export async function split(action: AnyAction, file: string | Uint8Array, values: RawValues = {}): Promise<NamedDocument[]> {
@@ -56,24 +56,21 @@ export function outlineLines(outlines: QpdfOutline[], depth = 0): string[] {
 
 /** Page labels as the reader shows them (`i`, `ii`, `1`, …). */
 export async function pageLabels(bytes: Uint8Array): Promise<string[]> {
-  // qpdf gives the label ranges: expand them as a reader does.
-  const json = await qpdfJson(bytes);
-  const count = json.pages.length;
-  const labels: string[] = [];
+  return pageLabelsOf(await qpdfJson(bytes));
+}
+
+/** The label a reader shows on each page, expanded from qpdf's /PageLabels ranges (styles D, r, R, and prefixes). */
+export function pageLabelsOf(json: QpdfJson): string[] {
   const ranges = json.pagelabels;
-  for (let page = 0; page < count; page++) {
+  return json.pages.map((_, page) => {
     const range = [...ranges].reverse().find((r) => r.index <= page);
-    if (!range) {
-      labels.push(String(page + 1));
-      continue;
-    }
+    if (!range) return String(page + 1);
     const label = range.label as { '/S'?: string; '/St'?: number; '/P'?: string };
     const value = (label['/St'] ?? 1) + page - range.index;
     const prefix = typeof label['/P'] === 'string' ? label['/P'].replace(/^u:/, '') : '';
     const style = label['/S'];
-    labels.push(prefix + (style === '/D' ? String(value) : style === '/r' ? roman(value) : style === '/R' ? roman(value).toUpperCase() : ''));
-  }
-  return labels;
+    return prefix + (style === '/D' ? String(value) : style === '/r' ? roman(value) : style === '/R' ? roman(value).toUpperCase() : '');
+  });
 }
 
 function roman(n: number): string {

@@ -10,6 +10,7 @@ import { ValidationError } from '../../core/errors.js';
 import mergeDocuments from './action.js';
 import { fixture, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
 import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
+import { pageLabelsOf } from '../../../test/helpers/split-tools.js';
 
 async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
   const result = await runAction(mergeDocuments, { file: files });
@@ -31,33 +32,6 @@ async function markers(bytes: Uint8Array): Promise<string[]> {
 /** Titles and 1-based target pages of an outline, as a nested plain structure. */
 function outlineTree(items: QpdfOutline[]): Array<{ title: string; page: number | null; kids: unknown[] }> {
   return items.map((item) => ({ title: item.title, page: item.destpageposfrom1, kids: outlineTree(item.kids) }));
-}
-
-/** The label a reader shows on each page, from qpdf's /PageLabels ranges (styles D, r, R, and prefixes). */
-function pageLabels(json: QpdfJson): string[] {
-  const ranges = json.pagelabels;
-  return json.pages.map((_, page) => {
-    const range = [...ranges].reverse().find((r) => r.index <= page);
-    if (!range) return String(page + 1);
-    const value = Number(range.label['/St'] ?? 1) + page - range.index;
-    const prefix = String(range.label['/P'] ?? '').replace(/^u:/, '');
-    const style = range.label['/S'];
-    const text = style === '/D' ? String(value) : style === '/r' ? roman(value) : style === '/R' ? roman(value).toUpperCase() : '';
-    return prefix + text;
-  });
-}
-
-function roman(n: number): string {
-  const table: Array<[number, string]> = [
-    [10, 'x'],
-    [9, 'ix'],
-    [5, 'v'],
-    [4, 'iv'],
-    [1, 'i'],
-  ];
-  let out = '';
-  for (const [value, digits] of table) while (n >= value) (out += digits), (n -= value);
-  return out;
 }
 
 type QpdfDict = Record<string, unknown>;
@@ -203,7 +177,7 @@ describe('merge_documents', () => {
     });
 
     it("keeps each copy's page labels", () => {
-      expect(pageLabels(json)).toEqual(['i', 'ii', '1', '2', '3', '4', 'i', 'ii', '1', '2', '3', '4']);
+      expect(pageLabelsOf(json)).toEqual(['i', 'ii', '1', '2', '3', '4', 'i', 'ii', '1', '2', '3', '4']);
     });
 
     it('keeps links, including a named one, pointing into their own copy', () => {
@@ -238,7 +212,7 @@ describe('merge_documents', () => {
   it('numbers the pages of inputs without labels from 1 when another input has labels', async () => {
     const bytes = await merge(fixture('pages-3.pdf'), fixture('outline.pdf'), fixture('merge-a.pdf'));
     await expectClean(bytes);
-    expect(pageLabels(await qpdfJson(bytes))).toEqual(['1', '2', '3', 'i', 'ii', '1', '2', '3', '4', '1', '2']);
+    expect(pageLabelsOf(await qpdfJson(bytes))).toEqual(['1', '2', '3', 'i', 'ii', '1', '2', '3', '4', '1', '2']);
   });
 
   it('keeps page attributes inherited from the page tree', async () => {
