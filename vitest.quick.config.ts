@@ -18,7 +18,7 @@ export default defineConfig({
       'test/client/multipart.test.ts',
       'test/dashboard/units.test.ts',
       'test/pdf/model/copy.test.ts',
-      'test/pdf/model/fflate-node.test.ts',
+      'test/pdf/watermark/fflate-node.test.ts',
       'test/pdf/watermark/balance.test.ts',
       'test/pdf/writer/writer.test.ts',
       'test/pdf/security/security-recovery.test.ts',

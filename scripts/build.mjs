@@ -60,8 +60,8 @@ const nodeBuild = {
   // also loads its WebAssembly and data files from beside its own modules);
   // pdf-lib is bundled because that is what makes it load fast.
   external: ['h3', 'h3/*', 'listhen', 'srvx', 'srvx/*', 'chalk', 'adm-zip', 'piscina', 'prom-client', 'cli-progress', '@electric-sql/pglite', 'pg'],
-  // pdf-lib's fflate calls go to Node's zlib (src/pdf/model/fflate-node.ts says why).
-  alias: { fflate: './src/pdf/model/fflate-node.ts' },
+  // pdf-lib's fflate calls go to Node's zlib (src/pdf/watermark/fflate-node.ts says why).
+  alias: { fflate: './src/pdf/watermark/fflate-node.ts' },
   logLevel: 'warning',
   define: { __PDFSVC_VERSION__: JSON.stringify(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version) },
 };

@@ -8,7 +8,7 @@ import type { TransformContext } from '../core/action.js';
 import { ValidationError, type ErrorCode } from '../core/errors.js';
 import { openDocument, type OpenOptions } from '../pdf/document.js';
 import { PdfError } from '../pdf/errors.js';
-import type { PDFDocument } from '../pdf/model/lib.js';
+import type { PDFDocument } from '../pdf/model/primitives.js';
 
 export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password' | 'fewPages'> {
   /** The field the bytes came from (default `file`). */

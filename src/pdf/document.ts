@@ -11,7 +11,7 @@ import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from '.
 import { walkFieldTree } from './structure/trees.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/primitives.js';
 import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption } from './security/decrypt.js';

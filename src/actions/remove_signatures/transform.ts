@@ -1,7 +1,7 @@
 import type { Transform } from '../../core/action.js';
 import { openInput } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../../pdf/model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../../pdf/model/primitives.js';
 import { arrayAt, dictAt } from '../../pdf/model/objects.js';
 import { pageEntries } from '../../pdf/structure/page-tree.js';
 import { type FieldNode, parentChain, walkFieldTree } from '../../pdf/structure/trees.js';

@@ -7,23 +7,7 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import {
-  PDFArray,
-  PDFCatalog,
-  type PDFContext,
-  PDFDict,
-  PDFName,
-  PDFObject,
-  PDFPageLeaf,
-  PDFPageTree,
-  PDFRawStream,
-  PDFRef,
-  PDFStream,
-  arrayOf,
-  entriesOf,
-  itemsOf,
-  moveInto,
-} from './lib.js';
+import { PDFArray, type PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, arrayOf, entriesOf, itemsOf } from './primitives.js';
 import { streamWithDataOf } from '../reader/object-table.js';
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */
@@ -92,10 +76,6 @@ function begin(from: PDFObject, context: PDFContext, mapRef: ((ref: PDFRef) => P
 function copyDict(from: PDFDict, context: PDFContext, stack: Unfilled[]): PDFDict {
   const map = new Map(entriesOf(from));
   if (map.size > 0) stack.push({ values: [...map.values()], keys: [...map.keys()], map, next: 0 });
-  // Keep the class (pdf-lib's three kinds of dictionary): it serializes the same, and pdf-lib checks it in places.
-  if (from instanceof PDFPageLeaf) return PDFPageLeaf.fromMapWithContext(map, context);
-  if (from instanceof PDFPageTree) return PDFPageTree.fromMapWithContext(map, context);
-  if (from instanceof PDFCatalog) return PDFCatalog.fromMapWithContext(map, context);
   return PDFDict.fromMapWithContext(map, context);
 }
 
@@ -117,7 +97,7 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
     const container = item instanceof PDFStream ? item.dict : item;
     if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
     moved.add(container);
-    moveInto(container, context);
+    container.context = context;
     if (container instanceof PDFDict) {
       for (const [key, value] of container.entries()) {
         if (value instanceof PDFRef) container.set(key, mapRef(value));

@@ -16,8 +16,8 @@
  */
 import { copyObject } from './copy.js';
 import { LayeredObjects } from './layered-objects.js';
-import { PDFCatalog, type PDFContext, PDFDict, type PDFDocument, type PDFName, PDFNull, type PDFObject, PDFPageTree, type PDFRef, entriesOf } from './lib.js';
-import { type ObjectSource, type ObjectStore, StoreContext, storeOf } from './store.js';
+import { PDFContext, PDFDict, type PDFDocument, type PDFName, PDFNull, type PDFObject, type PDFRef, entriesOf } from './primitives.js';
+import { type ObjectSource, type ObjectStore, storeOf } from './store.js';
 
 /** The object store of a fork: its own copies over the shared originals. */
 class ForkedObjects extends LayeredObjects {
@@ -31,7 +31,7 @@ class ForkedObjects extends LayeredObjects {
   /** Entries of objects that the fork's user replaces before reading them (see forkDocument). */
   replaced: ReadonlyMap<PDFRef, readonly PDFName[]> | undefined;
 
-  /** The fork's own copy, made on first access (what pdf-lib's lookup calls). */
+  /** The fork's own copy, made on first access (what a context's lookup calls). */
   get(ref: PDFRef): PDFObject | undefined {
     const own = this.own.get(ref);
     if (own !== undefined || this.removed.has(ref)) return own;
@@ -76,11 +76,7 @@ class ForkedObjects extends LayeredObjects {
 function withNullAt(dict: PDFDict, keys: readonly PDFName[]): PDFDict {
   const map = new Map(entriesOf(dict));
   for (const key of keys) if (map.has(key)) map.set(key, PDFNull);
-  return dict instanceof PDFCatalog
-    ? PDFCatalog.fromMapWithContext(map, dict.context)
-    : dict instanceof PDFPageTree
-      ? PDFPageTree.fromMapWithContext(map, dict.context)
-      : PDFDict.fromMapWithContext(map, dict.context);
+  return PDFDict.fromMapWithContext(map, dict.context);
 }
 
 /**
@@ -93,7 +89,7 @@ function withNullAt(dict: PDFDict, keys: readonly PDFName[]): PDFDict {
  */
 export function forkDocument(doc: PDFDocument, replaced?: ReadonlyMap<PDFRef, readonly PDFName[]>): PDFDocument {
   const base = doc.context;
-  const context = new StoreContext();
+  const context = new PDFContext();
   const objects = new ForkedObjects(storeOf(base), context);
   objects.replaced = replaced;
   context.attach(objects);

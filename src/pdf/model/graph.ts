@@ -8,7 +8,7 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { type PDFContext, PDFObject, PDFRef } from './lib.js';
+import { type PDFContext, PDFObject, PDFRef } from './primitives.js';
 import { forEachChild } from './walk.js';
 import { type ObjectSource, storeOf } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from '../reader/skim.js';

@@ -6,7 +6,7 @@
  * a fork's (fork.ts) are both this, over the file and over the loaded
  * document.
  */
-import type { PDFObject, PDFRef } from './lib.js';
+import type { PDFObject, PDFRef } from './primitives.js';
 import type { ObjectSource, ObjectStore } from './store.js';
 
 export abstract class LayeredObjects implements ObjectStore {

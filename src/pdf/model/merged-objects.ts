@@ -10,9 +10,9 @@
  * input to move it was two thirds of a merge of 50 files.
  */
 import { LayeredObjects } from './layered-objects.js';
-import { type PDFContext, PDFDict, PDFName, PDFNull, type PDFObject, PDFRef, PDFStream } from './lib.js';
+import { type PDFContext, PDFDict, PDFName, PDFNull, type PDFObject, PDFRef, PDFStream } from './primitives.js';
 import { moveObject } from './copy.js';
-import { type ObjectSource, type ObjectStore, type RawOrigin, StoreContext } from './store.js';
+import type { ObjectSource, ObjectStore, RawOrigin } from './store.js';
 import type { ObjectTable } from '../reader/object-table.js';
 import type { RawObject } from '../reader/skim.js';
 
@@ -120,7 +120,6 @@ export class MergedObjects extends LayeredObjects {
 
   /** Makes `context` (the first input's) read through a merged store from now on. */
   static over(context: PDFContext): MergedObjects {
-    if (!(context instanceof StoreContext)) throw new TypeError('the context was not made by pdfsvc (StoreContext)');
     const merged = new MergedObjects(context.store, context);
     context.store = merged;
     return merged;

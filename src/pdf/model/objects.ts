@@ -1,7 +1,7 @@
 /**
- * Object helpers over pdf-lib's object model: reference rewriting and typed look-ups.
+ * Object helpers: reference rewriting and typed look-ups.
  */
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './primitives.js';
 import { referencesIn, walkGraph } from './graph.js';
 import { setChild, walkInside } from './walk.js';
 

@@ -5,7 +5,7 @@
  * fields, outline entries, named destinations, page labels, metadata,
  * attachments.
  */
-import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../model/lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../model/primitives.js';
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
 import { duplicatePage } from '../structure/duplicate-page.js';
 import { storeOf } from '../model/store.js';

@@ -19,7 +19,7 @@ import {
   PDFObject,
   PDFRef,
   PDFString,
-} from '../model/lib.js';
+} from '../model/primitives.js';
 import { copyObject } from '../model/copy.js';
 import { MergedObjects } from '../model/merged-objects.js';
 import { NamedDestinations, destinationName, forEachNameTreeEntry } from '../structure/destinations.js';

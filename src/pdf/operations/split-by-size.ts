@@ -27,7 +27,7 @@
  */
 import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
 import { isWidget } from '../structure/forms.js';
-import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { outlineChildren, outlineItems } from '../structure/outline.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';

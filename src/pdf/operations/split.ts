@@ -17,7 +17,7 @@
 import { PdfError } from '../errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from '../model/fork.js';
-import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
 import { dictAt } from '../model/objects.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';

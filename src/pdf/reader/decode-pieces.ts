@@ -16,7 +16,7 @@
  * decode and know no cap.
  */
 import { constants, createInflate, inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject } from '../model/lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject } from '../model/primitives.js';
 
 /** Receives each piece (a view valid only during the call); false stops the decoding. */
 export type Take = (piece: Uint8Array) => boolean | void;

@@ -6,7 +6,7 @@
  * than the cap to read structure.
  */
 import { constants, inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObject } from '../model/lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObject } from '../model/primitives.js';
 import { PdfSyntaxError } from './syntax.js';
 
 /**

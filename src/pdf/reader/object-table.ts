@@ -1,9 +1,9 @@
 /**
  * The lazy object table: a document's objects, parsed only when asked for.
  *
- * It stands where pdf-lib keeps its map of indirect objects, so that every
+ * It is the object store of a document opened by the reader, so that every
  * `context.lookup(ref)` (and `PDFDict.lookup`) of the page operations and
- * the drawing code parses the one object it needs, from its offset or from
+ * the watermarks parses the one object it needs, from its offset or from
  * its object stream, and keeps it. An object nobody asks for is never
  * parsed; the writer copies it as its input bytes (`rawObject`), which it
  * skims for their references without building any value.
@@ -11,21 +11,9 @@
  * Damage is met where it is found: an offset that does not lead to its
  * object makes the table rebuild itself by scanning the file, once.
  */
-import {
-  PDFArray,
-  type PDFContext,
-  PDFDict,
-  PDFHeader,
-  PDFName,
-  PDFNull,
-  PDFNumber,
-  PDFObject,
-  PDFRawStream,
-  PDFRef,
-  RawStreamServingContents,
-} from '../model/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../model/primitives.js';
 import { LayeredObjects } from '../model/layered-objects.js';
-import { type ObjectSource, type RawOrigin, type RawSource, StoreContext } from '../model/store.js';
+import type { ObjectSource, RawOrigin, RawSource } from '../model/store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
@@ -262,7 +250,7 @@ export class ObjectTable extends LayeredObjects {
     this.everything = true;
   }
 
-  /** Every object, parsed: for work that must see all of them (encryption, decryption, pdf-lib's enumeration). */
+  /** Every object, parsed: for work that must see all of them (encryption, decryption, enumerateIndirectObjects). */
   entries(): Iterable<[PDFRef, PDFObject]> {
     this.materializeAll();
     return this.own.entries();
@@ -631,31 +619,34 @@ const REBUILT =
 
 /**
  * A stream whose data is a view of a lazily read file, read in when first
- * used (`contents`, which pdf-lib and our code read). Until then the writer
- * and the encryption take it from `unloadedData` and copy it from the file.
+ * used (getContents). Until then the writer and the encryption take it from
+ * `unloadedData` and copy it from the file.
  */
-class FileStream extends RawStreamServingContents {
-  // Declared, not initialized: pdf-lib's constructor sets `contents` (the setter below) before this class's fields would be.
-  declare private data: Uint8Array;
-  declare private unread: { view: Uint8Array; ensure: Ensure; start: number } | undefined;
+class FileStream extends PDFRawStream {
+  private unread: { view: Uint8Array; ensure: Ensure; start: number } | undefined;
 
   constructor(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: number) {
     super(dict, view);
     this.unread = { view, ensure, start };
   }
 
-  get contents(): Uint8Array {
+  override getContents(): Uint8Array {
     const unread = this.unread;
     if (unread) {
       this.unread = undefined;
       unread.ensure(unread.start, unread.start + unread.view.byteLength);
     }
-    return this.data;
+    return super.getContents();
   }
 
-  set contents(value: Uint8Array) {
+  /** The size, without reading the data in. */
+  override getContentsSize(): number {
+    return this.unread?.view.byteLength ?? super.getContents().byteLength;
+  }
+
+  override setContents(contents: Uint8Array): void {
     this.unread = undefined;
-    this.data = value;
+    super.setContents(contents);
   }
 
   /** The view of the file, while nothing has read the data. */
@@ -682,7 +673,7 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
  */
 export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const range = unloadedData(stream);
-  return range ? range.readCopy(0, range.byteLength, scratch) : stream.contents;
+  return range ? range.readCopy(0, range.byteLength, scratch) : stream.getContents();
 }
 
 /** The data of a stream that nothing has used yet: the range of the lazily read file it is in; else undefined. */
@@ -698,13 +689,12 @@ export function unloadedData(stream: PDFObject): FileRange | undefined {
  */
 export function streamWithDataOf(stream: PDFRawStream, dict: PDFDict): PDFRawStream {
   const lazy = stream instanceof FileStream ? stream.withDict(dict) : undefined;
-  return lazy ?? PDFRawStream.of(dict, stream.getContents(), stream.transform);
+  return lazy ?? PDFRawStream.of(dict, stream.getContents());
 }
 
 /** The table a context reads through, when it was opened by this reader (not a fork, not made in memory). */
 export function objectTableOf(context: PDFContext): ObjectTable | undefined {
-  const store = context instanceof StoreContext ? context.store : undefined;
-  return store instanceof ObjectTable ? store : undefined;
+  return context.store instanceof ObjectTable ? context.store : undefined;
 }
 
 /** Runs `look` under ObjectTable.readOnly when the context reads through this reader; plainly otherwise. */
@@ -718,10 +708,10 @@ export function readOnly<T>(context: PDFContext, look: () => T): T {
  * when neither the cross-reference chain nor a scan of the file finds a
  * document in it.
  */
-export function openContext(bytes: Uint8Array): { context: StoreContext; table: ObjectTable } {
+export function openContext(bytes: Uint8Array): { context: PDFContext; table: ObjectTable } {
   const reader = readerOf(bytes);
   const ensure: Ensure = reader.ensure;
-  const context = new StoreContext();
+  const context = new PDFContext();
   let xref: CrossReference;
   try {
     xref = readCrossReference(bytes, context, ensure);

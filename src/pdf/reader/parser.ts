@@ -1,6 +1,5 @@
 /**
- * Parses one object from bytes into pdf-lib's object classes, which the
- * page operations and the drawing code work with. The reader decides which
+ * Parses one object from bytes into pdfsvc's objects (model/primitives.ts). The reader decides which
  * object to parse and when (object-table.ts); this module only reads syntax,
  * leniently where real files are sloppy: a missing value, a stray token, a
  * wrong /Length.
@@ -8,7 +7,6 @@
 import {
   PDFArray,
   PDFBool,
-  PDFCatalog,
   PDFContext,
   PDFDict,
   PDFHexString,
@@ -16,13 +14,11 @@ import {
   PDFNull,
   PDFNumber,
   PDFObject,
-  PDFPageLeaf,
-  PDFPageTree,
   PDFRawStream,
   PDFRef,
   PDFString,
   arrayOf,
-} from '../model/lib.js';
+} from '../model/primitives.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, PdfSyntaxError, STREAM, indexOf, isDigit, isKeywordAt, readObjectHeader, skipWhite, tokenEnd } from './syntax.js';
 
 /** Nesting deeper than this is hostile input, not a document (qpdf stops at 500). */
@@ -36,11 +32,7 @@ export interface ParseContext {
   lengthOf(ref: PDFRef): number | undefined;
 }
 
-const TYPE = PDFName.of('Type');
 const LENGTH = PDFName.of('Length');
-const CATALOG = PDFName.of('Catalog');
-const PAGES = PDFName.of('Pages');
-const PAGE = PDFName.of('Page');
 
 const names = new Map<string, PDFName>();
 
@@ -213,7 +205,7 @@ export class ObjectParser {
       throw new PdfSyntaxError('unterminated string', start - 1);
     }
     this.pos = i + 1;
-    // pdf-lib keeps a literal string as written, escapes and all.
+    // A literal string is kept as written, escapes and all (PDFString).
     return PDFString.of(latin1(bytes, start, Math.min(i, end)));
   }
 
@@ -290,13 +282,7 @@ export class ObjectParser {
       }
       map.set(key, this.value(depth + 1));
     }
-    const type = map.get(TYPE);
-    const context = this.ctx.context;
-    // pdf-lib's drawing API expects its own classes for these three.
-    if (type === CATALOG) return PDFCatalog.fromMapWithContext(map, context);
-    if (type === PAGES) return PDFPageTree.fromMapWithContext(map, context);
-    if (type === PAGE) return PDFPageLeaf.fromMapWithContext(map, context);
-    return PDFDict.fromMapWithContext(map, context);
+    return PDFDict.fromMapWithContext(map, this.ctx.context);
   }
 
   /**

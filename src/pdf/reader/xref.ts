@@ -5,7 +5,7 @@
  * damaged, rebuilt by scanning the file for `N G obj` and trailers, as qpdf
  * (`reconstruct_xref`) and pdf.js (`XRef.indexObjects`) do.
  */
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef } from '../model/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef } from '../model/primitives.js';
 import { decodeStructureStream } from './filters.js';
 import { ObjectParser, parseIndirectObject, type ParseContext } from './parser.js';
 import {

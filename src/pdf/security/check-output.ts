@@ -27,7 +27,7 @@
 import { OutputCheckError } from '../../core/errors.js';
 import { PdfError } from '../errors.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
-import { PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream } from '../model/primitives.js';
 import { openContext } from '../reader/object-table.js';
 import { PdfSyntaxError } from '../reader/syntax.js';
 import { decryptWith, readEncryption } from './decrypt.js';

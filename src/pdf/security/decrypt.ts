@@ -8,7 +8,7 @@
  * untouched object, decrypted, as it writes it.
  */
 import { PdfError } from '../errors.js';
-import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../model/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../model/primitives.js';
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
@@ -149,7 +149,7 @@ export function literalString(bytes: Uint8Array): PDFString {
 const NEEDS_ESCAPE = /[\\()\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', '\r': '\\r' };
 
-/** A string object's bytes. pdf-lib's asBytes builds an array of numbers; the common cases need none. */
+/** A string object's bytes. asBytes builds an array of numbers; the common cases need none. */
 export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
   const text = value.asString();
   if (value instanceof PDFHexString) {
@@ -292,7 +292,7 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     // Data still in the input file: decrypted from the file to the output as it is written.
     const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread, blocks) : undefined;
     if (deferred) return piecewiseStream(object.dict, [deferred]);
-    setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object), blocks));
+    object.setContents(decryptData(method, keyFor(ref, method), object.getContents(), blocks));
     return object;
   });
 
@@ -305,12 +305,4 @@ function isStructureStream(object: PDFObject): boolean {
   if (!(object instanceof PDFRawStream)) return false;
   const type = object.dict.lookup(TYPE);
   return type === OBJSTM || type === XREF;
-}
-
-function contentsOf(stream: PDFRawStream): Uint8Array {
-  return stream.contents;
-}
-
-function setContents(stream: PDFRawStream, contents: Uint8Array): void {
-  stream.contents = contents;
 }

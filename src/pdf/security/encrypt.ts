@@ -23,7 +23,7 @@ import {
   PDFRef,
   PDFStream,
   PDFString,
-} from '../model/lib.js';
+} from '../model/primitives.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
 import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';

@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { FileRange } from '../../core/lazy-file.js';
 import { PdfPieces } from '../../core/pdf-data.js';
 import { DeferredPiece, type Piece } from '../../core/sink.js';
-import { type PDFDict, type PDFRawStream, RawStream } from '../model/lib.js';
+import { type PDFDict, PDFRawStream } from '../model/primitives.js';
 import { unloadedData } from '../reader/object-table.js';
 import { aesCipherName, type BlockDecipher, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
 
@@ -63,7 +63,7 @@ export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
  * A stream whose data is `pieces`. Our writer writes them one after the
  * other; anything else that asks for the data gets them joined.
  */
-export class PiecewiseStream extends RawStream {
+export class PiecewiseStream extends PDFRawStream {
   private readonly size: number;
   private joined: Uint8Array | undefined;
 

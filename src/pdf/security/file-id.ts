@@ -5,7 +5,7 @@
  * trailer; an /ID a reader cannot see as two strings (a reference to an
  * object that is not written, a malformed array) locks the owner out.
  */
-import { PDFArray, PDFContext, PDFHexString, PDFObject, PDFRef, PDFString } from '../model/lib.js';
+import { PDFArray, PDFContext, PDFHexString, PDFObject, PDFRef, PDFString } from '../model/primitives.js';
 import { stringBytes } from './decrypt.js';
 
 const isString = (value: PDFObject | undefined): value is PDFString | PDFHexString => value instanceof PDFString || value instanceof PDFHexString;

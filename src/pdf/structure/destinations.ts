@@ -3,7 +3,7 @@
  * Resolving them to page references lets the page operations drop or keep
  * them with their pages.
  */
-import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from '../model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from '../model/primitives.js';
 import { dictAt } from '../model/objects.js';
 import { forEachTreePair } from './trees.js';
 

@@ -3,7 +3,7 @@
  * tree that lists the same page object twice.
  */
 import { copyObject } from '../model/copy.js';
-import { PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
 import { duplicateWidget, isWidget } from './forms.js';
 import { arrayAt } from '../model/objects.js';
 

@@ -8,7 +8,7 @@
  * (the last page-tree root of the file is taken). Run only when the catalog
  * the trailer names has no page tree: it may parse every object.
  */
-import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/primitives.js';
 import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-table.js';
 import { parentChain } from './trees.js';
 

@@ -3,7 +3,7 @@
  * tree in step with the pages that carry the widgets.
  */
 import { copyObject } from '../model/copy.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
 import { readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { storeOf } from '../model/store.js';

@@ -2,7 +2,7 @@
  * Outlines (bookmarks): pruning entries whose pages are gone, and relinking
  * the sibling chain with correct /Count values.
  */
-import { PDFDict, type PDFDocument, PDFName, PDFNumber, PDFRef } from '../model/lib.js';
+import { PDFDict, type PDFDocument, PDFName, PDFNumber, PDFRef } from '../model/primitives.js';
 import { NamedDestinations, targetPage } from './destinations.js';
 
 const FIRST = PDFName.of('First');

@@ -4,7 +4,7 @@
  * reader showed for it ("iv", "A-3", …).
  */
 import { forEachTreePair } from './trees.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject } from '../model/lib.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject } from '../model/primitives.js';
 
 export interface PageLabel {
   style?: PDFName;

@@ -9,7 +9,7 @@ import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { skipWhite } from '../reader/syntax.js';
-import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
 const LETTER = [0, 0, 612, 792];

@@ -7,7 +7,7 @@
  * (damaged files loop), with a stack of its own rather than recursion, so a
  * deep tree costs no call stack.
  */
-import { PDFDict, type PDFContext, PDFName, type PDFObject, PDFRef } from '../model/lib.js';
+import { PDFDict, type PDFContext, PDFName, type PDFObject, PDFRef } from '../model/primitives.js';
 import { arrayAt } from '../model/objects.js';
 
 const PARENT = PDFName.of('Parent');

@@ -7,7 +7,7 @@
  * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
  * it takes.
  */
-import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFContext, PDFRawStream, PDFRef } from '../model/primitives.js';
 import { dataForOneLook } from '../reader/object-table.js';
 import { decodePieces, filterChain, type Filter } from '../reader/decode-pieces.js';
 
@@ -213,8 +213,6 @@ export class ContentDepths {
       this.spent += made;
       return depth;
     }
-    // pdf-lib's own streams (content drawn by pdfsvc): their data is what is drawn.
-    if (stream instanceof PDFStream) return graphicsDepth(stream.getContents());
     return BALANCED;
   }
 }

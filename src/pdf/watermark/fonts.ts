@@ -26,6 +26,7 @@ export interface FontkitGlyph {
 }
 export interface FontkitFont {
   unitsPerEm: number;
+  postscriptName?: string;
   hasGlyphForCodePoint(codePoint: number): boolean;
   layout(text: string): { glyphs: FontkitGlyph[]; positions: Array<{ xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }> };
 }

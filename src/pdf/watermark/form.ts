@@ -1,5 +1,5 @@
 /** The one Form XObject a watermark is drawn from, with its opacity. */
-import { PDFContext, PDFRef } from '../model/lib.js';
+import { PDFContext, PDFRef } from '../model/primitives.js';
 
 export interface FormParts {
   content: string;

@@ -8,7 +8,7 @@
  * rotation, fitting) is written once, in reader space, and holds on rotated
  * pages and on boxes that do not start at the origin alike.
  */
-import { PDFArray, PDFDict, PDFName, PDFNumber } from '../model/lib.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber } from '../model/primitives.js';
 import { effectiveRotation } from '../structure/page-tree.js';
 
 /** A PDF transformation matrix [a b c d e f]: x' = a·x + c·y + e, y' = b·x + d·y + f. */

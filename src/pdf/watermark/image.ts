@@ -5,8 +5,8 @@
  */
 import { constants as zlibConstants, inflateSync } from 'node:zlib';
 import { PdfError } from '../errors.js';
-import { PDFContext, PDFRef } from '../model/lib.js';
-import { JpegEmbedder, PngEmbedder } from './drawing-lib.js';
+import type { PDFContext, PDFRef } from '../model/primitives.js';
+import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
@@ -58,7 +58,12 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
     if (isJpeg) checkJpegEnd(bytes);
-    return { type, width: embedder.width, height: embedder.height, embed: (context) => embedder.embedIntoContext(context) };
+    return {
+      type,
+      width: embedder.width,
+      height: embedder.height,
+      embed: (context) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)),
+    };
   } catch (err) {
     if (err instanceof PdfError) throw err;
     throw badImage(

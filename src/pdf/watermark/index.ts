@@ -5,7 +5,7 @@
  */
 import { saveDocumentPieces } from '../document.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
-import { type PDFDocument, PDFRef } from '../model/lib.js';
+import { type PDFDocument, PDFRef } from '../model/primitives.js';
 import { pageEntries } from '../structure/page-tree.js';
 import { boundsOf, compose, diagonalDegrees, placement, rotate, scale, usableMargin, type Matrix, type Position, type ReaderView } from './geometry.js';
 import { registerForm } from './form.js';

@@ -10,7 +10,7 @@
  * and the watermark's state never reaches the page content. Content whose own
  * `q`/`Q` do not balance gets as many as it takes (see balance.ts).
  */
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../model/primitives.js';
 import type { PageEntry } from '../structure/page-tree.js';
 import { ContentDepths } from './balance.js';
 import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';

@@ -10,9 +10,9 @@
  * (Devanagari).
  */
 import { PdfError } from '../errors.js';
-import { PDFContext, PDFHexString, PDFRef } from '../model/lib.js';
-import { CustomFontSubsetEmbedder, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
-import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face, type FontkitFont } from './fonts.js';
+import { PDFContext, PDFHexString, PDFRef } from '../model/primitives.js';
+import { CustomFontSubsetEmbedder, embedWithPdfLib, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
+import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face } from './fonts.js';
 import { formatNumber } from './geometry.js';
 
 /** The size the form is drawn at; pages scale it. */
@@ -80,7 +80,7 @@ function layOutStandard(lines: TextLine[], embedder: StandardFontEmbedder): Prep
   });
   return {
     lines: laidOut,
-    fonts: new Map([['F0', { embed: async (context: PDFContext) => embedder.embedIntoContext(context) }]]),
+    fonts: new Map([['F0', { embed: (context: PDFContext) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)) }]]),
     widestPerPoint: Math.max(...laidOut.map((l) => l.width)) / REFERENCE_SIZE,
   };
 }
@@ -105,26 +105,29 @@ function standardInk(text: string): [number, number] {
 
 async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
   const [faces, fontkit] = await Promise.all([notoFaces(), loadFontkit()]);
-  const embedders = new Map<Face, { name: string; embedder: CustomFontSubsetEmbedder; texts: string[] }>();
-  const embedderFor = async (face: Face) => {
-    let entry = embedders.get(face);
-    if (!entry) {
-      const embedder = await CustomFontSubsetEmbedder.for(fontkit as never, face.bytes);
-      entry = { name: `F${embedders.size + 1}`, embedder, texts: [face.file] };
-      embedders.set(face, entry);
-    }
-    return entry;
-  };
+  // The runs first: a subset's name says what it holds, so it is known before its embedder is made.
+  const segmented = lines.map((line, index) => segment(line, index, faces));
+  const held = new Map<Face, string[]>();
+  for (const { face, text } of segmented.flat()) {
+    const texts = held.get(face) ?? [face.file];
+    texts.push(text);
+    held.set(face, texts);
+  }
+  const embedders = new Map<Face, { name: string; embedder: CustomFontSubsetEmbedder }>();
+  for (const [face, texts] of held) {
+    // A subset's name starts with a tag of six capitals (ISO 32000-1, 9.6.4); derived from what it holds, so outputs are reproducible.
+    const subsetName = `${subsetTag(texts.join('\u0000'))}+${face.font.postscriptName ?? 'NotoSans-Bold'}`;
+    const embedder = await CustomFontSubsetEmbedder.for(fontkit as never, face.bytes, subsetName);
+    embedders.set(face, { name: `F${embedders.size + 1}`, embedder });
+  }
   const laidOut: LaidOutLine[] = [];
   for (const [index, line] of lines.entries()) {
-    const segments = segment(line, index, faces);
     const runs: Run[] = [];
     let pen = 0;
     const ink: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (const { face, text } of segments) {
-      const { name, embedder, texts } = await embedderFor(face);
-      texts.push(text);
-      const font = (embedder as unknown as { font: FontkitFont }).font;
+    for (const { face, text } of segmented[index]) {
+      const { name, embedder } = embedders.get(face)!;
+      const font = face.font;
       const unit = REFERENCE_SIZE / font.unitsPerEm;
       const { glyphs, positions } = font.layout(text);
       const codes = embedder.encodeText(text).toString().slice(1, -1).match(/.{4}/g) ?? [];
@@ -150,15 +153,8 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
     laidOut.push({ text: line.text, width: pen, ink, runs });
   }
   const fonts = new Map<string, { embed(context: PDFContext): Promise<PDFRef> }>();
-  for (const { name, embedder, texts } of embedders.values()) {
-    fonts.set(name, {
-      embed: (context) => {
-        // A subset's name starts with a tag of six capitals (ISO 32000-1, 9.6.4); derived from what it holds, so outputs are reproducible.
-        const postscript = embedder.font.postscriptName ?? 'NotoSans-Bold';
-        (embedder as unknown as { customName: string }).customName = `${subsetTag(texts.join('\u0000'))}+${postscript}`;
-        return embedder.embedIntoContext(context);
-      },
-    });
+  for (const { name, embedder } of embedders.values()) {
+    fonts.set(name, { embed: (context) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)) });
   }
   return { lines: laidOut, fonts, widestPerPoint: Math.max(...laidOut.map((l) => l.width)) / REFERENCE_SIZE };
 }

@@ -1,13 +1,12 @@
 /**
  * Serializes a parsed object (not a stream's data: the writer handles that)
- * in the same form as pdf-lib's copyBytesInto, so sizes pdf-lib reports
- * (split_by_size's estimates) still match what is written. pdf-lib's own
- * serializer copies every dictionary's entries into a fresh array twice (to
- * measure, then to copy): on a document of 20,000 objects that was most of
- * the garbage of a save. This walks the dictionary's map and the array's
- * items where they are and encodes each object once.
+ * in the same form as the objects' toString, so the sizes they report
+ * (sizeInBytes: split_by_size's estimates) match what is written. It walks
+ * the dictionary's map and the array's items where they are, handing out
+ * tokens rather than building each container's text (nested containers
+ * would be built once per level).
  */
-import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from '../model/lib.js';
+import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from '../model/primitives.js';
 
 export function serialize(object: PDFObject): Uint8Array {
   const parts: string[] = [];
@@ -38,7 +37,7 @@ export function writeTokens(object: PDFObject, token: (text: string) => void): v
     // Only a stream's dictionary is ever serialized here; its data goes out as pieces.
     writeTokens(object.dict, token);
   } else {
-    // Names, numbers, strings, references, booleans, null: pdf-lib keeps their written form.
+    // Names, numbers, strings, references, booleans, null: each keeps its written form.
     token(object.toString());
   }
 }

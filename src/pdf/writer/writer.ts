@@ -2,7 +2,7 @@
  * Serializes a document: the objects it reaches from its trailer, each once,
  * under their own numbers. An object nothing parsed or changed goes out as
  * its input bytes (graph.ts), with references to objects the output lacks
- * turned into null; a parsed one is serialized by pdf-lib, its stream data
+ * turned into null; a parsed one is serialized (serialize.ts), its stream data
  * still a view of the input. Everything is joined once at the end: under a
  * classic cross-reference table, or (`objectStreams`) with the objects that
  * are not streams deflated by node:zlib into object streams under a
@@ -14,7 +14,7 @@ import { deflateSync } from 'node:zlib';
 import { unreadRange } from '../../core/lazy-file.js';
 import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';
-import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream } from '../model/lib.js';
+import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { storeOf } from '../model/store.js';
 import type { Encryption } from '../security/encrypt.js';
 import { fileIdToWrite } from '../security/file-id.js';
@@ -133,11 +133,6 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
  * ciphertext) is not joined.
  */
 function streamData(object: PDFStream): readonly Piece[] {
-  if (!(object instanceof PDFRawStream)) {
-    // pdf-lib's own streams (drawn content, embedded fonts) encode themselves here.
-    object.updateDict();
-    return [object.getContents()];
-  }
   // Data held in several pieces (encrypted: the IV, then the ciphertext) is written piece by piece.
   const pieces = object instanceof PiecewiseStream ? object.pieces : [unloadedData(object) ?? object.getContents()];
   let size = 0;

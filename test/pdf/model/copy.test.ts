@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { copyObject, moveObject } from '../../../src/pdf/model/copy.js';
 import { loadPdf } from '../../../src/pdf/document.js';
-import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../../src/pdf/model/lib.js';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRawStream, PDFRef } from '../../../src/pdf/model/primitives.js';
 import { unloadedData } from '../../../src/pdf/reader/object-table.js';
 import { buildPdf, simpleDoc } from '../../helpers/raw-pdf.js';
 
@@ -45,13 +45,13 @@ describe('copyObject', () => {
 
 describe('moveObject', () => {
   it('rewrites a dictionary two objects share once, not once per holder', () => {
-    const from = PDFContext.create();
+    const from = new PDFContext();
     const shared = from.obj({ Font: PDFRef.of(5, 0) }) as PDFDict;
     const first = from.obj({ Resources: shared }) as PDFDict;
     const second = PDFArray.withContext(from);
     second.push(shared);
     second.push(PDFRef.of(7, 0));
-    const into = PDFContext.create();
+    const into = new PDFContext();
     // 5 becomes 9, and 9 (an object the source also has) becomes 13: a second pass would turn 9 into 13.
     const mapping = new Map([
       [PDFRef.of(5, 0), PDFRef.of(9, 0)],
@@ -87,8 +87,8 @@ describe('without recursion (graph walks stay linear and iterative)', () => {
   }
 
   it('copies and moves objects nested 100,000 deep (direct objects made in memory, where no parser limit applies)', () => {
-    const from = PDFContext.create();
-    const into = PDFContext.create();
+    const from = new PDFContext();
+    const into = new PDFContext();
     const nest = deep(from, 100_000);
     const copy = copyObject(nest, into, (ref) => PDFRef.of(ref.objectNumber + 1000));
     expect(copy === nest).toBe(false);

@@ -4,14 +4,14 @@
  * depth, which objects made in memory do not bound.
  */
 import { describe, expect, it } from 'vitest';
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString } from '../../../src/pdf/model/lib.js';
-import { StoreContext } from '../../../src/pdf/model/store.js';
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFString } from '../../../src/pdf/model/primitives.js';
+import { PDFContext } from '../../../src/pdf/model/primitives.js';
 import { forEachTreePair } from '../../../src/pdf/structure/trees.js';
 import { walkInside } from '../../../src/pdf/model/walk.js';
 
 describe('walkInside', () => {
   it('reaches each object before what it holds, in written order, with where it is written', () => {
-    const context = new StoreContext();
+    const context = new PDFContext();
     const root = context.obj({ A: [1, { B: 2 }], C: 3 }) as PDFDict;
     const seen: string[] = [];
     walkInside(root, (child, _holder, at) => {
@@ -21,7 +21,7 @@ describe('walkInside', () => {
   });
 
   it('walks arrays nested 200,000 deep', () => {
-    const context = new StoreContext();
+    const context = new PDFContext();
     const top = PDFArray.withContext(context);
     let inner = top;
     for (let i = 0; i < 200_000; i++) {
@@ -40,7 +40,7 @@ describe('walkInside', () => {
 
 describe('forEachTreePair', () => {
   it('gives a tree 100,000 nodes deep with a loop back to its root each pair once, in tree order', () => {
-    const context = new StoreContext();
+    const context = new PDFContext();
     const root = context.obj({ Names: [PDFString.of('a'), 1] }) as PDFDict;
     let node = root;
     for (let i = 0; i < 100_000; i++) {

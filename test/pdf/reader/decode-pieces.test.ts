@@ -10,7 +10,7 @@ import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
 import { loadPdf } from '../../../src/pdf/document.js';
-import { PDFRef, type PDFRawStream } from '../../../src/pdf/model/lib.js';
+import { PDFRef, type PDFRawStream } from '../../../src/pdf/model/primitives.js';
 import { decodePieces, filterChain, type Filter } from '../../../src/pdf/reader/decode-pieces.js';
 import { ContentDepths, MAX_CONTENT_BYTES, MAX_DOCUMENT_CONTENT_BYTES } from '../../../src/pdf/watermark/balance.js';
 import { tempFile } from '../../helpers/pdf-tools.js';

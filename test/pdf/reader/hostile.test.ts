@@ -14,7 +14,7 @@ import { ValidationError } from '../../../src/core/errors.js';
 import { runAction } from '../../../src/core/run.js';
 import { qpdfCheck } from '../../helpers/pdf-tools.js';
 import { HOSTILE_PDFS } from '../../../scripts/hostile-fixtures.mjs';
-import { PDFContext, type PDFDict } from '../../../src/pdf/model/lib.js';
+import { PDFContext, type PDFDict } from '../../../src/pdf/model/primitives.js';
 import { decodeStructureStream } from '../../../src/pdf/reader/filters.js';
 
 /**
@@ -78,7 +78,7 @@ describe('hostile structure is answered at once, bounded in time and memory', ()
 
 describe('a structure stream of Flate inside Flate', () => {
   const MB = 2 ** 20;
-  const context = PDFContext.create();
+  const context = new PDFContext();
   const dict = context.obj({ Filter: ['FlateDecode', 'FlateDecode'] }) as PDFDict;
   // 3 MB that do not compress: the inner layer is 3 MB too, so both layers together make 6 MB.
   const plain = randomBytes(3 * MB);

@@ -1,12 +1,12 @@
 /**
- * The build puts src/pdf/model/fflate-node.ts in the place of fflate for pdf-lib:
+ * The build puts src/pdf/watermark/fflate-node.ts in the place of fflate for pdf-lib:
  * what pdf-lib gets from it must be what fflate gives, on good data and on
  * the damaged data fflate tolerates.
  */
 import * as fflate from 'fflate';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inflateSync, unzlibSync, zlibSync } from '../../../src/pdf/model/fflate-node.js';
+import { inflateSync, unzlibSync, zlibSync } from '../../../src/pdf/watermark/fflate-node.js';
 
 const text = new TextEncoder().encode('BT /F1 12 Tf 72 712 Td (Hello) Tj ET\n'.repeat(2000));
 /** Byte for byte (toEqual on large typed arrays is slow). */

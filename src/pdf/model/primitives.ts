@@ -1,0 +1,724 @@
+/**
+ * pdfsvc's PDF objects: names, numbers, strings, references, dictionaries,
+ * arrays, streams, and the context (one document's objects) they resolve
+ * references through. They are ours, as pdf.js's are: reading and writing
+ * files is ours too (reader/, writer/), and owning the objects lets their
+ * storage be what the walks over large documents need (a dictionary's map
+ * and an array's items read in place, one reference per object number).
+ *
+ * The method names and the written forms are those of pdf-lib's object
+ * classes, which pdfsvc used before, so outputs stayed byte for byte the
+ * same. pdf-lib itself is only the drawing side's (watermark/drawing-lib.ts),
+ * whose embedded fonts and images come across through that adapter.
+ */
+import { deflateSync } from 'node:zlib';
+import type { ObjectStore } from './store.js';
+
+/** Any PDF object. */
+export abstract class PDFObject {
+  /** The object's written form. */
+  abstract toString(): string;
+
+  /** The length of its written form, in bytes. */
+  sizeInBytes(): number {
+    return this.toString().length;
+  }
+}
+
+// Characters a name writes as #xx: outside ! to ~, white space, delimiters and # itself.
+const IRREGULAR = new Uint8Array(256);
+for (const ch of '\0\t\n\f\r ()<>[]{}/%#') IRREGULAR[ch.charCodeAt(0)] = 1;
+
+const namePool = new Map<string, PDFName>();
+
+/** A name, one instance per name (compare with ===). */
+export class PDFName extends PDFObject {
+  /** The written form: a slash, then the name with irregular characters as #xx. */
+  private readonly encoded: string;
+
+  private constructor(name: string) {
+    super();
+    let encoded = '/';
+    for (let i = 0; i < name.length; i++) {
+      const code = name.charCodeAt(i);
+      encoded += code >= 0x21 && code <= 0x7e && !IRREGULAR[code] ? name[i] : `#${code.toString(16).padStart(2, '0').toUpperCase()}`;
+    }
+    this.encoded = encoded;
+  }
+
+  /** The name `name` (without the slash; #xx escapes in upper-case hex are decoded). */
+  static of(name: string): PDFName {
+    const decoded = name.includes('#') ? name.replace(/#([\dA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : name;
+    let found = namePool.get(decoded);
+    if (!found) {
+      found = new PDFName(decoded);
+      namePool.set(decoded, found);
+    }
+    return found;
+  }
+
+  /** The name's bytes, #xx escapes decoded. */
+  asBytes(): Uint8Array {
+    const text = this.encoded.slice(1).replace(/#([0-9A-Fa-f]{1,2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    return Buffer.from(text, 'latin1');
+  }
+
+  /** The name as text, a character per byte. */
+  decodeText(): string {
+    return Buffer.from(this.asBytes()).toString('latin1');
+  }
+
+  /** The written form (with its slash). */
+  asString(): string {
+    return this.encoded;
+  }
+
+  toString(): string {
+    return this.encoded;
+  }
+
+  override sizeInBytes(): number {
+    return this.encoded.length;
+  }
+}
+
+/** A number; written the way pdf-lib writes numbers (no exponent). */
+export class PDFNumber extends PDFObject {
+  private readonly written: string;
+
+  private constructor(private readonly number: number) {
+    super();
+    this.written = numberText(number);
+  }
+
+  static of(value: number): PDFNumber {
+    return new PDFNumber(value);
+  }
+
+  asNumber(): number {
+    return this.number;
+  }
+
+  toString(): string {
+    return this.written;
+  }
+
+  override sizeInBytes(): number {
+    return this.written.length;
+  }
+}
+
+/** A number's written form: PDF has no exponents, so 1e-7 is 0.0000001 and 1e+21 is written out in full. */
+function numberText(value: number): string {
+  const text = String(value);
+  const small = Math.abs(value) < 1 ? text.split('e-')[1] : undefined;
+  if (small) {
+    const exponent = Number.parseInt(small, 10);
+    const digits = String(Math.abs(value) * 10 ** (exponent - 1)).slice(2);
+    return `${value < 0 ? '-' : ''}0.${'0'.repeat(exponent - 1)}${digits}`;
+  }
+  const large = Math.abs(value) >= 1 ? text.split('+')[1] : undefined;
+  if (large && Number.parseInt(large, 10) > 20) {
+    const extra = Number.parseInt(large, 10) - 20;
+    return `${value / 10 ** extra}${'0'.repeat(extra)}`;
+  }
+  return text;
+}
+
+/** A literal string, kept in its written form between the parentheses (escapes as they were). */
+export class PDFString extends PDFObject {
+  private constructor(private readonly written: string) {
+    super();
+  }
+
+  /** The string whose written form (between the parentheses) is `written`. */
+  static of(written: string): PDFString {
+    return new PDFString(written);
+  }
+
+  /** The string's bytes, escapes decoded. */
+  asBytes(): Uint8Array {
+    const text = this.written;
+    const bytes: number[] = [];
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== 0x5c) {
+        bytes.push(code & 0xff);
+        continue;
+      }
+      const next = text[++i];
+      if (next === undefined) break;
+      const escape = ESCAPES[next];
+      if (escape !== undefined) {
+        if (escape >= 0) bytes.push(escape);
+      } else if (next >= '0' && next <= '7') {
+        let octal = next;
+        while (octal.length < 3 && text[i + 1] >= '0' && text[i + 1] <= '7') octal += text[++i];
+        bytes.push(Number.parseInt(octal, 8) & 0xff);
+      } else {
+        bytes.push(next.charCodeAt(0) & 0xff);
+      }
+    }
+    return Uint8Array.from(bytes);
+  }
+
+  decodeText(): string {
+    return decodeTextBytes(this.asBytes());
+  }
+
+  /** The written form between the parentheses. */
+  asString(): string {
+    return this.written;
+  }
+
+  toString(): string {
+    return `(${this.written})`;
+  }
+
+  override sizeInBytes(): number {
+    return this.written.length + 2;
+  }
+}
+
+// What follows a backslash in a literal string; -1 for a line break (the string continues on the next line).
+const ESCAPES: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, f: 12, '(': 40, ')': 41, '\\': 92, '\n': -1, '\r': -1 };
+
+/** A hexadecimal string, kept in its written form between the angle brackets. */
+export class PDFHexString extends PDFObject {
+  private constructor(private readonly hex: string) {
+    super();
+  }
+
+  static of(hex: string): PDFHexString {
+    return new PDFHexString(hex);
+  }
+
+  /** `text` as UTF-16BE with a byte-order mark. */
+  static fromText(text: string): PDFHexString {
+    return new PDFHexString(`FEFF${Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase()}`);
+  }
+
+  static fromBytes(bytes: Uint8Array): PDFHexString {
+    return new PDFHexString(Buffer.from(bytes).toString('hex').toUpperCase());
+  }
+
+  /** The bytes: white space is ignored and an odd last digit counts as followed by 0. */
+  asBytes(): Uint8Array {
+    const digits = this.hex.replace(/[\0\t\n\f\r ]/g, '');
+    const even = digits.length % 2 === 1 ? `${digits}0` : digits;
+    const bytes = new Uint8Array(even.length / 2);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = Number.parseInt(even.slice(2 * i, 2 * i + 2), 16);
+    return bytes;
+  }
+
+  decodeText(): string {
+    return decodeTextBytes(this.asBytes());
+  }
+
+  /** The digits as written. */
+  asString(): string {
+    return this.hex;
+  }
+
+  toString(): string {
+    return `<${this.hex}>`;
+  }
+
+  override sizeInBytes(): number {
+    return this.hex.length + 2;
+  }
+}
+
+// PDFDocEncoding where it differs from Latin-1 (the PDF specification's Annex D); U+FFFD where it has no character.
+const PDF_DOC_ENCODING = new Map<number, string>([
+  [0x16, '\u0017'],
+  ...[...'\u02D8\u02C7\u02C6\u02D9\u02DD\u02DB\u02DA\u02DC'].map((ch, i): [number, string] => [0x18 + i, ch]),
+  [0x7f, '\uFFFD'],
+  ...[
+    ...'\u2022\u2020\u2021\u2026\u2014\u2013\u0192\u2044\u2039\u203A\u2212\u2030\u201E\u201C\u201D\u2018\u2019\u201A\u2122\uFB01\uFB02\u0141\u0152\u0160\u0178\u017D\u0131\u0142\u0153\u0161\u017E\uFFFD\u20AC',
+  ].map((ch, i): [number, string] => [0x80 + i, ch]),
+  [0xad, '\uFFFD'],
+]);
+
+/** A text string's bytes as text: UTF-16 with a byte-order mark, else PDFDocEncoding. */
+function decodeTextBytes(bytes: Uint8Array): string {
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  let text = '';
+  for (const byte of bytes) text += PDF_DOC_ENCODING.get(byte) ?? String.fromCharCode(byte);
+  return text;
+}
+
+/** `true` or `false`. */
+export class PDFBool extends PDFObject {
+  static readonly True = new PDFBool(true);
+  static readonly False = new PDFBool(false);
+
+  private constructor(private readonly value: boolean) {
+    super();
+  }
+
+  asBoolean(): boolean {
+    return this.value;
+  }
+
+  toString(): string {
+    return String(this.value);
+  }
+}
+
+class PDFNullObject extends PDFObject {
+  toString(): string {
+    return 'null';
+  }
+}
+
+/** The null object (one instance). */
+export const PDFNull = new PDFNullObject();
+
+const refsByNumber = new Map<number, PDFRef>();
+const refsByText = new Map<string, PDFRef>();
+
+/**
+ * An indirect reference, one instance per object number and generation
+ * (compare with ===). The pool is keyed by number (by text only for a
+ * generation other than 0), and a reference makes its text only when
+ * written: a document of 200,000 objects has as many references, and a
+ * merge of it twice that. The pool keeps every reference made for the life
+ * of the process; weak references would let a server worker give them back,
+ * but cost as much memory as the text while a document is open (measured:
+ * 17 MB more peak on that document).
+ */
+export class PDFRef extends PDFObject {
+  private constructor(
+    readonly objectNumber: number,
+    readonly generationNumber: number,
+  ) {
+    super();
+  }
+
+  static of(objectNumber: number, generationNumber = 0): PDFRef {
+    if (generationNumber === 0 && Number.isSafeInteger(objectNumber)) {
+      let ref = refsByNumber.get(objectNumber);
+      if (!ref) {
+        ref = new PDFRef(objectNumber, 0);
+        refsByNumber.set(objectNumber, ref);
+      }
+      return ref;
+    }
+    const key = `${objectNumber} ${generationNumber}`;
+    let ref = refsByText.get(key);
+    if (!ref) {
+      ref = new PDFRef(objectNumber, generationNumber);
+      refsByText.set(key, ref);
+    }
+    return ref;
+  }
+
+  /** The written form, `12 0 R`. */
+  get tag(): string {
+    return `${this.objectNumber} ${this.generationNumber} R`;
+  }
+
+  toString(): string {
+    return this.tag;
+  }
+}
+
+/** A class of object a look-up may ask for, or the null object itself. */
+type ObjectType = abstract new (...args: never[]) => PDFObject;
+type TypeArg = ObjectType | typeof PDFNull;
+type Instance<T extends TypeArg> = T extends ObjectType ? InstanceType<T> : T;
+type LookupKey = PDFObject | undefined;
+
+/** A look-up found an object of another type than the caller asked for. */
+export class UnexpectedObjectTypeError extends Error {
+  constructor(expected: readonly TypeArg[], found: PDFObject | undefined) {
+    const names = expected.map((type) => (type === PDFNull ? 'PDFNull' : (type as ObjectType).name));
+    super(`Expected instance of ${names.join(' or ')}, but got instance of ${found ? found.constructor.name : found}`);
+    this.name = 'UnexpectedObjectTypeError';
+  }
+}
+
+/** A dictionary: its entries in a Map, in the order they were set. */
+export class PDFDict extends PDFObject {
+  constructor(
+    /** The entries, read in place (a walk over a large document would otherwise copy them many times over). */
+    readonly entriesMap: Map<PDFName, PDFObject>,
+    /** The document whose references the dictionary's look-ups resolve. */
+    public context: PDFContext,
+  ) {
+    super();
+  }
+
+  static withContext(context: PDFContext): PDFDict {
+    return new PDFDict(new Map(), context);
+  }
+
+  /** A dictionary holding `map` itself (not a copy). */
+  static fromMapWithContext(map: Map<PDFName, PDFObject>, context: PDFContext): PDFDict {
+    return new PDFDict(map, context);
+  }
+
+  keys(): PDFName[] {
+    return [...this.entriesMap.keys()];
+  }
+
+  values(): PDFObject[] {
+    return [...this.entriesMap.values()];
+  }
+
+  entries(): [PDFName, PDFObject][] {
+    return [...this.entriesMap.entries()];
+  }
+
+  set(key: PDFName, value: PDFObject): void {
+    this.entriesMap.set(key, value);
+  }
+
+  /** The entry as written (a reference is not followed); null counts as absent unless `keepNull`. */
+  get(key: PDFName, keepNull = false): PDFObject | undefined {
+    const value = this.entriesMap.get(key);
+    return value === PDFNull && !keepNull ? undefined : value;
+  }
+
+  has(key: PDFName): boolean {
+    const value = this.entriesMap.get(key);
+    return value !== undefined && value !== PDFNull;
+  }
+
+  delete(key: PDFName): boolean {
+    return this.entriesMap.delete(key);
+  }
+
+  /** The entry with its reference followed. With types, it must be one of them (else UnexpectedObjectTypeError). */
+  lookup(key: PDFName): PDFObject | undefined;
+  lookup<T extends TypeArg[]>(key: PDFName, ...types: T): Instance<T[number]>;
+  lookup(key: PDFName, ...types: TypeArg[]): PDFObject | undefined {
+    const keepNull = types.includes(PDFNull);
+    const value = this.context.lookup(this.get(key, keepNull), ...types);
+    return value === PDFNull && !keepNull ? undefined : value;
+  }
+
+  /** As lookup, but an absent entry is undefined rather than an error. */
+  lookupMaybe<T extends TypeArg[]>(key: PDFName, ...types: T): Instance<T[number]> | undefined {
+    const keepNull = types.includes(PDFNull);
+    const value = this.context.lookupMaybe(this.get(key, keepNull), ...types);
+    return value === PDFNull && !keepNull ? undefined : value;
+  }
+
+  toString(): string {
+    let text = '<<\n';
+    this.entriesMap.forEach((value, key) => {
+      text += `${key.toString()} ${value.toString()}\n`;
+    });
+    return `${text}>>`;
+  }
+
+  override sizeInBytes(): number {
+    let size = 5;
+    this.entriesMap.forEach((value, key) => {
+      size += key.sizeInBytes() + value.sizeInBytes() + 2;
+    });
+    return size;
+  }
+}
+
+/** An array. */
+export class PDFArray extends PDFObject {
+  constructor(
+    public context: PDFContext,
+    /** The items, read and replaced in place. */
+    public items: PDFObject[] = [],
+  ) {
+    super();
+  }
+
+  static withContext(context: PDFContext): PDFArray {
+    return new PDFArray(context);
+  }
+
+  size(): number {
+    return this.items.length;
+  }
+
+  push(object: PDFObject): void {
+    this.items.push(object);
+  }
+
+  insert(index: number, object: PDFObject): void {
+    this.items.splice(index, 0, object);
+  }
+
+  remove(index: number): void {
+    this.items.splice(index, 1);
+  }
+
+  set(index: number, object: PDFObject): void {
+    this.items[index] = object;
+  }
+
+  get(index: number): PDFObject {
+    return this.items[index];
+  }
+
+  /** Where `object` is, or undefined. */
+  indexOf(object: PDFObject): number | undefined {
+    const index = this.items.indexOf(object);
+    return index === -1 ? undefined : index;
+  }
+
+  /** A copy of the items. */
+  asArray(): PDFObject[] {
+    return this.items.slice();
+  }
+
+  lookup(index: number): PDFObject | undefined;
+  lookup<T extends TypeArg[]>(index: number, ...types: T): Instance<T[number]>;
+  lookup(index: number, ...types: TypeArg[]): PDFObject | undefined {
+    return this.context.lookup(this.items[index], ...types);
+  }
+
+  lookupMaybe<T extends TypeArg[]>(index: number, ...types: T): Instance<T[number]> | undefined {
+    return this.context.lookupMaybe(this.items[index], ...types);
+  }
+
+  toString(): string {
+    let text = '[ ';
+    for (const item of this.items) text += `${item.toString()} `;
+    return `${text}]`;
+  }
+
+  override sizeInBytes(): number {
+    let size = 3;
+    for (const item of this.items) size += item.sizeInBytes() + 1;
+    return size;
+  }
+}
+
+/** A stream: a dictionary and data. */
+export abstract class PDFStream extends PDFObject {
+  constructor(public dict: PDFDict) {
+    super();
+  }
+
+  /** The data as stored (encoded by the stream's filters). */
+  abstract getContents(): Uint8Array;
+
+  getContentsSize(): number {
+    return this.getContents().length;
+  }
+
+  /** Sets /Length to the data's size. */
+  updateDict(): void {
+    this.dict.set(LENGTH, PDFNumber.of(this.getContentsSize()));
+  }
+
+  toString(): string {
+    this.updateDict();
+    return `${this.dict.toString()}\nstream\n${Buffer.from(this.getContents()).toString('latin1')}\nendstream`;
+  }
+
+  override sizeInBytes(): number {
+    this.updateDict();
+    return this.dict.sizeInBytes() + this.getContentsSize() + 18;
+  }
+}
+
+const LENGTH = PDFName.of('Length');
+
+/** A stream whose data is held (or, in a subclass, served) as bytes. */
+export class PDFRawStream extends PDFStream {
+  constructor(
+    dict: PDFDict,
+    private data: Uint8Array,
+  ) {
+    super(dict);
+  }
+
+  static of(dict: PDFDict, contents: Uint8Array): PDFRawStream {
+    return new PDFRawStream(dict, contents);
+  }
+
+  getContents(): Uint8Array {
+    return this.data;
+  }
+
+  /** Replaces the data (the dictionary's /Length is the caller's). */
+  setContents(contents: Uint8Array): void {
+    this.data = contents;
+  }
+}
+
+/** The %PDF-x.y line and the binary comment that follows it. */
+export class PDFHeader {
+  private constructor(
+    readonly major: number,
+    readonly minor: number,
+  ) {}
+
+  static forVersion(major: number, minor: number): PDFHeader {
+    return new PDFHeader(major, minor);
+  }
+
+  getVersionString(): string {
+    return `${this.major}.${this.minor}`;
+  }
+}
+
+/** The trailer's entries a document keeps. */
+export interface TrailerInfo {
+  Root?: PDFObject;
+  Encrypt?: PDFObject;
+  Info?: PDFObject;
+  ID?: PDFObject;
+}
+
+/** A value `obj` turns into an object: names from strings, numbers, booleans, arrays and dictionaries from their likes. */
+export type Literal = PDFObject | string | number | boolean | null | undefined | Uint8Array | Literal[] | { [key: string]: Literal };
+
+/**
+ * One document's objects: its header, its trailer's entries, and its
+ * indirect objects, which live in an object store (store.ts) that decides
+ * what a look-up costs (a parse, a fork's copy).
+ */
+export class PDFContext {
+  header = PDFHeader.forVersion(1, 7);
+  trailerInfo: TrailerInfo = {};
+  largestObjectNumber = 0;
+  /** A field, not a getter: every look-up of every object goes through it. */
+  store: ObjectStore;
+
+  constructor(store?: ObjectStore) {
+    this.store = store ?? NO_STORE;
+  }
+
+  /** Gives the context its store, once: the reader parses the trailer with the context before its table exists. */
+  attach(store: ObjectStore): void {
+    if (this.store !== NO_STORE) throw new Error('the context already has an object store');
+    this.store = store;
+  }
+
+  assign(ref: PDFRef, object: PDFObject): void {
+    this.store.set(ref, object);
+    if (ref.objectNumber > this.largestObjectNumber) this.largestObjectNumber = ref.objectNumber;
+  }
+
+  /** A reference to a number no object of the document has. */
+  nextRef(): PDFRef {
+    this.largestObjectNumber += 1;
+    return PDFRef.of(this.largestObjectNumber);
+  }
+
+  /** Makes `object` an indirect object under a new number. */
+  register(object: PDFObject): PDFRef {
+    const ref = this.nextRef();
+    this.assign(ref, object);
+    return ref;
+  }
+
+  delete(ref: PDFRef): boolean {
+    return this.store.delete(ref);
+  }
+
+  /** `key` with a reference followed. With types, the result must be one of them (else UnexpectedObjectTypeError). */
+  lookup(key: LookupKey): PDFObject | undefined;
+  lookup<T extends TypeArg[]>(key: LookupKey, ...types: T): Instance<T[number]>;
+  lookup(key: LookupKey, ...types: TypeArg[]): PDFObject | undefined {
+    const result = key instanceof PDFRef ? this.store.get(key) : key;
+    return types.length === 0 ? result : checked(result, types);
+  }
+
+  /** As lookup, but nothing found (or null, unless asked for) is undefined rather than an error. */
+  lookupMaybe<T extends TypeArg[]>(key: LookupKey, ...types: T): Instance<T[number]> | undefined;
+  lookupMaybe(key: LookupKey, ...types: TypeArg[]): PDFObject | undefined {
+    const result = key instanceof PDFRef ? this.store.get(key) : key;
+    if (!result || (result === PDFNull && !types.includes(PDFNull))) return undefined;
+    return types.length === 0 ? result : checked(result, types);
+  }
+
+  /** Every indirect object by ascending number (the store parses all of them first). */
+  enumerateIndirectObjects(): [PDFRef, PDFObject][] {
+    return Array.from(this.store.entries()).sort(([a], [b]) => a.objectNumber - b.objectNumber);
+  }
+
+  /** The object `literal` describes. */
+  obj(literal: string): PDFName;
+  obj(literal: number): PDFNumber;
+  obj(literal: Literal[]): PDFArray;
+  obj(literal: { [key: string]: Literal }): PDFDict;
+  obj(literal: Literal): PDFObject;
+  obj(literal: Literal): PDFObject {
+    if (literal instanceof PDFObject) return literal;
+    if (literal === null || literal === undefined) return PDFNull;
+    if (typeof literal === 'string') return PDFName.of(literal);
+    if (typeof literal === 'number') return PDFNumber.of(literal);
+    if (typeof literal === 'boolean') return literal ? PDFBool.True : PDFBool.False;
+    if (literal instanceof Uint8Array) return PDFHexString.fromBytes(literal);
+    if (Array.isArray(literal))
+      return new PDFArray(
+        this,
+        literal.map((item) => this.obj(item)),
+      );
+    const dict = PDFDict.withContext(this);
+    for (const [key, value] of Object.entries(literal)) if (value !== undefined) dict.set(PDFName.of(key), this.obj(value));
+    return dict;
+  }
+
+  /** A stream of `contents` (text as Latin-1) with the dictionary `dict` describes. */
+  stream(contents: string | Uint8Array, dict: { [key: string]: Literal } = {}): PDFRawStream {
+    return PDFRawStream.of(this.obj(dict), typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents);
+  }
+
+  /** As stream, compressed with Flate (by Node's native zlib). */
+  flateStream(contents: string | Uint8Array, dict: { [key: string]: Literal } = {}): PDFRawStream {
+    const bytes = typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents;
+    return this.stream(deflateSync(bytes), { ...dict, Filter: 'FlateDecode' });
+  }
+}
+
+/** The store of a context that has none yet: it holds nothing and takes nothing. */
+const NO_STORE: ObjectStore = {
+  get: () => undefined,
+  peek: () => undefined,
+  source: () => undefined,
+  has: () => false,
+  set: () => {
+    throw new Error('the context has no object store yet');
+  },
+  delete: () => false,
+  hasObjectStreams: false,
+  entries: () => [],
+};
+
+function checked(result: PDFObject | undefined, types: readonly TypeArg[]): PDFObject | undefined {
+  for (const type of types) {
+    if (type === PDFNull ? result === PDFNull : result instanceof (type as ObjectType)) return result;
+  }
+  throw new UnexpectedObjectTypeError(types, result);
+}
+
+/**
+ * An open document as the page operations see it: its objects and its
+ * catalog.
+ */
+export interface PDFDocument {
+  readonly context: PDFContext;
+  readonly catalog: PDFDict;
+  readonly isEncrypted: boolean;
+}
+
+/** A dictionary's entries where they are kept, for reading only. */
+export function entriesOf(dict: PDFDict): ReadonlyMap<PDFName, PDFObject> {
+  return dict.entriesMap;
+}
+
+/** An array's items where they are kept, for reading only. */
+export function itemsOf(array: PDFArray): readonly PDFObject[] {
+  return array.items;
+}
+
+/** An array of exactly `items` (taken, not copied). */
+export function arrayOf(context: PDFContext, items: PDFObject[]): PDFArray {
+  return new PDFArray(context, items);
+}

@@ -1,0 +1,122 @@
+/**
+ * pdfsvc's objects write what pdf-lib's wrote (outputs stayed byte for byte
+ * the same when pdfsvc moved off pdf-lib's objects), and read strings and
+ * names the way the PDF specification says: checked here against pdf-lib's
+ * own classes, an implementation written independently of ours.
+ */
+import * as lib from '@cantoo/pdf-lib';
+import { describe, expect, it } from 'vitest';
+import {
+  PDFArray,
+  PDFBool,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNull,
+  PDFNumber,
+  PDFRawStream,
+  PDFRef,
+  PDFString,
+  UnexpectedObjectTypeError,
+} from '../../../src/pdf/model/primitives.js';
+
+const NUMBERS = [0, -0, 1, -1, 0.5, -0.25, 1 / 3, 612, 792.0001, 1e-7, -1.5e-9, 123456789.123, 1e21, 2.5e25, -3e22, 0.1 + 0.2, Number.MAX_SAFE_INTEGER];
+const NAMES = ['Type', 'A B', 'Name#With#Hashes', 'Paren(s)', 'Slash/Name', '\u00e9t\u00e9', 'Percent%', 'Tab\tand\nnewline', '#41'];
+const STRINGS = ['plain', 'esc\\(aped\\)', 'back\\\\slash', 'line\\nfeed\\r\\t\\b\\f', 'octal \\101\\0102\\7', 'cont\\\ninued', '\\q unknown', 'trailing\\'];
+const HEX = ['48656C6C6F', '48 65 6c 6C 6', 'FEFF00480069', 'FFFE4800', ''];
+const TEXTS = ['Hello', 'Ελληνικά', 'emoji 😀', ''];
+
+describe('written forms are those pdf-lib writes', () => {
+  it('numbers, including those JavaScript would write with an exponent', () => {
+    for (const n of NUMBERS) {
+      expect(PDFNumber.of(n).toString(), String(n)).toBe(lib.PDFNumber.of(n).toString());
+      expect(PDFNumber.of(n).sizeInBytes()).toBe(lib.PDFNumber.of(n).sizeInBytes());
+    }
+    expect(PDFNumber.of(2.5e25).toString()).toBe('25000000000000000000000000');
+  });
+
+  it('names: delimiters, white space, # and non-ASCII written as #xx; one instance per name', () => {
+    for (const name of NAMES) {
+      expect(PDFName.of(name).toString(), name).toBe(lib.PDFName.of(name).toString());
+      expect(PDFName.of(name).decodeText(), name).toBe(lib.PDFName.of(name).decodeText());
+    }
+    expect(PDFName.of('A B').toString()).toBe('/A#20B');
+    expect(PDFName.of('A#20B')).toBe(PDFName.of('A B'));
+  });
+
+  it('strings decode their escapes to the bytes pdf-lib finds', () => {
+    for (const text of STRINGS) {
+      expect(PDFString.of(text).toString()).toBe(lib.PDFString.of(text).toString());
+      expect([...PDFString.of(text).asBytes()], text).toEqual([...lib.PDFString.of(text).asBytes()]);
+    }
+    // At most three octal digits: \0102 is \010 (a backspace), then 2.
+    expect(new TextDecoder().decode(PDFString.of('octal \\101\\0102').asBytes())).toBe('octal A\b2');
+  });
+
+  it('hex strings: white space ignored, an odd digit padded; text as UTF-16 with a byte-order mark', () => {
+    for (const hex of HEX) {
+      expect([...PDFHexString.of(hex).asBytes()], hex).toEqual([...lib.PDFHexString.of(hex).asBytes()]);
+      expect(PDFHexString.of(hex).decodeText(), hex).toBe(lib.PDFHexString.of(hex).decodeText());
+    }
+    for (const text of TEXTS) {
+      expect(PDFHexString.fromText(text).toString(), text).toBe(lib.PDFHexString.fromText(text).toString());
+      expect(PDFHexString.fromText(text).decodeText()).toBe(text);
+    }
+  });
+
+  it('text strings in PDFDocEncoding decode as pdf-lib decodes them', () => {
+    const bytes = Array.from({ length: 256 }, (_, i) => i).filter((b) => b !== 0x28 && b !== 0x29 && b !== 0x5c && b !== 0x0d);
+    const written = String.fromCharCode(...bytes);
+    expect(PDFString.of(written).decodeText()).toBe(lib.PDFString.of(written).decodeText());
+  });
+
+  it('dictionaries, arrays, references, booleans and null', () => {
+    const ours = new PDFContext();
+    const theirs = lib.PDFContext.create();
+    const literal = { Type: 'Page', MediaBox: [0, 0, 612.5, 792], Rotate: -90, Open: true, Gone: null, Nested: { Deep: [[1], []] } };
+    expect(ours.obj(literal).toString()).toBe(theirs.obj(literal).toString());
+    expect(ours.obj(literal).sizeInBytes()).toBe(theirs.obj(literal).sizeInBytes());
+    expect(PDFRef.of(12).toString()).toBe(lib.PDFRef.of(12).toString());
+    expect(PDFRef.of(12, 3).toString()).toBe('12 3 R');
+    expect(PDFRef.of(12)).toBe(PDFRef.of(12, 0));
+    expect(PDFRef.of(12, 3)).toBe(PDFRef.of(12, 3));
+    expect(PDFBool.False.toString()).toBe('false');
+    expect(PDFNull.toString()).toBe('null');
+  });
+
+  it('a stream sets its /Length from its data', () => {
+    const context = new PDFContext();
+    const stream = context.stream('BT ET', { Filter: 'FlateDecode', Length: 99 });
+    expect(stream.toString()).toBe('<<\n/Filter /FlateDecode\n/Length 5\n>>\nstream\nBT ET\nendstream');
+    expect(stream.sizeInBytes()).toBe(lib.PDFContext.create().stream('BT ET', { Filter: 'FlateDecode', Length: 99 }).sizeInBytes());
+    expect(stream).toBeInstanceOf(PDFRawStream);
+  });
+});
+
+describe('look-ups', () => {
+  it('follow references through the store, check the type asked for, and treat null as absent unless asked', () => {
+    const objects = new Map<PDFRef, PDFDict | PDFArray>();
+    const context = new PDFContext({
+      get: (ref) => objects.get(ref),
+      peek: (ref) => objects.get(ref),
+      source: () => undefined,
+      has: (ref) => objects.has(ref),
+      set: (ref, object) => void objects.set(ref, object as PDFDict),
+      delete: (ref) => objects.delete(ref),
+      hasObjectStreams: false,
+      entries: () => objects.entries(),
+    });
+    const kids = context.obj([1, 2]);
+    const ref = context.register(kids);
+    const page = context.obj({ Kids: ref, Nothing: null });
+    expect(page.lookup(PDFName.of('Kids'), PDFArray)).toBe(kids);
+    expect(page.lookup(PDFName.of('Nothing'))).toBeUndefined();
+    expect(page.lookup(PDFName.of('Nothing'), PDFNull)).toBe(PDFNull);
+    expect(page.lookupMaybe(PDFName.of('Missing'), PDFDict)).toBeUndefined();
+    expect(() => page.lookup(PDFName.of('Kids'), PDFDict)).toThrow(UnexpectedObjectTypeError);
+    expect(() => page.lookup(PDFName.of('Kids'), PDFDict)).toThrow('Expected instance of PDFDict, but got instance of PDFArray');
+    expect(context.enumerateIndirectObjects()).toEqual([[ref, kids]]);
+    expect(ref.objectNumber).toBe(context.largestObjectNumber);
+  });
+});
