@@ -84,11 +84,11 @@ export class PDFName extends PDFObject {
 
 /** A number; written the way pdf-lib writes numbers (no exponent). */
 export class PDFNumber extends PDFObject {
-  private readonly written: string;
+  /** Made when first written: most numbers a reader parses are only looked at. */
+  private written: string | undefined;
 
   private constructor(private readonly number: number) {
     super();
-    this.written = numberText(number);
   }
 
   static of(value: number): PDFNumber {
@@ -100,17 +100,19 @@ export class PDFNumber extends PDFObject {
   }
 
   toString(): string {
+    this.written ??= numberText(this.number);
     return this.written;
   }
 
   override sizeInBytes(): number {
-    return this.written.length;
+    return this.toString().length;
   }
 }
 
 /** A number's written form: PDF has no exponents, so 1e-7 is 0.0000001 and 1e+21 is written out in full. */
 function numberText(value: number): string {
   const text = String(value);
+  if (!text.includes('e')) return text;
   const small = Math.abs(value) < 1 ? text.split('e-')[1] : undefined;
   if (small) {
     const exponent = Number.parseInt(small, 10);
