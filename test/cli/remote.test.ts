@@ -297,7 +297,8 @@ export async function resolve(specifier, context, next) { const found = await ne
         .trim()
         .split('\n')
         .filter((url) => url.startsWith('file:') && url.includes('/dist/'));
-      return urls.filter((url) => readFileSync(new URL(url), 'latin1').includes('PDFDocument'));
+      // pdfsvc's PDF objects (src/pdf/model/primitives.ts), as esbuild writes the class.
+      return urls.filter((url) => readFileSync(new URL(url), 'latin1').includes('var PDFContext = class'));
     };
     expect(await loaded(['rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'local', fullCli)).not.toEqual([]);
     expect(await loaded([...remote, 'rotate', '--angle', '90', P('pages-3.pdf'), '-o', outPath()], 'remote')).toEqual([]);
