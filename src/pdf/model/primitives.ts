@@ -278,8 +278,12 @@ class PDFNullObject extends PDFObject {
 /** The null object (one instance). */
 export const PDFNull = new PDFNullObject();
 
-const refsByNumber = new Map<number, PDFRef>();
+// References of generation 0 by number: an array while the numbers come about in order (V8 keeps it a flat
+// array when a new number leaves a gap of at most 1024), a map for numbers far past the others.
+const refsInOrder: PDFRef[] = [];
+const refsFar = new Map<number, PDFRef>();
 const refsByText = new Map<string, PDFRef>();
+const MAX_GAP = 1024;
 
 /**
  * An indirect reference, one instance per object number and generation
@@ -300,11 +304,19 @@ export class PDFRef extends PDFObject {
   }
 
   static of(objectNumber: number, generationNumber = 0): PDFRef {
-    if (generationNumber === 0 && Number.isSafeInteger(objectNumber)) {
-      let ref = refsByNumber.get(objectNumber);
+    if (generationNumber === 0 && Number.isSafeInteger(objectNumber) && objectNumber >= 0) {
+      if (objectNumber < refsInOrder.length + MAX_GAP) {
+        let ref = refsInOrder[objectNumber];
+        if (!ref) {
+          ref = refsFar.get(objectNumber) ?? new PDFRef(objectNumber, 0);
+          refsInOrder[objectNumber] = ref;
+        }
+        return ref;
+      }
+      let ref = refsFar.get(objectNumber);
       if (!ref) {
         ref = new PDFRef(objectNumber, 0);
-        refsByNumber.set(objectNumber, ref);
+        refsFar.set(objectNumber, ref);
       }
       return ref;
     }

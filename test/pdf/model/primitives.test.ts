@@ -81,6 +81,11 @@ describe('written forms are those pdf-lib writes', () => {
     expect(PDFRef.of(12, 3).toString()).toBe('12 3 R');
     expect(PDFRef.of(12)).toBe(PDFRef.of(12, 0));
     expect(PDFRef.of(12, 3)).toBe(PDFRef.of(12, 3));
+    // Numbers far past the others, and odd ones a damaged file may hold, still make one reference each.
+    for (const n of [10 ** 12, 2 ** 31, -1, 1.5]) expect(PDFRef.of(n)).toBe(PDFRef.of(n, 0));
+    const far = PDFRef.of(3_000_000);
+    for (let n = 0; n <= 3_000_000; n += 1000) PDFRef.of(n);
+    expect(PDFRef.of(3_000_000)).toBe(far);
     expect(PDFBool.False.toString()).toBe('false');
     expect(PDFNull.toString()).toBe('null');
   });
