@@ -12,7 +12,7 @@ import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObj
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
-import { authenticate, BlockDecipher, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
+import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
 // PDFName.of decodes its argument on every call: the hot paths use these.
 const TYPE = PDFName.of('Type');
@@ -255,15 +255,20 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
   const strMethod = params.filters.get(params.strF)!;
   const stmMethod = params.filters.get(params.stmF)!;
-  const keyFor = (ref: PDFRef, method: CipherMethod) => objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
-  // This document's short strings and streams: one reused decipher per key instead of one per string.
-  const blocks = new BlockDecipher();
+  const keysBy = new Map<CipherMethod, (objectNumber: number, generation: number) => Uint8Array>();
+  const keyFor = (ref: PDFRef, method: CipherMethod) => {
+    let keys = keysBy.get(method);
+    if (!keys) keysBy.set(method, (keys = objectKeys(fileKey, method)));
+    return keys(ref.objectNumber, ref.generationNumber);
+  };
+  // This document's strings and streams: one running decipher per key instead of one per string (standard.ts).
+  const aes = new AesDecryptor();
 
   // Object streams: decrypted as streams when unpacked; their members are not decrypted again.
   table.setObjectStreamDecryptor((ref, stream) => {
     const own = takeCryptFilter(stream);
     const method = own !== undefined ? (params.filters.get(own) ?? 'None') : stmMethod;
-    return decryptData(method, keyFor(ref, method), stream.getContents(), blocks);
+    return decryptData(method, keyFor(ref, method), stream.getContents(), aes);
   });
 
   // Attachments under another cipher than the other streams (rare): found by
@@ -274,9 +279,15 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   // Every other object as it is parsed: its strings, and a stream's data under its crypt filter.
   table.setObjectDecryptor((ref, object) => {
     if (ref === encryptRef || isStructureStream(object)) return object;
+    // The object's key, made once for its strings and its stream (the same key when their methods are the same).
+    let key: Uint8Array | undefined;
+    let keyMethod: CipherMethod | undefined;
+    const keyOf = (method: CipherMethod) => {
+      if (key === undefined || keyMethod !== method) [key, keyMethod] = [keyFor(ref, method), method];
+      return key;
+    };
     if (strMethod !== 'None') {
-      let key: Uint8Array | undefined;
-      const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data, blocks);
+      const decrypt = (data: Uint8Array) => decryptData(strMethod, keyOf(strMethod), data, aes);
       if (object instanceof PDFString || object instanceof PDFHexString) return literalString(decrypt(stringBytes(object)));
       if (object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream) transformStrings(object, decrypt);
     }
@@ -290,9 +301,9 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     if (method === 'None') return object;
     const unread = isAes(method) ? unreadData(object) : undefined;
     // Data still in the input file: decrypted from the file to the output as it is written.
-    const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread, blocks) : undefined;
+    const deferred = unread && isAes(method) ? decryptFromFile(method, keyOf(method), unread, aes) : undefined;
     if (deferred) return piecewiseStream(object.dict, [deferred]);
-    setContents(object, decryptData(method, keyFor(ref, method), contentsOf(object), blocks));
+    setContents(object, decryptData(method, keyOf(method), contentsOf(object), aes));
     return object;
   });
 
