@@ -153,9 +153,11 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', 
 export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
   const text = value.asString();
   if (value instanceof PDFHexString) {
-    if (!/^[0-9A-Fa-f]*$/.test(text)) return value.asBytes();
     // A final odd digit is followed by an implied 0 (ISO 32000-1, 7.3.4.3).
-    return Buffer.from(text.length % 2 === 1 ? `${text}0` : text, 'hex');
+    const digits = text.length % 2 === 1 ? `${text}0` : text;
+    // Node decodes hex up to the first pair that is not two hex digits: all of it came through when the length is whole.
+    const bytes = Buffer.from(digits, 'hex');
+    return bytes.length * 2 === digits.length ? bytes : value.asBytes();
   }
   // Without escapes a literal string's text is its bytes.
   return text.includes('\\') ? value.asBytes() : Buffer.from(text, 'latin1');
@@ -172,17 +174,17 @@ function isSignatureDictionary(dict: PDFDict): boolean {
  * dictionary) by `transform(bytes)`, in place.
  */
 export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array) => Uint8Array): void {
-  // Signature dictionaries met so far: their /Contents is left as it is.
-  const signatures = new Set<PDFObject>();
+  // Signature dictionaries met so far, their /Contents left as it is (made only when one is met: most objects have none).
+  let signatures: Set<PDFObject> | undefined;
   const top = root instanceof PDFStream ? root.dict : root;
-  if (top instanceof PDFDict && isSignatureDictionary(top)) signatures.add(top);
+  if (top instanceof PDFDict && isSignatureDictionary(top)) signatures = new Set([top]);
   walkInside(root, (child, holder, at) => {
-    if (at === CONTENTS && signatures.has(holder)) return false;
+    if (at === CONTENTS && signatures?.has(holder)) return false;
     if (child instanceof PDFString || child instanceof PDFHexString) {
       setChild(holder, at, literalString(transform(stringBytes(child))));
       return false;
     }
-    if (child instanceof PDFDict && isSignatureDictionary(child)) signatures.add(child);
+    if (child instanceof PDFDict && isSignatureDictionary(child)) (signatures ??= new Set()).add(child);
   });
 }
 

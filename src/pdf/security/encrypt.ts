@@ -154,6 +154,8 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
 
   /** Keeps `ref`'s plaintext as a probe while no probe of its kind is kept yet (before its strings are encrypted in place). */
   const probe = (ref: PDFRef, object: PDFObject, data?: Uint8Array) => {
+    // Both kept (after the first objects, for the rest of the document): nothing to look at.
+    if (stringProbe && streamProbe) return;
     if (object instanceof PDFDict && readSpecially(object)) return;
     const takeData = !streamProbe && data !== undefined && data.byteLength <= PROBE_DATA_LIMIT;
     if (stringProbe && !takeData) return;
@@ -204,11 +206,18 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
  * own /Crypt filter): never a probe, whatever a damaged input put in them.
  */
 function readSpecially(dict: PDFDict): boolean {
-  const type = dict.get(PDFName.of('Type'));
-  const filter = dict.get(PDFName.of('Filter'));
+  const type = dict.get(TYPE);
+  const filter = dict.get(FILTER);
   const first = filter instanceof PDFArray ? filter.get(0) : filter;
-  return type === PDFName.of('XRef') || type === PDFName.of('ObjStm') || first === PDFName.of('Crypt');
+  return type === XREF || type === OBJSTM || first === CRYPT;
 }
+
+// PDFName.of decodes its argument on every call: names looked at for many objects are made once.
+const TYPE = PDFName.of('Type');
+const FILTER = PDFName.of('Filter');
+const XREF = PDFName.of('XRef');
+const OBJSTM = PDFName.of('ObjStm');
+const CRYPT = PDFName.of('Crypt');
 
 /** The bytes of every string in `object`, in the order transformStrings meets them (it leaves them as they are). */
 export function plainStrings(object: PDFObject): Uint8Array[] {
