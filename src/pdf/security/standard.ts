@@ -200,8 +200,8 @@ function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint
   let e: Buffer = Buffer.alloc(0);
   for (let round = 0; round < 64 || e[e.length - 1] > round - 32; round++) {
     const block = Buffer.concat([password, k, userKey]);
-    const k1 = Buffer.alloc(block.length * 64);
-    for (let i = 0; i < 64; i++) block.copy(k1, i * block.length);
+    // 64 copies of the block, repeated by fill().
+    const k1 = Buffer.alloc(block.length * 64, block);
     e = aesNoPadding('encrypt', 'aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32), k1);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i];
