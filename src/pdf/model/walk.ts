@@ -36,17 +36,35 @@ export function forEachChild(obj: PDFObject, visit: Visit): void {
  * returns false, what the object holds is not walked.
  */
 export function walkInside(root: PDFObject, visit: (child: PDFObject, holder: Holder, at: PDFName | number) => boolean | void): void {
-  const pending: Array<[PDFObject, Holder, PDFName | number]> = [];
+  // Three stacks side by side, not a tuple per child: every value of every object an encryption or decryption walks made one.
+  const children: PDFObject[] = [];
+  const holders: Holder[] = [];
+  const ats: Array<PDFName | number> = [];
+  const stack: Visit = (child, holder, at) => {
+    children.push(child);
+    holders.push(holder);
+    ats.push(at);
+  };
   const stackChildren = (obj: PDFObject) => {
-    const start = pending.length;
-    forEachChild(obj, (child, holder, at) => pending.push([child, holder, at]));
+    const start = children.length;
+    forEachChild(obj, stack);
     // Last child on top would be reached first: reversed, they are reached in order.
-    for (let i = start, j = pending.length - 1; i < j; i++, j--) [pending[i], pending[j]] = [pending[j], pending[i]];
+    for (let i = start, j = children.length - 1; i < j; i++, j--) {
+      const child = children[i];
+      children[i] = children[j];
+      children[j] = child;
+      const holder = holders[i];
+      holders[i] = holders[j];
+      holders[j] = holder;
+      const at = ats[i];
+      ats[i] = ats[j];
+      ats[j] = at;
+    }
   };
   stackChildren(root);
-  while (pending.length > 0) {
-    const [child, holder, at] = pending.pop()!;
-    if (visit(child, holder, at) !== false) stackChildren(child);
+  while (children.length > 0) {
+    const child = children.pop()!;
+    if (visit(child, holders.pop()!, ats.pop()!) !== false) stackChildren(child);
   }
 }
 

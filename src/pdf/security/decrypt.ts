@@ -12,7 +12,7 @@ import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObj
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
-import { authenticate, BlockDecipher, decryptData, objectKey, type CipherMethod, type EncryptionParameters } from './standard.js';
+import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
 // PDFName.of decodes its argument on every call: the hot paths use these.
 const TYPE = PDFName.of('Type');
@@ -153,9 +153,11 @@ const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', 
 export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
   const text = value.asString();
   if (value instanceof PDFHexString) {
-    if (!/^[0-9A-Fa-f]*$/.test(text)) return value.asBytes();
     // A final odd digit is followed by an implied 0 (ISO 32000-1, 7.3.4.3).
-    return Buffer.from(text.length % 2 === 1 ? `${text}0` : text, 'hex');
+    const digits = text.length % 2 === 1 ? `${text}0` : text;
+    // Node decodes hex up to the first pair that is not two hex digits: all of it came through when the length is whole.
+    const bytes = Buffer.from(digits, 'hex');
+    return bytes.length * 2 === digits.length ? bytes : value.asBytes();
   }
   // Without escapes a literal string's text is its bytes.
   return text.includes('\\') ? value.asBytes() : Buffer.from(text, 'latin1');
@@ -172,17 +174,17 @@ function isSignatureDictionary(dict: PDFDict): boolean {
  * dictionary) by `transform(bytes)`, in place.
  */
 export function transformStrings(root: PDFObject, transform: (bytes: Uint8Array) => Uint8Array): void {
-  // Signature dictionaries met so far: their /Contents is left as it is.
-  const signatures = new Set<PDFObject>();
+  // Signature dictionaries met so far, their /Contents left as it is (made only when one is met: most objects have none).
+  let signatures: Set<PDFObject> | undefined;
   const top = root instanceof PDFStream ? root.dict : root;
-  if (top instanceof PDFDict && isSignatureDictionary(top)) signatures.add(top);
+  if (top instanceof PDFDict && isSignatureDictionary(top)) signatures = new Set([top]);
   walkInside(root, (child, holder, at) => {
-    if (at === CONTENTS && signatures.has(holder)) return false;
+    if (at === CONTENTS && signatures?.has(holder)) return false;
     if (child instanceof PDFString || child instanceof PDFHexString) {
       setChild(holder, at, literalString(transform(stringBytes(child))));
       return false;
     }
-    if (child instanceof PDFDict && isSignatureDictionary(child)) signatures.add(child);
+    if (child instanceof PDFDict && isSignatureDictionary(child)) (signatures ??= new Set()).add(child);
   });
 }
 
@@ -255,15 +257,20 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   const encryptRef = context.trailerInfo.Encrypt instanceof PDFRef ? context.trailerInfo.Encrypt : undefined;
   const strMethod = params.filters.get(params.strF)!;
   const stmMethod = params.filters.get(params.stmF)!;
-  const keyFor = (ref: PDFRef, method: CipherMethod) => objectKey(fileKey, method, ref.objectNumber, ref.generationNumber);
-  // This document's short strings and streams: one reused decipher per key instead of one per string.
-  const blocks = new BlockDecipher();
+  const keysBy = new Map<CipherMethod, (objectNumber: number, generation: number) => Uint8Array>();
+  const keyFor = (ref: PDFRef, method: CipherMethod) => {
+    let keys = keysBy.get(method);
+    if (!keys) keysBy.set(method, (keys = objectKeys(fileKey, method)));
+    return keys(ref.objectNumber, ref.generationNumber);
+  };
+  // This document's strings and streams: one running decipher per key instead of one per string (standard.ts).
+  const aes = new AesDecryptor();
 
   // Object streams: decrypted as streams when unpacked; their members are not decrypted again.
   table.setObjectStreamDecryptor((ref, stream) => {
     const own = takeCryptFilter(stream);
     const method = own !== undefined ? (params.filters.get(own) ?? 'None') : stmMethod;
-    return decryptData(method, keyFor(ref, method), stream.getContents(), blocks);
+    return decryptData(method, keyFor(ref, method), stream.getContents(), aes);
   });
 
   // Attachments under another cipher than the other streams (rare): found by
@@ -274,9 +281,15 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
   // Every other object as it is parsed: its strings, and a stream's data under its crypt filter.
   table.setObjectDecryptor((ref, object) => {
     if (ref === encryptRef || isStructureStream(object)) return object;
+    // The object's key, made once for its strings and its stream (the same key when their methods are the same).
+    let key: Uint8Array | undefined;
+    let keyMethod: CipherMethod | undefined;
+    const keyOf = (method: CipherMethod) => {
+      if (key === undefined || keyMethod !== method) [key, keyMethod] = [keyFor(ref, method), method];
+      return key;
+    };
     if (strMethod !== 'None') {
-      let key: Uint8Array | undefined;
-      const decrypt = (data: Uint8Array) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data, blocks);
+      const decrypt = (data: Uint8Array) => decryptData(strMethod, keyOf(strMethod), data, aes);
       if (object instanceof PDFString || object instanceof PDFHexString) return literalString(decrypt(stringBytes(object)));
       if (object instanceof PDFDict || object instanceof PDFArray || object instanceof PDFStream) transformStrings(object, decrypt);
     }
@@ -290,9 +303,9 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     if (method === 'None') return object;
     const unread = isAes(method) ? unreadData(object) : undefined;
     // Data still in the input file: decrypted from the file to the output as it is written.
-    const deferred = unread && isAes(method) ? decryptFromFile(method, keyFor(ref, method), unread, blocks) : undefined;
+    const deferred = unread && isAes(method) ? decryptFromFile(method, keyOf(method), unread, aes) : undefined;
     if (deferred) return piecewiseStream(object.dict, [deferred]);
-    object.setContents(decryptData(method, keyFor(ref, method), object.getContents(), blocks));
+    object.setContents(decryptData(method, keyOf(method), object.getContents(), aes));
     return object;
   });
 

@@ -26,7 +26,7 @@ import {
 } from '../model/primitives.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
-import { encryptData, encryptPieces, IvSource, newEncryption, objectKey, type Algorithm } from './standard.js';
+import { AesEncryptor, encryptData, encryptPieces, newEncryption, objectKeys, type Algorithm } from './standard.js';
 
 export interface EncryptOptions {
   algorithm: Algorithm;
@@ -124,7 +124,8 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   const id0 = setFileId(context);
   const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
   const method = params.filters.get(params.stmF)!;
-  const ivs = new IvSource();
+  // One running cipher per key (standard.ts): AES-256's one key serves the whole document.
+  const aes = new AesEncryptor();
   const fault = injectedFault();
   if (fault === 'encrypt-id') context.trailerInfo.ID = fileIdArray(context, [randomBytes(16), randomBytes(16)]);
   const objectsKey = fault === 'encrypt-data' ? Uint8Array.from(fileKey, (byte, i) => (i === 0 ? byte ^ 1 : byte)) : fileKey;
@@ -153,6 +154,8 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
 
   /** Keeps `ref`'s plaintext as a probe while no probe of its kind is kept yet (before its strings are encrypted in place). */
   const probe = (ref: PDFRef, object: PDFObject, data?: Uint8Array) => {
+    // Both kept (after the first objects, for the rest of the document): nothing to look at.
+    if (stringProbe && streamProbe) return;
     if (object instanceof PDFDict && readSpecially(object)) return;
     const takeData = !streamProbe && data !== undefined && data.byteLength <= PROBE_DATA_LIMIT;
     if (stringProbe && !takeData) return;
@@ -163,10 +166,11 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     expected.probes.push({ ref, strings, data: takeData ? Uint8Array.from(data) : undefined });
   };
 
+  const keyOf = objectKeys(objectsKey, method);
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
-    const key = objectKey(objectsKey, method, ref.objectNumber, ref.generationNumber);
-    const encryptBytes = (data: Uint8Array) => encryptData(method, key, data, ivs);
+    const key = keyOf(ref.objectNumber, ref.generationNumber);
+    const encryptBytes = (data: Uint8Array) => encryptData(method, key, data, aes);
     if (object instanceof PDFString || object instanceof PDFHexString) {
       probe(ref, object);
       return literalString(encryptBytes(stringBytes(object)));
@@ -177,12 +181,12 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
       if (unread && isAes(method)) {
         // Data still in the input file: encrypted from the file to the output as it is written (a probe's small data is copied).
         probe(ref, object.dict, unread.byteLength <= PROBE_DATA_LIMIT && !streamProbe ? unread.readCopy() : undefined);
-        pieces = [encryptFromFile(method, key, unread, ivs)];
+        pieces = [encryptFromFile(method, key, unread, aes)];
       } else {
         const contents = object.getContents();
         object.updateDict();
         probe(ref, object.dict, contents);
-        pieces = encryptPieces(method, key, contents, ivs);
+        pieces = encryptPieces(method, key, contents, aes);
       }
       transformStrings(object.dict, encryptBytes);
       return piecewiseStream(object.dict, pieces);
@@ -202,11 +206,18 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
  * own /Crypt filter): never a probe, whatever a damaged input put in them.
  */
 function readSpecially(dict: PDFDict): boolean {
-  const type = dict.get(PDFName.of('Type'));
-  const filter = dict.get(PDFName.of('Filter'));
+  const type = dict.get(TYPE);
+  const filter = dict.get(FILTER);
   const first = filter instanceof PDFArray ? filter.get(0) : filter;
-  return type === PDFName.of('XRef') || type === PDFName.of('ObjStm') || first === PDFName.of('Crypt');
+  return type === XREF || type === OBJSTM || first === CRYPT;
 }
+
+// PDFName.of decodes its argument on every call: names looked at for many objects are made once.
+const TYPE = PDFName.of('Type');
+const FILTER = PDFName.of('Filter');
+const XREF = PDFName.of('XRef');
+const OBJSTM = PDFName.of('ObjStm');
+const CRYPT = PDFName.of('Crypt');
 
 /** The bytes of every string in `object`, in the order transformStrings meets them (it leaves them as they are). */
 export function plainStrings(object: PDFObject): Uint8Array[] {

@@ -6,13 +6,12 @@
  * at once. Its size must be known before: the writer's cross-reference table
  * needs every offset.
  */
-import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { FileRange } from '../../core/lazy-file.js';
 import { PdfPieces } from '../../core/pdf-data.js';
 import { DeferredPiece, type Piece } from '../../core/sink.js';
 import { type PDFDict, PDFRawStream } from '../model/primitives.js';
 import { unloadedData } from '../reader/object-table.js';
-import { aesCipherName, type BlockDecipher, pkcs7PaddingOf, type CipherMethod, type IvSource } from './standard.js';
+import { type AesDecryptor, type AesEncryptor, type CipherMethod, pkcs7PaddingOf } from './standard.js';
 
 /** Where a stream's unread data lies in its input file, when it has not been read. */
 export const unreadData = (stream: PDFRawStream): FileRange | undefined => unloadedData(stream);
@@ -20,16 +19,12 @@ export const unreadData = (stream: PDFRawStream): FileRange | undefined => unloa
 export const isAes = (method: CipherMethod): method is 'AESV2' | 'AESV3' => method === 'AESV2' || method === 'AESV3';
 
 /** The IV, then the data encrypted chunk by chunk, then the PKCS#7-padded last block. */
-export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, ivs: IvSource): DeferredPiece {
-  const iv = ivs.next();
+export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, aes: AesEncryptor): DeferredPiece {
+  // Drawn now, so that the piece is the same bytes each time it is made.
+  const random = aes.nextRandom();
   // PKCS#7 always pads: a whole block more when the length is a multiple of 16.
   const size = 16 + (Math.floor(data.byteLength / 16) + 1) * 16;
-  return new DeferredPiece(size, (emit) => {
-    const cipher = createCipheriv(aesCipherName(method), key, iv);
-    emit(iv);
-    data.forEachChunk((chunk) => emit(cipher.update(chunk)));
-    emit(cipher.final());
-  });
+  return new DeferredPiece(size, (emit) => aes.encryptChunks(method, key, random, data.byteLength, (each) => data.forEachChunk(each), emit));
 }
 
 /**
@@ -38,25 +33,14 @@ export function encryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data
  * memory). Damaged data decrypts as far as whole blocks go, and padding that
  * is not valid PKCS#7 stays, as in standard.ts's decryptData.
  */
-export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, blocks: BlockDecipher): DeferredPiece | undefined {
+export function decryptFromFile(method: 'AESV2' | 'AESV3', key: Uint8Array, data: FileRange, aes: AesDecryptor): DeferredPiece | undefined {
   const bodyLength = Math.floor((data.byteLength - 16) / 16) * 16;
   if (bodyLength < 32) return undefined;
   // The last block, decrypted with the block before it as IV, tells the padding.
-  const iv = data.readCopy(0, 16);
-  const lastTwo = data.readCopy(16 + bodyLength - 32, 16 + bodyLength);
-  const tail = blocks.decrypt(method, key, lastTwo.subarray(0, 16), lastTwo.subarray(16));
+  const tail = aes.decrypt(method, key, data.readCopy(16 + bodyLength - 32, 16 + bodyLength));
   const size = bodyLength - pkcs7PaddingOf(tail);
   const { file, start } = data;
-  return new DeferredPiece(size, (emit) => {
-    const decipher = createDecipheriv(aesCipherName(method), key, iv).setAutoPadding(false);
-    let left = size;
-    file.forEachChunk(start + 16, start + 16 + bodyLength, (chunk) => {
-      const plain = decipher.update(chunk);
-      if (left > 0) emit(plain.length <= left ? plain : plain.subarray(0, left));
-      left -= Math.min(left, plain.length);
-    });
-    decipher.final();
-  });
+  return new DeferredPiece(size, (emit) => aes.decryptChunks(method, key, size, (each) => file.forEachChunk(start, start + 16 + bodyLength, each), emit));
 }
 
 /**

@@ -6,7 +6,7 @@
  * node:crypto; RC4 is ours (see rc4.ts). Secrets are compared with
  * crypto.timingSafeEqual, and nothing here ever puts a password in a message.
  */
-import { createCipheriv, createDecipheriv, createHash, type Decipher, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type Cipher, createCipheriv, createDecipheriv, createHash, type Decipher, randomBytes, timingSafeEqual } from 'node:crypto';
 import { rc4 } from './rc4.js';
 
 /** How strings or streams under one crypt filter are encrypted. */
@@ -200,8 +200,8 @@ function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint
   let e: Buffer = Buffer.alloc(0);
   for (let round = 0; round < 64 || e[e.length - 1] > round - 32; round++) {
     const block = Buffer.concat([password, k, userKey]);
-    const k1 = Buffer.alloc(block.length * 64);
-    for (let i = 0; i < 64; i++) block.copy(k1, i * block.length);
+    // 64 copies of the block, repeated by fill().
+    const k1 = Buffer.alloc(block.length * 64, block);
     e = aesNoPadding('encrypt', 'aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32), k1);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i];
@@ -256,23 +256,30 @@ export function authenticateOwner(params: EncryptionParameters, password: string
   return undefined;
 }
 
-/** The key for one object's strings and streams (algorithm 1; revisions 5 and 6 use the file key itself). */
-export function objectKey(fileKey: Uint8Array, method: CipherMethod, objectNumber: number, generation: number): Uint8Array {
-  if (method === 'AESV3') return fileKey;
-  const salt = method === 'AESV2' ? [0x73, 0x41, 0x6c, 0x54] : [];
-  const suffix = Uint8Array.from([
-    objectNumber & 0xff,
-    (objectNumber >> 8) & 0xff,
-    (objectNumber >> 16) & 0xff,
-    generation & 0xff,
-    (generation >> 8) & 0xff,
-    ...salt,
-  ]);
-  return md5(fileKey, suffix).subarray(0, Math.min(fileKey.length + 5, 16));
+/**
+ * The key for each object's strings and streams under one file key and
+ * method (algorithm 1; revisions 5 and 6 use the file key itself). The file
+ * key is hashed once; each object's key copies that MD5 state and adds the
+ * object's number, generation and (AES) salt.
+ */
+export function objectKeys(fileKey: Uint8Array, method: CipherMethod): (objectNumber: number, generation: number) => Uint8Array {
+  if (method === 'AESV3') return () => fileKey;
+  const hashedKey = createHash('md5').update(fileKey);
+  const length = Math.min(fileKey.length + 5, 16);
+  // Number (3 bytes) and generation (2), low byte first; then "sAlT" for AES.
+  const suffix = Buffer.from(method === 'AESV2' ? [0, 0, 0, 0, 0, 0x73, 0x41, 0x6c, 0x54] : [0, 0, 0, 0, 0]);
+  return (objectNumber, generation) => {
+    suffix[0] = objectNumber & 0xff;
+    suffix[1] = (objectNumber >> 8) & 0xff;
+    suffix[2] = (objectNumber >> 16) & 0xff;
+    suffix[3] = generation & 0xff;
+    suffix[4] = (generation >> 8) & 0xff;
+    return hashedKey.copy().update(suffix).digest().subarray(0, length);
+  };
 }
 
 /** OpenSSL's name for a crypt filter's AES cipher (CBC). */
-export function aesCipherName(method: 'AESV2' | 'AESV3'): 'aes-128-cbc' | 'aes-256-cbc' {
+function aesCipherName(method: 'AESV2' | 'AESV3'): 'aes-128-cbc' | 'aes-256-cbc' {
   return method === 'AESV3' ? 'aes-256-cbc' : 'aes-128-cbc';
 }
 
@@ -285,51 +292,174 @@ export function pkcs7PaddingOf(plain: Uint8Array): number {
 }
 
 /** Decrypts one string or stream. Damaged AES data (short, unpadded) is decrypted as far as it goes. */
-export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, blocks?: BlockDecipher): Uint8Array {
+export function decryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, aes: AesDecryptor = new AesDecryptor()): Uint8Array {
   if (method === 'None') return data;
   if (method === 'RC4') return rc4(key, data);
   // An IV and at least one block (an empty string is written as the IV and one block of padding).
   if (data.length < 32) return new Uint8Array(0);
-  const body = data.subarray(16, 16 + Math.floor((data.length - 16) / 16) * 16);
-  const iv = data.subarray(0, 16);
-  const plain =
-    blocks && body.length <= BlockDecipher.LARGEST ? blocks.decrypt(method, key, iv, body) : aesNoPadding('decrypt', aesCipherName(method), key, iv, body);
+  const plain = aes.decrypt(method, key, data.subarray(0, 16 + Math.floor((data.length - 16) / 16) * 16));
   return plain.subarray(0, plain.length - pkcs7PaddingOf(plain));
 }
 
 /**
- * CBC decryption of short data (strings, small streams) through one ECB
- * decipher per key, kept for one document's decryption: creating a CBC
- * decipher costs about 15 µs, five times the decryption of a short string,
- * and a document has tens of thousands of strings. ECB over whole blocks
- * without padding keeps nothing between update() calls, so one decipher
- * serves every string under its key; CBC is then each block XOR the
- * ciphertext block before it (the IV for the first).
+ * One document's AES-CBC, through one node:crypto cipher per key that runs
+ * on from one string or stream to the next, instead of a cipher made for
+ * each (AES-256 has one key for the whole document, AES-128 one per object,
+ * which holds its strings and its stream). Making a cipher, giving it the key
+ * and IV and ending it cost more than encrypting a short string, and a
+ * document has tens of thousands of them. A CBC cipher that has just written
+ * block C encrypts the next block X as E(X xor C): so any message can follow
+ * any other when its first block is xored with C (encryption), or when the
+ * first block put out is dropped (decryption, see AesDecryptor). Messages are
+ * whole blocks (padding is added by hand, setAutoPadding(false)), so nothing
+ * is held back between them; a cipher that failed part way is dropped.
  */
-export class BlockDecipher {
-  /** Larger bodies go through a CBC decipher of their own: OpenSSL's CBC beats our XOR per byte. */
-  static readonly LARGEST = 4096;
+abstract class RunningAes<C extends Cipher | Decipher> {
   private key: Uint8Array | undefined;
   private method: 'AESV2' | 'AESV3' | undefined;
-  private decipher: Decipher | undefined;
+  private running: C | undefined;
 
-  /** `body` (whole blocks) decrypted, padding still on. */
-  decrypt(method: 'AESV2' | 'AESV3', key: Uint8Array, iv: Uint8Array, body: Uint8Array): Buffer {
-    if (!this.decipher || method !== this.method || !(key === this.key || Buffer.from(key.buffer, key.byteOffset, key.byteLength).equals(this.key!))) {
-      this.decipher = createDecipheriv(method === 'AESV2' ? 'aes-128-ecb' : 'aes-256-ecb', key, null).setAutoPadding(false);
-      this.method = method;
-      this.key = key;
+  protected abstract make(name: 'aes-128-cbc' | 'aes-256-cbc', key: Uint8Array): C;
+
+  /** The running cipher for `key`: the same object while the key is the same (AES-128's keys are made once per object). */
+  protected cipher(method: 'AESV2' | 'AESV3', key: Uint8Array): C {
+    if (this.running && method === this.method && (key === this.key || Buffer.from(key.buffer, key.byteOffset, key.byteLength).equals(this.key!))) {
+      return this.running;
     }
-    const plain = this.decipher.update(body);
-    const first = Math.min(16, plain.length);
-    for (let i = 0; i < first; i++) plain[i] ^= iv[i];
-    for (let i = 16; i < plain.length; i++) plain[i] ^= body[i - 16];
-    return plain;
+    this.running = this.make(aesCipherName(method), key);
+    this.method = method;
+    this.key = key;
+    return this.running;
+  }
+
+  /** The cipher's state is no longer known: the next message gets a new one. */
+  protected drop(): void {
+    this.running = undefined;
   }
 }
 
-/** A cheap source of IVs: random bytes drawn from the CSPRNG in blocks. */
-export class IvSource {
+/** Decryption (see RunningAes): a CBC decipher fed IV and ciphertext puts out one block of garbage, then the plaintext. */
+export class AesDecryptor extends RunningAes<Decipher> {
+  protected make(name: 'aes-128-cbc' | 'aes-256-cbc', key: Uint8Array): Decipher {
+    return createDecipheriv(name, key, Buffer.alloc(16)).setAutoPadding(false);
+  }
+
+  /** `data` (an IV, then whole blocks) decrypted, padding still on. */
+  decrypt(method: 'AESV2' | 'AESV3', key: Uint8Array, data: Uint8Array): Buffer {
+    const decipher = this.cipher(method, key);
+    return decipher.update(data).subarray(16);
+  }
+
+  /**
+   * The same over data handed in chunks of any length (a stream read from its
+   * file): the plaintext's first `size` bytes go to `emit`. `forEachChunk`
+   * must hand over whole blocks in all.
+   */
+  decryptChunks(
+    method: 'AESV2' | 'AESV3',
+    key: Uint8Array,
+    size: number,
+    forEachChunk: (each: (chunk: Uint8Array) => void) => void,
+    emit: (chunk: Uint8Array) => void,
+  ): void {
+    const decipher = this.cipher(method, key);
+    let skip = 16;
+    let left = size;
+    try {
+      forEachChunk((chunk) => {
+        let plain = decipher.update(chunk);
+        if (skip > 0) {
+          const dropped = Math.min(skip, plain.length);
+          plain = plain.subarray(dropped);
+          skip -= dropped;
+        }
+        if (left > 0 && plain.length > 0) emit(plain.length <= left ? plain : plain.subarray(0, left));
+        left -= Math.min(left, plain.length);
+      });
+    } catch (err) {
+      this.drop();
+      throw err;
+    }
+  }
+}
+
+/**
+ * Encryption (see RunningAes). Each message starts with a block of fresh
+ * random bytes R, xored with the block the cipher wrote last: the cipher
+ * puts out E(R), a random block that is the message's IV, and encrypts the
+ * message after it as CBC with that IV. So a message's ciphertext depends on
+ * its own R and data only, not on what was encrypted before it (a deferred
+ * stream made twice comes out the same).
+ */
+export class AesEncryptor extends RunningAes<Cipher> {
+  private readonly random = new RandomBlocks();
+  /** The block the running cipher wrote last (its IV, zero, when new). */
+  private readonly last = Buffer.alloc(16);
+
+  protected make(name: 'aes-128-cbc' | 'aes-256-cbc', key: Uint8Array): Cipher {
+    // Made with `last` as its IV, a new cipher chains from `last` as the running one did.
+    return createCipheriv(name, key, this.last).setAutoPadding(false);
+  }
+
+  /** A block of random bytes, for a message whose encryption is made later (encryptChunks). */
+  nextRandom(): Uint8Array {
+    return this.random.next();
+  }
+
+  /** The IV, then `data` encrypted and PKCS#7-padded, in one buffer: one string or a stream in memory. */
+  encrypt(method: 'AESV2' | 'AESV3', key: Uint8Array, data: Uint8Array): Buffer {
+    const cipher = this.cipher(method, key);
+    const pad = 16 - (data.length % 16);
+    const input = Buffer.allocUnsafe(16 + data.length + pad);
+    this.firstBlock(this.random.next(), input);
+    input.set(data, 16);
+    input.fill(pad, 16 + data.length);
+    return this.track(cipher.update(input));
+  }
+
+  /**
+   * The same over data handed in chunks of any length (a stream read from
+   * its file), `byteLength` in all, put out in pieces to `emit`; `random`
+   * from nextRandom(), drawn when the stream's size was announced.
+   */
+  encryptChunks(
+    method: 'AESV2' | 'AESV3',
+    key: Uint8Array,
+    random: Uint8Array,
+    byteLength: number,
+    forEachChunk: (each: (chunk: Uint8Array) => void) => void,
+    emit: (chunk: Uint8Array) => void,
+  ): void {
+    const cipher = this.cipher(method, key);
+    try {
+      emit(this.track(cipher.update(this.firstBlock(random, Buffer.allocUnsafe(16)))));
+      forEachChunk((chunk) => {
+        const out = cipher.update(chunk);
+        if (out.length > 0) emit(this.track(out));
+      });
+      const pad = 16 - (byteLength % 16);
+      emit(this.track(cipher.update(Buffer.alloc(pad, pad))));
+    } catch (err) {
+      this.drop();
+      throw err;
+    }
+  }
+
+  /** R xor the block written last, into `into`'s first 16 bytes. */
+  private firstBlock(random: Uint8Array, into: Buffer): Buffer {
+    for (let i = 0; i < 16; i++) into[i] = random[i] ^ this.last[i];
+    return into;
+  }
+
+  /** Notes the last block of what the cipher wrote (whole blocks: never 1 to 15 bytes). */
+  private track(out: Buffer): Buffer {
+    if (out.length >= 16) this.last.set(out.subarray(out.length - 16));
+    return out;
+  }
+}
+
+/** Random bytes drawn from the CSPRNG in blocks (one call per 1,024 messages). */
+class RandomBlocks {
   private pool = new Uint8Array(0);
   private at = 0;
   next(): Uint8Array {
@@ -338,25 +468,35 @@ export class IvSource {
       this.pool = new Uint8Array(fresh.buffer, fresh.byteOffset, fresh.length);
       this.at = 0;
     }
-    const iv = this.pool.subarray(this.at, this.at + 16);
+    const block = this.pool.subarray(this.at, this.at + 16);
     this.at += 16;
-    return iv;
+    return block;
   }
 }
 
 /** Encrypts one string or stream: AES gets a fresh random IV in front of the PKCS#7-padded data. */
-export function encryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, ivs: IvSource): Uint8Array {
-  const pieces = encryptPieces(method, key, data, ivs);
-  return pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
+export function encryptData(method: CipherMethod, key: Uint8Array, data: Uint8Array, aes: AesEncryptor): Uint8Array {
+  if (method === 'None') return data;
+  if (method === 'RC4') return rc4(key, data);
+  return aes.encrypt(method, key, data);
 }
 
-/** The same, as the pieces the cipher gives (IV, ciphertext, last block): large streams are written without joining them. */
-export function encryptPieces(method: CipherMethod, key: Uint8Array, data: Uint8Array, ivs: IvSource): Uint8Array[] {
-  if (method === 'None') return [data];
-  if (method === 'RC4') return [rc4(key, data)];
-  const iv = ivs.next();
-  const cipher = createCipheriv(aesCipherName(method), key, iv);
-  return [iv, cipher.update(data), cipher.final()];
+/** Data this large is encrypted as pieces (IV, ciphertext, last block), not copied into one buffer with its padding first. */
+const LARGE_DATA = 1 << 16;
+
+/** The same, as pieces: a large stream in memory is encrypted without copying it. */
+export function encryptPieces(method: CipherMethod, key: Uint8Array, data: Uint8Array, aes: AesEncryptor): Uint8Array[] {
+  if (method === 'None' || method === 'RC4' || data.length < LARGE_DATA) return [encryptData(method, key, data, aes)];
+  const pieces: Uint8Array[] = [];
+  aes.encryptChunks(
+    method,
+    key,
+    aes.nextRandom(),
+    data.length,
+    (each) => each(data),
+    (piece) => pieces.push(piece),
+  );
+  return pieces;
 }
 
 // ---------------------------------------------------------------------------
