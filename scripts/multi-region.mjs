@@ -24,13 +24,15 @@
  * the key and the dashboard's password link, and stops everything on Ctrl-C.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { selfSignedCertificate } from './certificate.mjs';
 import { freePort } from './check-list.mjs';
+import { localNginxConf } from './local-nginx.mjs';
 import { startCluster } from './postgres-cluster.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -60,80 +62,16 @@ function status(url, timeoutMs = 2000) {
   });
 }
 
-/** A self-signed certificate for 127.0.0.1 and localhost (nginx, eu, us-hipaa). */
-function makeCertificate(dir) {
-  const cert = join(dir, 'tls.crt');
-  const key = join(dir, 'tls.key');
-  const made = spawnSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=pdfsvc-multi-region',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    ],
-    { encoding: 'utf8' },
-  );
-  if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
-  return { cert, key };
-}
-
-/** Replaces every match of `pattern` (global), which must match exactly `count` times. */
-function rewrite(text, pattern, count, what, replace) {
-  const found = text.match(pattern)?.length ?? 0;
-  if (found !== count)
-    throw new Error(`deploy/nginx-global.conf changed shape: expected ${count} ${what}, found ${found} (scripts/multi-region.mjs rewrites them)`);
-  let index = 0;
-  return text.replace(pattern, (...args) => replace(index++, ...args.slice(1, -2)));
-}
-
 /**
  * deploy/nginx-global.conf itself (the Global endpoint of deploy/compose.yaml:
  * TLS, least_conn, and a request whose server dies retried on the other one,
  * POST included; the file says why that is safe for pdfsvc), made runnable
- * here: its paths in `dir`, listening on 127.0.0.1:`port`, balancing over
- * the loopback ports `upstreams`, in the foreground.
+ * here (scripts/local-nginx.mjs, as test/server/scale-out.test.ts does
+ * deploy/nginx.conf): its paths in `dir`, listening on 127.0.0.1:`port`,
+ * balancing over the loopback ports `upstreams`, in the foreground.
  */
-export function globalNginxConf({ dir, port, upstreams, cert, key }) {
-  let conf = readFileSync(join(ROOT, 'deploy', 'nginx-global.conf'), 'utf8');
-  conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
-  conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
-  conf = rewrite(conf, /^error_log\s+\/\S+((?:\s+\w+)?);$/gm, 1, 'error_log', (_i, level) => `error_log ${dir}/nginx-error.log${level ?? ''};`);
-  conf = rewrite(
-    conf,
-    /^(\s*)access_log\s+\/\S+(\s+\w+)?;$/gm,
-    1,
-    'access_log',
-    (_i, indent, format) => `${indent}access_log ${dir}/nginx-access.log${format ?? ''};`,
-  );
-  conf = rewrite(
-    conf,
-    /^(\s*)server\s+[\w.-]+:8443((?:\s+[^;\s]+)*);$/gm,
-    upstreams.length,
-    'upstream servers',
-    (i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`,
-  );
-  conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
-  conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_i, indent) => `${indent}ssl_certificate ${cert};`);
-  conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_i, indent) => `${indent}ssl_certificate_key ${key};`);
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `    ${name}_temp_path ${dir}/${name}_temp;`).join('\n');
-  conf = rewrite(conf, /^http \{$/gm, 1, '`http {`', () => `http {\n${temp}`);
-  // As root, workers stay root (the default, nobody, could not enter the private directory).
-  const head = ['daemon off;', 'master_process on;', ...(process.getuid?.() === 0 ? ['user root;'] : [])].join('\n');
-  return `${head}\n${conf}`;
+export function globalNginxConf(options) {
+  return localNginxConf('deploy/nginx-global.conf', options);
 }
 
 /** Environment for pdfsvc processes: none of the caller's PDFSVC_* (a PDFSVC_KEYS_FILE would win over the database). */
@@ -235,7 +173,8 @@ export async function startMultiRegion(options = {}) {
     postgres = options.databaseUrl ? undefined : await startCluster({ database: 'pdfsvc', logStatements: options.logStatements });
     const databaseUrl = options.databaseUrl ?? postgres.url;
     const env = pdfsvcEnv(databaseUrl, join(dir, 'home'));
-    const tls = makeCertificate(dir);
+    // The tests' own certificate maker (scripts/certificate.mjs), for 127.0.0.1 and localhost.
+    const tls = await selfSignedCertificate(dir, { keyType: 'ec', prefix: 'tls-', commonName: 'pdfsvc-multi-region' });
     // The schema first, by one process: the servers then start on a database that is ready.
     const migrated = spawnSync(process.execPath, [CLI, 'accounts', 'list'], { cwd: ROOT, env, encoding: 'utf8' });
     if (migrated.status !== 0) throw new Error(`cannot prepare the database: ${migrated.stderr}`);

@@ -114,12 +114,40 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
   }
   if (!stdoutGuarded) {
     stdoutGuarded = true;
-    // A reader that stops early (`| head -c 100`) closes the pipe: end quietly, as shell tools do.
     process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(1);
+      if (err.code === 'EPIPE') endAsKilledBySigpipe();
       throw err;
     });
   }
+  try {
+    await sendToStdout(pieces, written);
+  } catch (err) {
+    // The failed write's callback may come before the stream's 'error' event: the same quiet end.
+    if ((err as NodeJS.ErrnoException)?.code === 'EPIPE') endAsKilledBySigpipe();
+    throw err;
+  }
+}
+
+/**
+ * The reader of standard output went away (`| head -c 100`): end at once and write nothing more, as
+ * cat or head do, which the default action of SIGPIPE kills. Node ignores SIGPIPE, so it is raised
+ * again at its default action (libuv restores that when a signal's last listener goes): a shell
+ * then sees status 141, and a caller that looks (xargs, Python's subprocess, execa) sees death by
+ * SIGPIPE, which they treat as a reader's choice rather than a failure of the writer. Where the
+ * signal cannot kill (no SIGPIPE on Windows), exit 141, what a shell would show.
+ */
+function endAsKilledBySigpipe(): never {
+  try {
+    const none = () => {};
+    process.on('SIGPIPE', none).off('SIGPIPE', none);
+    process.kill(process.pid, 'SIGPIPE');
+  } catch {
+    // No such signal here: the exit status below says the same.
+  }
+  process.exit(128 + 13);
+}
+
+async function sendToStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   // Chunks of their own (the stream keeps each until it is flushed), written a piece at a time so that
   // a waiting pipe holds back the next piece and memory stays at what the pipe has not taken.
   const ready: Uint8Array[] = [];

@@ -26,3 +26,31 @@ export function checkKeyName(name: string): string {
   if (!isKeyName(name)) throw ValidationError.field('name', `${JSON.stringify(name)} is not a key name: ${KEY_NAME_RULE}`);
   return name;
 }
+
+/** What rotatedOutName appends, once or (names made before it) several times: `-old-`, a key id without its `k_`, maybe a count. */
+const ROTATED_OUT_SUFFIXES = /(?:-old-[0-9a-f]{12}(?:-[0-9]+)?)+$/;
+
+/**
+ * The name a key rotated out takes (`NAME-old-<id>`), for the keys file and
+ * the database alike: always a name by the rule, and still recognisable.
+ * The base loses an earlier `-old-<id>` (rotating the replacement of a
+ * rotated-out key gives `NAME-old-<its id>`, not an ever longer
+ * `NAME-old-x-old-y`), then is cut so that the suffix fits in
+ * KEY_NAME_MAX_LENGTH; a name from before the rule gets `_` for each
+ * character the rule does not allow. The same key rotated out again gives
+ * its name to its replacement, so it takes the next count: `NAME-old-<id>-2`.
+ */
+export function rotatedOutName(name: string, id: string): string {
+  // Ids are `k_` and 12 hex digits (server/keys.ts newKeyId); a keys file edited by hand may hold any.
+  const tag = `-old-${id
+    .replace(/^k_/, '')
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .slice(0, 24)}`;
+  const base = name
+    .replace(ROTATED_OUT_SUFFIXES, '')
+    .replace(/[^A-Za-z0-9 ._-]/g, '_')
+    .replace(/^[^A-Za-z0-9]+/, '');
+  const ended = /^(?:-([0-9]+))?$/.exec(name.includes(tag) ? name.slice(name.lastIndexOf(tag) + tag.length) : 'no');
+  const suffix = ended ? `${tag}-${Number(ended[1] ?? 1) + 1}` : tag;
+  return `${base.slice(0, KEY_NAME_MAX_LENGTH - suffix.length) || 'key'}${suffix}`;
+}

@@ -3,7 +3,7 @@
  * or on a keys file, whichever src/store/location.ts picks; the database
  * code is loaded only when it is the one.
  */
-import { checkKeyName } from '../core/key-name.js';
+import { checkKeyName, rotatedOutName } from '../core/key-name.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { keySource, type StoreOptions } from '../store/location.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
@@ -84,7 +84,7 @@ export async function revokeKey(nameOrId: string, options: KeysOptions): Promise
 
 /**
  * Replaces a key: a new one with the same plan (named NAME, the old one
- * renamed NAME-old-<id>), printed once; the old one keeps working for the
+ * renamed NAME-old-<id>, core/key-name.ts's rotatedOutName), printed once; the old one keeps working for the
  * grace period so it can be replaced where it is deployed, then stops.
  */
 export async function rotateKey(nameOrId: string, options: KeysOptions & OptionValues<typeof KEYS_OPTIONS.rotate>): Promise<void> {
@@ -98,7 +98,7 @@ export async function rotateKey(nameOrId: string, options: KeysOptions & OptionV
     if (!old) throw new PdfsvcError(404, `no key with the name or id ${JSON.stringify(nameOrId)} in ${path}`);
     const expires = new Date(Date.now() + grace).toISOString();
     const replacement: StoredKey = { id: newKeyId(), name: old.name, plan: old.plan, hash: hashKey(key), created: new Date().toISOString() };
-    old.name = `${old.name}-old-${old.id.slice(2)}`;
+    old.name = rotatedOutName(old.name, old.id);
     // An earlier expiry stays: rotating again never lengthens an old key's life.
     old.expires = old.expires && old.expires < expires ? old.expires : expires;
     file.keys.push(replacement);

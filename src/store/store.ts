@@ -9,7 +9,7 @@
  * deleted) adds one to store_state.version in the same transaction: servers
  * poll that one number and reload their keys when it moves.
  */
-import { checkKeyName } from '../core/key-name.js';
+import { checkKeyName, rotatedOutName } from '../core/key-name.js';
 import { randomBytes } from 'node:crypto';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import type { AuditRecord } from '../server/audit.js';
@@ -481,7 +481,7 @@ export class Store {
 
   /**
    * Replaces a key: a new one (printed once) takes its name, regions and
-   * account; the old one is renamed NAME-old-<id> and keeps working for the
+   * account; the old one is renamed NAME-old-<id> (rotatedOutName) and keeps working for the
    * grace period only. An earlier expiry of the old key stays.
    */
   async rotateKey(
@@ -495,7 +495,7 @@ export class Store {
       const old = await this.findLiveKey(nameOrId, options.account, tx);
       await tx.query(`update api_keys set name = $2, expires = least(coalesce(expires, 'infinity'), now() + $3 * interval '1 millisecond') where id = $1`, [
         old.id,
-        `${old.name}-old-${old.id.slice(2)}`,
+        rotatedOutName(old.name, old.id),
         options.graceMs,
       ]);
       await tx.query('insert into api_keys (id, account_id, name, prefix, hash, regions) values ($1, $2, $3, $4, $5, $6)', [

@@ -3,10 +3,11 @@
  * they get back (files, standard output, exit status, messages).
  */
 import { execa, type Options } from 'execa';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import { kebabName } from '../../src/core/action.js';
 import { actionNamedIn } from '../../src/cli/main.js';
@@ -81,6 +82,57 @@ describe('pdfsvc CLI', () => {
     expect(broken.exitCode).toBe(2);
     expect(existsSync(fresh)).toBe(false);
     expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
+  });
+
+  describe('when the reader of standard output closes the pipe early', () => {
+    // The same main() runs from both built files: bin/pdfsvc.js runs a local action from dist/cli-action.cjs,
+    // this file runs it from dist/cli.js (what every other command line and remote mode use).
+    const fullCli = join(dir, 'full-cli.mjs');
+    writeFileSync(fullCli, `import { main } from ${JSON.stringify(pathToFileURL(join(process.cwd(), 'dist/cli.js')).href)};\nawait main(process.argv);\n`);
+    // Outputs of megabytes, well past what a pipe (64 KiB) or a socket pair (execa's, about 200 KiB) holds,
+    // so that the writer is still writing when the reader goes.
+    const big = join(dir, 'big.pdf');
+    beforeAll(async () => {
+      expect((await pdfsvc(['merge', ...Array<string>(20).fill(fixturePath('sized.pdf')), '-o', big])).exitCode).toBe(0);
+    });
+    const entries = { 'bin/pdfsvc.js': 'bin/pdfsvc.js', 'dist/cli.js': fullCli };
+    const commands = {
+      rotate: ['rotate', '--angle', '90', big],
+      'a split (its ZIP)': ['split-by-page-count', '--page-count', '10', big],
+    };
+
+    /** `pdfsvc ARGS | head -c 10 | wc -c` in bash: the bytes head passed on, pdfsvc's status as the shell sees it, its standard error. */
+    const intoHead = async (entry: string, args: string[]) => {
+      // $PIPESTATUS: the status of the pipeline's first command (its element 0).
+      const script = 'node "$@" | head -c 10 | wc -c; echo "$PIPESTATUS"';
+      const { stdout, stderr } = await execa('bash', ['-c', script, 'bash', entry, ...args]);
+      const [bytes, status] = stdout.trim().split(/\s+/).map(Number);
+      return { bytes, status, stderr };
+    };
+
+    for (const [entryName, entry] of Object.entries(entries)) {
+      for (const [what, args] of Object.entries(commands)) {
+        it(`ends as if killed by SIGPIPE, silently: ${what}, from ${entryName}`, async () => {
+          expect(await intoHead(entry, args)).toEqual({ bytes: 10, status: 141, stderr: '' });
+          // A caller other than a shell sees the signal itself, as it would for cat or head.
+          const child = execa('node', [entry, ...args], { reject: false, buffer: { stdout: false } });
+          child.stdout.once('data', () => child.stdout.destroy());
+          const { signal, exitCode, stderr } = await child;
+          expect({ signal, exitCode, stderr: String(stderr) }).toEqual({ signal: 'SIGPIPE', exitCode: undefined, stderr: '' });
+        });
+      }
+    }
+
+    it('does not matter with -o: the file is written whole, with nothing left beside it', async () => {
+      const out = join(dir, 'piped-o', 'rotated.pdf');
+      mkdirSync(dirname(out));
+      const { bytes, status, stderr } = await intoHead('bin/pdfsvc.js', [...commands.rotate, '-o', out]);
+      expect({ bytes, status, stderr }).toEqual({ bytes: 0, status: 0, stderr: '' });
+      expect((await qpdfCheck(readFileSync(out))).exitCode).toBe(0);
+      const rotations = async (bytes: Uint8Array) => (await pdfinfo(bytes)).pages.map((page) => page.rotation);
+      expect(await rotations(readFileSync(out))).toEqual((await rotations(readFileSync(big))).map((angle) => (angle + 90) % 360));
+      expect(readdirSync(dirname(out))).toEqual(['rotated.pdf']);
+    });
   });
 
   it('exits 2 with `pdfsvc: <field>: <message>` for invalid input', async () => {

@@ -6,6 +6,7 @@
  */
 import { execa } from 'execa';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixture } from '../helpers/pdf-tools.js';
 import { CLI, keysFile, postAction, serve, sleep, tempDir, waitFor } from './spawn.js';
@@ -71,9 +72,37 @@ describe('pdfsvc keys', () => {
     expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name)).toEqual([oldName]);
     const rotated = await keys(['rotate', oldName, '--grace', '0s', '--keys-file', path]);
     expect(rotated.exitCode, rotated.stderr).toBe(0);
+    // The old key's new name follows today's rule: each character it does not allow becomes `_`.
+    const [old] = JSON.parse((await keys(['list', '--json', '--keys-file', path])).stdout) as Array<{ id: string; name: string }>;
+    expect(old.name).toBe(`build _1 _ci_cd_ _ _n_code-old-${old.id.slice(2)}`);
     const revoked = await keys(['revoke', oldName, '--keys-file', path]);
     expect(revoked.exitCode, revoked.stderr).toBe(0);
     expect((JSON.parse(readFileSync(path, 'utf8')) as { keys: Array<{ name: string }> }).keys.map((k) => k.name)).not.toContain(oldName);
+  });
+
+  it("rotate: the old key's name is one `keys create` takes, for the longest name, rotated once or again", async () => {
+    const dir = tempDir();
+    const path = join(dir, 'keys.json');
+    const longest = `L${'o'.repeat(62)}g`;
+    expect((await keys(['create', '--plan', 'free', '--name', longest, '--keys-file', path])).exitCode).toBe(0);
+    const list = async () => JSON.parse((await keys(['list', '--json', '--keys-file', path])).stdout) as Array<{ id: string; name: string }>;
+    const rotate = async (nameOrId: string) => expect((await keys(['rotate', nameOrId, '--grace', '1h', '--keys-file', path])).exitCode).toBe(0);
+    const [first] = await list();
+    await rotate(longest);
+    // `-old-<id>` is 17 characters: the name keeps its first 47.
+    const once = `${longest.slice(0, 47)}-old-${first.id.slice(2)}`;
+    expect((await list()).map((k) => k.name)).toEqual([once, longest]);
+    // The rotated-out key rotated again: its replacement takes its name, and it the next count.
+    await rotate(first.id);
+    const again = await list();
+    expect(again.map((k) => k.name)).toEqual([`${longest.slice(0, 45)}-old-${first.id.slice(2)}-2`, longest, once]);
+    // That replacement rotated: NAME-old-<its id>, not NAME-old-x-old-y.
+    await rotate(again[2].id);
+    const names = (await list()).map((k) => k.name);
+    expect(names).toEqual([again[0].name, longest, `${longest.slice(0, 47)}-old-${again[2].id.slice(2)}`, once]);
+    // Each is a name a new key may have (the CLI applies the key-name rule to `--name`).
+    const check = join(dir, 'check.json');
+    for (const name of names) expect((await keys(['create', '--plan', 'free', '--name', name, '--keys-file', check])).exitCode, name).toBe(0);
   });
 
   it('twenty `keys create` at once: every key is in the file, and works', async () => {

@@ -1,6 +1,6 @@
 /**
  * Scale-out: deploy/nginx.conf itself, with its ports, paths and certificate
- * swapped for a temporary directory's, in front of two real `pdfsvc serve`
+ * swapped for a temporary directory's (scripts/local-nginx.mjs), in front of two real `pdfsvc serve`
  * processes sharing one keys file. 200 requests through nginx all succeed,
  * and both processes take a share of them (least_conn, no sticky sessions).
  *
@@ -13,10 +13,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localNginxConf, rewrite } from '../../scripts/local-nginx.mjs';
 import { selfSignedCertificate } from '../helpers/certificate.js';
 import { fixture, pageCount, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 import { haveTool } from '../helpers/tools.js';
-import { freePort, keysFile, multipart, postAction, ROOT, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
+import { freePort, keysFile, multipart, postAction, send, serve, tempDir, waitFor, type Reply, type Served } from './spawn.js';
 
 const NGINX = '/usr/sbin/nginx';
 const SKIP = !haveTool(NGINX, 'the scale-out tests', 'apt-get install -y nginx');
@@ -24,47 +25,12 @@ const SKIP = !haveTool(NGINX, 'the scale-out tests', 'apt-get install -y nginx')
 const REQUESTS = 200;
 const CONCURRENCY = 8;
 
-/** Replaces every match of `pattern` (global), which must match exactly `count` times. */
-function rewrite(text: string, pattern: RegExp, count: number, what: string, replace: (match: string, index: number, ...groups: string[]) => string): string {
-  const found = text.match(pattern)?.length ?? 0;
-  if (found !== count) throw new Error(`deploy/nginx.conf changed shape: expected ${count} ${what}, found ${found} (this test rewrites them)`);
-  let index = 0;
-  // The callback's last two arguments are the offset and the whole text; the capture groups come before.
-  return text.replace(pattern, (match: string, ...rest: unknown[]) => replace(match, index++, ...(rest.slice(0, -2) as string[])));
-}
-
-/** deploy/nginx.conf made runnable in `dir`: listening on 127.0.0.1:`port`, balancing over `upstreams`. */
+/** deploy/nginx.conf made runnable in `dir` (scripts/local-nginx.mjs), with a lower per-key rate. */
 function testConfig(dir: string, port: number, upstreams: number[], cert: string, key: string): string {
-  let conf = readFileSync(join(ROOT, 'deploy/nginx.conf'), 'utf8');
-  conf = rewrite(conf, /^worker_processes\s+\S+;$/gm, 1, 'worker_processes', () => 'worker_processes 1;');
-  conf = rewrite(conf, /^pid\s+\/\S+;$/gm, 1, 'pid', () => `pid ${dir}/nginx.pid;`);
-  conf = rewrite(
-    conf,
-    /^(\s*)error_log\s+\/\S+((?:\s+\w+)?);$/gm,
-    1,
-    'error_log',
-    (_m, _i, indent, level) => `${indent}error_log ${dir}/error.log${level ?? ''};`,
-  );
-  conf = rewrite(conf, /^(\s*)access_log\s+\/\S+;$/gm, 1, 'access_log with a path', (_m, _i, indent) => `${indent}access_log ${dir}/access.log;`);
-  conf = rewrite(
-    conf,
-    /^(\s*)server\s+127\.0\.0\.1:\d+((?:\s+[^;\s]+)*);$/gm,
-    upstreams.length,
-    'upstream servers',
-    (_m, i, indent, params) => `${indent}server 127.0.0.1:${upstreams[i]}${params ?? ''};`,
-  );
-  conf = rewrite(conf, /^(\s*)listen\s+443\s+ssl;$/gm, 1, '`listen 443 ssl;`', (_m, _i, indent) => `${indent}listen 127.0.0.1:${port} ssl;`);
-  conf = rewrite(conf, /^(\s*)ssl_certificate\s+\/\S+;$/gm, 1, 'ssl_certificate', (_m, _i, indent) => `${indent}ssl_certificate ${cert};`);
-  conf = rewrite(conf, /^(\s*)ssl_certificate_key\s+\/\S+;$/gm, 1, 'ssl_certificate_key', (_m, _i, indent) => `${indent}ssl_certificate_key ${key};`);
+  const file = 'deploy/nginx.conf';
   // The per-key rate at 10 a second instead of 100 (the burst of 200 kept): a client on a busy machine (a
   // second npm test beside this one) sent its flood at about 50 a second, which 100 a second let through.
-  conf = rewrite(conf, /rate=100r\/s;/g, 1, 'a per-key rate of 100r/s', () => 'rate=10r/s;');
-  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((name) => `    ${name}_temp_path ${dir}/${name}_temp;`).join('\n');
-  conf = rewrite(conf, /^http \{$/gm, 1, '`http {`', () => `http {\n${temp}`);
-  // In the foreground, as a child of this test; as root, workers stay root
-  // (the default, nobody, could not enter the private temporary directory).
-  const head = ['daemon off;', 'master_process on;', ...(process.getuid?.() === 0 ? ['user root;'] : [])].join('\n');
-  return `${head}\n${conf}`;
+  return rewrite(file, localNginxConf(file, { dir, port, upstreams, cert, key }), /rate=100r\/s;/g, 1, 'a per-key rate of 100r/s', () => 'rate=10r/s;');
 }
 
 describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two pdfsvc processes${SKIP ? ` (skipped: no ${NGINX})` : ''}`, () => {
@@ -103,7 +69,7 @@ describe.skipIf(SKIP)(`scale-out: deploy/nginx.conf (least_conn) in front of two
       return result;
     });
     base = `https://127.0.0.1:${port}`;
-    const errorLog = () => (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
+    const errorLog = () => (existsSync(join(dir, 'nginx-error.log')) ? readFileSync(join(dir, 'nginx-error.log'), 'utf8') : '');
     await waitFor(
       async () => {
         if (exited) {

@@ -289,6 +289,39 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     for (const secret of [created.key, rotated.key, hashKey(created.key), hashKey(rotated.key)]) expect(text).not.toContain(secret);
   });
 
+  it("rotate: the old key's name follows the key-name rule for the longest name and an old-style one, rotated once or again", async () => {
+    const name = unique('rotate-names');
+    await store.createAccount({ name, email: `${name}@example.test`, plan: 'business' });
+    const longest = `L${'o'.repeat(62)}g`;
+    const first = await store.createKey({ account: name, name: longest });
+    const idOf = (record: { id: string }) => record.id.slice(2);
+    const once = await store.rotateKey(longest, { account: name, graceMs: 60_000 });
+    // `-old-<id>` is 17 characters: the name keeps its first 47.
+    expect(once.replaced.name).toBe(`${longest.slice(0, 47)}-old-${idOf(first.record)}`);
+    // The rotated-out key rotated again: its replacement takes its name, and it the next count.
+    const again = await store.rotateKey(once.replaced.id, { graceMs: 60_000 });
+    expect(again.record.name).toBe(once.replaced.name);
+    expect(again.replaced.name).toBe(`${longest.slice(0, 45)}-old-${idOf(first.record)}-2`);
+    // That replacement rotated: NAME-old-<its id>, not NAME-old-x-old-y.
+    const thenIts = await store.rotateKey(again.record.id, { graceMs: 60_000 });
+    expect(thenIts.replaced.name).toBe(`${longest.slice(0, 47)}-old-${idOf(again.record)}`);
+    // A key named before the rule (imported) is rotated too, its old name made to follow the rule.
+    const [imported] = (
+      await store.importKeys(
+        [{ id: 'k_00000000000a', name: OLD_STYLE_NAME, plan: 'business', hash: hashKey(newKey()), created: '2026-01-02T03:04:05.000Z' }],
+        () => name,
+      )
+    ).imported;
+    expect((await store.rotateKey(imported.id, { graceMs: 60_000 })).replaced.name).toBe('build _1 _ci_cd_ _ _n_code-old-00000000000a');
+    const names = (await store.listKeys({ account: name })).map((k) => k.name);
+    expect(new Set(names).size, 'no two live keys share a name').toBe(names.length);
+    for (const keyName of names.filter((n) => n !== OLD_STYLE_NAME)) {
+      expect(keyName.length, keyName).toBeLessThanOrEqual(64);
+      // Every name the rotations made can be given back to a key as it is: it follows the rule.
+      expect(await store.renameKey(keyName, keyName, { account: name }).then((k) => k.name)).toBe(keyName);
+    }
+  });
+
   it('key names: a new name and a rename follow the one rule (src/core/key-name.ts), with its message', async () => {
     const name = unique('names');
     await store.createAccount({ name, email: `${name}@example.test`, plan: 'free' });
