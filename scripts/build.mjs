@@ -89,11 +89,13 @@ await build({
 
 // dist/cli-action.cjs: the command line for one action, in one file (no
 // module resolution, one compile, one code cache). The server, the database,
-// the dashboard, shell completion and the watermarks' drawing code are left
-// out: modules that only those import become a stub that throws, and the
-// actions whose transform reaches one run from dist/cli.js instead
-// (src/cli/action-entry.ts). Worker threads start dist/*.js as before.
-const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion|pdf\/watermark\/index)\.js$/;
+// the dashboard and shell completion are left out: modules that only those
+// import become a stub that throws, and the actions whose transform reaches
+// one run from dist/cli.js instead (src/cli/action-entry.ts). Worker threads
+// start dist/*.js as before. The watermarks are in it (pdf-lib's embedders,
+// from their module files); fontkit, which only text beyond Latin-1 loads,
+// stays outside it and is required from node_modules when used.
+const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion)\.js$/;
 const fullCliOnly = {
   name: 'full-cli-only',
   setup(build) {
@@ -139,6 +141,7 @@ const actionCli = {
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
+  external: [...nodeBuild.external, '@cantoo/fontkit'],
   plugins: [fullCliOnly, lazyFontEncodings],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
