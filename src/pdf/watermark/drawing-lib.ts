@@ -19,6 +19,7 @@ export const CustomFontSubsetEmbedder = CustomFontSubsetEmbedderModule as unknow
 export type CustomFontSubsetEmbedder = PdfLib.CustomFontSubsetEmbedder;
 export const JpegEmbedder = JpegEmbedderModule as unknown as typeof PdfLib.JpegEmbedder;
 export const PngEmbedder = PngEmbedderModule as unknown as typeof PdfLib.PngEmbedder;
+export type PngEmbedder = PdfLib.PngEmbedder;
 export const StandardFontEmbedder = StandardFontEmbedderModule as unknown as typeof PdfLib.StandardFontEmbedder;
 export type StandardFontEmbedder = PdfLib.StandardFontEmbedder;
 export const StandardFonts = StandardFontsModule as unknown as typeof PdfLib.StandardFonts;
