@@ -257,13 +257,14 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
   if (chain.length === 0) return { depth: graphicsDepth(data), made: 0 };
   const scan = new DepthScan();
   // What the scan left for the next piece (a token that may go on), and what decoded since.
-  let carry: Uint8Array = new Uint8Array(0);
+  let carry: Uint8Array = NOTHING;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const { ended, made } = decodePieces(data, chain, budget, (piece) => {
     if (carry.length === 0) {
       // The common case: the piece is scanned where it lies, and only a token cut at its end is kept.
-      carry = Buffer.from(piece.subarray(scan.feed(piece, false)));
+      const consumed = scan.feed(piece, false);
+      carry = consumed === piece.length ? NOTHING : Buffer.from(piece.subarray(consumed));
       return;
     }
     pending.push(Buffer.from(piece));
@@ -276,9 +277,12 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
     pendingBytes = 0;
   });
   if (ended === 'over budget') return { depth: BALANCED, made };
-  scan.feed(Buffer.concat([carry, ...pending]), true);
+  scan.feed(pending.length === 0 ? carry : Buffer.concat([carry, ...pending]), true);
   return { depth: scan.result(), made };
 }
+
+/** No bytes: what is carried after a piece scanned to its end (most content streams are one piece). */
+const NOTHING = new Uint8Array(0);
 
 /**
  * Where content read from a lazily read file is put while it is scanned:
