@@ -5,8 +5,8 @@
  * a short run spends its time on the document rather than on resolving and
  * compiling modules (bench/README.md, "Start-up"). dist/cli-route.cjs
  * (cli-route.ts) decides which command lines come here; every other command,
- * the actions whose code this file leaves out (the watermarks: pdf-lib's
- * drawing code and fonts) and remote mode run from dist/cli.js.
+ * any action whose code this file leaves out (none today: the build lists
+ * them) and remote mode run from dist/cli.js.
  */
 import type { AnyAction } from '../core/action.js';
 import { actions, namesOf } from '../actions/index.js';

@@ -177,13 +177,23 @@ interface NativeZlib {
   onerror: (message: string, errno: number) => void;
 }
 
+type Inflater = { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void; reset(): void };
+
+/**
+ * Inflaters for reuse, reset between streams: making a zlib stream (its
+ * native state, its buffers, a stream object) cost more than inflating a
+ * small content stream, and a watermark scans one per page (2,000 on a long
+ * text document).
+ */
+const spareInflaters: Inflater[] = [];
+
 /** Flate through zlib's native handle, fed as input comes. */
 class FlateDecoder implements Decoder {
   private out: Buffer | undefined = borrow();
   private broken = false;
 
   private constructor(
-    private readonly inflater: { close(): void },
+    private readonly inflater: Inflater,
     private readonly handle: NativeZlib,
     private readonly state: Uint32Array,
   ) {
@@ -194,10 +204,12 @@ class FlateDecoder implements Decoder {
 
   /** Undefined when this Node version lacks the internals. */
   static create(): FlateDecoder | undefined {
-    const inflater: { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void } = createInflate();
+    const spare = spareInflaters.pop();
+    if (spare) return new FlateDecoder(spare, spare._handle!, spare._writeState!);
+    const inflater: Inflater = createInflate();
     const handle = inflater._handle;
     const state = inflater._writeState;
-    if (typeof handle?.writeSync !== 'function' || !(state instanceof Uint32Array)) {
+    if (typeof handle?.writeSync !== 'function' || !(state instanceof Uint32Array) || typeof inflater.reset !== 'function') {
       inflater.close();
       return undefined;
     }
@@ -227,8 +239,14 @@ class FlateDecoder implements Decoder {
   }
 
   close(): void {
-    this.inflater.close();
-    if (this.out) giveBack(this.out);
+    if (!this.out) return;
+    // A sound inflater is reset and kept for the next stream; one that met damage is dropped.
+    if (this.broken || spareInflaters.length >= 4) this.inflater.close();
+    else {
+      this.inflater.reset();
+      spareInflaters.push(this.inflater);
+    }
+    giveBack(this.out);
     this.out = undefined;
   }
 }

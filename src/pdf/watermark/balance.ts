@@ -29,6 +29,14 @@ const BALANCED: Depth = { min: 0, end: 0, unclosed: '' };
 const CLASS = new Uint8Array(256);
 for (const c of [0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00]) CLASS[c] = 1;
 for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
+/**
+ * 1: a byte that cannot start anything the scan counts or must skip, outside
+ * arrays and dictionaries (DepthScan's fast path). Not plain: `q`, `Q`, `I`
+ * (of `ID`), and what starts a string, comment, name, hex string or
+ * dictionary, or array.
+ */
+const PLAIN = new Uint8Array(256).fill(1);
+for (const c of 'qQI(%/<[') PLAIN[c.charCodeAt(0)] = 0;
 
 /** Counts `q` and `Q` operators, skipping strings, comments, names and inline image data. */
 export function graphicsDepth(data: Uint8Array): Depth {
@@ -50,14 +58,35 @@ export class DepthScan {
   // Open arrays and dictionaries, innermost last; what is cut off at the end.
   private readonly open: string[] = [];
   private cutOff = '';
+  /** The byte before what the next feed gets: whether its first byte starts a token. */
+  private before = 0x20;
 
   feed(data: Uint8Array, last: boolean): number {
     // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
     const bytes = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const consumed = this.scan(bytes, last);
+    if (consumed > 0) this.before = bytes[consumed - 1];
+    return consumed;
+  }
+
+  private scan(bytes: Uint8Array, last: boolean): number {
     const n = bytes.length;
     const open = this.open;
     let i = 0;
     while (i < n) {
+      if (open.length === 0) {
+        // Outside arrays and dictionaries only the bytes that may start a q, Q, ID, string, comment, name,
+        // array or dictionary matter: the rest (numbers, other operators, white space) is stepped over
+        // here, a byte at a time in the tightest loop, instead of token by token below.
+        while (i < n && PLAIN[bytes[i]] === 1) i++;
+        if (i >= n) break;
+        // A q, Q or I inside a longer token (`BI`, an unknown operator) is not one: step over that token.
+        if (CLASS[bytes[i]] === 0 && CLASS[i > 0 ? bytes[i - 1] : this.before] === 0) {
+          i++;
+          while (i < n && CLASS[bytes[i]] === 0) i++;
+          continue;
+        }
+      }
       const start = i;
       const c = bytes[i];
       const kind = CLASS[c];
@@ -226,13 +255,14 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
   if (chain.length === 0) return { depth: graphicsDepth(data), made: 0 };
   const scan = new DepthScan();
   // What the scan left for the next piece (a token that may go on), and what decoded since.
-  let carry: Uint8Array = new Uint8Array(0);
+  let carry: Uint8Array = NOTHING;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const { ended, made } = decodePieces(data, chain, budget, (piece) => {
     if (carry.length === 0) {
       // The common case: the piece is scanned where it lies, and only a token cut at its end is kept.
-      carry = Buffer.from(piece.subarray(scan.feed(piece, false)));
+      const consumed = scan.feed(piece, false);
+      carry = consumed === piece.length ? NOTHING : Buffer.from(piece.subarray(consumed));
       return;
     }
     pending.push(Buffer.from(piece));
@@ -245,9 +275,12 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
     pendingBytes = 0;
   });
   if (ended === 'over budget') return { depth: BALANCED, made };
-  scan.feed(Buffer.concat([carry, ...pending]), true);
+  scan.feed(pending.length === 0 ? carry : Buffer.concat([carry, ...pending]), true);
   return { depth: scan.result(), made };
 }
+
+/** No bytes: what is carried after a piece scanned to its end (most content streams are one piece). */
+const NOTHING = new Uint8Array(0);
 
 /**
  * Where content read from a lazily read file is put while it is scanned:

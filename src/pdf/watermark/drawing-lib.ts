@@ -1,27 +1,38 @@
 /**
  * The one door to pdf-lib, where it earns its place: its font embedders
  * (Helvetica's metrics and encoding; subsetting a Noto face) and its image
- * embedders (decoding a PNG into colour and alpha; a JPEG's header). Only the watermarks load this module: pdf-lib's index loads the
- * whole library, about 0.1 s of a run.
+ * embedders (decoding a PNG into colour and alpha; a JPEG's header). Only
+ * the watermarks load this module.
  *
  * pdf-lib's embedders write into a pdf-lib document. They write into a
  * scratch one here, and what they made is brought across into pdfsvc's
- * objects (model/primitives.ts), through pdf-lib's public API only. (The
- * build gives pdf-lib Node's native zlib in fflate's place: fflate-node.ts.)
+ * objects (model/primitives.ts), through pdf-lib's public API only.
+ *
+ * The classes come from pdf-lib's own module files, not from its index: the
+ * index loads the whole library (forms, the drawing API, every standard
+ * font's metrics), about 80 ms of a run, so the watermarks fit in
+ * dist/cli-action.cjs beside the other actions (scripts/build.mjs). The
+ * module files' own type declarations do not resolve on their own, so each
+ * is given the index's type of the same class (`as unknown as typeof
+ * PdfLib.X`): a typing, not a reach into private members. The build gives
+ * pdf-lib Node's native zlib in fflate's place (fflate-node.ts).
  */
-import {
-  PDFArray as LibArray,
-  PDFBool as LibBool,
-  PDFContext as LibContext,
-  PDFDict as LibDict,
-  PDFHexString as LibHexString,
-  PDFName as LibName,
-  PDFNumber as LibNumber,
-  type PDFObject as LibObject,
-  PDFRef as LibRef,
-  PDFStream as LibStream,
-  PDFString as LibString,
-} from '@cantoo/pdf-lib';
+import type * as PdfLib from '@cantoo/pdf-lib';
+import { StandardFonts as StandardFontsModule } from '../../../node_modules/@cantoo/pdf-lib/es/api/StandardFonts.js';
+import PDFContextModule from '../../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
+import CustomFontSubsetEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/CustomFontSubsetEmbedder.js';
+import JpegEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/JpegEmbedder.js';
+import PngEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/PngEmbedder.js';
+import StandardFontEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/StandardFontEmbedder.js';
+import PDFArrayModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
+import PDFBoolModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
+import PDFDictModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFDict.js';
+import PDFHexStringModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFHexString.js';
+import PDFNameModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFName.js';
+import PDFNumberModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFNumber.js';
+import PDFRefModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRef.js';
+import PDFStreamModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFStream.js';
+import PDFStringModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFString.js';
 import {
   PDFArray,
   PDFBool,
@@ -37,7 +48,28 @@ import {
   PDFString,
 } from '../model/primitives.js';
 
-export { CustomFontSubsetEmbedder, JpegEmbedder, PngEmbedder, StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
+export const CustomFontSubsetEmbedder = CustomFontSubsetEmbedderModule as unknown as typeof PdfLib.CustomFontSubsetEmbedder;
+export type CustomFontSubsetEmbedder = PdfLib.CustomFontSubsetEmbedder;
+export const JpegEmbedder = JpegEmbedderModule as unknown as typeof PdfLib.JpegEmbedder;
+export const PngEmbedder = PngEmbedderModule as unknown as typeof PdfLib.PngEmbedder;
+export const StandardFontEmbedder = StandardFontEmbedderModule as unknown as typeof PdfLib.StandardFontEmbedder;
+export type StandardFontEmbedder = PdfLib.StandardFontEmbedder;
+export const StandardFonts = StandardFontsModule as unknown as typeof PdfLib.StandardFonts;
+
+const LibContext = PDFContextModule as unknown as typeof PdfLib.PDFContext;
+type LibContext = PdfLib.PDFContext;
+const LibArray = PDFArrayModule as unknown as typeof PdfLib.PDFArray;
+const LibBool = PDFBoolModule as unknown as typeof PdfLib.PDFBool;
+const LibDict = PDFDictModule as unknown as typeof PdfLib.PDFDict;
+type LibDict = PdfLib.PDFDict;
+const LibHexString = PDFHexStringModule as unknown as typeof PdfLib.PDFHexString;
+const LibName = PDFNameModule as unknown as typeof PdfLib.PDFName;
+const LibNumber = PDFNumberModule as unknown as typeof PdfLib.PDFNumber;
+const LibRef = PDFRefModule as unknown as typeof PdfLib.PDFRef;
+type LibRef = PdfLib.PDFRef;
+const LibStream = PDFStreamModule as unknown as typeof PdfLib.PDFStream;
+const LibString = PDFStringModule as unknown as typeof PdfLib.PDFString;
+type LibObject = PdfLib.PDFObject;
 
 /**
  * Runs `embed` (one of pdf-lib's embedders) in a scratch pdf-lib document and

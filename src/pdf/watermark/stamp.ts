@@ -24,7 +24,7 @@ const XOBJECT = PDFName.of('XObject');
 export interface StampOptions {
   /** The form to draw. */
   form: PDFRef;
-  /** The matrix that maps the form's space into the page's default user space; null: leave the page alone. */
+  /** The matrix that maps the form's space into the page's default user space (a function of the view alone: asked once per distinct view); null: leave the page alone. */
   matrixFor(view: ReaderView): Matrix | null;
   layer: Layer;
 }
@@ -67,9 +67,18 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     const saves = 1 - min;
     return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${unclosed}${unclosed ? '\n' : ''}${'Q\n'.repeat(saves + end)}${draw}`)];
   };
+  // The placement depends only on the page's visible box and rotation, which most pages share: worked out (and formatted) once per view.
+  const placements = new Map<string, string | null>();
   for (const { dict: page } of chosen) {
-    const matrix = options.matrixFor(readerView(page));
-    if (!matrix) continue;
+    const view = readerView(page);
+    const viewKey = `${view.rotation} ${view.box.join(' ')}`;
+    let placed = placements.get(viewKey);
+    if (placed === undefined) {
+      const matrix = options.matrixFor(view);
+      placed = matrix && formatMatrix(matrix);
+      placements.set(viewKey, placed);
+    }
+    if (placed === null) continue;
     const key = resourceKey(page);
     let target = edited.get(key);
     if (!target) {
@@ -78,7 +87,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     }
     page.set(RESOURCES, target.value);
 
-    const draw = `q ${formatMatrix(matrix)} cm /${target.name} Do Q\n`;
+    const draw = `q ${placed} cm /${target.name} Do Q\n`;
     const original = contentRefs(context, page);
     const contents = options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
     page.set(CONTENTS, context.obj(contents));

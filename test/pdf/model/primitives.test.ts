@@ -20,6 +20,7 @@ import {
   PDFString,
   UnexpectedObjectTypeError,
 } from '../../../src/pdf/model/primitives.js';
+import { memoryContext } from '../../helpers/memory-context.js';
 
 const NUMBERS = [0, -0, 1, -1, 0.5, -0.25, 1 / 3, 612, 792.0001, 1e-7, -1.5e-9, 123456789.123, 1e21, 2.5e25, -3e22, 0.1 + 0.2, Number.MAX_SAFE_INTEGER];
 const NAMES = ['Type', 'A B', 'Name#With#Hashes', 'Paren(s)', 'Slash/Name', '\u00e9t\u00e9', 'Percent%', 'Tab\tand\nnewline', '#41'];
@@ -101,17 +102,7 @@ describe('written forms are those pdf-lib writes', () => {
 
 describe('look-ups', () => {
   it('follow references through the store, check the type asked for, and treat null as absent unless asked', () => {
-    const objects = new Map<PDFRef, PDFDict | PDFArray>();
-    const context = new PDFContext({
-      get: (ref) => objects.get(ref),
-      peek: (ref) => objects.get(ref),
-      source: () => undefined,
-      has: (ref) => objects.has(ref),
-      set: (ref, object) => void objects.set(ref, object as PDFDict),
-      delete: (ref) => objects.delete(ref),
-      hasObjectStreams: false,
-      entries: () => objects.entries(),
-    });
+    const context = memoryContext();
     const kids = context.obj([1, 2]);
     const ref = context.register(kids);
     const page = context.obj({ Kids: ref, Nothing: null });

@@ -234,6 +234,26 @@ describe('each filter, and chains of them, decoded a piece at a time', () => {
     expect(ended).toBe('stopped');
     expect(pieces).toBe(1);
   });
+
+  it('a stream decoded after a cut-off, damaged, stopped or over-budget one comes out whole (inflaters are reused)', () => {
+    const data = deflateSync(content);
+    const damaged = Buffer.from(data);
+    damaged.fill(0xff, data.length >> 1);
+    const before: Array<() => unknown> = [
+      () => decodeAll(data.subarray(0, data.length >> 1), chainOf('FlateDecode')),
+      () => decodeAll(damaged, chainOf('FlateDecode')),
+      () => decodePieces(encode(content, ['FlateDecode', 'FlateDecode']), chainOf('FlateDecode', 'FlateDecode'), MAX_CONTENT_BYTES, () => false),
+      () => expect(decodeAll(data, chainOf('FlateDecode'), 1000).ended).toBe('over budget'),
+    ];
+    for (const first of before) {
+      first();
+      const small = decodeAll(deflateSync('q 1 0 0 1 5 5 cm Q'), chainOf('FlateDecode'));
+      expect(small.data.toString()).toBe('q 1 0 0 1 5 5 cm Q');
+      const again = decodeAll(data, chainOf('FlateDecode'));
+      expect(again.ended).toBe('done');
+      expect(again.data.equals(content)).toBe(true);
+    }
+  });
 });
 
 /** Object 5 of a one-page document whose content stream (object 5) has `dict` and `data`. */

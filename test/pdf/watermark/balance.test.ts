@@ -34,6 +34,10 @@ describe('graphicsDepth', () => {
     ['BI /W 9 /H 1 /BPC 8 /CS /G ID E Q\x00xEI Q EIQ q EI\x01 EIx Q EI Q', { min: -1, end: -1, unclosed: '' }],
     // An operator after an unclosed `[`: readers recover there, so nothing is left open.
     ['[ 1 2 q 0 0 m', { min: 0, end: 1, unclosed: '' }],
+    // q, Q and I inside longer tokens (names, unknown operators, numbers glued to them) are not operators.
+    ['xq qx /Fq /Q Iq qI 2q QQ Q2 BI1 q', { min: 0, end: 1, unclosed: '' }],
+    // Right after a delimiter they are.
+    ['(a)q [1]Q <41>q<<>>Q{q}Q', { min: 0, end: 0, unclosed: '' }],
   ])('%j', (content, expected) => {
     expect(depth(content)).toEqual(expected);
     // Fed in two pieces, split anywhere (a Flate stream is scanned as it inflates), the answer is the same.

@@ -2,7 +2,8 @@
  * pdf-lib is reached through one adapter, src/pdf/watermark/drawing-lib.ts
  * (its font and JPEG embedders, loaded only by the watermarks). Outside it no
  * file of src/ imports pdf-lib; no file of src/pdf casts `as unknown as` (the
- * way code reaches an object's private members), the adapter included; no file
+ * way code reaches an object's private members), the adapter included, which
+ * may only type pdf-lib's module files as the index's classes; no file
  * of src/ assigns to a prototype, and none of src/pdf patches an instance or a
  * class (defines or assigns properties onto an object, replaces a static).
  */
@@ -35,6 +36,7 @@ function count(text: string, pattern: RegExp): number {
 
 const IMPORTS_PDF_LIB = /(?:from\s+|import\s*\(\s*)['"][^'"]*@cantoo\/pdf-lib[^'"]*['"]/g;
 const CAST = /\bas unknown as\b/g;
+const TYPING = /\bas unknown as typeof PdfLib\.\w+;/g;
 // An assignment to or through a prototype (anywhere in src/); under src/pdf also a property defined or
 // assigned onto an object, or a replaced static of a PDF class.
 const PROTOTYPE = /\.prototype\b[^;\n]*[^=!<>]=[^=>]/g;
@@ -44,7 +46,9 @@ function violations(file: string): string[] {
   const text = code(file);
   const found: string[] = [];
   if (file !== ADAPTER && count(text, IMPORTS_PDF_LIB) > 0) found.push(`${file}: imports pdf-lib`);
-  if (file.startsWith('src/pdf/') && count(text, CAST) > 0) found.push(`${file}: casts as unknown as`);
+  // The adapter gives pdf-lib's module files the index's types (`as unknown as typeof PdfLib.X`): no member is reached.
+  const casts = count(text, CAST) - (file === ADAPTER ? count(text, TYPING) : 0);
+  if (file.startsWith('src/pdf/') && casts > 0) found.push(`${file}: casts as unknown as`);
   if (count(text, file.startsWith('src/pdf/') ? PATCH : PROTOTYPE) > 0) found.push(`${file}: patches an object or a class`);
   return found;
 }
@@ -67,6 +71,8 @@ describe('pdf-lib behind one adapter', () => {
     expect(count("import { PDFDict } from '@cantoo/pdf-lib';", IMPORTS_PDF_LIB)).toBe(1);
     expect(count("const lib = await import('@cantoo/pdf-lib');", IMPORTS_PDF_LIB)).toBe(1);
     expect(count('(x as unknown as { dict: Map<string, number> }).dict', CAST)).toBe(1);
+    expect(count('const A = AModule as unknown as typeof PdfLib.PDFArray;', TYPING)).toBe(1);
+    expect(count('new (Embedder as unknown as new (png: P) => PdfLib.PngEmbedder)(png)', TYPING)).toBe(0);
     expect(count('PDFContext.prototype.flateStream = function () {};', PATCH)).toBe(1);
     expect(count("Object.defineProperty(stream, 'contents', {});", PATCH)).toBe(1);
     expect(count('PDFRef.of = (n) => n;', PATCH)).toBe(1);
