@@ -12,8 +12,20 @@ import { skipWhite } from '../reader/syntax.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
+// Names made once: PDFName.of decodes its text with a regular expression on every call, and the walk
+// below asks for a dozen names per page (a sixth of parsing a 2,013-page tree, bench/README.md, "Long documents").
+const INHERITABLE_NAMES = INHERITABLE.map((key) => [key, PDFName.of(key)] as const);
 const LETTER = [0, 0, 612, 792];
 const CONTENTS = PDFName.of('Contents');
+const KIDS = PDFName.of('Kids');
+const TYPE = PDFName.of('Type');
+const PAGE = PDFName.of('Page');
+const PAGES = PDFName.of('Pages');
+const COUNT = PDFName.of('Count');
+const PARENT = PDFName.of('Parent');
+const MEDIA_BOX = PDFName.of('MediaBox');
+const RESOURCES = PDFName.of('Resources');
+const ROTATE = PDFName.of('Rotate');
 
 export interface PageEntry {
   ref: PDFRef;
@@ -86,18 +98,18 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       return;
     }
     seen.add(node);
-    const kids = node.lookup(PDFName.of('Kids'));
-    const type = node.lookup(PDFName.of('Type'));
-    if (kids instanceof PDFArray && type !== PDFName.of('Page')) {
+    const kids = node.lookup(KIDS);
+    const type = node.lookup(TYPE);
+    if (kids instanceof PDFArray && type !== PAGE) {
       // Two nodes that share one /Kids array (an indirect one) list its pages twice, and qpdf and poppler show
       // them twice: the second listing gets copies (below), and the shared array, edited for them, is replaced.
       if (seenKids.has(kids)) found.add('two nodes that share one /Kids array');
       seenKids.add(kids);
       // qpdf --check warns of it ("/Type key should be /Pages"); the rebuilt tree has its one node typed.
-      if (type !== PDFName.of('Pages')) found.add('a /Pages node without /Type /Pages');
+      if (type !== PAGES) found.add('a /Pages node without /Type /Pages');
       const next = new Map(inherited);
-      for (const key of INHERITABLE) {
-        const value = node.get(PDFName.of(key));
+      for (const [key, name] of INHERITABLE_NAMES) {
+        const value = node.get(name);
         if (value !== undefined) next.set(key, value);
       }
       stack.push({ node, kids, next: 0, inherited: next, pagesBefore: entries.length });
@@ -118,7 +130,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     const frame = stack[stack.length - 1];
     if (frame.next >= frame.kids.size()) {
       stack.pop();
-      const count = frame.node.lookup(PDFName.of('Count'));
+      const count = frame.node.lookup(COUNT);
       if (!(count instanceof PDFNumber) || count.asNumber() !== entries.length - frame.pagesBefore)
         found.add('a /Count that is not the number of pages below it');
       continue;
@@ -326,26 +338,28 @@ class PageByRef implements PageEntry {
  */
 function settleLeaf(context: PDFContext, node: PDFDict, type: PDFObject | undefined, inherited: Map<string, PDFObject>, damage: PageTreeDamage): void {
   const found = damage.found;
-  if (type !== PDFName.of('Page')) {
+  if (type !== PAGE) {
     // A leaf is a page, whatever its /Type says (readers treat it as one).
-    node.set(PDFName.of('Type'), PDFName.of('Page'));
-    if (type === PDFName.of('Pages')) found.add('a /Pages node where a page belongs');
+    node.set(TYPE, PAGE);
+    if (type === PAGES) found.add('a /Pages node where a page belongs');
   }
-  for (const key of INHERITABLE) {
-    if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
+  if (inherited.size > 0) {
+    for (const [key, name] of INHERITABLE_NAMES) {
+      if (!node.has(name) && inherited.has(key)) node.set(name, inherited.get(key)!);
+    }
   }
   // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
-  if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
+  if (!isRectangle(context, node.lookup(MEDIA_BOX))) {
     const above = inherited.get('MediaBox');
-    node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
+    node.set(MEDIA_BOX, above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
   }
-  if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
-  else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
+  const resources = node.get(RESOURCES);
+  if (resources === undefined) node.set(RESOURCES, context.obj({}));
+  else if (!leadsToDict(context, resources)) {
     // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
     // repairing"). Carried as their bytes, they made qpdf warn about the output.
-    const held = node.get(PDFName.of('Resources'));
-    const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
-    if (!read) node.set(PDFName.of('Resources'), context.obj({}));
+    const read = resources instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(resources) : undefined;
+    if (!read) node.set(RESOURCES, context.obj({}));
     found.add('a page whose /Resources cannot be read whole');
   }
   damage.droppedContents += dropNonStreamContents(context, node);
@@ -417,13 +431,13 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   node.set(PDFName.of('Count'), PDFNumber.of(pages.length));
   for (const page of pages) {
     const dict = context.lookup(page);
-    if (dict instanceof PDFDict) dict.set(PDFName.of('Parent'), ref as PDFRef);
+    if (dict instanceof PDFDict) dict.set(PARENT, ref as PDFRef);
   }
 }
 
 /** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
 export function effectiveRotation(page: PDFDict): number {
-  const value = page.lookup(PDFName.of('Rotate'));
+  const value = page.lookup(ROTATE);
   const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
   return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
@@ -432,8 +446,8 @@ export function setRotation(page: PDFDict, degrees: number): void {
   const normal = ((degrees % 360) + 360) % 360;
   // Without its own /Rotate a page inherits one from an ancestor /Pages node,
   // so an upright page under a rotated node needs an explicit 0.
-  if (normal === 0 && !inheritsRotation(page)) page.delete(PDFName.of('Rotate'));
-  else page.set(PDFName.of('Rotate'), PDFNumber.of(normal));
+  if (normal === 0 && !inheritsRotation(page)) page.delete(ROTATE);
+  else page.set(ROTATE, PDFNumber.of(normal));
 }
 
 function inheritsRotation(page: PDFDict): boolean {
