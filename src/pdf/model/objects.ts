@@ -12,7 +12,7 @@ import { setChild, walkInside } from './walk.js';
  * Only the objects that hold such a reference are parsed (and, in a fork,
  * copied); the rest are looked at through their input bytes.
  */
-export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): void {
+export function nullifyReferences(context: PDFContext, targets: Pick<ReadonlySet<PDFRef>, 'has' | 'size'>): void {
   if (targets.size === 0) return;
   const { Root, Info } = context.trailerInfo;
   const { reached } = walkGraph(context, [Root, Info], (ref) => !targets.has(ref));
@@ -24,7 +24,7 @@ export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): vo
 }
 
 /** Sets every reference to one of `targets` inside `obj` (at any depth) to null. */
-function replaceReferences(obj: PDFObject, targets: Set<PDFRef>): void {
+function replaceReferences(obj: PDFObject, targets: Pick<ReadonlySet<PDFRef>, 'has'>): void {
   walkInside(obj, (child, holder, at) => {
     if (child instanceof PDFRef && targets.has(child)) setChild(holder, at, PDFNull);
   });
