@@ -24,7 +24,8 @@ const ANNOTS = PDFName.of('Annots');
  * pages). An index may repeat: the repeat becomes an independent copy of the
  * page. Pages not listed are removed with everything that pointed to them.
  * `entries` may be given when the caller already has them (a split arranges
- * many forks of one document, fork.ts). Returns the pages, in their new order.
+ * many forks of one document, fork.ts); with `known`, only the entries at
+ * the places `order` names are read. Returns the pages, in their new order.
  */
 export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc), known?: PageFacts): PDFRef[] {
   const labels = known ? known.labels : readPageLabels(doc, entries.length);

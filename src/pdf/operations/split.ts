@@ -71,8 +71,11 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   const part = forkDocument(doc, replacedByArrangement(doc, order, refs, facts));
   dropDocumentLevelData(part);
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
+  // Given the facts, arrangePages reads only the entries of the part's pages: an entry for every page of the
+  // document in every part was a fifth of the bytes a 201-part split of a 2,013-page document allocated.
   const { context } = part;
-  const entries: PageEntry[] = refs.map((ref) => new PartPage(ref, context));
+  const entries: PageEntry[] = [];
+  for (const index of order) entries[index] ??= new PartPage(refs[index], context);
   forgetStructureKeys(part, arrangePages(part, order, entries, facts));
   return writeDocumentAndTell(part.context);
 }
