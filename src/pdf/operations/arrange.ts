@@ -65,7 +65,7 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
   pruneOutline(doc, dropped, named);
   pruneNamedDestinations(doc, dropped, named);
   // Over the output pages, duplicates included: their links are copies too.
-  for (const ref of output) removeDeadLinks(doc, doc.context.lookup(ref) as PDFDict, dropped, named);
+  for (const ref of output) removeDeadLinks(doc, ref, dropped, named);
   const open = doc.catalog.get(PDFName.of('OpenAction'));
   if (open !== undefined) {
     const openDict = doc.context.lookup(open);
@@ -195,12 +195,13 @@ function pruneNamedDestinations(doc: PDFDocument, dropped: DroppedPages, named: 
 }
 
 /** Links on a surviving page that lead to a removed page lead nowhere: they go. */
-function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: DroppedPages, named: NamedDestinations): void {
-  const annots = arrayAt(page, 'Annots');
-  if (!annots) return;
-  // Only looks at the annotations: those it keeps go out as their input bytes.
-  // Peeked: on a split's fork a lookup would copy every annotation it reads.
+function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPages, named: NamedDestinations): void {
+  // Only looks at the page and its annotations: those it keeps go out as their input bytes.
+  // Peeked: on a split's fork a lookup would copy the page and every annotation it reads.
   const store = storeOf(doc.context);
+  const page = store.peek(pageRef);
+  const annots = page instanceof PDFDict ? arrayAt(page, 'Annots') : undefined;
+  if (!annots) return;
   const kept = readOnly(doc.context, () =>
     annots.asArray().filter((item) => {
       const annot = item instanceof PDFRef ? store.peek(item) : item;
@@ -209,5 +210,5 @@ function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: DroppedPages,
       return !(target && dropped.has(target));
     }),
   );
-  if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
+  if (kept.length !== annots.size()) (doc.context.lookup(pageRef) as PDFDict).set(ANNOTS, doc.context.obj(kept));
 }

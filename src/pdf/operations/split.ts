@@ -23,6 +23,7 @@ import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
 import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
 import { objectTableOf } from '../reader/object-table.js';
+import { storeOf } from '../model/store.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument): number {
@@ -128,8 +129,14 @@ function dropDocumentLevelData(part: PDFDocument): void {
 
 /** Pages' keys into the structure tree's parent tree point nowhere once the tree is gone. */
 function forgetStructureKeys(part: PDFDocument, pages: PDFRef[]): void {
+  const store = storeOf(part.context);
   for (const ref of pages) {
+    // Peeked first: a lookup copies the page into the part.
+    const held = store.peek(ref);
+    if (!(held instanceof PDFDict && held.has(STRUCT_PARENTS))) continue;
     const page = part.context.lookup(ref);
-    if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
+    if (page instanceof PDFDict) page.delete(STRUCT_PARENTS);
   }
 }
+
+const STRUCT_PARENTS = PDFName.of('StructParents');

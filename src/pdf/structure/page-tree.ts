@@ -7,6 +7,7 @@
 import { duplicatePage } from './duplicate-page.js';
 import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
+import { storeOf } from '../model/store.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { skipWhite } from '../reader/syntax.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/lib.js';
@@ -429,7 +430,12 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   node.set(PDFName.of('Type'), PDFName.of('Pages'));
   node.set(PDFName.of('Kids'), context.obj(pages));
   node.set(PDFName.of('Count'), PDFNumber.of(pages.length));
+  const store = storeOf(context);
   for (const page of pages) {
+    // A page already under this node is left as it is: peeked, not looked up, since a lookup through a
+    // split part's fork copies the page (each part copied every page it keeps only to set the same /Parent).
+    const held = store.peek(page);
+    if (held instanceof PDFDict && held.get(PARENT) === ref) continue;
     const dict = context.lookup(page);
     if (dict instanceof PDFDict) dict.set(PARENT, ref as PDFRef);
   }
