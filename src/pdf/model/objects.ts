@@ -2,7 +2,7 @@
  * Object helpers over pdf-lib's object model: reference rewriting and typed look-ups.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './lib.js';
-import { referencesIn, walkGraph } from './graph.js';
+import { holdsReferenceTo, walkGraph } from './graph.js';
 import { setChild, walkInside } from './walk.js';
 
 /**
@@ -16,11 +16,12 @@ export function nullifyReferences(context: PDFContext, targets: Pick<ReadonlySet
   if (targets.size === 0) return;
   const { Root, Info } = context.trailerInfo;
   const { reached } = walkGraph(context, [Root, Info], (ref) => !targets.has(ref));
-  for (const [ref, source] of reached) {
-    if (!referencesIn(source).some((child) => targets.has(child))) continue;
+  // forEach: a for-of over the map makes an array per entry.
+  reached.forEach((source, ref) => {
+    if (!holdsReferenceTo(source, targets)) return;
     const object = context.lookup(ref);
     if (object) replaceReferences(object, targets);
-  }
+  });
 }
 
 /** Sets every reference to one of `targets` inside `obj` (at any depth) to null. */
