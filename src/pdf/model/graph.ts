@@ -50,8 +50,22 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
   }
 }
 
+/**
+ * Whether an object holds a reference to one of `targets`, at any depth
+ * inside it: without making the list referencesIn makes (a list for each of
+ * a document's objects, when a removal looks for what still points at the
+ * removed pages).
+ */
+export function holdsReferenceTo(source: ObjectSource, targets: Pick<ReadonlySet<PDFRef>, 'has'>): boolean {
+  let found = false;
+  forEachReference(source, (ref) => {
+    if (!found && targets.has(ref)) found = true;
+  });
+  return found;
+}
+
 /** The references an object holds (forEachReference), as a list. */
-export function referencesIn(source: ObjectSource): PDFRef[] {
+function referencesIn(source: ObjectSource): PDFRef[] {
   const refs: PDFRef[] = [];
   forEachReference(source, (ref) => refs.push(ref));
   return refs;

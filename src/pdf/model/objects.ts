@@ -2,7 +2,7 @@
  * Object helpers: reference rewriting and typed look-ups.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './primitives.js';
-import { referencesIn, walkGraph } from './graph.js';
+import { holdsReferenceTo, walkGraph } from './graph.js';
 import { setChild, walkInside } from './walk.js';
 
 /**
@@ -12,19 +12,20 @@ import { setChild, walkInside } from './walk.js';
  * Only the objects that hold such a reference are parsed (and, in a fork,
  * copied); the rest are looked at through their input bytes.
  */
-export function nullifyReferences(context: PDFContext, targets: Set<PDFRef>): void {
+export function nullifyReferences(context: PDFContext, targets: Pick<ReadonlySet<PDFRef>, 'has' | 'size'>): void {
   if (targets.size === 0) return;
   const { Root, Info } = context.trailerInfo;
   const { reached } = walkGraph(context, [Root, Info], (ref) => !targets.has(ref));
-  for (const [ref, source] of reached) {
-    if (!referencesIn(source).some((child) => targets.has(child))) continue;
+  // forEach: a for-of over the map makes an array per entry.
+  reached.forEach((source, ref) => {
+    if (!holdsReferenceTo(source, targets)) return;
     const object = context.lookup(ref);
     if (object) replaceReferences(object, targets);
-  }
+  });
 }
 
 /** Sets every reference to one of `targets` inside `obj` (at any depth) to null. */
-function replaceReferences(obj: PDFObject, targets: Set<PDFRef>): void {
+function replaceReferences(obj: PDFObject, targets: Pick<ReadonlySet<PDFRef>, 'has'>): void {
   walkInside(obj, (child, holder, at) => {
     if (child instanceof PDFRef && targets.has(child)) setChild(holder, at, PDFNull);
   });

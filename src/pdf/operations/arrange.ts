@@ -24,7 +24,8 @@ const ANNOTS = PDFName.of('Annots');
  * pages). An index may repeat: the repeat becomes an independent copy of the
  * page. Pages not listed are removed with everything that pointed to them.
  * `entries` may be given when the caller already has them (a split arranges
- * many forks of one document, fork.ts). Returns the pages, in their new order.
+ * many forks of one document, fork.ts); with `known`, only the entries at
+ * the places `order` names are read. Returns the pages, in their new order.
  */
 export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc), known?: PageFacts): PDFRef[] {
   const labels = known ? known.labels : readPageLabels(doc, entries.length);
@@ -36,7 +37,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
     }
     return duplicatePage(doc, entries[index].dict);
   });
-  const dropped = new Set(entries.filter((_, i) => !placed.has(i)).map((entry) => entry.ref));
+  const dropped = new DroppedPages(known?.places ?? placesOf(entries), placed);
   setPages(doc, output);
   if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known);
   if (labels)
@@ -52,23 +53,60 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
  * outline entries, named destinations, links on surviving pages, an opening
  * action, then any remaining reference (structure tree, article threads).
  */
-function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: Set<PDFRef>, known?: PageFacts): void {
+function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: DroppedPages, known?: PageFacts): void {
   const named = new NamedDestinations(doc);
   const droppedAnnotations = new Set<PDFRef>();
   const annotationsOf = known?.annotations ?? pageAnnotations(doc, droppedPagesToRead(doc, entries, dropped));
-  for (const ref of dropped) for (const annot of annotationsOf.get(ref) ?? []) droppedAnnotations.add(annot);
+  // forEach: a for-of over the map makes an array per entry. In page order, as the pages are listed.
+  annotationsOf.forEach((annotations, page) => {
+    if (dropped.has(page)) for (const annot of annotations) droppedAnnotations.add(annot);
+  });
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);
   pruneNamedDestinations(doc, dropped, named);
   // Over the output pages, duplicates included: their links are copies too.
-  for (const ref of output) removeDeadLinks(doc, doc.context.lookup(ref) as PDFDict, dropped, named);
+  for (const ref of output) removeDeadLinks(doc, ref, dropped, named);
   const open = doc.catalog.get(PDFName.of('OpenAction'));
   if (open !== undefined) {
     const openDict = doc.context.lookup(open);
     const page = openDict instanceof PDFDict ? targetPage(doc, wrapAction(doc, openDict), named) : destinationPage(doc, open, named);
     if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
   }
-  nullifyReferences(doc.context, new Set([...dropped, ...droppedAnnotations]));
+  nullifyReferences(doc.context, {
+    has: (ref) => dropped.has(ref) || droppedAnnotations.has(ref),
+    size: dropped.size + droppedAnnotations.size,
+  });
+}
+
+/**
+ * The pages an arrangement drops: those whose place among the pages is not
+ * in `placed`, told from an index of every page's place (made once for all
+ * parts of a split). A set of the dropped pages themselves, made anew for
+ * every part of a split and spread again into the set of references to
+ * nullify, was a third of splitting a 2,013-page document into 201 parts
+ * (bench/README.md, "Long documents").
+ */
+class DroppedPages {
+  readonly size: number;
+
+  constructor(
+    private readonly places: ReadonlyMap<PDFRef, number>,
+    private readonly placed: ReadonlySet<number>,
+  ) {
+    this.size = places.size - placed.size;
+  }
+
+  has(ref: PDFRef): boolean {
+    const place = this.places.get(ref);
+    return place !== undefined && !this.placed.has(place);
+  }
+}
+
+/** Each page's place (0-based) among `entries`. */
+function placesOf(entries: PageEntry[]): Map<PDFRef, number> {
+  const places = new Map<PDFRef, number>();
+  entries.forEach((entry, place) => places.set(entry.ref, place));
+  return places;
 }
 
 /**
@@ -81,7 +119,7 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
  * or a structure tree, which reach most annotations, every page that has
  * annotations is read.
  */
-function droppedPagesToRead(doc: PDFDocument, entries: PageEntry[], dropped: Set<PDFRef>): PageEntry[] {
+function droppedPagesToRead(doc: PDFDocument, entries: PageEntry[], dropped: DroppedPages): PageEntry[] {
   const { context, catalog } = doc;
   const table = objectTableOf(context);
   const everyAnnotated = catalog.has(PDFName.of('AcroForm')) || catalog.has(PDFName.of('StructTreeRoot'));
@@ -106,10 +144,12 @@ export interface PageFacts {
   labels: PageLabel[] | undefined;
   /** Each page's annotations (by reference). */
   annotations: Map<PDFRef, PDFRef[]>;
+  /** Each page's place (0-based) among the pages. */
+  places: Map<PDFRef, number>;
 }
 
 export function readPageFacts(doc: PDFDocument, entries: PageEntry[] = pageEntries(doc)): PageFacts {
-  return { labels: readPageLabels(doc, entries.length), annotations: pageAnnotations(doc, entries) };
+  return { labels: readPageLabels(doc, entries.length), annotations: pageAnnotations(doc, entries), places: placesOf(entries) };
 }
 
 function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PDFRef[]> {
@@ -131,7 +171,7 @@ function wrapAction(doc: PDFDocument, action: PDFDict): PDFDict {
   return doc.context.obj({ A: action }) as PDFDict;
 }
 
-function pruneNamedDestinations(doc: PDFDocument, dropped: Set<PDFRef>, named: NamedDestinations): void {
+function pruneNamedDestinations(doc: PDFDocument, dropped: DroppedPages, named: NamedDestinations): void {
   const old = dictAt(doc.catalog, 'Dests');
   if (old) {
     for (const [key, value] of old.entries()) {
@@ -155,12 +195,13 @@ function pruneNamedDestinations(doc: PDFDocument, dropped: Set<PDFRef>, named: N
 }
 
 /** Links on a surviving page that lead to a removed page lead nowhere: they go. */
-function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, named: NamedDestinations): void {
-  const annots = arrayAt(page, 'Annots');
-  if (!annots) return;
-  // Only looks at the annotations: those it keeps go out as their input bytes.
-  // Peeked: on a split's fork a lookup would copy every annotation it reads.
+function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPages, named: NamedDestinations): void {
+  // Only looks at the page and its annotations: those it keeps go out as their input bytes.
+  // Peeked: on a split's fork a lookup would copy the page and every annotation it reads.
   const store = storeOf(doc.context);
+  const page = store.peek(pageRef);
+  const annots = page instanceof PDFDict ? arrayAt(page, 'Annots') : undefined;
+  if (!annots) return;
   const kept = readOnly(doc.context, () =>
     annots.asArray().filter((item) => {
       const annot = item instanceof PDFRef ? store.peek(item) : item;
@@ -169,5 +210,5 @@ function removeDeadLinks(doc: PDFDocument, page: PDFDict, dropped: Set<PDFRef>, 
       return !(target && dropped.has(target));
     }),
   );
-  if (kept.length !== annots.size()) page.set(ANNOTS, doc.context.obj(kept));
+  if (kept.length !== annots.size()) (doc.context.lookup(pageRef) as PDFDict).set(ANNOTS, doc.context.obj(kept));
 }

@@ -55,6 +55,10 @@ const PARENT = PDFName.of('Parent');
 const KIDS = PDFName.of('Kids');
 const ANNOTS = PDFName.of('Annots');
 const STRUCT_PARENTS = PDFName.of('StructParents');
+const FT = PDFName.of('FT');
+const T = PDFName.of('T');
+const SUBTYPE = PDFName.of('Subtype');
+const LINK = PDFName.of('Link');
 
 export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySizeOptions = {}): SizedPart[] {
   const count = pagesToSplit(doc);
@@ -266,7 +270,7 @@ class PageWeights {
           continue;
         }
         const dict = object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
-        const formNode = dict !== undefined && (isWidget(dict) || dict.has(PDFName.of('FT')) || dict.has(PDFName.of('T')));
+        const formNode = dict !== undefined && (isWidget(dict) || dict.has(FT) || dict.has(T));
         forEachChild(object, (value, _holder, key) => {
           if (key === PARENT) {
             // A widget's field, and that field's parents: needed, but not the field's other kids.
@@ -512,6 +516,6 @@ function writtenBodySize(source: ObjectSource): number {
 
 /** A link annotation that leads to a page of this document (it goes when that page is not in the part). */
 function isInternalLink(doc: PDFDocument, annotation: PDFDict, named: NamedDestinations): boolean {
-  if (annotation.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) return false;
+  if (annotation.lookup(SUBTYPE) !== LINK) return false;
   return targetPage(doc, annotation, named) !== undefined;
 }

@@ -23,6 +23,7 @@ import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
 import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
 import { objectTableOf } from '../reader/object-table.js';
+import { storeOf } from '../model/store.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument): number {
@@ -71,8 +72,11 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   const part = forkDocument(doc, replacedByArrangement(doc, order, refs, facts));
   dropDocumentLevelData(part);
   // The fork's own copy of a page is made only when the arrangement edits it (a page it keeps or repeats).
+  // Given the facts, arrangePages reads only the entries of the part's pages: an entry for every page of the
+  // document in every part was a fifth of the bytes a 201-part split of a 2,013-page document allocated.
   const { context } = part;
-  const entries: PageEntry[] = refs.map((ref) => new PartPage(ref, context));
+  const entries: PageEntry[] = [];
+  for (const index of order) entries[index] ??= new PartPage(refs[index], context);
   forgetStructureKeys(part, arrangePages(part, order, entries, facts));
   return writeDocumentAndTell(part.context);
 }
@@ -125,8 +129,14 @@ function dropDocumentLevelData(part: PDFDocument): void {
 
 /** Pages' keys into the structure tree's parent tree point nowhere once the tree is gone. */
 function forgetStructureKeys(part: PDFDocument, pages: PDFRef[]): void {
+  const store = storeOf(part.context);
   for (const ref of pages) {
+    // Peeked first: a lookup copies the page into the part.
+    const held = store.peek(ref);
+    if (!(held instanceof PDFDict && held.has(STRUCT_PARENTS))) continue;
     const page = part.context.lookup(ref);
-    if (page instanceof PDFDict && page.has(PDFName.of('StructParents'))) page.delete(PDFName.of('StructParents'));
+    if (page instanceof PDFDict) page.delete(STRUCT_PARENTS);
   }
 }
+
+const STRUCT_PARENTS = PDFName.of('StructParents');

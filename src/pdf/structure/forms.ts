@@ -16,8 +16,12 @@ const PARENT = PDFName.of('Parent');
 const FIELD_KEYS = ['FT', 'T', 'TU', 'TM', 'Ff', 'V', 'DV', 'Opt', 'TI', 'I', 'MaxLen', 'DA', 'Q', 'DS', 'RV', 'AA', 'Lock', 'SV'];
 
 export function isWidget(annotation: PDFDict): boolean {
-  return annotation.lookup(PDFName.of('Subtype')) === PDFName.of('Widget');
+  return annotation.lookup(SUBTYPE) === WIDGET;
 }
+
+// Made once, not looked up per call: split_by_size asks isWidget of every dictionary a page reaches.
+const SUBTYPE = PDFName.of('Subtype');
+const WIDGET = PDFName.of('Widget');
 
 /**
  * Removes from the field tree every widget in `removed` and every field left

@@ -128,7 +128,7 @@ function isOpen(item: PDFDict): boolean {
  * children; an item whose own page is gone but whose children survive is kept
  * and pointed at its first surviving child's destination.
  */
-export function pruneOutline(doc: PDFDocument, dropped: Set<PDFRef>, named: NamedDestinations): void {
+export function pruneOutline(doc: PDFDocument, dropped: Pick<ReadonlySet<PDFRef>, 'has'>, named: NamedDestinations): void {
   const rootRef = doc.catalog.get(PDFName.of('Outlines'));
   const root = doc.context.lookup(rootRef);
   if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict)) return;

@@ -27,26 +27,37 @@ export function readPageLabels(doc: PDFDocument, pageCount: number): PageLabel[]
   ranges.sort((a, b) => a.start - b.start);
   const labels: PageLabel[] = [];
   let r = -1;
+  // What the current range gives each of its pages, read once per range, not per page (a 2,013-page
+  // document read its ranges' entries 2,013 times, and PDFName.of decodes its text on every call).
+  let range: { start: number; style: PDFName | undefined; prefix: PDFObject | undefined; prefixText: string; first: number } | undefined;
   for (let page = 0; page < pageCount; page++) {
-    while (r + 1 < ranges.length && ranges[r + 1].start <= page) r++;
-    if (r < 0) {
+    while (r + 1 < ranges.length && ranges[r + 1].start <= page) {
+      const { start, dict } = ranges[++r];
+      const style = dict.lookup(S);
+      const prefix = dict.get(P);
+      const first = dict.lookup(ST);
+      range = {
+        start,
+        style: style instanceof PDFName ? style : undefined,
+        prefix,
+        prefixText: prefix ? String(doc.context.lookup(prefix) ?? '') : '',
+        first: first instanceof PDFNumber ? first.asNumber() : 1,
+      };
+    }
+    if (!range) {
       // Pages before the first range have no label style: plain numbers from 1.
-      labels.push({ style: PDFName.of('D'), prefixText: '', value: page + 1 });
+      labels.push({ style: DECIMAL, prefixText: '', value: page + 1 });
       continue;
     }
-    const { start, dict } = ranges[r];
-    const style = dict.lookup(PDFName.of('S'));
-    const prefix = dict.get(PDFName.of('P'));
-    const first = dict.lookup(PDFName.of('St'));
-    labels.push({
-      style: style instanceof PDFName ? style : undefined,
-      prefix,
-      prefixText: prefix ? String(doc.context.lookup(prefix) ?? '') : '',
-      value: (first instanceof PDFNumber ? first.asNumber() : 1) + (page - start),
-    });
+    labels.push({ style: range.style, prefix: range.prefix, prefixText: range.prefixText, value: range.first + (page - range.start) });
   }
   return labels;
 }
+
+const S = PDFName.of('S');
+const P = PDFName.of('P');
+const ST = PDFName.of('St');
+const DECIMAL = PDFName.of('D');
 
 /** Writes a /PageLabels tree that gives page i the label `labels[i]`. */
 export function writePageLabels(doc: PDFDocument, labels: PageLabel[]): void {
@@ -56,9 +67,9 @@ export function writePageLabels(doc: PDFDocument, labels: PageLabel[]): void {
     const continues = prev && prev.style === label.style && prev.prefixText === label.prefixText && prev.value + 1 === label.value;
     if (continues) return;
     const dict = doc.context.obj({}) as PDFDict;
-    if (label.style) dict.set(PDFName.of('S'), label.style);
-    if (label.prefix) dict.set(PDFName.of('P'), label.prefix);
-    if (label.value !== 1) dict.set(PDFName.of('St'), PDFNumber.of(label.value));
+    if (label.style) dict.set(S, label.style);
+    if (label.prefix) dict.set(P, label.prefix);
+    if (label.value !== 1) dict.set(ST, PDFNumber.of(label.value));
     nums.push(PDFNumber.of(i), dict);
   });
   const tree = doc.context.obj({}) as PDFDict;

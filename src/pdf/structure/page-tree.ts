@@ -7,13 +7,26 @@
 import { duplicatePage } from './duplicate-page.js';
 import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
+import { storeOf } from '../model/store.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { skipWhite } from '../reader/syntax.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
+// Names made once, not looked up per page: the walk below asks for a dozen names per page (with pdf-lib's
+// PDFName.of, which ran a regular expression per call, a sixth of parsing a 2,013-page tree: bench/README.md).
+const INHERITABLE_NAMES = INHERITABLE.map((key) => [key, PDFName.of(key)] as const);
 const LETTER = [0, 0, 612, 792];
 const CONTENTS = PDFName.of('Contents');
+const KIDS = PDFName.of('Kids');
+const TYPE = PDFName.of('Type');
+const PAGE = PDFName.of('Page');
+const PAGES = PDFName.of('Pages');
+const COUNT = PDFName.of('Count');
+const PARENT = PDFName.of('Parent');
+const MEDIA_BOX = PDFName.of('MediaBox');
+const RESOURCES = PDFName.of('Resources');
+const ROTATE = PDFName.of('Rotate');
 
 export interface PageEntry {
   ref: PDFRef;
@@ -71,6 +84,8 @@ interface Frame {
  * visits each node once.
  */
 export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTreeDamage()): PageEntry[] {
+  const again = flatWalkStanding(doc);
+  if (again) return again;
   const { context } = doc;
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   const entries: PageEntry[] = [];
@@ -86,18 +101,18 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       return;
     }
     seen.add(node);
-    const kids = node.lookup(PDFName.of('Kids'));
-    const type = node.lookup(PDFName.of('Type'));
-    if (kids instanceof PDFArray && type !== PDFName.of('Page')) {
+    const kids = node.lookup(KIDS);
+    const type = node.lookup(TYPE);
+    if (kids instanceof PDFArray && type !== PAGE) {
       // Two nodes that share one /Kids array (an indirect one) list its pages twice, and qpdf and poppler show
       // them twice: the second listing gets copies (below), and the shared array, edited for them, is replaced.
       if (seenKids.has(kids)) found.add('two nodes that share one /Kids array');
       seenKids.add(kids);
       // qpdf --check warns of it ("/Type key should be /Pages"); the rebuilt tree has its one node typed.
-      if (type !== PDFName.of('Pages')) found.add('a /Pages node without /Type /Pages');
+      if (type !== PAGES) found.add('a /Pages node without /Type /Pages');
       const next = new Map(inherited);
-      for (const key of INHERITABLE) {
-        const value = node.get(PDFName.of(key));
+      for (const [key, name] of INHERITABLE_NAMES) {
+        const value = node.get(name);
         if (value !== undefined) next.set(key, value);
       }
       stack.push({ node, kids, next: 0, inherited: next, pagesBefore: entries.length });
@@ -118,7 +133,7 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
     const frame = stack[stack.length - 1];
     if (frame.next >= frame.kids.size()) {
       stack.pop();
-      const count = frame.node.lookup(PDFName.of('Count'));
+      const count = frame.node.lookup(COUNT);
       if (!(count instanceof PDFNumber) || count.asNumber() !== entries.length - frame.pagesBefore)
         found.add('a /Count that is not the number of pages below it');
       continue;
@@ -155,7 +170,54 @@ export function pageEntries(doc: PDFDocument, damage: PageTreeDamage = newPageTr
       doc,
       entries.map((entry) => entry.ref),
     );
+  rememberFlatWalk(doc, entries);
   return entries;
+}
+
+/**
+ * The last walk of a page tree that is one node over all its pages (most
+ * trees, and every tree pageEntries or setPages rebuilt). Actions ask for
+ * the pages again after openDocument walked them (rotate, reverse, reorder,
+ * the splits: up to four walks), and a walk settles every page again: on a
+ * 2,013-page document each took 15-20 ms (bench/README.md, "Long documents").
+ */
+interface FlatWalk {
+  rootRef: PDFRef;
+  root: PDFDict;
+  kids: PDFArray;
+  entries: PageEntry[];
+}
+
+const flatWalks = new WeakMap<PDFDocument, FlatWalk>();
+
+function rememberFlatWalk(doc: PDFDocument, entries: PageEntry[]): void {
+  const { context } = doc;
+  const rootRef = doc.catalog.get(PAGES);
+  const root = context.lookup(rootRef);
+  const kids = root instanceof PDFDict ? root.lookup(KIDS) : undefined;
+  if (!(rootRef instanceof PDFRef) || !(root instanceof PDFDict) || !(kids instanceof PDFArray) || kids.size() !== entries.length) return;
+  for (let i = 0; i < entries.length; i++) if (kids.get(i) !== entries[i].ref) return;
+  flatWalks.set(doc, { rootRef, root, kids, entries });
+}
+
+/**
+ * The pages of the last flat walk, when the tree still stands as it was
+ * walked: the same root and /Kids array listing the same pages, each still
+ * the dictionary the walk settled (not replaced, nor forgotten by a
+ * read-only look). A walk of such a tree would find nothing to repair.
+ * A copy: callers may reorder what they are given.
+ */
+function flatWalkStanding(doc: PDFDocument): PageEntry[] | undefined {
+  const walk = flatWalks.get(doc);
+  if (!walk) return undefined;
+  const { context } = doc;
+  const { rootRef, root, kids, entries } = walk;
+  if (doc.catalog.get(PAGES) !== rootRef || context.lookup(rootRef) !== root || root.lookup(KIDS) !== kids || kids.size() !== entries.length) return undefined;
+  for (let i = 0; i < entries.length; i++) {
+    const { ref, dict } = entries[i];
+    if (kids.get(i) !== ref || context.lookup(ref) !== dict) return undefined;
+  }
+  return entries.slice();
 }
 
 /** The warnings that the damage pageEntries found (and repaired) calls for, in words. */
@@ -326,26 +388,28 @@ class PageByRef implements PageEntry {
  */
 function settleLeaf(context: PDFContext, node: PDFDict, type: PDFObject | undefined, inherited: Map<string, PDFObject>, damage: PageTreeDamage): void {
   const found = damage.found;
-  if (type !== PDFName.of('Page')) {
+  if (type !== PAGE) {
     // A leaf is a page, whatever its /Type says (readers treat it as one).
-    node.set(PDFName.of('Type'), PDFName.of('Page'));
-    if (type === PDFName.of('Pages')) found.add('a /Pages node where a page belongs');
+    node.set(TYPE, PAGE);
+    if (type === PAGES) found.add('a /Pages node where a page belongs');
   }
-  for (const key of INHERITABLE) {
-    if (!node.has(PDFName.of(key)) && inherited.has(key)) node.set(PDFName.of(key), inherited.get(key)!);
+  if (inherited.size > 0) {
+    for (const [key, name] of INHERITABLE_NAMES) {
+      if (!node.has(name) && inherited.has(key)) node.set(name, inherited.get(key)!);
+    }
   }
   // No page size, or one that is not four numbers: the inherited one, else letter size, as qpdf gives ("MediaBox is undefined").
-  if (!isRectangle(context, node.lookup(PDFName.of('MediaBox')))) {
+  if (!isRectangle(context, node.lookup(MEDIA_BOX))) {
     const above = inherited.get('MediaBox');
-    node.set(PDFName.of('MediaBox'), above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
+    node.set(MEDIA_BOX, above !== undefined && isRectangle(context, context.lookup(above)) ? above : context.obj(LETTER));
   }
-  if (!node.has(PDFName.of('Resources'))) node.set(PDFName.of('Resources'), context.obj({}));
-  else if (!leadsToDict(context, node.get(PDFName.of('Resources'))!)) {
+  const resources = node.get(RESOURCES);
+  if (resources === undefined) node.set(RESOURCES, context.obj({}));
+  else if (!leadsToDict(context, resources)) {
     // Resources that cannot be parsed: read as far as they go, else none (qpdf: "Resources is missing or invalid;
     // repairing"). Carried as their bytes, they made qpdf warn about the output.
-    const held = node.get(PDFName.of('Resources'));
-    const read = held instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(held) : undefined;
-    if (!read) node.set(PDFName.of('Resources'), context.obj({}));
+    const read = resources instanceof PDFRef ? objectTableOf(context)?.readDamagedDict(resources) : undefined;
+    if (!read) node.set(RESOURCES, context.obj({}));
     found.add('a page whose /Resources cannot be read whole');
   }
   damage.droppedContents += dropNonStreamContents(context, node);
@@ -401,6 +465,7 @@ function leadsToStream(context: PDFContext, item: PDFObject): boolean {
 export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   const { context } = doc;
   soundTrees.delete(doc);
+  flatWalks.delete(doc);
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   let root = context.lookup(rootRef);
   let ref = rootRef;
@@ -415,15 +480,20 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   node.set(PDFName.of('Type'), PDFName.of('Pages'));
   node.set(PDFName.of('Kids'), context.obj(pages));
   node.set(PDFName.of('Count'), PDFNumber.of(pages.length));
+  const store = storeOf(context);
   for (const page of pages) {
+    // A page already under this node is left as it is: peeked, not looked up, since a lookup through a
+    // split part's fork copies the page (each part copied every page it keeps only to set the same /Parent).
+    const held = store.peek(page);
+    if (held instanceof PDFDict && held.get(PARENT) === ref) continue;
     const dict = context.lookup(page);
-    if (dict instanceof PDFDict) dict.set(PDFName.of('Parent'), ref as PDFRef);
+    if (dict instanceof PDFDict) dict.set(PARENT, ref as PDFRef);
   }
 }
 
 /** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
 export function effectiveRotation(page: PDFDict): number {
-  const value = page.lookup(PDFName.of('Rotate'));
+  const value = page.lookup(ROTATE);
   const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
   return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
@@ -432,8 +502,8 @@ export function setRotation(page: PDFDict, degrees: number): void {
   const normal = ((degrees % 360) + 360) % 360;
   // Without its own /Rotate a page inherits one from an ancestor /Pages node,
   // so an upright page under a rotated node needs an explicit 0.
-  if (normal === 0 && !inheritsRotation(page)) page.delete(PDFName.of('Rotate'));
-  else page.set(PDFName.of('Rotate'), PDFNumber.of(normal));
+  if (normal === 0 && !inheritsRotation(page)) page.delete(ROTATE);
+  else page.set(ROTATE, PDFNumber.of(normal));
 }
 
 function inheritsRotation(page: PDFDict): boolean {
