@@ -22,9 +22,10 @@ const LINE = /pdfsvc: big\.pdf \([\d.]+ [KM]?B\) \| \d+s/;
 
 describe('progress of a single file', () => {
   beforeAll(async () => {
-    // 3,000 pages: long enough that the line shows with the threshold at 0, whatever the machine's load.
+    // 8,000 pages: long enough that the line shows with the threshold at 0 even on a busy machine, where the
+    // thread that draws it can take a few hundred milliseconds to start (3,000 pages once finished first at load 13).
     const pages10 = fixturePath('pages-10.pdf');
-    await execa('qpdf', ['--empty', '--pages', ...Array<string>(300).fill(pages10), '--', join(dir, 'big.pdf')]);
+    await execa('qpdf', ['--empty', '--pages', ...Array<string>(800).fill(pages10), '--', join(dir, 'big.pdf')]);
   }, 60_000);
 
   it('shows the file, its size and the time taken once the threshold passes, clears the line, and writes the same bytes as in a pipe', async () => {
