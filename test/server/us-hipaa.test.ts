@@ -344,7 +344,8 @@ describe('us-hipaa operation', () => {
       );
       const announced = await waitFor(() => served.log().find((line) => line.event === 'insecure_development'), 10_000, 'the insecure_development event');
       expect(announced).toMatchObject({ https: false, development_key: true });
-      const devKey = /X-API-Key: (\S+)/.exec(served.stdout())![1];
+      // The key is printed after the warning; standard output may not have all of it yet when the log line is in.
+      const [, devKey] = await waitFor(() => /X-API-Key: (\S+)/.exec(served.stdout()), 10_000, 'the development key on standard output');
       const answer = await postAction({ base: served.base, key: devKey }, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' });
       expect(answer.status).toBe(200);
       expect(answer.headers['strict-transport-security']).toBe(HSTS);
