@@ -8,6 +8,10 @@
 //   node scripts/corpus-hashes.mjs --out before.json              # with ./dist
 //   node scripts/corpus-hashes.mjs --dist ../other/dist --compare before.json
 //
+// The corpus tier compares the build against test/corpus/output-hashes.json
+// (byte-identity.corpus.test.ts). A change that alters outputs on purpose
+// makes that file anew with --out and explains every difference in its commit.
+//
 // Options: --corpus DIR (default ../shared/corpus), --files N (the first N
 // files only), --jobs N (worker threads, default 2), --timeout S (per file, 300).
 // Exit status: 0 when --compare finds no difference, 1 when it does.
@@ -111,7 +115,9 @@ if (!isMainThread) {
       .map((k) => [k, hashes[k]]),
   );
   console.error(`corpus-hashes: ${entries.length} files, ${JOBS.length} jobs each, ${((Date.now() - started) / 1000).toFixed(0)} s, build ${dist}`);
-  if (opt('--out')) writeFileSync(opt('--out'), `${JSON.stringify(sorted, null, 1)}\n`);
+  // Outputs with object streams are zlib's bytes: the baseline says which zlib made them.
+  const madeWith = { node: process.version, zlib: process.versions.zlib };
+  if (opt('--out')) writeFileSync(opt('--out'), `${JSON.stringify({ _made_with: madeWith, ...sorted }, null, 1)}\n`);
   const against = opt('--compare');
   if (against) {
     const before = JSON.parse(readFileSync(against, 'utf8'));
