@@ -30,7 +30,6 @@ const STREAM_END = encoder.encode('\nendstream');
 const OBJECT_END = encoder.encode('\nendobj\n');
 const OBJ_LINE = encoder.encode(' obj\n');
 const NULL = encoder.encode('null');
-const LENGTH = PDFName.of('Length');
 // A comment of bytes above 127 right after the header tells transfer tools the file is binary.
 const BINARY_MARKER = new Uint8Array([0x25, 0xe2, 0xe3, 0xcf, 0xd3, 0x0a]);
 
@@ -135,9 +134,8 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
 function streamData(object: PDFStream): readonly Piece[] {
   // Data held in several pieces (encrypted: the IV, then the ciphertext) is written piece by piece.
   const pieces = object instanceof PiecewiseStream ? object.pieces : [unloadedData(object) ?? object.getContents()];
-  let size = 0;
-  for (const piece of pieces) size += piece.byteLength;
-  object.dict.set(LENGTH, PDFNumber.of(size));
+  // Every stream tells its size without reading or joining its data (a lazily read one, a piecewise one).
+  object.updateDict();
   return pieces;
 }
 
