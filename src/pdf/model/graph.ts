@@ -39,16 +39,25 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
     }
     return;
   }
-  const stack: PDFObject[] = [source.object];
-  const push = (child: PDFObject) => {
-    stack.push(child);
-  };
-  while (stack.length > 0) {
-    const obj = stack.pop()!;
-    if (obj instanceof PDFRef) visit(obj);
-    else forEachChild(obj, push);
+  // One stack for every walk, from `base` up (a walk started inside `visit` works above this one's), and a
+  // push made once: a stack and a closure per object were the largest share of what a rotate allocated.
+  const base = refStack.length;
+  refStack.push(source.object);
+  try {
+    while (refStack.length > base) {
+      const obj = refStack.pop()!;
+      if (obj instanceof PDFRef) visit(obj);
+      else forEachChild(obj, pushOnStack);
+    }
+  } finally {
+    refStack.length = base;
   }
 }
+
+const refStack: PDFObject[] = [];
+const pushOnStack = (child: PDFObject): void => {
+  refStack.push(child);
+};
 
 /**
  * Whether an object holds a reference to one of `targets`, at any depth

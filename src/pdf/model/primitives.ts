@@ -409,6 +409,8 @@ export class PDFDict extends PDFObject {
   lookup(key: PDFName): PDFObject | undefined;
   lookup<T extends TypeArg[]>(key: PDFName, ...types: T): Instance<T[number]>;
   lookup(key: PDFName, ...types: TypeArg[]): PDFObject | undefined {
+    // Untyped (nearly every call): no spread of the types into the context's look-up, which made two arrays a call.
+    if (types.length === 0) return present(resolved(this.context, this.entriesMap.get(key)));
     const keepNull = types.includes(PDFNull);
     const value = this.context.lookup(this.get(key, keepNull), ...types);
     return value === PDFNull && !keepNull ? undefined : value;
@@ -490,6 +492,7 @@ export class PDFArray extends PDFObject {
   lookup(index: number): PDFObject | undefined;
   lookup<T extends TypeArg[]>(index: number, ...types: T): Instance<T[number]>;
   lookup(index: number, ...types: TypeArg[]): PDFObject | undefined {
+    if (types.length === 0) return resolved(this.context, this.items[index]);
     return this.context.lookup(this.items[index], ...types);
   }
 
@@ -704,6 +707,16 @@ const NO_STORE: ObjectStore = {
   hasObjectStreams: false,
   entries: () => [],
 };
+
+/** `key` with a reference followed through the context's store. */
+function resolved(context: PDFContext, key: LookupKey): PDFObject | undefined {
+  return key instanceof PDFRef ? context.store.get(key) : key;
+}
+
+/** Null as absent. */
+function present(value: PDFObject | undefined): PDFObject | undefined {
+  return value === PDFNull ? undefined : value;
+}
 
 function checked(result: PDFObject | undefined, types: readonly TypeArg[]): PDFObject | undefined {
   for (const type of types) {

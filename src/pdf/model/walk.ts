@@ -21,12 +21,29 @@ export type Visit = (child: PDFObject, holder: Holder, at: PDFName | number) => 
 export function forEachChild(obj: PDFObject, visit: Visit): void {
   const container = obj instanceof PDFStream ? obj.dict : obj;
   if (container instanceof PDFDict) {
-    // forEach: a for-of over the entries makes an array per entry, on every object of a walk.
-    entriesOf(container).forEach((value, key) => visit(value, container, key));
+    // forEach: a for-of over the entries makes an array per entry, on every object of a walk. Its callback is
+    // made once, with the visit and the holder in module variables (restored after: a visit may walk too).
+    const outerVisit = entryVisit;
+    const outerHolder = entryHolder;
+    entryVisit = visit;
+    entryHolder = container;
+    try {
+      entriesOf(container).forEach(visitEntry);
+    } finally {
+      entryVisit = outerVisit;
+      entryHolder = outerHolder;
+    }
   } else if (container instanceof PDFArray) {
     const items = itemsOf(container);
     for (let i = 0; i < items.length; i++) visit(items[i], container, i);
   }
+}
+
+let entryVisit: Visit | undefined;
+let entryHolder: PDFDict | undefined;
+
+function visitEntry(value: PDFObject, key: PDFName): void {
+  entryVisit!(value, entryHolder!, key);
 }
 
 /**
