@@ -399,9 +399,12 @@ export class ObjectTable extends LayeredObjects {
     return body.byteLength > 0 ? body : undefined;
   }
 
+  /** lengthOf as a function made once (the skim takes it on every object). */
+  private readonly lengthOfNumber = (num: number, gen: number): number | undefined => this.lengthOf(num, gen);
+
   private skim(num: number): RawObject | undefined {
     const entry = this.entries_.get(num)!;
-    const lengthOf = (n: number, g: number) => this.lengthOf(n, g);
+    const lengthOf = this.lengthOfNumber;
     if (entry.type === 1) {
       const header = this.header(num, entry);
       if (!header) return undefined;
