@@ -82,6 +82,9 @@ export class PDFName extends PDFObject {
   }
 }
 
+const SHARED_NUMBERS = 1024;
+const sharedNumbers: Array<PDFNumber | undefined> = new Array(SHARED_NUMBERS).fill(undefined);
+
 /** A number; written the way pdf-lib writes numbers (no exponent). */
 export class PDFNumber extends PDFObject {
   /** Made when first written: most numbers a reader parses are only looked at. */
@@ -91,7 +94,20 @@ export class PDFNumber extends PDFObject {
     super();
   }
 
+  /**
+   * Small whole numbers are shared (a number is never changed in place): a
+   * page dictionary's box, counts and lengths were objects of their own,
+   * kept as long as the page and copied by every scavenge of the collector.
+   */
   static of(value: number): PDFNumber {
+    if (value >= 0 && value < SHARED_NUMBERS && Number.isInteger(value) && !Object.is(value, -0)) {
+      let shared = sharedNumbers[value];
+      if (shared === undefined) {
+        shared = new PDFNumber(value);
+        sharedNumbers[value] = shared;
+      }
+      return shared;
+    }
     return new PDFNumber(value);
   }
 
