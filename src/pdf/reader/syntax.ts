@@ -67,8 +67,11 @@ export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.len
 /** The value unsignedEnd read last. */
 let unsignedValue = 0;
 
-/** readUnsigned without a result object: the end (the value in unsignedValue), or -1. */
-function unsignedEnd(bytes: Uint8Array, pos: number, end: number): number {
+/** The value the last unsignedEnd that succeeded read. */
+export const lastUnsigned = (): number => unsignedValue;
+
+/** readUnsigned without a result object: the end (the value in lastUnsigned()), or -1. */
+export function unsignedEnd(bytes: Uint8Array, pos: number, end: number): number {
   let value = 0;
   let i = pos;
   while (i < end && isDigit(bytes[i])) {
