@@ -16,6 +16,7 @@ import { PdfPieces, type PdfData } from '../core/pdf-data.js';
 import { setFlagsFromString } from 'node:v8';
 import { openLazyFile } from '../core/lazy-file.js';
 import { CopySink, FileSink, type Piece, type WrittenBytes } from '../core/sink.js';
+import { endAsKilledBySigpipe, guardStdout } from './stdout.js';
 
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -104,7 +105,6 @@ function writeToFile(fd: number, pieces: readonly Piece[], written?: WrittenByte
 
 /** A pipe's writes: large enough to be few, small enough that the pipe starts moving early. */
 const PIPE_CHUNK = 1 << 20;
-let stdoutGuarded = false;
 
 export async function writeStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
@@ -112,13 +112,7 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
     writeToFile(1, pieces, written);
     return;
   }
-  if (!stdoutGuarded) {
-    stdoutGuarded = true;
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') endAsKilledBySigpipe();
-      throw err;
-    });
-  }
+  guardStdout();
   try {
     await sendToStdout(pieces, written);
   } catch (err) {
@@ -126,25 +120,6 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
     if ((err as NodeJS.ErrnoException)?.code === 'EPIPE') endAsKilledBySigpipe();
     throw err;
   }
-}
-
-/**
- * The reader of standard output went away (`| head -c 100`): end at once and write nothing more, as
- * cat or head do, which the default action of SIGPIPE kills. Node ignores SIGPIPE, so it is raised
- * again at its default action (libuv restores that when a signal's last listener goes): a shell
- * then sees status 141, and a caller that looks (xargs, Python's subprocess, execa) sees death by
- * SIGPIPE, which they treat as a reader's choice rather than a failure of the writer. Where the
- * signal cannot kill (no SIGPIPE on Windows), exit 141, what a shell would show.
- */
-function endAsKilledBySigpipe(): never {
-  try {
-    const none = () => {};
-    process.on('SIGPIPE', none).off('SIGPIPE', none);
-    process.kill(process.pid, 'SIGPIPE');
-  } catch {
-    // No such signal here: the exit status below says the same.
-  }
-  process.exit(128 + 13);
 }
 
 async function sendToStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
