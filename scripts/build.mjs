@@ -202,7 +202,23 @@ const oneFileCli = (cli) => ({
 // Built-in modules that a run of one action may not need: their requires get
 // the stand-in of scripts/build/lazy-module.cjs. (Done on the output: a plugin
 // would make them bundled modules, which esbuild copies whole at load time.)
-const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|worker_threads|os|http|https|tls|net))"\)/g;
+const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|worker_threads|os|http|https|tls|net|zlib))"\)/g;
+/**
+ * The file in ASCII, so that bin/pdfsvc.js can read it as Latin-1 (a plain
+ * copy; UTF-8 decoding of a file with any other character, an arrow in a
+ * comment, made a two-byte string: about 2 ms). esbuild escapes such
+ * characters in strings but not in comments nor regular expressions: in a
+ * comment each becomes `?` (one per UTF-16 unit, so the source map's columns
+ * hold), elsewhere its `\uXXXX` escape, which means the same character in a
+ * regular expression or string.
+ */
+function asciiOnly(text) {
+  return text.replace(/[^\x00-\x7f]/g, (char, at) => {
+    const line = text.slice(text.lastIndexOf('\n', at) + 1, at);
+    if (/^\s*(?:\*|\/\*)|\/\/|\/\*/.test(line)) return '?';
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
 /** The command name or alias of each action a one-file CLI runs, and that file's name in dist/. */
 const oneFileCommands = {};
 for (const cli of ONE_FILE_CLIS) {
@@ -233,7 +249,7 @@ for (const cli of ONE_FILE_CLIS) {
     .sort();
   const { outputFiles } = await build({ ...build1, define: { ...build1.define, __PDFSVC_ACTIONS_HERE__: JSON.stringify(here) }, write: false });
   for (const output of outputFiles) {
-    const text = output.path.endsWith('.cjs') ? output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))') : output.text;
+    const text = output.path.endsWith('.cjs') ? asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))')) : output.text;
     writeFileSync(output.path, text);
   }
   // The command names, asked of the file itself.
