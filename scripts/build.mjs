@@ -208,15 +208,16 @@ const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|wo
  * The file in ASCII, so that bin/pdfsvc.js can read it as Latin-1 (a plain
  * copy; UTF-8 decoding of a file with any other character, an arrow in a
  * comment, made a two-byte string: about 2 ms). esbuild escapes such
- * characters in strings but not in comments nor regular expressions: in a
- * comment each becomes `?` (one per UTF-16 unit, so the source map's columns
- * hold), elsewhere its `\uXXXX` escape, which means the same character in a
- * regular expression or string.
+ * characters in strings but not in comments nor regular expressions: on a
+ * comment's line each becomes `?` (one per UTF-16 unit, so the source map's
+ * columns hold), elsewhere its `\uXXXX` escape, which means the same
+ * character in a regular expression, and is only text in a comment.
  */
 function asciiOnly(text) {
   return text.replace(/[^\x00-\x7f]/g, (char, at) => {
     const line = text.slice(text.lastIndexOf('\n', at) + 1, at);
-    if (/^\s*(?:\*|\/\*)|\/\/|\/\*/.test(line)) return '?';
+    // A line that starts as a comment (a regular expression cannot span lines; strings are escaped).
+    if (/^\s*(?:\*|\/\*|\/\/)/.test(line)) return '?';
     return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
 }
