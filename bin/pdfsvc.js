@@ -38,7 +38,7 @@ function loadActionCli() {
   // One action is a short run: with V8's default budget (a function is weighed
   // for TurboFan after each 66 KB of bytecode it runs), TurboFan's compiles
   // cost more CPU than the optimized code saved. Sixteen times that: merge-50
-  // 0.62 -> 0.35 s CPU, a 10-page rotate 0.12 -> 0.09 s, no job slower
+  // 0.62 -> 0.35 s CPU, a 10-page rotate 0.12 -> 0.09 s, no job measurably slower
   // (bench/README.md, "Merge: where a short run's CPU goes"). Not in the
   // server, which runs long enough for the default.
   v8.setFlagsFromString('--interrupt-budget=1081344');
