@@ -33,15 +33,7 @@ function loadActionCli() {
   // V8 takes a code cache only under the flags it was made with, and main() sets
   // this one (src/core/heap-growth.ts); set it before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
-  const v8 = require('node:v8');
-  v8.setFlagsFromString('--heap-growing-percent=100');
-  // One action is a short run: with V8's default budget (a function is weighed
-  // for TurboFan after each 66 KB of bytecode it runs), TurboFan's compiles
-  // cost more CPU than the optimized code saved. Sixteen times that: merge-50
-  // 0.62 -> 0.35 s CPU, a 10-page rotate 0.12 -> 0.09 s, no job measurably slower
-  // (bench/README.md, "Merge: where a short run's CPU goes"). Not in the
-  // server, which runs long enough for the default.
-  v8.setFlagsFromString('--interrupt-budget=1081344');
+  require('node:v8').setFlagsFromString('--heap-growing-percent=100');
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
