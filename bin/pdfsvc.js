@@ -31,9 +31,13 @@ function loadActionCli() {
     }
   }
   // V8 takes a code cache only under the flags it was made with, and main() sets
-  // this one (src/core/heap-growth.ts); set it before compiling. The build checks
+  // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
-  require('node:v8').setFlagsFromString('--heap-growing-percent=100');
+  // One action is a short run: the young generation keeps its first size (V8 grows it
+  // to 16 MB, all garbage here), and functions run 16 times longer before V8 optimizes
+  // them (TurboFan's work cost more CPU and memory than it saved on a 10-page rotate).
+  // bench/README.md, "Peak RSS (branch rss)", has the measurements.
+  require('node:v8').setFlagsFromString('--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=1081344');
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
