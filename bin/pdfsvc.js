@@ -33,16 +33,15 @@ function loadOneFileCli(name) {
     // No cache (a build without one): V8 compiles from the source.
   }
   // V8 takes a code cache only under the flags it was made with, and main() sets
-  // this one (src/core/heap-growth.ts); set it before compiling. The build checks
+  // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
-  const v8 = require('node:v8');
-  v8.setFlagsFromString('--heap-growing-percent=100');
-  // Four times V8's budget of calls and loops before a function is optimized:
-  // by default its optimizing compiler (TurboFan, on a background thread that
-  // the process waits for at exit) took 15-20 ms of a 10-page rotate's CPU for
-  // functions hot only for a moment, and more than it saved on longer runs
-  // too (bench/README.md, "Start-up").
-  v8.setFlagsFromString('--interrupt-budget=270336');
+  // One action is a short run. The young generation keeps its first size (V8 grows it to 16 MB,
+  // all garbage here: bench/README.md, "Peak RSS (branch rss)"), and functions run four times
+  // V8's budget of calls and loops before they are optimized: by default its optimizing compiler
+  // (TurboFan, on a background thread that the process waits for at exit) took 15-20 ms of a
+  // 10-page rotate's CPU for functions hot only for a moment, and more than it saved on longer
+  // runs too (bench/README.md, "Start-up").
+  require('node:v8').setFlagsFromString('--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=270336');
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().

@@ -32,6 +32,7 @@ import { arrayAt, dictAt } from '../model/objects.js';
 import { outlineChildren, outlineItems } from '../structure/outline.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
+import type { KeepPart } from '../../core/action.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
 import { forEachChild } from '../model/walk.js';
 import { sourceOf, type ObjectSource } from '../model/graph.js';
@@ -49,6 +50,8 @@ export interface SizedPart {
 export interface SplitBySizeOptions {
   /** Called after every save (for tests and measurements: how many saves a split took). */
   onSave?: (pages: number[], size: number) => void;
+  /** Takes each part once it is decided (TransformContext.keepPart). */
+  keep?: KeepPart;
 }
 
 const PARENT = PDFName.of('Parent');
@@ -65,6 +68,7 @@ export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySiz
   prepareForSplit(doc);
   const weights = new PageWeights(doc);
   const parts: SizedPart[] = [];
+  const keep = options.keep ?? ((part) => part);
   // What a saved part has beyond its estimate (page tree, labels, rebuilt trees, cross-reference
   // table and trailer); learnt from every save, first guessed.
   let residual = 256;
@@ -111,11 +115,11 @@ export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySiz
       }
     }
     if (fits && lo >= first) {
-      parts.push({ pages: fits.pages, pdf: fits.pdf });
+      parts.push({ pages: fits.pages, pdf: keep(fits.pdf, parts.length) });
       first = lo + 1;
     } else {
       // Not even the first page fits: it is a part of its own.
-      parts.push({ pages: alone!.pages, pdf: alone!.pdf });
+      parts.push({ pages: alone!.pages, pdf: keep(alone!.pdf, parts.length) });
       first += 1;
     }
   }
