@@ -6,7 +6,7 @@
  * attachments.
  */
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef } from '../model/primitives.js';
-import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, leadsToNoPage, targetPage } from '../structure/destinations.js';
 import { duplicatePage } from '../structure/duplicate-page.js';
 import { storeOf } from '../model/store.js';
 import { pruneFields } from '../structure/forms.js';
@@ -16,8 +16,6 @@ import { readPageLabels, writePageLabels, type PageLabel } from '../structure/pa
 import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
 import { objectTableOf, readOnly } from '../reader/object-table.js';
 import { walkGraph } from '../model/graph.js';
-import { REF_FIELDS, REF_START, type RawObject } from '../reader/skim.js';
-import { isWhite } from '../reader/syntax.js';
 
 const ANNOTS = PDFName.of('Annots');
 
@@ -228,26 +226,4 @@ function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPage
     }),
   );
   if (kept.length !== annots.size()) (doc.context.lookup(pageRef) as PDFDict).set(ANNOTS, doc.context.obj(kept));
-}
-
-/**
- * True when an annotation's input bytes show that targetPage finds no page
- * in it: no /Dest, no GoTo, and neither /A nor /S given by reference. Such
- * an annotation (a URI link) is not parsed: removing page 1 of a document
- * of 1,700 links parsed every one of them. A `#` (a name escape could spell
- * these names) or a `%` (a comment could stand between a key and its value)
- * leaves the answer to the parse; so do these words inside a string.
- */
-function leadsToNoPage(raw: RawObject): boolean {
-  const { data, start, end, refs } = raw;
-  if (raw.stream) return false;
-  const text = Buffer.from(data.buffer, data.byteOffset + start, end - start);
-  if (text.indexOf(0x23) >= 0 || text.indexOf(0x25) >= 0 || text.indexOf('Dest') >= 0 || text.indexOf('GoTo') >= 0) return false;
-  for (let i = 0; i < refs.length; i += REF_FIELDS) {
-    let at = refs[i + REF_START];
-    while (at > start && isWhite(data[at - 1])) at--;
-    const key = data[at - 1];
-    if ((key === 0x41 || key === 0x53) && at - 2 >= start && data[at - 2] === 0x2f) return false;
-  }
-  return true;
 }
