@@ -73,9 +73,10 @@ export function targetPage(doc: PDFDocument, holder: PDFDict, named: NamedDestin
 
 /**
  * True when an annotation's input bytes show that targetPage finds no page
- * in it (what the page actions and split_by_size ask of every link): no /Dest, no GoTo, and neither /A nor /S given by reference. Such
- * an annotation (a URI link) is not parsed: removing page 1 of a document
- * of 1,700 links parsed every one of them. A `#` (a name escape could spell
+ * in it: no /Dest, no GoTo, and neither /A nor /S given by reference. The
+ * page actions and split_by_size ask it of every link, so that such an
+ * annotation (a URI link) is not parsed: removing page 1 of a document of
+ * 1,700 links parsed every one of them. A `#` (a name escape could spell
  * these names) or a `%` (a comment could stand between a key and its value)
  * leaves the answer to the parse; so do these words inside a string.
  */
