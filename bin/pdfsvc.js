@@ -34,6 +34,11 @@ function loadActionCli() {
   // this one (src/core/heap-growth.ts); set it before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
   require('node:v8').setFlagsFromString('--heap-growing-percent=100');
+  // One action is a short run: at V8's default budget, optimizing compilers (on
+  // other threads, counted in CPU time) took a fifth of an images-shape run for
+  // code that had little left to run. Four times the budget optimizes only what
+  // stays hot (bench/README.md, "images: page actions, watermarks, splits").
+  require('node:v8').setFlagsFromString('--interrupt-budget=270000');
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
