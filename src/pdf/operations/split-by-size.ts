@@ -25,7 +25,7 @@
  *    When even that lower bound passes the limit, the part is final without
  *    another save; otherwise the part with the next page is saved to see.
  */
-import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, leadsToNoPage, targetPage } from '../structure/destinations.js';
 import { isWidget } from '../structure/forms.js';
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { arrayAt, dictAt } from '../model/objects.js';
@@ -250,9 +250,11 @@ class PageWeights {
           const owner = this.annotationPage.get(object);
           if (owner !== undefined && owner !== page) continue;
           // An input object that no field key can be in is followed through its skimmed references,
-          // unparsed: a chain of 200,000 objects behind one page was parsed whole to weigh it.
-          const source = owner === undefined ? sourceOf(context, object) : undefined;
-          if (source?.kind === 'raw' && !mayHoldFieldKeys(source.raw)) {
+          // unparsed: a chain of 200,000 objects behind one page was parsed whole to weigh it. So is
+          // an annotation of this page whose bytes show it leads to no page (a URI link: the images
+          // shape's 1,700 were parsed only to learn that they are not internal links).
+          const source = sourceOf(context, object);
+          if (source?.kind === 'raw' && !mayHoldFieldKeys(source.raw) && (owner === undefined || leadsToNoPage(source.raw))) {
             seen.add(object);
             refs.push(object);
             const { raw, table } = source;
