@@ -124,7 +124,12 @@ describe('pdfsvc CLI', () => {
     }
 
     // Text outputs too (help, lists, scripts), with the reader gone before the first write.
-    const texts = { help: ['--help'], "an action's help": ['rotate', '--help'], 'the action list': ['actions', '--json'], 'a completion script': ['completion', 'bash'] };
+    const texts = {
+      help: ['--help'],
+      "an action's help": ['rotate', '--help'],
+      'the action list': ['actions', '--json'],
+      'a completion script': ['completion', 'bash'],
+    };
     for (const [what, args] of Object.entries(texts)) {
       it(`ends as if killed by SIGPIPE, silently, when nobody reads ${what}`, async () => {
         const child = execa('node', ['bin/pdfsvc.js', ...args], { reject: false, buffer: { stdout: false } });
