@@ -1,39 +1,47 @@
 #!/usr/bin/env node
-// The built CLI lives in dist/ (made by `npm install` / `npm run build`), in two
-// forms: dist/cli-action.cjs runs one action (`pdfsvc rotate …`), and is loaded
-// here with the V8 code cache the build made for it; dist/cli.js runs every
-// command. dist/cli-route.cjs says which one a command line needs. This file is CommonJS (bin/package.json): an ES module entry costs
-// Node its module loader before any of our code runs. bench/README.md,
-// "Start-up", has the measurements.
+// The built CLI lives in dist/ (made by `npm install` / `npm run build`), in
+// three forms: dist/cli-action.cjs runs one action (`pdfsvc rotate …`) and
+// dist/cli-watermark.cjs one of the two watermarks, each loaded here with the
+// V8 code cache the build made for it; dist/cli.js runs every command.
+// dist/cli-route.cjs says which one a command line needs. This file is
+// CommonJS (bin/package.json): an ES module entry costs Node its module
+// loader before any of our code runs. bench/README.md, "Start-up", has the
+// measurements.
 'use strict';
 const { readFileSync, renameSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
-/** dist/cli-action.cjs's exports and its compiled script, or undefined when it is not built. */
-function loadActionCli() {
-  const file = join(dist, 'cli-action.cjs');
+/** A one-file CLI's exports and its compiled script, or undefined when it is not built. */
+function loadOneFileCli(name) {
+  const file = join(dist, name);
   let source;
   try {
-    source = readFileSync(file, 'utf8');
+    // ASCII (the build sees to it): Latin-1 reads it as a plain copy, UTF-8 decoding costs more.
+    source = readFileSync(file, 'latin1');
   } catch (err) {
     if (err.code === 'ENOENT') return undefined;
     throw err;
   }
   const cacheFile = `${file}.cache`;
   let cachedData;
-  if (process.env.PDFSVC_CODE_CACHE !== 'write') {
-    try {
-      cachedData = readFileSync(cacheFile);
-    } catch {
-      // No cache (a build without one): V8 compiles from the source.
-    }
+  try {
+    // The build's runs that write the cache read it too: each adds what it compiled to the one before.
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // No cache (a build without one): V8 compiles from the source.
   }
   // V8 takes a code cache only under the flags it was made with, and main() sets
-  // this one (src/core/heap-growth.ts); set it before compiling. The build checks
+  // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
-  require('node:v8').setFlagsFromString('--heap-growing-percent=100');
+  // One action is a short run. The young generation keeps its first size (V8 grows it to 16 MB,
+  // all garbage here: bench/README.md, "Peak RSS (branch rss)"), and functions run four times
+  // V8's budget of calls and loops before they are optimized: by default its optimizing compiler
+  // (TurboFan, on a background thread that the process waits for at exit) took 15-20 ms of a
+  // 10-page rotate's CPU for functions hot only for a moment, and more than it saved on longer
+  // runs too (bench/README.md, "Start-up").
+  require('node:v8').setFlagsFromString('--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=270336');
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
@@ -65,19 +73,20 @@ function fail(err) {
   process.exitCode = 1;
 }
 
-/** Whether dist/cli-action.cjs runs this command line (dist/cli-route.cjs knows; a few hundred bytes to load). */
-function runsInActionCli() {
+/** The one-file CLI in dist/ that runs this command line, if any (dist/cli-route.cjs knows; a few KB to load). */
+function oneFileCli() {
   try {
-    return require(join(dist, 'cli-route.cjs')).runsInActionCli(process.argv);
+    return require(join(dist, 'cli-route.cjs')).oneFileCliFor(process.argv);
   } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND') return false;
+    if (err.code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
   }
 }
 
 let loaded;
 try {
-  loaded = runsInActionCli() ? loadActionCli() : undefined;
+  const name = oneFileCli();
+  loaded = name === undefined ? undefined : loadOneFileCli(name);
 } catch (err) {
   fail(err);
 }

@@ -3,9 +3,10 @@
 // client), so that `pdfsvc --help` loads only the
 // action declarations and commander, and pdf-lib (bundled: about half the
 // import time of its 192 separate modules) is loaded only by a transform.
-// A third pass makes dist/cli-action.cjs, the command line for running one
-// action, as a single CommonJS file with a V8 code cache made by running it
-// once (bin/pdfsvc.js loads it; bench/README.md, "Start-up", says what it saves).
+// Further passes make dist/cli-action.cjs and dist/cli-watermark.cjs, the
+// command line for running one action, each a single CommonJS file with a V8
+// code cache made by running it (bin/pdfsvc.js loads them; bench/README.md,
+// "Start-up", says what it saves).
 // Type declarations for library users come from tsc.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -87,14 +88,17 @@ await build({
   },
 });
 
-// dist/cli-action.cjs: the command line for one action, in one file (no
-// module resolution, one compile, one code cache). The server, the database,
-// the dashboard and shell completion are left out: modules that only those
-// import become a stub that throws, and the actions whose transform reaches
-// one run from dist/cli.js instead (src/cli/action-entry.ts). Worker threads
-// start dist/*.js as before. The watermarks are in it (pdf-lib's embedders,
-// from their module files); fontkit, which only text beyond Latin-1 loads,
-// stays outside it and is required from node_modules when used.
+// dist/cli-action.cjs and dist/cli-watermark.cjs: the command line for one
+// action, in one file (no module resolution, one compile, one code cache).
+// The server, the database, the dashboard and shell completion are left out:
+// modules that only those import become a stub that throws, and the actions
+// whose transform reaches one run from dist/cli.js instead
+// (src/cli/action-entry.ts). Worker threads start dist/*.js as before. The
+// two watermarks have a file of their own (pdf-lib's embedders and font
+// metrics, from their module files: a third of the code), so that a page
+// action neither reads nor deserializes their code; fontkit, which only text
+// beyond Latin-1 loads, stays outside both and is required from node_modules
+// when used.
 const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion)\.js$/;
 const fullCliOnly = {
   name: 'full-cli-only',
@@ -102,7 +106,7 @@ const fullCliOnly = {
     build.onResolve({ filter: FULL_CLI_ONLY }, (args) => ({ path: join(args.resolveDir, args.path), namespace: 'full-cli-only' }));
     build.onLoad({ filter: /.*/, namespace: 'full-cli-only' }, (args) => ({
       // CommonJS, so that esbuild takes any name imported from it (and warns of none).
-      contents: `module.exports = (() => { throw new Error(${JSON.stringify(`${args.path} is not in dist/cli-action.cjs; bin/pdfsvc.js should have run dist/cli.js`)}); })();`,
+      contents: `module.exports = (() => { throw new Error(${JSON.stringify(`${args.path} is not in the one-file CLIs; bin/pdfsvc.js should have run dist/cli.js`)}); })();`,
       loader: 'js',
     }));
   },
@@ -154,66 +158,116 @@ const fastFontJson = {
     });
   },
 };
-const actionCli = {
+/** Each one-file CLI: its file in dist/, its actions (undefined: every action no other one holds), the run that makes its code cache. */
+const ONE_FILE_CLIS = [
+  { file: 'cli-watermark', actions: ['add_text_watermark', 'add_image_watermark'], warmUp: 'watermarks' },
+  { file: 'cli-action', actions: undefined, warmUp: 'rotate' },
+];
+/** Whether `action` is in `cli`'s file. */
+const holds = (cli, action) => cli.actions?.includes(action) ?? !ONE_FILE_CLIS.some((other) => other.actions?.includes(action));
+/** The transforms of the actions another one-file CLI holds become a stub that throws (bin/pdfsvc.js never calls them). */
+function otherFilesTransforms(cli) {
+  return {
+    name: 'other-files-transforms',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/transform\.js$/ }, (args) => {
+        const action = /[\\/]src[\\/]actions[\\/]([a-z_]+)$/.exec(args.resolveDir)?.[1];
+        if (action === undefined || holds(cli, action)) return undefined;
+        return { path: join(args.resolveDir, args.path), namespace: 'other-file' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'other-file' }, (args) => ({
+        contents: `module.exports = (() => { throw new Error(${JSON.stringify(`${args.path} is not in dist/${cli.file}.cjs; bin/pdfsvc.js should have run another file`)}); })();`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+const oneFileCli = (cli) => ({
   ...nodeBuild,
-  entryPoints: { 'cli-action': 'src/cli/action-entry.ts' },
+  entryPoints: { [cli.file]: 'src/cli/action-entry.ts' },
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
   external: [...nodeBuild.external, '@cantoo/fontkit'],
-  plugins: [fullCliOnly, lazyFontEncodings, fastFontJson],
+  plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
   supported: { 'dynamic-import': false },
-  // The worker threads' files are found from import.meta.url, the file's own address.
-  define: { ...nodeBuild.define, 'import.meta.url': '__pdfsvcFileUrl' },
+  // The worker threads' files are found from import.meta.url, the file's own
+  // address, made when first read (node:url and the URL class: ~0.4 ms of every run).
+  define: { ...nodeBuild.define, 'import.meta': '__pdfsvcImportMeta' },
   banner: {
-    js: `const __pdfsvcFileUrl = require('node:url').pathToFileURL(__filename).href;\nconst __pdfsvcLazyModule = ${createRequire(import.meta.url)('./build/lazy-module.cjs')};`,
+    js: `const __pdfsvcImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };\nconst __pdfsvcLazyModule = ${createRequire(import.meta.url)('./build/lazy-module.cjs')};`,
   },
-};
+});
 // Built-in modules that a run of one action may not need: their requires get
 // the stand-in of scripts/build/lazy-module.cjs. (Done on the output: a plugin
 // would make them bundled modules, which esbuild copies whole at load time.)
-const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|worker_threads|os|http|https|tls|net))"\)/g;
-const { metafile } = await build({ ...actionCli, define: { ...actionCli.define, __PDFSVC_FULL_CLI_ACTIONS__: '[]' }, write: false, metafile: true });
-const fullCliActions = [];
-for (const input of Object.keys(metafile.inputs)) {
-  const action = /^src\/actions\/([a-z_]+)\/transform\.ts$/.exec(input)?.[1];
-  if (!action) continue;
-  const seen = new Set([input]);
-  const queue = [input];
-  while (queue.length > 0) {
-    const file = queue.pop();
-    for (const { path } of metafile.inputs[file]?.imports ?? []) {
-      if (path.startsWith('full-cli-only:')) {
-        fullCliActions.push(action);
-        queue.length = 0;
-        break;
+const LAZY_BUILTINS = /\brequire\("(node:(?:child_process|crypto|fs\/promises|worker_threads|os|http|https|tls|net|zlib))"\)/g;
+/**
+ * The file in ASCII, so that bin/pdfsvc.js can read it as Latin-1 (a plain
+ * copy; UTF-8 decoding of a file with any other character, an arrow in a
+ * comment, made a two-byte string: about 2 ms). esbuild escapes such
+ * characters in strings but not in comments nor regular expressions: on a
+ * comment's line each becomes `?` (one per UTF-16 unit, so the source map's
+ * columns hold), elsewhere its `\uXXXX` escape, which means the same
+ * character in a regular expression, and is only text in a comment.
+ */
+function asciiOnly(text) {
+  return text.replace(/[^\x00-\x7f]/g, (char, at) => {
+    const line = text.slice(text.lastIndexOf('\n', at) + 1, at);
+    // A line that starts as a comment (a regular expression cannot span lines; strings are escaped).
+    if (/^\s*(?:\*|\/\*|\/\/)/.test(line)) return '?';
+    return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+/** The command name or alias of each action a one-file CLI runs, and that file's name in dist/. */
+const oneFileCommands = {};
+for (const cli of ONE_FILE_CLIS) {
+  const build1 = oneFileCli(cli);
+  const { metafile } = await build({ ...build1, define: { ...build1.define, __PDFSVC_ACTIONS_HERE__: '[]' }, write: false, metafile: true });
+  // The actions of this file whose transform reaches a module of the full CLI only.
+  const fullCliActions = [];
+  for (const input of Object.keys(metafile.inputs)) {
+    const action = /^src\/actions\/([a-z_]+)\/transform\.ts$/.exec(input)?.[1];
+    if (!action) continue;
+    const seen = new Set([input]);
+    const queue = [input];
+    while (queue.length > 0) {
+      const file = queue.pop();
+      for (const { path } of metafile.inputs[file]?.imports ?? []) {
+        if (path.startsWith('full-cli-only:')) {
+          fullCliActions.push(action);
+          queue.length = 0;
+          break;
+        }
+        if (!seen.has(path)) seen.add(path), queue.push(path);
       }
-      if (!seen.has(path)) seen.add(path), queue.push(path);
     }
   }
-}
-const { outputFiles } = await build({
-  ...actionCli,
-  define: { ...actionCli.define, __PDFSVC_FULL_CLI_ACTIONS__: JSON.stringify(fullCliActions.sort()) },
-  write: false,
-});
-for (const output of outputFiles) {
-  const text = output.path.endsWith('.cjs') ? output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))') : output.text;
-  writeFileSync(output.path, text);
+  const here = Object.keys(metafile.inputs)
+    .map((input) => /^src\/actions\/([a-z_]+)\/action\.ts$/.exec(input)?.[1])
+    .filter((action) => action !== undefined && holds(cli, action) && !fullCliActions.includes(action))
+    .sort();
+  const { outputFiles } = await build({ ...build1, define: { ...build1.define, __PDFSVC_ACTIONS_HERE__: JSON.stringify(here) }, write: false });
+  for (const output of outputFiles) {
+    const text = output.path.endsWith('.cjs') ? asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))')) : output.text;
+    writeFileSync(output.path, text);
+  }
+  // The command names, asked of the file itself.
+  const { commandNames } = createRequire(import.meta.url)(fileURLToPath(new URL(`../${next}/${cli.file}.cjs`, import.meta.url)));
+  for (const name of commandNames()) oneFileCommands[name] = `${cli.file}.cjs`;
 }
 
-// dist/cli-route.cjs: which of the two a command line runs from, with the
-// command names of dist/cli-action.cjs's actions (asked of the file itself).
-const { commandNames } = createRequire(import.meta.url)(fileURLToPath(new URL(`../${next}/cli-action.cjs`, import.meta.url)));
+// dist/cli-route.cjs: which file a command line runs from, with the command
+// names of the one-file CLIs' actions.
 await build({
   ...nodeBuild,
   entryPoints: { 'cli-route': 'src/cli/cli-route.ts' },
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  define: { ...nodeBuild.define, __PDFSVC_ACTION_CLI_COMMANDS__: JSON.stringify(commandNames()) },
+  define: { ...nodeBuild.define, __PDFSVC_ONE_FILE_COMMANDS__: JSON.stringify(oneFileCommands) },
 });
 
 // The HTTP client (pdfsvc/client) runs in browsers too: a pass of its own,
@@ -256,25 +310,42 @@ try {
 renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.meta.url));
 rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
 
-// The code cache of dist/cli-action.cjs: bin/pdfsvc.js runs a rotate on a small
-// document and writes what V8 compiled by then, and a second run checks that
-// V8 accepts it. Without NODE_OPTIONS: V8 takes a cache only under the flags
-// it was made with (a user's own flags make bin/pdfsvc.js compile from source).
+// The code caches of the one-file CLIs: bin/pdfsvc.js runs their actions on a
+// small document and writes what V8 compiled by then (each run adds to the
+// cache the one before wrote), and a second pass checks that V8 accepts it.
+// Without NODE_OPTIONS: V8 takes a cache only under the flags it was made
+// with (a user's own flags make bin/pdfsvc.js compile from source).
 {
   const work = mkdtempSync(join(tmpdir(), 'pdfsvc-build-'));
   try {
     const input = join(work, 'in.pdf');
     writeFileSync(input, buildPdf([simpleDoc(['one', 'two', 'three'])]).bytes);
+    const image = join(work, 'mark.png');
+    // A 4 x 4 RGBA PNG (the common watermark image: colour and alpha).
+    writeFileSync(
+      image,
+      Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAYAAACp8Z5+AAAANklEQVR4nBXIMQHAMAACQYQxIIuxSqqCsUqipp8bT4oeR2+jb9GRYsKECd8oUaJEb4wYMWLnBwIpGhFd3BPYAAAAAElFTkSuQmCC',
+        'base64',
+      ),
+    );
+    const warmUps = {
+      rotate: [['rotate', '--angle', '90', input]],
+      watermarks: [
+        ['add-text-watermark', '--line-1', 'DRAFT', input],
+        ['add-image-watermark', '--image', image, input],
+      ],
+    };
     const { NODE_OPTIONS: _, ...env } = process.env;
     for (const mode of ['write', 'check']) {
-      execFileSync(
-        process.execPath,
-        [fileURLToPath(new URL('../bin/pdfsvc.js', import.meta.url)), 'rotate', '--angle', '90', input, '-o', join(work, `${mode}.pdf`)],
-        {
-          env: { ...env, PDFSVC_CODE_CACHE: mode },
-          stdio: 'inherit',
-        },
-      );
+      for (const cli of ONE_FILE_CLIS) {
+        for (const [i, args] of warmUps[cli.warmUp].entries()) {
+          execFileSync(process.execPath, [fileURLToPath(new URL('../bin/pdfsvc.js', import.meta.url)), ...args, '-o', join(work, `${mode}-${i}.pdf`)], {
+            env: { ...env, PDFSVC_CODE_CACHE: mode },
+            stdio: 'inherit',
+          });
+        }
+      }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

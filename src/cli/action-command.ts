@@ -12,7 +12,7 @@ import { describeDefault, describeRules, type Field, type RawValues } from '../c
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
-import { describeFsError, readInput } from './io.js';
+import { describeFsError, readInput, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes, Progress } from './progress.js';
 
@@ -194,13 +194,18 @@ async function runFromCli(
   const raw = await collectRawValues(action, inputName, positional, options, !remote);
   // Off the terminal (pipes, scripts) nothing changes: no thread, no counting.
   const progress = process.stderr.isTTY && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
+  // A local split into a directory writes each part as it is made.
+  const staged = !remote && action.output === 'documents' && output !== undefined ? new StagedParts(output, Boolean(options.force)) : undefined;
   try {
-    const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw, progress);
+    const result = remote ? await runRemotely(remote, action, raw) : await runLocally(action, raw, progress, staged);
     await writeOutput(result, output, {
       force: Boolean(options.force),
       packaging: options.format as Packaging,
       writing: progress && ((total) => progress.writing(total)),
     });
+  } catch (err) {
+    staged?.discard();
+    throw err;
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();
@@ -215,9 +220,10 @@ function progressLabel(positional: string | string[] | undefined, input: RawValu
   return `${name} (${formatBytes(size)})`;
 }
 
-function runLocally(action: AnyAction, raw: RawValues, progress?: Progress) {
+function runLocally(action: AnyAction, raw: RawValues, progress?: Progress, staged?: StagedParts) {
   // Damage the input was read through: the output is made, and the user told.
   return run(action, raw, {
+    keepPart: staged?.keep,
     onWarning: ({ field, message }) => {
       const line = `pdfsvc: warning: ${field}: ${message}\n`;
       if (progress) progress.say(line);

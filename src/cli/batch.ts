@@ -19,6 +19,7 @@ import { run } from '../core/run.js';
 import { readInput } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes } from './progress.js';
+import { printOut } from './stdout.js';
 
 export interface BatchOptions {
   /** Files worked on at once, each on a worker thread (default: one per core). */
@@ -156,11 +157,11 @@ export async function runBatch(
     if (outcome.ok) {
       tally.done++;
       tally.bytesOut += outcome.bytesOut;
-      if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'ok' })}\n`);
+      if (options.json) printOut(`${JSON.stringify({ input: job.input, output: job.output, status: 'ok' })}\n`);
     } else {
       tally.failed++;
       tally.invalid ||= outcome.invalid;
-      if (options.json) process.stdout.write(`${JSON.stringify({ input: job.input, output: job.output, status: 'failed', problem: outcome.problem })}\n`);
+      if (options.json) printOut(`${JSON.stringify({ input: job.input, output: job.output, status: 'failed', problem: outcome.problem })}\n`);
       else say(`pdfsvc: ${job.input}: ${outcome.message}\n`);
     }
   };

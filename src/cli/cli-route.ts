@@ -1,16 +1,18 @@
 /**
- * The entry of dist/cli-route.cjs, which bin/pdfsvc.js loads first: whether
- * the command line runs from dist/cli-action.cjs (one action, local) or from
- * dist/cli.js (everything else), decided before loading either.
+ * The entry of dist/cli-route.cjs, which bin/pdfsvc.js loads first: which
+ * one-file CLI runs the command line (dist/cli-action.cjs or
+ * dist/cli-watermark.cjs: one action, local), if any, decided before loading
+ * either; otherwise dist/cli.js runs it.
  */
 import { commandNameIn } from './command-name.js';
 
-/** The command names and aliases of the actions in dist/cli-action.cjs (scripts/build.mjs lists them). */
-declare const __PDFSVC_ACTION_CLI_COMMANDS__: readonly string[];
+/** Each command name and alias of the one-file CLIs' actions, and the file in dist/ that runs it (scripts/build.mjs lists them). */
+declare const __PDFSVC_ONE_FILE_COMMANDS__: Readonly<Record<string, string>>;
 
-/** Whether dist/cli-action.cjs runs `argv`: an action it holds, on local files (remote mode runs from dist/cli.js). */
-export function runsInActionCli(argv: string[]): boolean {
+/** The file in dist/ that runs `argv` on its own: one that holds its action, on local files (remote mode runs from dist/cli.js). */
+export function oneFileCliFor(argv: string[]): string | undefined {
   const name = commandNameIn(argv);
-  if (name === undefined || !__PDFSVC_ACTION_CLI_COMMANDS__.includes(name)) return false;
-  return !(process.env.PDFSVC_SERVER || argv.some((arg) => arg === '--server' || arg.startsWith('--server=')));
+  if (name === undefined || !Object.hasOwn(__PDFSVC_ONE_FILE_COMMANDS__, name)) return undefined;
+  if (process.env.PDFSVC_SERVER || argv.some((arg) => arg === '--server' || arg.startsWith('--server='))) return undefined;
+  return __PDFSVC_ONE_FILE_COMMANDS__[name];
 }

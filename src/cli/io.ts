@@ -8,14 +8,15 @@
  * round trip through libuv's thread pool. Writing a 60 MB output with
  * fs/promises writev took 40-100 ms here, with writevSync 17-21 ms.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { partName } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
 import { setFlagsFromString } from 'node:v8';
 import { openLazyFile } from '../core/lazy-file.js';
 import { CopySink, FileSink, type Piece, type WrittenBytes } from '../core/sink.js';
+import { endAsKilledBySigpipe, guardStdout } from './stdout.js';
 
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -74,9 +75,21 @@ export function describeFsError(err: unknown): string {
   }
 }
 
+/**
+ * Twelve hex digits that keep a temporary file's name apart from another
+ * run's. Not node:crypto's randomBytes: loading node:crypto was about 2 ms
+ * of every short run, and the name needs no secrecy (the file is created
+ * with 'wx', so a clash fails rather than overwrites).
+ */
+function temporaryTag(): string {
+  return Math.floor(Math.random() * 2 ** 48)
+    .toString(16)
+    .padStart(12, '0');
+}
+
 /** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
 export async function writeFileAtomically(path: string, pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
+  const temporary = join(dirname(path), `.${basename(path)}.${temporaryTag()}.partial`);
   try {
     writeNewFile(temporary, pieces, written);
     renameSync(temporary, path);
@@ -104,7 +117,6 @@ function writeToFile(fd: number, pieces: readonly Piece[], written?: WrittenByte
 
 /** A pipe's writes: large enough to be few, small enough that the pipe starts moving early. */
 const PIPE_CHUNK = 1 << 20;
-let stdoutGuarded = false;
 
 export async function writeStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
   // Redirected to a file (`> out.pdf`): written like -o, straight from the input where untouched.
@@ -112,13 +124,7 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
     writeToFile(1, pieces, written);
     return;
   }
-  if (!stdoutGuarded) {
-    stdoutGuarded = true;
-    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') endAsKilledBySigpipe();
-      throw err;
-    });
-  }
+  guardStdout();
   try {
     await sendToStdout(pieces, written);
   } catch (err) {
@@ -126,25 +132,6 @@ export async function writeStdout(pieces: readonly Piece[], written?: WrittenByt
     if ((err as NodeJS.ErrnoException)?.code === 'EPIPE') endAsKilledBySigpipe();
     throw err;
   }
-}
-
-/**
- * The reader of standard output went away (`| head -c 100`): end at once and write nothing more, as
- * cat or head do, which the default action of SIGPIPE kills. Node ignores SIGPIPE, so it is raised
- * again at its default action (libuv restores that when a signal's last listener goes): a shell
- * then sees status 141, and a caller that looks (xargs, Python's subprocess, execa) sees death by
- * SIGPIPE, which they treat as a reader's choice rather than a failure of the writer. Where the
- * signal cannot kill (no SIGPIPE on Windows), exit 141, what a shell would show.
- */
-function endAsKilledBySigpipe(): never {
-  try {
-    const none = () => {};
-    process.on('SIGPIPE', none).off('SIGPIPE', none);
-    process.kill(process.pid, 'SIGPIPE');
-  } catch {
-    // No such signal here: the exit status below says the same.
-  }
-  process.exit(128 + 13);
 }
 
 async function sendToStdout(pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
@@ -167,6 +154,61 @@ async function sendToStdout(pieces: readonly Piece[], written?: WrittenBytes): P
   await new Promise<void>((resolve, reject) => process.stdout.write('', (err) => (err ? reject(err) : resolve())));
 }
 
+/** A split's part already written to its temporary file (StagedParts): it stands for the part in the run's result. */
+class StagedPart extends PdfPieces {
+  constructor(
+    readonly temporary: string,
+    byteLength: number,
+  ) {
+    super([], byteLength);
+  }
+}
+
+/**
+ * A split's parts written into the output directory as they are made, each
+ * under a temporary name (renamed with the rest by writeDocumentsToDirectory):
+ * held until the last part is made, a split's parts were its largest memory
+ * (30 MB of a 57 MB input's 10-page split; bench/README.md, "Peak RSS").
+ */
+export class StagedParts {
+  private readonly temporaries: string[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly force: boolean,
+  ) {}
+
+  readonly keep = (part: PdfPieces, index: number): PdfPieces => {
+    const target = join(this.dir, partName(index));
+    if (index === 0) makeDirectory(this.dir);
+    if (!this.force) refuseExisting(target);
+    const temporary = temporaryFor(target);
+    this.temporaries.push(temporary);
+    writeNewFile(temporary, part.pieces);
+    return new StagedPart(temporary, part.byteLength);
+  };
+
+  /** Removes what was written, for a run that failed before its parts were renamed. */
+  discard(): void {
+    for (const temporary of this.temporaries.splice(0)) rmSync(temporary, { force: true });
+  }
+}
+
+/** The output directory, made when missing; a clear refusal when it cannot be (a file by that name). */
+function makeDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (err) {
+    throw ValidationError.field('output', `cannot make the directory ${JSON.stringify(dir)}: ${describeFsError(err)}`);
+  }
+}
+
+function refuseExisting(target: string): void {
+  if (existsSync(target)) throw ValidationError.field('output', `${target} already exists; use --force to overwrite it, or choose another directory`);
+}
+
+const temporaryFor = (target: string) => `${target}.${temporaryTag()}.partial`;
+
 /**
  * Writes split outputs into a directory: every file is first written under
  * a temporary name, and all are renamed only when all were written.
@@ -177,16 +219,18 @@ export async function writeDocumentsToDirectory(
   force: boolean,
   written?: WrittenBytes,
 ): Promise<string[]> {
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const targets = documents.map((doc) => join(dir, doc.name));
-  if (!force) {
-    const existing = targets.find((target) => existsSync(target));
-    if (existing) throw ValidationError.field('output', `${existing} already exists; use --force to overwrite it, or choose another directory`);
-  }
+  if (!force) for (const target of targets) refuseExisting(target);
   const temporaries: string[] = [];
   try {
     for (const [i, doc] of documents.entries()) {
-      const temporary = `${targets[i]}.${randomBytes(6).toString('hex')}.partial`;
+      if (doc.data instanceof StagedPart) {
+        temporaries.push(doc.data.temporary);
+        written?.(doc.data.byteLength);
+        continue;
+      }
+      const temporary = temporaryFor(targets[i]);
       temporaries.push(temporary);
       writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data], written);
     }

@@ -10,11 +10,12 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
 import { commandNameIn } from './command-name.js';
 import { exitStatusOf, problemOf } from './failure.js';
-import { limitHeapGrowth } from '../core/heap-growth.js';
+import { limitHeapGrowth, optimizeLater } from '../core/heap-growth.js';
 import { orList, PLANS } from '../core/plans.js';
 import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
 import { addOptions } from './options.js';
 import { VERSION } from '../core/version.js';
+import { printOut } from './stdout.js';
 
 const EXIT_OK = 0;
 const EXIT_INVALID = 2;
@@ -45,10 +46,10 @@ export function buildProgram(only?: AnyAction): Command {
     .option('--json', 'print the list as JSON')
     .action((options: { json?: boolean }) => {
       const rows = (actions as readonly AnyAction[]).map((a) => ({ name: a.name, command: kebabName(a.name), group: a.group, summary: a.summary }));
-      if (options.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      if (options.json) printOut(`${JSON.stringify(rows, null, 2)}\n`);
       else {
         const width = Math.max(...rows.map((r) => r.command.length));
-        for (const row of rows) process.stdout.write(`${row.command.padEnd(width)}  ${row.summary}\n`);
+        for (const row of rows) printOut(`${row.command.padEnd(width)}  ${row.summary}\n`);
       }
     });
   program
@@ -58,7 +59,7 @@ export function buildProgram(only?: AnyAction): Command {
     .action(async (shell: string) => {
       const { completionScript, SHELLS } = await import('./completion.js');
       if (!(SHELLS as readonly string[]).includes(shell)) throw ValidationError.field('shell', `${JSON.stringify(shell)} is not one of ${SHELLS.join(', ')}`);
-      process.stdout.write(completionScript(program, shell as (typeof SHELLS)[number]));
+      printOut(completionScript(program, shell as (typeof SHELLS)[number]));
     });
   addOptions(program.command('serve').description('Serve the actions as the /v1/ HTTP API.'), SERVE_OPTIONS).action(async (options) => {
     const { serveFromCli } = await import('../server/serve.js');
@@ -213,6 +214,8 @@ function databaseOptions(command: Command, keysFile = true): Command {
 
 function withExitOverride(command: Command): Command {
   command.exitOverride();
+  // Help and version text too: `pdfsvc --help | head -1` ends quietly.
+  command.configureOutput({ writeOut: printOut });
   for (const sub of command.commands) withExitOverride(sub);
   return command;
 }
@@ -226,7 +229,10 @@ export function actionNamedIn(argv: string[]): AnyAction | undefined {
 export async function main(argv: string[]): Promise<void> {
   // The command line's own process: its heap may grow to twice what is live (core/heap-growth.ts says why).
   limitHeapGrowth(100);
-  const program = buildProgram(actionNamedIn(argv));
+  const action = actionNamedIn(argv);
+  // Set here, after the code cache is taken (bin/pdfsvc.js compiles under the build's flags only).
+  if (action?.name === 'merge_documents') optimizeLater();
+  const program = buildProgram(action);
   const wantsJson = argv.includes('--json');
   try {
     await program.parseAsync(argv);

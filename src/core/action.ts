@@ -7,7 +7,7 @@
  * listing actions or printing help never loads the PDF library.
  */
 import type { FieldInput, FieldMap, FieldValues } from './fields.js';
-import type { PdfData } from './pdf-data.js';
+import type { PdfData, PdfPieces } from './pdf-data.js';
 import type { Warning } from './warnings.js';
 
 /** One output document of a split action. */
@@ -26,7 +26,15 @@ export interface TransformContext {
   warn: (warning: Warning) => void;
   /** Adds the pages of an input document accepted for work to the run's tally. */
   pagesRead: (pages: number) => void;
+  /**
+   * Takes each part of a split as soon as it is made (index from 0) and returns
+   * what stands for it in the result: the command line writes it out at once,
+   * so that a split does not hold every part in memory until the last is made.
+   */
+  keepPart?: KeepPart;
 }
+
+export type KeepPart = (part: PdfPieces, index: number) => PdfPieces;
 
 export type Transform<M extends FieldMap, O extends ActionOutput> = (
   values: FieldValues<M>,

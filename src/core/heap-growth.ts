@@ -19,3 +19,18 @@ import v8 from 'node:v8';
 export function limitHeapGrowth(percent: number): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
+
+/**
+ * Makes V8 weigh a function for its optimizing compiler, TurboFan, after 16
+ * times the bytecode it runs by default (1 MB, not 66 KB). A merge of many
+ * small files calls hundreds of functions a few hundred times each and ends:
+ * TurboFan's compiles, on threads beside the main one, cost more CPU than
+ * the optimized code saved (merge-50: 0.62 -> 0.35 s of CPU, the main
+ * thread's own time the same). Not for every action: a rotate's main thread
+ * then runs longer in unoptimized code (images 0.25 -> 0.30 s), and on a quiet
+ * machine that is its wall time. bench/README.md, "Merge: where a short
+ * run's CPU goes".
+ */
+export function optimizeLater(): void {
+  v8.setFlagsFromString('--interrupt-budget=1081344');
+}

@@ -4,7 +4,7 @@
  * declaration, load the transform, run it with a context that takes the
  * run's warnings and counts the pages it read, name split outputs.
  */
-import { partName, type AnyAction, type NamedDocument, type TransformContext } from './action.js';
+import { partName, type AnyAction, type KeepPart, type NamedDocument, type TransformContext } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
 import type { WarningHandler } from './warnings.js';
@@ -21,6 +21,8 @@ export interface RunOptions {
    * nothing is printed unless this says so.
    */
   onWarning?: WarningHandler;
+  /** Takes each part of a split as it is made (TransformContext.keepPart). */
+  keepPart?: KeepPart;
 }
 
 /** An action's output, and the pages of the input documents it read (the server's pages processed). */
@@ -48,6 +50,7 @@ export async function run(action: AnyAction, raw: RawValues, options: RunOptions
     pagesRead: (count) => {
       pages += count;
     },
+    keepPart: options.keepPart,
   };
   const result = await transform(values as never, context);
   if (action.output === 'document') return { output: 'document', data: result as PdfData, pages };

@@ -10,6 +10,7 @@ import { openStore } from '../store/store.js';
 import { checkDashboardAddress, listenDashboard, prunePeriodically, type ListeningDashboard } from './listen.js';
 import { setOperator, sqlDashboardStore } from './sql-store.js';
 import { withStore } from '../store/cli.js';
+import { printOut } from '../cli/stdout.js';
 
 export interface DashboardCliOptions extends StoreOptions {
   host: string;
@@ -48,7 +49,7 @@ export async function dashboardFromCli(options: DashboardCliOptions): Promise<vo
     await store.close();
     throw err;
   }
-  process.stdout.write(`pdfsvc dashboard on ${listening.url}/ (database ${store.db.location})\n`);
+  printOut(`pdfsvc dashboard on ${listening.url}/ (database ${store.db.location})\n`);
   logLine({ event: 'dashboard_listening', url: listening.url, database: store.db.kind });
   prunePeriodically(store, logLine);
   let stopping = false;

@@ -9,6 +9,7 @@ import { keySource, type StoreOptions } from '../store/location.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
 import { PLANS, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type StoredKey } from './keys.js';
 import { KEYS_OPTIONS } from './options.js';
+import { printOut } from '../cli/stdout.js';
 
 type KeysOptions = StoreOptions & { account?: string };
 
@@ -51,7 +52,7 @@ export async function createKey(raw: KeysOptions & Record<string, unknown>): Pro
     file.keys.push({ id, name, plan, hash: hashKey(key), created: new Date().toISOString() });
     return { id, name };
   });
-  process.stdout.write(`${key}\n`);
+  printOut(`${key}\n`);
   process.stderr.write(`created key ${id} (${name}, plan ${options.plan}) in ${path}; it is shown only this once\n`);
 }
 
@@ -62,12 +63,11 @@ export async function listKeys(options: KeysOptions & OptionValues<typeof KEYS_O
   // Never the hash or the key: what a key is for and when it stops working.
   const rows = keys.map(({ id, name, plan, created, expires }) => ({ id, name, plan, created, expires: expires ?? null }));
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    printOut(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
   if (rows.length === 0) process.stderr.write(`no keys in ${path}\n`);
-  for (const row of rows)
-    process.stdout.write(`${row.id}\t${row.name}\t${row.plan}\tcreated ${row.created}\t${row.expires ? `expires ${row.expires}` : 'no expiry'}\n`);
+  for (const row of rows) printOut(`${row.id}\t${row.name}\t${row.plan}\tcreated ${row.created}\t${row.expires ? `expires ${row.expires}` : 'no expiry'}\n`);
 }
 
 export async function revokeKey(nameOrId: string, options: KeysOptions): Promise<void> {
@@ -104,6 +104,6 @@ export async function rotateKey(nameOrId: string, options: KeysOptions & OptionV
     file.keys.push(replacement);
     return { replaced: old, expires: old.expires };
   });
-  process.stdout.write(`${key}\n`);
+  printOut(`${key}\n`);
   process.stderr.write(`rotated ${nameOrId}: the new key is shown only this once; the old one (${replaced.id}) stops working at ${expires}\n`);
 }

@@ -42,6 +42,7 @@ import {
 import { VERSION } from '../core/version.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
 import { SERVE_OPTIONS } from './options.js';
+import { printOut } from '../cli/stdout.js';
 
 /** The options of `pdfsvc serve`, typed from their declarations (server/options.ts). */
 export type ServeOptions = OptionValues<typeof SERVE_OPTIONS>;
@@ -257,22 +258,22 @@ async function startServing(
     );
   }
   if (options.insecureDevelopment) {
-    process.stdout.write(`${INSECURE_DEVELOPMENT_WARNING}\n`);
+    printOut(`${INSECURE_DEVELOPMENT_WARNING}\n`);
     logEvent('insecure_development', {
       region,
       https: Boolean(options.https),
       development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')),
     });
   }
-  process.stdout.write(`pdfsvc listening on ${url} (region ${region})\n`);
-  if (metricsUrl) process.stdout.write(`Prometheus metrics on ${metricsUrl}\n`);
+  printOut(`pdfsvc listening on ${url} (region ${region})\n`);
+  if (metricsUrl) printOut(`Prometheus metrics on ${metricsUrl}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
   if (options.https && certificate && certificate.cert) {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
-    process.stdout.write(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
+    printOut(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  for (const line of keys.banner(url)) process.stdout.write(`${line}\n`);
-  if (dashboardHandler) process.stdout.write(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
+  for (const line of keys.banner(url)) printOut(`${line}\n`);
+  if (dashboardHandler) printOut(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
   logEvent('listening', {
     url,
     region,

@@ -10,6 +10,7 @@ import { databaseConfig, type StoreOptions } from './location.js';
 import type { OptionValues } from '../cli/options.js';
 import { type ACCOUNTS_OPTIONS, DEFAULT_DASHBOARD_URL, type KEYS_OPTIONS } from '../server/options.js';
 import { openStore, PASSWORD_LINK_TTL_MS, validateMonth, type KeyRecord, type Store, type UsageRow } from './store.js';
+import { printOut } from '../cli/stdout.js';
 
 /** The password link for a token; the token rides in the query (pdfsvc logs paths without their query). */
 export function passwordLink(base: string, token: string): string {
@@ -26,7 +27,7 @@ export async function withStore<T>(options: StoreOptions, work: (store: Store) =
   }
 }
 
-const out = (line: string): void => void process.stdout.write(`${line}\n`);
+const out = (line: string): void => printOut(`${line}\n`);
 const note = (line: string): void => void process.stderr.write(`${line}\n`);
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 

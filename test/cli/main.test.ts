@@ -123,6 +123,22 @@ describe('pdfsvc CLI', () => {
       }
     }
 
+    // Text outputs too (help, lists, scripts), with the reader gone before the first write.
+    const texts = {
+      help: ['--help'],
+      "an action's help": ['rotate', '--help'],
+      'the action list': ['actions', '--json'],
+      'a completion script': ['completion', 'bash'],
+    };
+    for (const [what, args] of Object.entries(texts)) {
+      it(`ends as if killed by SIGPIPE, silently, when nobody reads ${what}`, async () => {
+        const child = execa('node', ['bin/pdfsvc.js', ...args], { reject: false, buffer: { stdout: false } });
+        child.stdout.destroy();
+        const { signal, exitCode, stderr } = await child;
+        expect({ signal, exitCode, stderr: String(stderr) }).toEqual({ signal: 'SIGPIPE', exitCode: undefined, stderr: '' });
+      });
+    }
+
     it('does not matter with -o: the file is written whole, with nothing left beside it', async () => {
       const out = join(dir, 'piped-o', 'rotated.pdf');
       mkdirSync(dirname(out));

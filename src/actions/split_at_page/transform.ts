@@ -24,7 +24,7 @@ const splitAtPage: Transform<typeof fields, 'documents'> = async (values, contex
   }
   const first = Array.from({ length: at }, (_, i) => i);
   const second = Array.from({ length: count - at }, (_, i) => at + i);
-  return splitDocument(doc, [first, second]);
+  return splitDocument(doc, [first, second], context.keepPart);
 };
 
 export default splitAtPage;

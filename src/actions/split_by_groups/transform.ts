@@ -19,7 +19,7 @@ const splitByGroups: Transform<typeof fields, 'documents'> = async (values, cont
       throw new ValidationError({ groups: messages }, err.code);
     }
   });
-  return splitDocument(doc, parts);
+  return splitDocument(doc, parts, context.keepPart);
 };
 
 export default splitByGroups;

@@ -8,7 +8,7 @@
  * `pdfinfo` for sizes, rotation, metadata and named destinations.
  */
 import { execa, type Options } from 'execa';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -280,6 +280,26 @@ describe('pdfsvc split-by-page-count', () => {
     const forced = await pdfsvc(['split-by-page-count', '--page-count', '5', '--force', fixturePath('pages-10.pdf'), '-o', out]);
     expect(forced.exitCode).toBe(0);
     expect(await pageMarkers(readFileSync(join(out, '00002.pdf')))).toEqual(range(6, 10));
+  });
+
+  it('refused at a later part (each is written as it is made), leaves nothing of the parts before it', async () => {
+    const out = join(dir, 'later');
+    mkdirSync(out);
+    writeFileSync(join(out, '00002.pdf'), 'keep me');
+    const refused = await pdfsvc(['split-by-page-count', '--page-count', '4', fixturePath('pages-10.pdf'), '-o', out]);
+    expect(refused.exitCode).toBe(2);
+    expect(Buffer.from(refused.stderr).toString()).toMatch(/00002\.pdf already exists; use --force/);
+    expect(readdirSync(out)).toEqual(['00002.pdf']);
+    expect(readFileSync(join(out, '00002.pdf'), 'utf8')).toBe('keep me');
+  });
+
+  it('-o naming a file (not a directory) is refused on output, exit 2', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const refused = await pdfsvc(['split-by-page-count', '--page-count', '4', fixturePath('pages-10.pdf'), '-o', file]);
+    expect(refused.exitCode).toBe(2);
+    expect(Buffer.from(refused.stderr).toString()).toMatch(/^pdfsvc: output: cannot make the directory .*a-file/m);
+    expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
 
   it.each([

@@ -11,7 +11,7 @@ const splitByPageCount: Transform<typeof fields, 'documents'> = async (values, c
     const end = Math.min(count, start + values.page_count);
     parts.push(Array.from({ length: end - start }, (_, i) => start + i));
   }
-  return splitDocument(doc, parts);
+  return splitDocument(doc, parts, context.keepPart);
 };
 
 export default splitByPageCount;

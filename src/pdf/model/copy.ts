@@ -98,16 +98,25 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
     if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
     moved.add(container);
     container.context = context;
+    // In place, without copying the entries or items first: replacing a key's value keeps a map's order.
     if (container instanceof PDFDict) {
-      for (const [key, value] of container.entries()) {
-        if (value instanceof PDFRef) container.set(key, mapRef(value));
-        else pending.push(value);
-      }
-    } else {
-      container.asArray().forEach((value, i) => {
-        if (value instanceof PDFRef) container.set(i, mapRef(value));
-        else pending.push(value);
+      const dict = container;
+      entriesOf(dict).forEach((value, key) => {
+        if (value instanceof PDFRef) dict.set(key, mapRef(value));
+        else if (isContainer(value)) pending.push(value);
       });
+    } else {
+      const items = container.items;
+      for (let i = 0; i < items.length; i++) {
+        const value = items[i];
+        if (value instanceof PDFRef) items[i] = mapRef(value);
+        else if (isContainer(value)) pending.push(value);
+      }
     }
   }
+}
+
+/** What moveObject walks into: names, numbers and strings hold no references. */
+function isContainer(value: PDFObject): boolean {
+  return value instanceof PDFDict || value instanceof PDFArray || value instanceof PDFStream;
 }

@@ -22,8 +22,9 @@ const STRUCT_PARENT_TEXT = Buffer.from('StructParent', 'latin1');
 
 /** One later input: its table, and the numbers its objects have in the output. */
 class MergedInput implements RawOrigin {
-  /** Input object number → output reference. */
-  private readonly numbers = new Map<number, PDFRef>();
+  /** Input object number → output reference, and the generation it was given for: arrays, since input numbers are dense from 1. */
+  private readonly numbers: Array<PDFRef | undefined> = [];
+  private readonly generations: number[] = [];
   /** Containers already renumbered: a direct dictionary can be shared (inherited page attributes on each leaf). */
   private readonly moved = new Set<PDFObject>();
 
@@ -46,11 +47,14 @@ class MergedInput implements RawOrigin {
    * registered objects (a page tree's direct pages get numbers of their own).
    */
   refAt(num: number, gen: number): PDFRef | undefined {
+    const known = this.numbers[num];
+    // The writer and the graph walk ask once per reference written: a number given is given for good.
+    if (known !== undefined && this.generations[num] === gen) return known;
     if (!this.table.has(PDFRef.of(num, gen))) return undefined;
-    const known = this.numbers.get(num);
     if (known !== undefined) return known;
     const ref = this.merged.context.nextRef();
-    this.numbers.set(num, ref);
+    this.numbers[num] = ref;
+    this.generations[num] = gen;
     this.merged.setOrigin(ref.objectNumber, this, PDFRef.of(num, gen));
     return ref;
   }

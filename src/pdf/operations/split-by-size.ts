@@ -25,13 +25,14 @@
  *    When even that lower bound passes the limit, the part is final without
  *    another save; otherwise the part with the next page is saved to see.
  */
-import { NamedDestinations, destinationPage, forEachNameTreeEntry, targetPage } from '../structure/destinations.js';
+import { NamedDestinations, destinationPage, forEachNameTreeEntry, leadsToNoPage, targetPage } from '../structure/destinations.js';
 import { isWidget } from '../structure/forms.js';
 import { PDFDict, type PDFDocument, PDFName, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { outlineChildren, outlineItems } from '../structure/outline.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
+import type { KeepPart } from '../../core/action.js';
 import { buildPart, pagesToSplit, prepareForSplit } from './split.js';
 import { forEachChild } from '../model/walk.js';
 import { sourceOf, type ObjectSource } from '../model/graph.js';
@@ -49,6 +50,8 @@ export interface SizedPart {
 export interface SplitBySizeOptions {
   /** Called after every save (for tests and measurements: how many saves a split took). */
   onSave?: (pages: number[], size: number) => void;
+  /** Takes each part once it is decided (TransformContext.keepPart). */
+  keep?: KeepPart;
 }
 
 const PARENT = PDFName.of('Parent');
@@ -65,6 +68,7 @@ export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySiz
   prepareForSplit(doc);
   const weights = new PageWeights(doc);
   const parts: SizedPart[] = [];
+  const keep = options.keep ?? ((part) => part);
   // What a saved part has beyond its estimate (page tree, labels, rebuilt trees, cross-reference
   // table and trailer); learnt from every save, first guessed.
   let residual = 256;
@@ -111,11 +115,11 @@ export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySiz
       }
     }
     if (fits && lo >= first) {
-      parts.push({ pages: fits.pages, pdf: fits.pdf });
+      parts.push({ pages: fits.pages, pdf: keep(fits.pdf, parts.length) });
       first = lo + 1;
     } else {
       // Not even the first page fits: it is a part of its own.
-      parts.push({ pages: alone!.pages, pdf: alone!.pdf });
+      parts.push({ pages: alone!.pages, pdf: keep(alone!.pdf, parts.length) });
       first += 1;
     }
   }
@@ -246,9 +250,11 @@ class PageWeights {
           const owner = this.annotationPage.get(object);
           if (owner !== undefined && owner !== page) continue;
           // An input object that no field key can be in is followed through its skimmed references,
-          // unparsed: a chain of 200,000 objects behind one page was parsed whole to weigh it.
-          const source = owner === undefined ? sourceOf(context, object) : undefined;
-          if (source?.kind === 'raw' && !mayHoldFieldKeys(source.raw)) {
+          // unparsed: a chain of 200,000 objects behind one page was parsed whole to weigh it. So is
+          // an annotation of this page whose bytes show it leads to no page (a URI link: the images
+          // shape's 1,700 were parsed only to learn that they are not internal links).
+          const source = sourceOf(context, object);
+          if (source?.kind === 'raw' && !mayHoldFieldKeys(source.raw) && (owner === undefined || leadsToNoPage(source.raw))) {
             seen.add(object);
             refs.push(object);
             const { raw, table } = source;

@@ -21,6 +21,7 @@ import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../
 import { dictAt } from '../model/objects.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
+import type { KeepPart } from '../../core/action.js';
 import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { storeOf } from '../model/store.js';
@@ -37,9 +38,9 @@ export function pagesToSplit(doc: PDFDocument): number {
  * Parts come as pieces whose stream data are views of the input's bytes, so
  * that all parts together cost little more memory than the input itself.
  */
-export function splitDocument(doc: PDFDocument, parts: number[][]): PdfPieces[] {
+export function splitDocument(doc: PDFDocument, parts: number[][], keep: KeepPart = (part) => part): PdfPieces[] {
   prepareForSplit(doc);
-  return parts.map((pages) => writePart(doc, pages));
+  return parts.map((pages, index) => keep(writePart(doc, pages), index));
 }
 
 /** The pages of the loaded document and what is read of them, found once for all of its parts. */

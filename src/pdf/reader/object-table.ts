@@ -536,11 +536,8 @@ export class ObjectTable extends LayeredObjects {
             const end = this.extent(entry.offset);
             if (indexOf(this.bytes, STREAM, entry.offset, end) < 0) return parseIndirectObject(this.bytes, entry.offset, this.parseContext, end).object;
           }
-          const raw = known ?? this.skim(num);
-          if (raw?.stream) {
-            const dict = parseValue(this.bytes, raw.start, raw.dictEnd!, this.parseContext);
-            if (dict instanceof PDFDict) return lazyStream(dict, this.bytes.subarray(raw.dataStart, raw.dataEnd), this.ensure, raw.dataStart!);
-          }
+          const stream = this.streamOf(known ?? this.skim(num));
+          if (stream) return stream;
         }
         return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;
       }
@@ -585,6 +582,13 @@ export class ObjectTable extends LayeredObjects {
     return stream ?? undefined;
   }
 
+  /** A skimmed clean stream of a lazily read file: its dictionary parsed, its data left unread; else undefined. */
+  private streamOf(raw: RawObject | undefined): PDFRawStream | undefined {
+    if (!raw?.stream) return undefined;
+    const dict = parseValue(this.bytes, raw.start, raw.dictEnd!, this.parseContext);
+    return dict instanceof PDFDict ? lazyStream(dict, this.bytes.subarray(raw.dataStart, raw.dataEnd), this.ensure, raw.dataStart!) : undefined;
+  }
+
   private unpack(num: number): ObjectStream | undefined {
     const entry = this.entries_.get(num);
     // An object stream must itself be at an offset; one listed as compressed is damage (recovery finds where it really is).
@@ -595,15 +599,20 @@ export class ObjectTable extends LayeredObjects {
     if (!this.header(num, entry)) return undefined;
     const at = this.entries_.get(num);
     if (at?.type !== 1) return undefined;
-    let object: PDFObject;
+    let object: PDFObject | undefined;
     try {
-      object = parseIndirectObject(this.bytes, at.offset, this.parseContext, this.extent(at.offset)).object;
+      object =
+        (this.lazy ? this.streamOf(this.raws.get(num)?.raw ?? this.skim(num)) : undefined) ??
+        parseIndirectObject(this.bytes, at.offset, this.parseContext, this.extent(at.offset)).object;
     } catch {
       return undefined;
     }
     if (!(object instanceof PDFRawStream)) return undefined;
     try {
-      const plain = this.decryptObjectStream ? this.decryptObjectStream(PDFRef.of(num, at.gen), object) : object.getContents();
+      // Data still in a lazily read file is inflated from a copy: read into the file's
+      // memory, an input's compressed object streams stayed resident to the end (3 MB
+      // of a 52 MB input), though nothing reads them again once unpacked.
+      const plain = this.decryptObjectStream ? this.decryptObjectStream(PDFRef.of(num, at.gen), object) : dataForOneLook(object);
       const data = decodeStructureStream(object.dict, plain);
       const n = object.dict.lookup(PDFName.of('N'));
       const first = object.dict.lookup(PDFName.of('First'));

@@ -11,6 +11,7 @@ import { PdfError } from '../errors.js';
 import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObject, PDFRawStream, PDFRef, PDFStream, PDFString } from '../model/primitives.js';
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
+import { DeferredPiece } from '../../core/sink.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -302,10 +303,10 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     else method = stmMethod;
     if (method === 'None') return object;
     const unread = isAes(method) ? unreadData(object) : undefined;
-    // Data still in the input file: decrypted from the file to the output as it is written.
-    const deferred = unread && isAes(method) ? decryptFromFile(method, keyOf(method), unread, aes) : undefined;
-    if (deferred) return piecewiseStream(object.dict, [deferred]);
-    object.setContents(decryptData(method, keyOf(method), object.getContents(), aes));
+    // Data still in the input file: decrypted from the file (small data now, the rest as it is written).
+    const plain = unread && isAes(method) ? decryptFromFile(method, keyOf(method), unread, aes) : undefined;
+    if (plain instanceof DeferredPiece) return piecewiseStream(object.dict, [plain]);
+    object.setContents(plain ?? decryptData(method, keyOf(method), object.getContents(), aes));
     return object;
   });
 

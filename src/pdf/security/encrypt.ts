@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Piece } from '../../core/sink.js';
-import { encryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
+import { encryptFromFile, isAes, piecewiseStream, readSmall, SMALL_DATA, unreadData } from './file-crypto.js';
 import {
   PDFArray,
   PDFContext,
@@ -178,12 +178,13 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     if (object instanceof PDFStream) {
       const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
-      if (unread && isAes(method)) {
-        // Data still in the input file: encrypted from the file to the output as it is written (a probe's small data is copied).
+      if (unread && isAes(method) && unread.byteLength > SMALL_DATA) {
+        // Larger data still in the input file: encrypted from the file to the output as it is written (a probe's data is copied).
         probe(ref, object.dict, unread.byteLength <= PROBE_DATA_LIMIT && !streamProbe ? unread.readCopy() : undefined);
         pieces = [encryptFromFile(method, key, unread, aes)];
       } else {
-        const contents = object.getContents();
+        // Small data in the input file is read now, into a reused buffer (file-crypto.ts), not loaded to stay.
+        const contents = unread ? readSmall(unread) : object.getContents();
         object.updateDict();
         probe(ref, object.dict, contents);
         pieces = encryptPieces(method, key, contents, aes);

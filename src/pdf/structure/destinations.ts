@@ -6,6 +6,8 @@
 import { PDFArray, PDFDict, type PDFDocument, PDFHexString, PDFName, PDFObject, PDFRef, PDFString } from '../model/primitives.js';
 import { dictAt } from '../model/objects.js';
 import { forEachTreePair } from './trees.js';
+import { REF_FIELDS, REF_START, type RawObject } from '../reader/skim.js';
+import { isWhite } from '../reader/syntax.js';
 
 /** The name of a named destination, whatever its spelling (name or string). */
 export function destinationName(value: PDFObject | undefined): string | undefined {
@@ -67,4 +69,33 @@ export function targetPage(doc: PDFDocument, holder: PDFDict, named: NamedDestin
     return destinationPage(doc, action.get(PDFName.of('D')), named);
   }
   return undefined;
+}
+
+/**
+ * True when an annotation's input bytes show that targetPage finds no page
+ * in it: no /Dest, no GoTo, and neither /A nor /S given by reference. The
+ * page actions and split_by_size ask it of every link, so that such an
+ * annotation (a URI link) is not parsed: removing page 1 of a document of
+ * 1,700 links parsed every one of them. A `#` (a name escape could spell
+ * these names) or a `%` (a comment could stand between a key and its value)
+ * leaves the answer to the parse; so do these words inside a string.
+ */
+export function leadsToNoPage(raw: RawObject): boolean {
+  const { data, start, end, refs } = raw;
+  if (raw.stream) return false;
+  // One pass by hand: four Buffer.indexOf calls per annotation cost more than the look itself.
+  for (let at = start; at < end; at++) {
+    const c = data[at];
+    if (c === 0x23 || c === 0x25) return false;
+    // `Dest`, `GoTo`
+    if (c === 0x44 && data[at + 1] === 0x65 && data[at + 2] === 0x73 && data[at + 3] === 0x74 && at + 4 <= end) return false;
+    if (c === 0x47 && data[at + 1] === 0x6f && data[at + 2] === 0x54 && data[at + 3] === 0x6f && at + 4 <= end) return false;
+  }
+  for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    let at = refs[i + REF_START];
+    while (at > start && isWhite(data[at - 1])) at--;
+    const key = data[at - 1];
+    if ((key === 0x41 || key === 0x53) && at - 2 >= start && data[at - 2] === 0x2f) return false;
+  }
+  return true;
 }

@@ -10,8 +10,8 @@
  *
  * The classes come from pdf-lib's own module files, not from its index: the
  * index loads the whole library (forms, the drawing API, every standard
- * font's metrics), about 80 ms of a run, so the watermarks fit in
- * dist/cli-action.cjs beside the other actions (scripts/build.mjs). The
+ * font's metrics), about 80 ms of a run, so the watermarks fit in a
+ * one-file CLI, dist/cli-watermark.cjs (scripts/build.mjs). The
  * module files' own type declarations do not resolve on their own, so each
  * is given the index's type of the same class (`as unknown as typeof
  * PdfLib.X`): a typing, not a reach into private members. The build gives

@@ -1,0 +1,91 @@
+/**
+ * Stream data read from the input file by the command line (a lazily read
+ * file): data up to 4 KB goes through the cipher when its object is read,
+ * larger data as it is written (security/file-crypto.ts, SMALL_DATA). Both
+ * sides of the boundary, for both algorithms, each with a string in its
+ * dictionary (the same object key, under AES-128), are checked through qpdf:
+ * what it decrypts from add_password's output, and what remove_password
+ * writes from qpdf's own encryption, is the data and the string of the input.
+ */
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../../helpers/raw-pdf.js';
+import { CLI } from '../../server/spawn.js';
+
+const PASSWORD = 'stream-secret';
+// Encrypted sizes 32, 48, 4080, 4096 (the last read at once), 4112 (the first written later), 5024, 70016.
+const LENGTHS = [1, 16, 4063, 4079, 4080, 5000, 70_000];
+const FIRST = 10;
+
+/** Bytes of every value, the ones a literal string escapes included, in an order that differs per stream. */
+function data(length: number, seed: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  let x = seed * 2654435761;
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  // Never "endstream" by chance: no 'e' at all.
+  for (let i = 0; i < length; i++) if (bytes[i] === 0x65) bytes[i] = 0x66;
+  return bytes;
+}
+
+const streams = LENGTHS.map((length, i) => ({ num: FIRST + i, data: data(length, i + 1), note: `stream ${FIRST + i} (${length} bytes)` }));
+const doc = simpleDoc(['SMALL AND LARGE STREAMS'], { catalog: `/Extra [${streams.map((s) => `${s.num} 0 R`).join(' ')}]` });
+const INPUT = buildPdf([
+  {
+    objects: [...doc.objects, ...streams.map((s) => ({ num: s.num, body: { dict: `/Note (${s.note.replace(/[()]/g, '\\$&')})`, stream: s.data } }))],
+  },
+]).bytes;
+
+/** What qpdf reads from `path` for object `num`: its dictionary as text and its data, decrypted. */
+async function qpdfObject(path: string, num: number, password?: string): Promise<{ dict: string; data: Buffer }> {
+  const pw = password ? [`--password=${password}`] : [];
+  const dict = await execa('qpdf', [...pw, `--show-object=${num}`, path]);
+  const raw = await execa('qpdf', [...pw, `--show-object=${num}`, '--raw-stream-data', path], { encoding: 'buffer' });
+  return { dict: dict.stdout, data: Buffer.from(raw.stdout) };
+}
+
+/** The objects the catalog's /Extra lists, in order (a writer may number them anew). */
+async function extraObjects(path: string, password?: string): Promise<number[]> {
+  const pw = password ? [`--password=${password}`] : [];
+  const trailer = await execa('qpdf', [...pw, '--show-object=trailer', path]);
+  const root = /\/Root (\d+) 0 R/.exec(trailer.stdout)![1];
+  const catalog = await execa('qpdf', [...pw, `--show-object=${root}`, path]);
+  const extra = /\/Extra \[([^\]]*)\]/.exec(catalog.stdout)![1];
+  return [...extra.matchAll(/(\d+) 0 R/g)].map((m) => Number(m[1]));
+}
+
+async function expectStreams(path: string, password?: string): Promise<void> {
+  const numbers = await extraObjects(path, password);
+  expect(numbers).toHaveLength(streams.length);
+  for (const [i, s] of streams.entries()) {
+    const object = await qpdfObject(path, numbers[i], password);
+    expect(object.data.equals(s.data), `data of ${s.note}`).toBe(true);
+    expect(object.dict).toContain(`/Note (${s.note.replace(/[()]/g, '\\$&')})`);
+  }
+}
+
+describe.each([
+  ['AES-128', '128', ['--use-aes=y']],
+  ['AES-256', '256', []],
+] as const)('streams read from the input file, %s', (algorithm, bits, qpdfOptions) => {
+  it('add_password: qpdf decrypts every stream and its string back to the input', async () => {
+    const output = tempFile(new Uint8Array(0));
+    await execa('node', [CLI, 'add-password', '--password', PASSWORD, '--encryption-algorithm', algorithm, tempFile(INPUT), '-o', output, '--force']);
+    expect((await qpdfCheck(readFileSync(output), PASSWORD)).exitCode).toBe(0);
+    await expectStreams(output, PASSWORD);
+  });
+
+  it('remove_password: every stream qpdf encrypted comes out as the input had it', async () => {
+    const encrypted = tempFile(new Uint8Array(0));
+    // Not compressed (qpdf compresses unfiltered streams by default): the encrypted sizes stay those above.
+    await execa('qpdf', ['--compress-streams=n', '--encrypt', PASSWORD, PASSWORD, bits, ...qpdfOptions, '--', tempFile(INPUT), encrypted]);
+    const output = tempFile(new Uint8Array(0));
+    await execa('node', [CLI, 'remove-password', '--password', PASSWORD, encrypted, '-o', output, '--force']);
+    expect((await qpdfCheck(readFileSync(output))).exitCode).toBe(0);
+    await expectStreams(output);
+  });
+});
