@@ -8,7 +8,7 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { type PDFContext, PDFObject, PDFRef } from './primitives.js';
+import { PDFArray, type PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './primitives.js';
 import { forEachChild } from './walk.js';
 import { type ObjectSource, storeOf } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from '../reader/skim.js';
@@ -39,16 +39,26 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
     }
     return;
   }
-  const stack: PDFObject[] = [source.object];
-  const push = (child: PDFObject) => {
-    stack.push(child);
-  };
-  while (stack.length > 0) {
-    const obj = stack.pop()!;
-    if (obj instanceof PDFRef) visit(obj);
-    else forEachChild(obj, push);
+  // One stack for every walk, from `base` up (a walk started inside `visit` works above this one's), and a
+  // push made once: a stack and a closure per object were the largest share of what a rotate allocated.
+  const base = refStack.length;
+  refStack.push(source.object);
+  try {
+    while (refStack.length > base) {
+      const obj = refStack.pop()!;
+      if (obj instanceof PDFRef) visit(obj);
+      else forEachChild(obj, pushOnStack);
+    }
+  } finally {
+    refStack.length = base;
   }
 }
+
+const refStack: PDFObject[] = [];
+/** Only what can hold or be a reference goes on the stack: names, numbers and strings lead nowhere. */
+const pushOnStack = (child: PDFObject): void => {
+  if (child instanceof PDFRef || child instanceof PDFDict || child instanceof PDFArray || child instanceof PDFStream) refStack.push(child);
+};
 
 /**
  * Whether an object holds a reference to one of `targets`, at any depth

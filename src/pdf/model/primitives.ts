@@ -82,6 +82,9 @@ export class PDFName extends PDFObject {
   }
 }
 
+const SHARED_NUMBERS = 1024;
+const sharedNumbers: Array<PDFNumber | undefined> = new Array(SHARED_NUMBERS).fill(undefined);
+
 /** A number; written the way pdf-lib writes numbers (no exponent). */
 export class PDFNumber extends PDFObject {
   /** Made when first written: most numbers a reader parses are only looked at. */
@@ -91,7 +94,20 @@ export class PDFNumber extends PDFObject {
     super();
   }
 
+  /**
+   * Small whole numbers are shared (a number is never changed in place): a
+   * page dictionary's box, counts and lengths were objects of their own,
+   * kept as long as the page and copied by every scavenge of the collector.
+   */
   static of(value: number): PDFNumber {
+    if (value >= 0 && value < SHARED_NUMBERS && Number.isInteger(value) && !Object.is(value, -0)) {
+      let shared = sharedNumbers[value];
+      if (shared === undefined) {
+        shared = new PDFNumber(value);
+        sharedNumbers[value] = shared;
+      }
+      return shared;
+    }
     return new PDFNumber(value);
   }
 
@@ -409,6 +425,8 @@ export class PDFDict extends PDFObject {
   lookup(key: PDFName): PDFObject | undefined;
   lookup<T extends TypeArg[]>(key: PDFName, ...types: T): Instance<T[number]>;
   lookup(key: PDFName, ...types: TypeArg[]): PDFObject | undefined {
+    // Untyped (nearly every call): no spread of the types into the context's look-up, which made two arrays a call.
+    if (types.length === 0) return present(resolved(this.context, this.entriesMap.get(key)));
     const keepNull = types.includes(PDFNull);
     const value = this.context.lookup(this.get(key, keepNull), ...types);
     return value === PDFNull && !keepNull ? undefined : value;
@@ -490,6 +508,7 @@ export class PDFArray extends PDFObject {
   lookup(index: number): PDFObject | undefined;
   lookup<T extends TypeArg[]>(index: number, ...types: T): Instance<T[number]>;
   lookup(index: number, ...types: TypeArg[]): PDFObject | undefined {
+    if (types.length === 0) return resolved(this.context, this.items[index]);
     return this.context.lookup(this.items[index], ...types);
   }
 
@@ -704,6 +723,16 @@ const NO_STORE: ObjectStore = {
   hasObjectStreams: false,
   entries: () => [],
 };
+
+/** `key` with a reference followed through the context's store. */
+function resolved(context: PDFContext, key: LookupKey): PDFObject | undefined {
+  return key instanceof PDFRef ? context.store.get(key) : key;
+}
+
+/** Null as absent. */
+function present(value: PDFObject | undefined): PDFObject | undefined {
+  return value === PDFNull ? undefined : value;
+}
 
 function checked(result: PDFObject | undefined, types: readonly TypeArg[]): PDFObject | undefined {
   for (const type of types) {

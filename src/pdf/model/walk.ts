@@ -21,12 +21,29 @@ export type Visit = (child: PDFObject, holder: Holder, at: PDFName | number) => 
 export function forEachChild(obj: PDFObject, visit: Visit): void {
   const container = obj instanceof PDFStream ? obj.dict : obj;
   if (container instanceof PDFDict) {
-    // forEach: a for-of over the entries makes an array per entry, on every object of a walk.
-    entriesOf(container).forEach((value, key) => visit(value, container, key));
+    // forEach: a for-of over the entries makes an array per entry, on every object of a walk. Its callback is
+    // made once, with the visit and the holder in module variables (restored after: a visit may walk too).
+    const outerVisit = entryVisit;
+    const outerHolder = entryHolder;
+    entryVisit = visit;
+    entryHolder = container;
+    try {
+      entriesOf(container).forEach(visitEntry);
+    } finally {
+      entryVisit = outerVisit;
+      entryHolder = outerHolder;
+    }
   } else if (container instanceof PDFArray) {
     const items = itemsOf(container);
     for (let i = 0; i < items.length; i++) visit(items[i], container, i);
   }
+}
+
+let entryVisit: Visit | undefined;
+let entryHolder: PDFDict | undefined;
+
+function visitEntry(value: PDFObject, key: PDFName): void {
+  entryVisit!(value, entryHolder!, key);
 }
 
 /**
@@ -36,35 +53,49 @@ export function forEachChild(obj: PDFObject, visit: Visit): void {
  * returns false, what the object holds is not walked.
  */
 export function walkInside(root: PDFObject, visit: (child: PDFObject, holder: Holder, at: PDFName | number) => boolean | void): void {
-  // Three stacks side by side, not a tuple per child: every value of every object an encryption or decryption walks made one.
-  const children: PDFObject[] = [];
-  const holders: Holder[] = [];
-  const ats: Array<PDFName | number> = [];
-  const stack: Visit = (child, holder, at) => {
-    children.push(child);
-    holders.push(holder);
-    ats.push(at);
-  };
-  const stackChildren = (obj: PDFObject) => {
-    const start = children.length;
-    forEachChild(obj, stack);
-    // Last child on top would be reached first: reversed, they are reached in order.
-    for (let i = start, j = children.length - 1; i < j; i++, j--) {
-      const child = children[i];
-      children[i] = children[j];
-      children[j] = child;
-      const holder = holders[i];
-      holders[i] = holders[j];
-      holders[j] = holder;
-      const at = ats[i];
-      ats[i] = ats[j];
-      ats[j] = at;
+  // Three stacks side by side, not a tuple per child, shared by every walk from its base up (a walk started
+  // inside `visit` works above this one's): stacks and closures of their own were made for every object an
+  // encryption or decryption walks.
+  const base = children.length;
+  try {
+    stackChildren(root);
+    while (children.length > base) {
+      const child = children.pop()!;
+      // Only a container holds anything (forEachChild finds nothing in the rest).
+      if (visit(child, holders.pop()!, ats.pop()!) !== false && (child instanceof PDFDict || child instanceof PDFArray || child instanceof PDFStream))
+        stackChildren(child);
     }
-  };
-  stackChildren(root);
-  while (children.length > 0) {
-    const child = children.pop()!;
-    if (visit(child, holders.pop()!, ats.pop()!) !== false) stackChildren(child);
+  } finally {
+    children.length = base;
+    holders.length = base;
+    ats.length = base;
+  }
+}
+
+const children: PDFObject[] = [];
+const holders: Holder[] = [];
+const ats: Array<PDFName | number> = [];
+
+function stackChild(child: PDFObject, holder: Holder, at: PDFName | number): void {
+  children.push(child);
+  holders.push(holder);
+  ats.push(at);
+}
+
+function stackChildren(obj: PDFObject): void {
+  const start = children.length;
+  forEachChild(obj, stackChild);
+  // Last child on top would be reached first: reversed, they are reached in order.
+  for (let i = start, j = children.length - 1; i < j; i++, j--) {
+    const child = children[i];
+    children[i] = children[j];
+    children[j] = child;
+    const holder = holders[i];
+    holders[i] = holders[j];
+    holders[j] = holder;
+    const at = ats[i];
+    ats[i] = ats[j];
+    ats[j] = at;
   }
 }
 

@@ -17,7 +17,7 @@ import type { ObjectSource, RawOrigin, RawSource } from '../model/store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
-import { PdfSyntaxError, readObjectHeader, skipWhite } from './syntax.js';
+import { PdfSyntaxError, STREAM, indexOf, readObjectHeader, skipWhite } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
 import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
@@ -33,6 +33,9 @@ interface ObjectStream {
 export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8Array;
 /** Decrypts an object parsed from its offset: its strings and stream data, in place or as a new object. */
 export type ObjectDecryptor = (ref: PDFRef, object: PDFObject) => PDFObject;
+
+/** An object this small is read whole when parsed (its bytes are a page or two of the file at most). */
+const SMALL_OBJECT = 4096;
 
 export class ObjectTable extends LayeredObjects {
   private entries_: Map<number, XrefEntry>;
@@ -396,9 +399,12 @@ export class ObjectTable extends LayeredObjects {
     return body.byteLength > 0 ? body : undefined;
   }
 
+  /** lengthOf as a function made once (the skim takes it on every object). */
+  private readonly lengthOfNumber = (num: number, gen: number): number | undefined => this.lengthOf(num, gen);
+
   private skim(num: number): RawObject | undefined {
     const entry = this.entries_.get(num)!;
-    const lengthOf = (n: number, g: number) => this.lengthOf(n, g);
+    const lengthOf = this.lengthOfNumber;
     if (entry.type === 1) {
       const header = this.header(num, entry);
       if (!header) return undefined;
@@ -523,7 +529,14 @@ export class ObjectTable extends LayeredObjects {
           // A clean stream: its dictionary is parsed, its data stays in the file until something reads it.
           // The skim is kept only for a look that forgets what it parsed (readOnly): a parsed object is
           // written from its parsed form, and a merge parses 200,000 objects.
-          const stream = this.streamOf(this.parsedDuringLook ? this.rawObject(ref) : (this.raws.get(num)?.raw ?? this.skim(num)));
+          const known = this.parsedDuringLook ? this.rawObject(ref) : this.raws.get(num)?.raw;
+          // A small object with no `stream` in its bytes is no stream: parsed without skimming it first (each
+          // page dictionary was skimmed, then parsed, at opening).
+          if (!known && !this.parsedDuringLook && this.nextOffset(entry.offset) - entry.offset <= SMALL_OBJECT) {
+            const end = this.extent(entry.offset);
+            if (indexOf(this.bytes, STREAM, entry.offset, end) < 0) return parseIndirectObject(this.bytes, entry.offset, this.parseContext, end).object;
+          }
+          const stream = this.streamOf(known ?? this.skim(num));
           if (stream) return stream;
         }
         return parseIndirectObject(this.bytes, entry.offset, this.parseContext, this.extent(entry.offset)).object;

@@ -36,8 +36,52 @@ const LENGTH = PDFName.of('Length');
 
 const names = new Map<string, PDFName>();
 
+/**
+ * Names met before, by their token's bytes (open addressing, a few probes):
+ * a name is found again without making its text, which was a string built a
+ * character at a time and then hashed for the map, for each of the dozen
+ * names of every page dictionary. Short tokens only, and a full table just
+ * stops taking more, so hostile input cannot grow it.
+ */
+const NAME_SLOTS = 4096;
+const NAME_PROBES = 8;
+const MAX_SLOT_NAME = 32;
+const slotBytes: Array<Uint8Array | undefined> = new Array(NAME_SLOTS).fill(undefined);
+const slotNames: Array<PDFName | undefined> = new Array(NAME_SLOTS).fill(undefined);
+
 /** A name token's text (without the slash), #xx escapes decoded, as one PDFName per distinct token. */
 function nameOf(bytes: Uint8Array, start: number, end: number): PDFName {
+  const length = end - start;
+  if (length > MAX_SLOT_NAME) return nameFromText(bytes, start, end);
+  let hash = 0x811c9dc5 ^ length;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i], 0x01000193);
+  for (let probe = 0; probe < NAME_PROBES; probe++) {
+    const slot = (hash + probe) & (NAME_SLOTS - 1);
+    const known = slotBytes[slot];
+    if (known === undefined) {
+      const name = nameFromText(bytes, start, end);
+      // A copy: a view would keep the whole buffer it was read from (an object stream's data) alive.
+      const copy = new Uint8Array(length);
+      for (let i = 0; i < length; i++) copy[i] = bytes[start + i];
+      slotBytes[slot] = copy;
+      slotNames[slot] = name;
+      return name;
+    }
+    if (known.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (known[i] !== bytes[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return slotNames[slot]!;
+    }
+  }
+  return nameFromText(bytes, start, end);
+}
+
+function nameFromText(bytes: Uint8Array, start: number, end: number): PDFName {
   let token = '';
   for (let i = start; i < end; i++) token += String.fromCharCode(bytes[i]);
   let name = names.get(token);

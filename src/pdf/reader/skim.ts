@@ -36,12 +36,6 @@ export interface RawObject {
   dataEnd?: number;
 }
 
-interface IntToken {
-  start: number;
-  end: number;
-  value: number;
-}
-
 /**
  * Skims the body that starts at `start`. `topLevel`: an indirect object in
  * the file, which ends at `endobj` and may be a stream; otherwise an object
@@ -55,9 +49,31 @@ export function skimBody(
   end: number,
   topLevel: boolean,
   lengthOf: (num: number, gen: number) => number | undefined,
-  ensure: (start: number, end: number) => void = () => {},
+  ensure: (start: number, end: number) => void = NO_ENSURE,
 ): RawObject | undefined {
-  const refs: number[] = [];
+  // The references gather on one shared list, from `base` up (a skim that lengthOf starts works above this
+  // one's), and each skim keeps an exact copy: a list of its own per skim was grown, then copied.
+  const base = gathered.length;
+  try {
+    return skimFrom(data, start, end, topLevel, lengthOf, ensure, base);
+  } finally {
+    gathered.length = base;
+  }
+}
+
+const gathered: number[] = [];
+const NO_ENSURE = (): void => {};
+
+function skimFrom(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  topLevel: boolean,
+  lengthOf: (num: number, gen: number) => number | undefined,
+  ensure: (start: number, end: number) => void,
+  base: number,
+): RawObject | undefined {
+  const refs = gathered;
   let strings = false;
   // Bytes are made readable a window at a time, as far as the skim goes.
   let ready = start;
@@ -77,9 +93,12 @@ export function skimBody(
   let prev2Start = -1;
   let prev2Value = 0;
   let awaitingLength = false;
-  let length: IntToken | undefined;
-  // The /Length given as `N G R`: its N and G.
-  let lengthRef: [number, number] | undefined;
+  // The top-level /Length's value: where its first integer starts (-1: none yet) and its value.
+  let lengthStart = -1;
+  let lengthValue = 0;
+  // The /Length given as `N G R`: its N and G (-1: not a reference).
+  let lengthRefNum = -1;
+  let lengthRefGen = 0;
   for (;;) {
     if (pos + 1024 > ready && ready < end) {
       ensure(pos, pos + WINDOW);
@@ -88,7 +107,7 @@ export function skimBody(
     pos = skipWhite(data, pos, end);
     if (pos >= end) {
       if (topLevel || depth !== 0) return undefined;
-      return { data, start, end: trimEnd(data, start, end), refs: kept(refs), stream: false, strings };
+      return { data, start, end: trimEnd(data, start, end), refs: kept(refs, base), stream: false, strings };
     }
     const c = data[pos];
     const bit = 1 << depth;
@@ -99,7 +118,6 @@ export function skimBody(
     const tail = refTail;
     refTail = 0;
     let intStart = -1;
-    let intEnd = 0;
     let intValue = 0;
     let lengthKey = false;
     if (c === 0x28 || (c === 0x3c && data[pos + 1] !== 0x3c)) {
@@ -145,7 +163,7 @@ export function skimBody(
       // A name is a key where one is due, else a value.
       if (inDict) keyNext ^= bit;
       const nameEnd = tokenEnd(data, pos + 1, end);
-      lengthKey = depth === 1 && length === undefined && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
+      lengthKey = depth === 1 && lengthStart < 0 && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
       pos = nameEnd;
     } else if (CHAR_CLASS[c] === 2) {
       return undefined; // `{`, `}`, `)`: not clean
@@ -160,7 +178,6 @@ export function skimBody(
         }
         if (digits && stop - pos <= 10) {
           intStart = pos;
-          intEnd = stop;
           intValue = number;
         }
         if (tail === 1 && intStart >= 0) refTail = 2;
@@ -169,11 +186,26 @@ export function skimBody(
       } else if (c === 0x52 && stop === pos + 1 && prev1Start >= 0 && prev2Start >= 0) {
         if (inDict && tail !== 2) return undefined;
         refs.push(prev2Start, stop, prev2Value, prev1Value);
-        if (length !== undefined && length.start === prev2Start) lengthRef = [prev2Value, prev1Value];
+        if (lengthStart >= 0 && lengthStart === prev2Start) {
+          lengthRefNum = prev2Value;
+          lengthRefGen = prev1Value;
+        }
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
-        return { data, start, end: trimEnd(data, start, pos), refs: kept(refs), stream: false, strings };
+        return { data, start, end: trimEnd(data, start, pos), refs: kept(refs, base), stream: false, strings };
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, STREAM, end)) {
-        return skimStream(data, start, pos, end, refs, strings, length, lengthRef, lengthOf, ensure);
+        return skimStream(
+          data,
+          start,
+          pos,
+          end,
+          kept(refs, base),
+          strings,
+          lengthStart < 0 ? undefined : lengthValue,
+          lengthRefNum,
+          lengthRefGen,
+          lengthOf,
+          ensure,
+        );
       } else if (!isValueWord(data, pos, stop, c) || (keyNext = takeValue(keyNext, bit, inDict)) < 0) {
         // Anything else (`endstream` after a dictionary, a stray word, the next `obj`) is damage:
         // the object is parsed instead, and written as what it parses to.
@@ -182,7 +214,10 @@ export function skimBody(
       pos = stop;
     }
     // The token right after a top-level /Length key is its value (`N` or the `N` of `N G R`).
-    if (awaitingLength && intStart >= 0) length = { start: intStart, end: intEnd, value: intValue };
+    if (awaitingLength && intStart >= 0) {
+      lengthStart = intStart;
+      lengthValue = intValue;
+    }
     awaitingLength = lengthKey;
     if (intStart >= 0) {
       prev2Start = prev1Start;
@@ -215,7 +250,7 @@ const NO_REFS: RawRefs = [];
  * for 17 items, and a skim is kept for every object a document writes (a
  * chain of 200,000 small objects spent 26 MB on that room alone).
  */
-const kept = (refs: number[]): RawRefs => (refs.length === 0 ? NO_REFS : refs.slice());
+const kept = (refs: number[], base: number): RawRefs => (refs.length === base ? NO_REFS : refs.slice(base));
 
 const LENGTH_NAME = Uint8Array.from('Length', (ch) => ch.charCodeAt(0));
 const TRUE = Uint8Array.from('true', (ch) => ch.charCodeAt(0));
@@ -233,17 +268,18 @@ function skimStream(
   start: number,
   keyword: number,
   end: number,
-  refs: number[],
+  refs: RawRefs,
   strings: boolean,
-  length: IntToken | undefined,
-  lengthRef: [number, number] | undefined,
+  length: number | undefined,
+  lengthRefNum: number,
+  lengthRefGen: number,
   lengthOf: (num: number, gen: number) => number | undefined,
   ensure: (start: number, end: number) => void,
 ): RawObject | undefined {
   let dataStart = keyword + STREAM.length;
   if (data[dataStart] === 0x0d) dataStart++;
   if (data[dataStart] === 0x0a) dataStart++;
-  const declared = lengthRef ? lengthOf(lengthRef[0], lengthRef[1]) : length?.value;
+  const declared = lengthRefNum >= 0 ? lengthOf(lengthRefNum, lengthRefGen) : length;
   if (declared === undefined || declared < 0 || dataStart + declared > end) return undefined;
   // The data itself is never read here: only where `endstream` must stand.
   ensure(dataStart + declared, dataStart + declared + 256);
@@ -252,7 +288,7 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  return { data, start, end: streamEnd, refs: kept(refs), stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
+  return { data, start, end: streamEnd, refs, stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */

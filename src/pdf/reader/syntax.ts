@@ -44,28 +44,44 @@ export function isKeywordAt(bytes: Uint8Array, pos: number, word: Uint8Array, en
  * number that large is damage, not a number to act on.
  */
 export function readUnsigned(bytes: Uint8Array, pos: number, end = bytes.length): { value: number; end: number } | undefined {
+  const at = unsignedEnd(bytes, pos, end);
+  return at < 0 ? undefined : { value: unsignedValue, end: at };
+}
+
+/** `N G obj` at `pos` (after white space): the numbers and where the body starts. */
+export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.length): { num: number; gen: number; bodyStart: number } | undefined {
+  // The numbers are read here rather than by readUnsigned, whose result objects were two per header read.
+  pos = skipWhite(bytes, pos, end);
+  const numEnd = unsignedEnd(bytes, pos, end);
+  if (numEnd < 0) return undefined;
+  const num = unsignedValue;
+  let at = skipWhite(bytes, numEnd, end);
+  const genEnd = unsignedEnd(bytes, at, end);
+  if (genEnd < 0) return undefined;
+  const gen = unsignedValue;
+  at = skipWhite(bytes, genEnd, end);
+  if (!isKeywordAt(bytes, at, OBJ, end)) return undefined;
+  return { num, gen, bodyStart: at + 3 };
+}
+
+/** The value unsignedEnd read last. */
+let unsignedValue = 0;
+
+/** The value the last unsignedEnd that succeeded read. */
+export const lastUnsigned = (): number => unsignedValue;
+
+/** readUnsigned without a result object: the end (the value in lastUnsigned()), or -1. */
+export function unsignedEnd(bytes: Uint8Array, pos: number, end: number): number {
   let value = 0;
   let i = pos;
   while (i < end && isDigit(bytes[i])) {
     value = value * 10 + (bytes[i] - 0x30);
     i++;
-    if (i - pos > 15) return undefined;
+    if (i - pos > 15) return -1;
   }
-  if (i === pos || (i < end && CHAR_CLASS[bytes[i]] === 0)) return undefined;
-  return { value, end: i };
-}
-
-/** `N G obj` at `pos` (after white space): the numbers and where the body starts. */
-export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.length): { num: number; gen: number; bodyStart: number } | undefined {
-  pos = skipWhite(bytes, pos, end);
-  const num = readUnsigned(bytes, pos, end);
-  if (!num) return undefined;
-  let at = skipWhite(bytes, num.end, end);
-  const gen = readUnsigned(bytes, at, end);
-  if (!gen) return undefined;
-  at = skipWhite(bytes, gen.end, end);
-  if (!isKeywordAt(bytes, at, OBJ, end)) return undefined;
-  return { num: num.value, gen: gen.value, bodyStart: at + 3 };
+  if (i === pos || (i < end && CHAR_CLASS[bytes[i]] === 0)) return -1;
+  unsignedValue = value;
+  return i;
 }
 
 export const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));

@@ -22,6 +22,8 @@ import {
   lastIndexOf,
   readObjectHeader,
   readUnsigned,
+  unsignedEnd,
+  lastUnsigned,
   skipWhite,
 } from './syntax.js';
 
@@ -148,16 +150,19 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
     // Entries are 20 bytes; a few more for sloppy writers, and the trailer after them.
     ensure(pos, pos + count.value * 21 + SECTION_WINDOW);
     for (let i = 0; i < count.value; i++) {
-      const offset = readUnsigned(bytes, skipWhite(bytes, pos));
-      const gen = offset && readUnsigned(bytes, skipWhite(bytes, offset.end));
-      const kindAt = gen ? skipWhite(bytes, gen.end) : -1;
+      // Read without result objects: two per entry, for every entry of the table.
+      const offsetEnd = unsignedEnd(bytes, skipWhite(bytes, pos), bytes.length);
+      const offset = lastUnsigned();
+      const genEnd = offsetEnd < 0 ? -1 : unsignedEnd(bytes, skipWhite(bytes, offsetEnd), bytes.length);
+      const gen = lastUnsigned();
+      const kindAt = genEnd >= 0 ? skipWhite(bytes, genEnd) : -1;
       const kind = kindAt >= 0 ? bytes[kindAt] : 0;
-      if (!offset || !gen || (kind !== 0x6e && kind !== 0x66)) throw new PdfSyntaxError('damaged cross-reference entry', pos);
+      if (kind !== 0x6e && kind !== 0x66) throw new PdfSyntaxError('damaged cross-reference entry', pos);
       pos = kindAt + 1;
       const num = first.value + i;
       if (num > limit || entries.has(num)) continue;
       // Object 0 is always free, whatever the entry says.
-      entries.set(num, kind === 0x6e && num !== 0 && offset.value > 0 ? { type: 1, offset: offset.value, gen: gen.value } : { type: 0 });
+      entries.set(num, kind === 0x6e && num !== 0 && offset > 0 ? { type: 1, offset, gen } : { type: 0 });
     }
   }
   const parser = new ObjectParser(bytes, pos + TRAILER.length, bytes.length, structureContext(context));

@@ -6,38 +6,58 @@
  * tokens rather than building each container's text (nested containers
  * would be built once per level).
  */
-import { entriesOf, itemsOf, PDFArray, PDFDict, PDFObject, PDFStream } from '../model/primitives.js';
+import { entriesOf, itemsOf, PDFArray, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
+
+/**
+ * Where the written form goes, a token at a time. A reference is handed over
+ * as itself, so that a writer of bytes can write its digits without making
+ * its `N G R` text (a string per reference written).
+ */
+export interface TokenWriter {
+  token(text: string): void;
+  ref(ref: PDFRef): void;
+}
 
 export function serialize(object: PDFObject): Uint8Array {
   const parts: string[] = [];
-  writeTokens(object, (token) => parts.push(token));
+  writeTokens(object, { token: (text) => parts.push(text), ref: (ref) => parts.push(ref.tag) });
   return Buffer.from(parts.join(''), 'latin1');
 }
 
-/** Hands the object's written form to `token` in order, a token or a separator at a time. */
-export function writeTokens(object: PDFObject, token: (text: string) => void): void {
-  if (object instanceof PDFDict) {
-    token('<<\n');
-    // forEach: a for-of over the map makes an array per entry.
-    entriesOf(object).forEach((value, key) => {
-      token(key.toString());
-      token(' ');
-      writeTokens(value, token);
-      token('\n');
-    });
-    token('>>');
+/**
+ * Hands the object's written form to `out` in order. The common classes are
+ * told apart here, so each call below goes to one method (toString on any
+ * object was one call site for every class, the serializer's largest cost).
+ */
+export function writeTokens(object: PDFObject, out: TokenWriter): void {
+  if (object instanceof PDFName) out.token(object.asString());
+  else if (object instanceof PDFRef) out.ref(object);
+  else if (object instanceof PDFNumber) out.token(object.toString());
+  else if (object instanceof PDFDict) {
+    out.token('<<\n');
+    // forEach with `out` as its this: neither an array per entry (for-of) nor a closure per dictionary.
+    entriesOf(object).forEach(writeEntry, out);
+    out.token('>>');
   } else if (object instanceof PDFArray) {
-    token('[ ');
-    for (const item of itemsOf(object)) {
-      writeTokens(item, token);
-      token(' ');
+    out.token('[ ');
+    const items = itemsOf(object);
+    for (let i = 0; i < items.length; i++) {
+      writeTokens(items[i], out);
+      out.token(' ');
     }
-    token(']');
+    out.token(']');
   } else if (object instanceof PDFStream) {
     // Only a stream's dictionary is ever serialized here; its data goes out as pieces.
-    writeTokens(object.dict, token);
+    writeTokens(object.dict, out);
   } else {
-    // Names, numbers, strings, references, booleans, null: each keeps its written form.
-    token(object.toString());
+    // Strings, booleans, null: each keeps its written form.
+    out.token(object.toString());
   }
+}
+
+function writeEntry(this: TokenWriter, value: PDFObject, key: PDFName): void {
+  this.token(key.asString());
+  this.token(' ');
+  writeTokens(value, this);
+  this.token('\n');
 }

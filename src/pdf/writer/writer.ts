@@ -20,7 +20,7 @@ import type { Encryption } from '../security/encrypt.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
 import { walkGraph, type ObjectSource } from '../model/graph.js';
-import { serialize, writeTokens } from './serialize.js';
+import { serialize, writeTokens, type TokenWriter } from './serialize.js';
 import { unloadedData } from '../reader/object-table.js';
 import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
 
@@ -158,7 +158,7 @@ const BLOCK = 1 << 16;
  * small buffers (and a split, that for every part it kept until the end).
  * Large pieces, unread input (FileRange) and deferred pieces go as they are.
  */
-class Output {
+class Output implements TokenWriter {
   private block: Buffer | undefined;
   private blockStart = 0;
   private blockUsed = 0;
@@ -178,7 +178,7 @@ class Output {
    * changes were 5.5 of its 122 MB of allocations (images shape). Chars
    * keep their low byte, as latin1 does.
    */
-  private readonly token = (text: string): void => {
+  token(text: string): void {
     const length = text.length;
     if (length > SMALL_PIECE) return this.push(Buffer.from(text, 'latin1'));
     this.room(length);
@@ -187,7 +187,25 @@ class Output {
     for (let i = 0; i < length; i++) block[at + i] = text.charCodeAt(i);
     this.blockUsed += length;
     this.offset += length;
-  };
+  }
+
+  /** A reference of a parsed object, `N G R` written as digits (its text would be a string per reference). */
+  ref(ref: PDFRef): void {
+    // Only whole numbers are written as digits here; anything else (made in memory, never parsed) as its text.
+    if (!(Number.isSafeInteger(ref.objectNumber) && ref.objectNumber >= 0 && Number.isSafeInteger(ref.generationNumber) && ref.generationNumber >= 0)) {
+      return this.token(ref.tag);
+    }
+    this.room(48);
+    const block = this.block!;
+    const start = this.blockUsed;
+    let at = writeDigits(block, start, ref.objectNumber);
+    block[at++] = 0x20;
+    at = writeDigits(block, at, ref.generationNumber);
+    block[at++] = 0x20;
+    block[at++] = 0x52;
+    this.blockUsed = at;
+    this.offset += at - start;
+  }
 
   /** ASCII text (headers, numbers, keywords), written into the current block. */
   text(text: string): void {
@@ -268,7 +286,7 @@ class Output {
       this.stream(ref, object.dict, data);
     } else {
       this.header(ref);
-      writeTokens(object, this.token);
+      writeTokens(object, this);
       this.push(OBJECT_END);
     }
   }
@@ -276,7 +294,7 @@ class Output {
   /** A stream object from its dictionary (serialized, or to serialize) and its data. */
   stream(ref: PDFRef, dict: Uint8Array | PDFDict, data: readonly Piece[]): void {
     this.header(ref);
-    if (dict instanceof PDFDict) writeTokens(dict, this.token);
+    if (dict instanceof PDFDict) writeTokens(dict, this);
     else this.push(dict);
     this.push(STREAM_START);
     for (const piece of data) this.push(piece);
