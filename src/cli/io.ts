@@ -199,6 +199,9 @@ function makeDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
   } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw ValidationError.field('output', `${JSON.stringify(dir)} is a file: a split writes its parts into a directory, so give -o a directory`);
+    }
     throw ValidationError.field('output', `cannot make the directory ${JSON.stringify(dir)}: ${describeFsError(err)}`);
   }
 }

@@ -298,7 +298,9 @@ describe('pdfsvc split-by-page-count', () => {
     writeFileSync(file, 'not a directory');
     const refused = await pdfsvc(['split-by-page-count', '--page-count', '4', fixturePath('pages-10.pdf'), '-o', file]);
     expect(refused.exitCode).toBe(2);
-    expect(Buffer.from(refused.stderr).toString()).toMatch(/^pdfsvc: output: cannot make the directory .*a-file/m);
+    expect(Buffer.from(refused.stderr).toString()).toMatch(
+      /^pdfsvc: output: ".*a-file" is a file: a split writes its parts into a directory, so give -o a directory$/m,
+    );
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
 
