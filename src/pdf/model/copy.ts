@@ -9,6 +9,7 @@
  */
 import { PDFArray, type PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, arrayOf, entriesOf, itemsOf } from './primitives.js';
 import { streamWithDataOf } from '../reader/object-table.js';
+import { holdsChildren } from './walk.js';
 
 /** A copy of `object` owned by `context`; `mapRef` rewrites each reference inside it (default: kept). */
 export function copyObject<T extends PDFObject>(object: T, context: PDFContext, mapRef?: (ref: PDFRef) => PDFObject): T {
@@ -103,20 +104,15 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
       const dict = container;
       entriesOf(dict).forEach((value, key) => {
         if (value instanceof PDFRef) dict.set(key, mapRef(value));
-        else if (isContainer(value)) pending.push(value);
+        else if (holdsChildren(value)) pending.push(value);
       });
     } else {
       const items = container.items;
       for (let i = 0; i < items.length; i++) {
         const value = items[i];
         if (value instanceof PDFRef) items[i] = mapRef(value);
-        else if (isContainer(value)) pending.push(value);
+        else if (holdsChildren(value)) pending.push(value);
       }
     }
   }
-}
-
-/** What moveObject walks into: names, numbers and strings hold no references. */
-function isContainer(value: PDFObject): boolean {
-  return value instanceof PDFDict || value instanceof PDFArray || value instanceof PDFStream;
 }

@@ -8,8 +8,8 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFObject, PDFRef, PDFStream } from './primitives.js';
-import { forEachChild } from './walk.js';
+import { type PDFContext, PDFObject, PDFRef } from './primitives.js';
+import { forEachChild, holdsChildren } from './walk.js';
 import { type ObjectSource, storeOf } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from '../reader/skim.js';
 
@@ -57,7 +57,7 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
 const refStack: PDFObject[] = [];
 /** Only what can hold or be a reference goes on the stack: names, numbers and strings lead nowhere. */
 const pushOnStack = (child: PDFObject): void => {
-  if (child instanceof PDFRef || child instanceof PDFDict || child instanceof PDFArray || child instanceof PDFStream) refStack.push(child);
+  if (child instanceof PDFRef || holdsChildren(child)) refStack.push(child);
 };
 
 /**

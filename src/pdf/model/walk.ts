@@ -39,6 +39,11 @@ export function forEachChild(obj: PDFObject, visit: Visit): void {
   }
 }
 
+/** Whether forEachChild can find anything in `obj`: only dictionaries, arrays and streams hold values. */
+export function holdsChildren(obj: PDFObject): boolean {
+  return obj instanceof PDFDict || obj instanceof PDFArray || obj instanceof PDFStream;
+}
+
 let entryVisit: Visit | undefined;
 let entryHolder: PDFDict | undefined;
 
@@ -61,9 +66,7 @@ export function walkInside(root: PDFObject, visit: (child: PDFObject, holder: Ho
     stackChildren(root);
     while (children.length > base) {
       const child = children.pop()!;
-      // Only a container holds anything (forEachChild finds nothing in the rest).
-      if (visit(child, holders.pop()!, ats.pop()!) !== false && (child instanceof PDFDict || child instanceof PDFArray || child instanceof PDFStream))
-        stackChildren(child);
+      if (visit(child, holders.pop()!, ats.pop()!) !== false && holdsChildren(child)) stackChildren(child);
     }
   } finally {
     children.length = base;

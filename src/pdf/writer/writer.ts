@@ -147,6 +147,13 @@ function writeDigits(block: Uint8Array, at: number, value: number): number {
   return at + digits;
 }
 
+/** Writes a reference's `N G` (object and generation numbers) at `at`; returns where it ends. */
+function writeNumbers(block: Uint8Array, at: number, ref: PDFRef): number {
+  at = writeDigits(block, at, ref.objectNumber);
+  block[at++] = 0x20;
+  return writeDigits(block, at, ref.generationNumber);
+}
+
 /** Pieces smaller than this are copied into the current block instead of being kept as views. */
 const SMALL_PIECE = 4096;
 const BLOCK = 1 << 16;
@@ -198,9 +205,7 @@ class Output implements TokenWriter {
     this.room(48);
     const block = this.block!;
     const start = this.blockUsed;
-    let at = writeDigits(block, start, ref.objectNumber);
-    block[at++] = 0x20;
-    at = writeDigits(block, at, ref.generationNumber);
+    let at = writeNumbers(block, start, ref);
     block[at++] = 0x20;
     block[at++] = 0x52;
     this.blockUsed = at;
@@ -263,9 +268,7 @@ class Output implements TokenWriter {
     this.room(32);
     const block = this.block!;
     const start = this.blockUsed;
-    let at = writeDigits(block, start, ref.objectNumber);
-    block[at++] = 0x20;
-    at = writeDigits(block, at, ref.generationNumber);
+    const at = writeNumbers(block, start, ref);
     block.set(OBJ_LINE, at);
     this.blockUsed = at + OBJ_LINE.length;
     this.offset += this.blockUsed - start;
