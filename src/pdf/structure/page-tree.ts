@@ -359,12 +359,12 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   const keptPages: number[] = [];
   for (const i of new Set(kept)) {
     if (!(i >= 0 && i < entries.length)) continue;
-    const text = table?.textAround(tree.refs[i], 1 << 16);
-    const scan = text && scanLeaf(text);
+    // Its skim, which the writer takes for a page it copies: a page whose bytes are not clean enough to copy is parsed.
+    const source = table?.rawSource(tree.refs[i]);
+    const raw = source?.raw;
+    const scan = raw && !raw.stream ? scanLeaf(raw.data.subarray(raw.start, raw.end)) : undefined;
     const parent = scan && settledInBytes(context, scan, tree.inherited[i]);
-    // Its skim, which the writer takes: a page whose bytes are not clean enough to copy is parsed and settled.
-    const raw = parent && table?.rawSource(tree.refs[i]);
-    if (raw && scan && parent) noteSettledLeaf(raw.table, tree.refs[i], scan, parent);
+    if (source && scan && parent) noteSettledLeaf(source.table, tree.refs[i], scan, parent);
     else keptPages.push(i);
   }
   const dicts = keptPages.map((i) => context.lookup(tree.refs[i]));
