@@ -20,17 +20,23 @@ export function limitHeapGrowth(percent: number): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
+/** A merge's inputs up to this size in all get the larger budget: optimizeLater says why. */
+const SMALL_MERGE_BYTES = 8 * 2 ** 20;
+
 /**
  * Makes V8 weigh a function for its optimizing compiler, TurboFan, after 16
- * times the bytecode it runs by default (1 MB, not 66 KB). A merge of many
- * small files calls hundreds of functions a few hundred times each and ends:
- * TurboFan's compiles, on threads beside the main one, cost more CPU than
- * the optimized code saved (merge-50: 0.62 -> 0.35 s of CPU, the main
- * thread's own time the same). Not for every action: a rotate's main thread
- * then runs longer in unoptimized code (images 0.25 -> 0.30 s), and on a quiet
- * machine that is its wall time. bench/README.md, "Merge: where a short
- * run's CPU goes".
+ * times the bytecode it runs by default (1 MB, not 66 KB), when a merge's
+ * inputs total at most 8 MB. A merge of many small files calls hundreds of
+ * functions a few hundred times each and ends: TurboFan's compiles, on
+ * threads beside the main one, cost more CPU than the optimized code saved
+ * (merge-50: 0.39 -> 0.30 s of CPU, the main thread 228 -> 242 ms). Larger
+ * inputs keep the bin's 4 times: there the main thread runs long enough in
+ * unoptimized code to lose more than the compiles cost (two copies of a
+ * 56 MB shape: main thread 391 -> 440 ms, CPU 0.61 -> 0.57 s; of a 60 MB
+ * one of small objects, 761 -> 893 ms), and on a quiet machine the main
+ * thread is the wall time. bench/README.md, "Merge: where a short run's CPU
+ * goes" and "merge2".
  */
-export function optimizeLater(): void {
-  v8.setFlagsFromString('--interrupt-budget=1081344');
+export function optimizeLater(inputBytes: number): void {
+  if (inputBytes <= SMALL_MERGE_BYTES) v8.setFlagsFromString('--interrupt-budget=1081344');
 }
