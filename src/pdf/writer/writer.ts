@@ -139,7 +139,8 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
 function encryptedRawStream(ref: PDFRef, source: ObjectSource, encryption: Encryption): Piece[] | undefined {
   if (source.kind !== 'raw') return undefined;
   const { raw } = source;
-  if (!raw.stream || raw.strings || raw.lengthAt === undefined) return undefined;
+  // Bytes that are ciphertext (a decrypted input) are parsed, and decrypted, instead.
+  if (!raw.stream || raw.strings || raw.lengthAt === undefined || !source.table.bytesAreClear(ref)) return undefined;
   const start = raw.dataStart!;
   const end = raw.dataEnd!;
   return encryption.encryptRawStream(ref, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
