@@ -8,6 +8,7 @@
  * of its strings is encrypted on its own, as the standard requires.
  */
 import { randomBytes } from 'node:crypto';
+import { FileRange } from '../../core/lazy-file.js';
 import type { Piece } from '../../core/sink.js';
 import { encryptFromFile, isAes, piecewiseStream, readSmall, SMALL_DATA, unreadData } from './file-crypto.js';
 import {
@@ -81,6 +82,14 @@ export interface Encryption {
   dictRef: PDFRef;
   /** What to write for `object`: its strings and stream data encrypted (in place where they can be). */
   encrypt(ref: PDFRef, object: PDFObject): PDFObject;
+  /**
+   * The pieces to write for the data of a stream `ref` whose dictionary holds
+   * no string, from its input bytes (in memory, or a range of the input
+   * file); the writer writes the dictionary as it is, with /Length their size.
+   * Undefined while no stream is kept as a probe: the object is then parsed
+   * and goes through encrypt().
+   */
+  encryptRawStream(ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined;
   /** What the output must show when it is read back (check-output.ts). */
   expected: ExpectedEncryption;
 }
@@ -167,6 +176,18 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   };
 
   const keyOf = objectKeys(objectsKey, method);
+  /** A stream's data encrypted: larger data still in the input file as it is written, the rest now. */
+  const dataPieces = (key: Uint8Array, data: Uint8Array | FileRange): Piece[] => {
+    if (data instanceof FileRange) {
+      // Larger data still in the input file: encrypted from the file to the output as it is written.
+      if (isAes(method) && data.byteLength > SMALL_DATA) return [encryptFromFile(method, key, data, aes)];
+      // Small data is read now, into a reused buffer (file-crypto.ts), not loaded to stay.
+      data = readSmall(data);
+    }
+    return encryptPieces(method, key, data, aes);
+  };
+  const encryptRawStream = (ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined =>
+    streamProbe ? dataPieces(keyOf(ref.objectNumber, ref.generationNumber), data) : undefined;
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
     const key = keyOf(ref.objectNumber, ref.generationNumber);
@@ -179,15 +200,14 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
       const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
       if (unread && isAes(method) && unread.byteLength > SMALL_DATA) {
-        // Larger data still in the input file: encrypted from the file to the output as it is written (a probe's data is copied).
+        // A probe's data is copied from the file.
         probe(ref, object.dict, unread.byteLength <= PROBE_DATA_LIMIT && !streamProbe ? unread.readCopy() : undefined);
-        pieces = [encryptFromFile(method, key, unread, aes)];
+        pieces = dataPieces(key, unread);
       } else {
-        // Small data in the input file is read now, into a reused buffer (file-crypto.ts), not loaded to stay.
         const contents = unread ? readSmall(unread) : object.getContents();
         object.updateDict();
         probe(ref, object.dict, contents);
-        pieces = encryptPieces(method, key, contents, aes);
+        pieces = dataPieces(key, contents);
       }
       transformStrings(object.dict, encryptBytes);
       return piecewiseStream(object.dict, pieces);
@@ -198,7 +218,7 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     }
     return object;
   };
-  return { dictRef, encrypt, expected };
+  return { dictRef, encrypt, encryptRawStream, expected };
 }
 
 /**
