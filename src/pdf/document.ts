@@ -12,7 +12,7 @@ import { walkFieldTree } from './structure/trees.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/primitives.js';
-import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
+import { objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -145,6 +145,9 @@ function loadDecrypted(bytes: Uint8Array, password: string): PDFDocument {
   return newDocument(openDecrypted(bytes, password).context);
 }
 
+/** A field whose bytes hold neither word (nor a `#`: bytesLack) is no signature and has no kids. */
+const NOT_SIGNATURE = ['Sig', 'Kids'];
+
 /**
  * Signature fields that carry a value (a signature or a document time stamp),
  * anywhere in the field tree. An empty signature field is not a signature.
@@ -159,7 +162,7 @@ export function countSignatures(doc: PDFDocument): number {
   walkFieldTree(doc.context, fields.asArray(), {
     inherit: ['FT'],
     // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
-    skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && cannotHoldSignature(table, item),
+    skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && table.bytesLack(item, NOT_SIGNATURE),
     decide: ({ node, inherited }) => {
       const type = node.lookup(PDFName.of('FT')) ?? inherited.get('FT');
       if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
@@ -167,17 +170,6 @@ export function countSignatures(doc: PDFDocument): number {
     },
   });
   return count;
-}
-
-/**
- * True when a field's input bytes show it is no signature and has no kids:
- * no `Sig`, no `Kids`, and no `#` (a name escape could spell either).
- */
-function cannotHoldSignature(table: ObjectTable, ref: PDFRef): boolean {
-  const text = table.textAround(ref, 1 << 16);
-  if (!text) return false;
-  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  return bytes.indexOf('Sig') < 0 && bytes.indexOf('Kids') < 0 && bytes.indexOf(0x23) < 0;
 }
 
 export interface SaveOptions {
