@@ -5,7 +5,7 @@
  * drops what it no longer reaches.
  */
 import { PdfError } from './errors.js';
-import { dictAt, arrayAt } from './model/objects.js';
+import { dictAt, arrayAt, type RefTargets } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
 import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from './structure/page-tree.js';
 import { walkFieldTree } from './structure/trees.js';
@@ -175,6 +175,8 @@ export function countSignatures(doc: PDFDocument): number {
 export interface SaveOptions {
   /** Encrypt the output (add_password, add_restrictions): every string and stream, see security/encrypt.ts. */
   encrypt?: EncryptOptions;
+  /** References to leave out, the objects holding them given null instead (the writer's `nullify`: arrangePages' leaveNulls). */
+  nullify?: RefTargets;
 }
 
 /** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
@@ -182,7 +184,7 @@ export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions 
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
-  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption });
+  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption, nullify: options.nullify });
   // An encrypted output that its passwords do not open would lock its owner out: it is never returned.
   if (encryption) checkEncryptedOutput(pdf, encryption);
   return pdf;

@@ -16,6 +16,7 @@ import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { storeOf } from '../model/store.js';
+import { nullifyReached, type RefTargets } from '../model/objects.js';
 import type { Encryption } from '../security/encrypt.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
@@ -43,6 +44,12 @@ export interface WriteOptions {
   objectStreams?: boolean;
   /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
   encryption?: Encryption;
+  /**
+   * References to leave out, as nullifyReferences does, in the writer's own
+   * walk: the output does not reach them, and the objects that held them
+   * hold null instead. One walk of the document rather than two (remove_pages).
+   */
+  nullify?: RefTargets;
 }
 
 /** The references an output holds (split_by_size weighs what a part already wrote). */
@@ -78,7 +85,7 @@ export function writeDocumentAndTell(context: PDFContext, options: WriteOptions 
 
 /** Writes the document into `sink`, in order; returns the references of the objects written. */
 function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
-  const plan = planOutput(context);
+  const plan = planOutput(context, options.nullify);
   writePlan(context, plan, sink, options);
   return plan.written;
 }
@@ -338,11 +345,13 @@ function streamType(object: PDFObject): PDFObject | undefined {
  * streams and cross-reference streams of the input are left out: their
  * members are written on their own, and this writer makes its own streams.
  */
-function planOutput(context: PDFContext): Plan {
+function planOutput(context: PDFContext, nullify: RefTargets | undefined): Plan {
   const { Root, Info, Encrypt } = context.trailerInfo;
-  const walk = walkGraph(context, [Root, Info, Encrypt]);
+  const leave = nullify && nullify.size > 0 ? nullify : undefined;
+  const walk = walkGraph(context, [Root, Info, Encrypt], leave && ((ref) => !leave.has(ref)));
   let largest = walk.largestReferenced;
   const written = walk.reached;
+  if (leave) nullifyReached(context, written, leave);
   // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
   written.forEach((source, ref) => {
     const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
