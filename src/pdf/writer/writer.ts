@@ -480,12 +480,15 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
 }
 
 /**
- * zlib's level for object streams. Level 6 (the default) was most of a
- * rotate of a 52 MB document of object streams (0.35 s of 1.2 s CPU); level
- * 4, zlib's cheapest lazy matching, took 0.1 s and wrote 0.26 % more
- * (137 KB; level 1: 564 KB more, no faster). bench/README.md, "Profiles".
+ * zlib's level for object streams: its fastest. A page action rewrites every
+ * object stream (10 MB of objects in object-streams.pdf): level 6 (the
+ * default) was 0.35 s of a 1.2 s rotate; level 4 half of that; level 1
+ * deflates those 10 MB in 90 ms of CPU against level 4's 165 ms, and writes
+ * 13 % more of them (3.70 MB against 3.27 MB: +0.8 % of that file).
+ * bench/README.md, "Profiles: object streams" and "Remove pages, object
+ * streams (branch remove)".
  */
-const OBJECT_STREAM_LEVEL = 4;
+const OBJECT_STREAM_LEVEL = 1;
 
 /** Objects per object stream: small enough that a reader unpacking one for one object does little extra work. */
 const OBJECTS_PER_STREAM = 100;
