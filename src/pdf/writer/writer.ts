@@ -16,6 +16,7 @@ import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { storeOf, type RawSource } from '../model/store.js';
+import { nullifyReached, type RefTargets } from '../model/objects.js';
 import type { Encryption } from '../security/encrypt.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
@@ -43,6 +44,12 @@ export interface WriteOptions {
   objectStreams?: boolean;
   /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
   encryption?: Encryption;
+  /**
+   * References to leave out, as nullifyReferences does, in the writer's own
+   * walk: the output does not reach them, and the objects that held them
+   * hold null instead. One walk of the document rather than two (remove_pages).
+   */
+  nullify?: RefTargets;
 }
 
 /** The references an output holds (split_by_size weighs what a part already wrote). */
@@ -78,7 +85,7 @@ export function writeDocumentAndTell(context: PDFContext, options: WriteOptions 
 
 /** Writes the document into `sink`, in order; returns the references of the objects written. */
 function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
-  const plan = planOutput(context);
+  const plan = planOutput(context, options.nullify);
   writePlan(context, plan, sink, options);
   return plan.written;
 }
@@ -381,11 +388,13 @@ function streamType(object: PDFObject): PDFObject | undefined {
  * streams and cross-reference streams of the input are left out: their
  * members are written on their own, and this writer makes its own streams.
  */
-function planOutput(context: PDFContext): Plan {
+function planOutput(context: PDFContext, nullify: RefTargets | undefined): Plan {
   const { Root, Info, Encrypt } = context.trailerInfo;
-  const walk = walkGraph(context, [Root, Info, Encrypt]);
+  const leave = nullify && nullify.size > 0 ? nullify : undefined;
+  const walk = walkGraph(context, [Root, Info, Encrypt], leave && ((ref) => !leave.has(ref)));
   let largest = walk.largestReferenced;
   const written = walk.reached;
+  if (leave) nullifyReached(context, written, leave);
   // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
   written.forEach((source, ref) => {
     const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
@@ -542,12 +551,15 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
 }
 
 /**
- * zlib's level for object streams. Level 6 (the default) was most of a
- * rotate of a 52 MB document of object streams (0.35 s of 1.2 s CPU); level
- * 4, zlib's cheapest lazy matching, took 0.1 s and wrote 0.26 % more
- * (137 KB; level 1: 564 KB more, no faster). bench/README.md, "Profiles".
+ * zlib's level for object streams: its fastest. A page action rewrites every
+ * object stream (10 MB of objects in object-streams.pdf): level 6 (the
+ * default) was 0.35 s of a 1.2 s rotate; level 4 half of that; level 1
+ * deflates those 10 MB in 90 ms of CPU against level 4's 165 ms, and writes
+ * 13 % more of them (3.70 MB against 3.27 MB: +0.8 % of that file).
+ * bench/README.md, "Profiles: object streams" and "Remove pages, object
+ * streams (branch remove)".
  */
-const OBJECT_STREAM_LEVEL = 4;
+const OBJECT_STREAM_LEVEL = 1;
 
 /** Objects per object stream: small enough that a reader unpacking one for one object does little extra work. */
 const OBJECTS_PER_STREAM = 100;
