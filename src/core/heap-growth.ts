@@ -14,6 +14,7 @@
  * set this, the library never touches its host's settings.
  */
 import v8 from 'node:v8';
+import { MERGE_INTERRUPT_BUDGET } from './v8-flags.js';
 
 /** Lets a heap grow at most `percent` past what is live before a major collection. */
 export function limitHeapGrowth(percent: number): void {
@@ -32,5 +33,5 @@ export function limitHeapGrowth(percent: number): void {
  * run's CPU goes".
  */
 export function optimizeLater(): void {
-  v8.setFlagsFromString('--interrupt-budget=1081344');
+  v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }
