@@ -14,6 +14,7 @@
  * set this, the library never touches its host's settings.
  */
 import v8 from 'node:v8';
+import { MERGE_INTERRUPT_BUDGET } from './v8-flags.js';
 
 /** Lets a heap grow at most `percent` past what is live before a major collection. */
 export function limitHeapGrowth(percent: number): void {
@@ -42,5 +43,5 @@ const MANY_SMALL_TOTAL = 8 * 2 ** 20;
  */
 export function optimizeLater(inputSizes: number[]): void {
   const total = inputSizes.reduce((sum, size) => sum + size, 0);
-  if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString('--interrupt-budget=1081344');
+  if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }

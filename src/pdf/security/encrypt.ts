@@ -113,16 +113,6 @@ export interface ExpectedEncryption {
 const PROBE_DATA_LIMIT = 1 << 16;
 
 /**
- * Faults that tests inject to see the output check catch them (never set in
- * use): `encrypt-id` writes an /ID other than the one the key was derived
- * from (a fault this project once shipped); `encrypt-data` encrypts the objects with a
- * key other than the one the passwords open.
- */
-function injectedFault(): string | undefined {
-  return process.env.PDFSVC_TEST_FAULT;
-}
-
-/**
  * Sets the document's /Encrypt and /ID and returns the encryption the writer
  * applies to each object as it writes it (writer.ts), so that a document's
  * objects are never all parsed and held at once: an untouched object is
@@ -135,9 +125,6 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   const method = params.filters.get(params.stmF)!;
   // One running cipher per key (standard.ts): AES-256's one key serves the whole document.
   const aes = new AesEncryptor();
-  const fault = injectedFault();
-  if (fault === 'encrypt-id') context.trailerInfo.ID = fileIdArray(context, [randomBytes(16), randomBytes(16)]);
-  const objectsKey = fault === 'encrypt-data' ? Uint8Array.from(fileKey, (byte, i) => (i === 0 ? byte ^ 1 : byte)) : fileKey;
   const expected: ExpectedEncryption = { options, fileKey, probes: [] };
   let stringProbe = false;
   let streamProbe = false;
@@ -175,7 +162,7 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     expected.probes.push({ ref, strings, data: takeData ? Uint8Array.from(data) : undefined });
   };
 
-  const keyOf = objectKeys(objectsKey, method);
+  const keyOf = objectKeys(fileKey, method);
   /** A stream's data encrypted: larger data still in the input file as it is written, the rest now. */
   const dataPieces = (key: Uint8Array, data: Uint8Array | FileRange): Piece[] => {
     if (data instanceof FileRange) {
