@@ -51,7 +51,7 @@ const NAMES: Record<string, Filter['name']> = {
   RL: 'RunLengthDecode',
 };
 
-/** The same, by the name objects themselves (names are pooled): no text made per stream. A name written with lower-case #xx escapes is not pooled with its plain form, and is looked up by its text. */
+/** The same, by the name objects themselves: names are pooled by their decoded text (#xx escapes and all), so no text is made per stream. */
 const NAME_OBJECTS = new Map<PDFName, Filter['name']>(Object.entries(NAMES).map(([text, name]) => [PDFName.of(text), name]));
 
 const FILTER = PDFName.of('Filter');
@@ -80,7 +80,7 @@ export function filterChain(dict: PDFDict): readonly Filter[] | undefined {
   const parmList = parms instanceof PDFArray ? parms.asArray().map((p) => dict.context.lookup(p)) : [parms];
   const chain: Filter[] = [];
   for (const [i, name] of names.entries()) {
-    const known = name instanceof PDFName ? (NAME_OBJECTS.get(name) ?? NAMES[name.decodeText()]) : undefined;
+    const known = name instanceof PDFName ? NAME_OBJECTS.get(name) : undefined;
     if (!known) return undefined;
     const p = parmList[i];
     if (numberIn(p, PREDICTOR, 1) !== 1) return undefined;
