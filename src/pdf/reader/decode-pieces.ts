@@ -192,12 +192,13 @@ interface NativeZlib {
 type Inflater = { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void; reset(): void };
 
 /**
- * Inflaters for reuse, reset between streams: making a zlib stream (its
- * native state, its buffers, a stream object) cost more than inflating a
- * small content stream, and a watermark scans one per page (2,000 on a long
- * text document).
+ * Decoders for reuse, their inflaters reset between streams: making a zlib
+ * stream (its native state, its buffers, a stream object) cost more than
+ * inflating a small content stream, and a watermark scans one per page
+ * (2,000 on a long text document); the decoder around it and its error
+ * callback are kept with it.
  */
-const spareInflaters: Inflater[] = [];
+const spareFlate: FlateDecoder[] = [];
 
 /** Flate through zlib's native handle, fed as input comes. */
 class FlateDecoder implements Decoder {
@@ -216,8 +217,11 @@ class FlateDecoder implements Decoder {
 
   /** Undefined when this Node version lacks the internals. */
   static create(): FlateDecoder | undefined {
-    const spare = spareInflaters.pop();
-    if (spare) return new FlateDecoder(spare, spare._handle!, spare._writeState!);
+    const spare = spareFlate.pop();
+    if (spare) {
+      spare.out = borrow();
+      return spare;
+    }
     const inflater: Inflater = createInflate();
     const handle = inflater._handle;
     const state = inflater._writeState;
@@ -253,10 +257,10 @@ class FlateDecoder implements Decoder {
   close(): void {
     if (!this.out) return;
     // A sound inflater is reset and kept for the next stream; one that met damage is dropped.
-    if (this.broken || spareInflaters.length >= 4) this.inflater.close();
+    if (this.broken || spareFlate.length >= 4) this.inflater.close();
     else {
       this.inflater.reset();
-      spareInflaters.push(this.inflater);
+      spareFlate.push(this);
     }
     giveBack(this.out);
     this.out = undefined;
