@@ -13,8 +13,8 @@ const { join } = require('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
-/** A one-file CLI's exports and its compiled script, or undefined when it is not built. */
-function loadOneFileCli(name) {
+/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `v8Flags`: dist/cli-route.cjs's. */
+function loadOneFileCli(name, v8Flags) {
   const file = join(dist, name);
   let source;
   try {
@@ -40,8 +40,8 @@ function loadOneFileCli(name) {
   // V8's budget of calls and loops before they are optimized: by default its optimizing compiler
   // (TurboFan, on a background thread that the process waits for at exit) took 15-20 ms of a
   // 10-page rotate's CPU for functions hot only for a moment, and more than it saved on longer
-  // runs too (bench/README.md, "Start-up").
-  require('node:v8').setFlagsFromString('--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=270336');
+  // runs too (bench/README.md, "Start-up"). The flags are src/core/v8-flags.ts's.
+  require('node:v8').setFlagsFromString(v8Flags);
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
@@ -73,10 +73,12 @@ function fail(err) {
   process.exitCode = 1;
 }
 
-/** The one-file CLI in dist/ that runs this command line, if any (dist/cli-route.cjs knows; a few KB to load). */
+/** The one-file CLI in dist/ that runs this command line, if any, and its V8 flags (dist/cli-route.cjs knows; a few KB to load). */
 function oneFileCli() {
   try {
-    return require(join(dist, 'cli-route.cjs')).oneFileCliFor(process.argv);
+    const route = require(join(dist, 'cli-route.cjs'));
+    const name = route.oneFileCliFor(process.argv);
+    return name === undefined ? undefined : { name, v8Flags: route.ONE_FILE_CLI_V8_FLAGS };
   } catch (err) {
     if (err.code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
@@ -85,8 +87,8 @@ function oneFileCli() {
 
 let loaded;
 try {
-  const name = oneFileCli();
-  loaded = name === undefined ? undefined : loadOneFileCli(name);
+  const found = oneFileCli();
+  loaded = found === undefined ? undefined : loadOneFileCli(found.name, found.v8Flags);
 } catch (err) {
   fail(err);
 }

@@ -12,6 +12,7 @@ import { describeDefault, describeRules, type Field, type RawValues } from '../c
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
+import { optimizeLater } from '../core/heap-growth.js';
 import { describeFsError, readInput, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes, Progress } from './progress.js';
@@ -215,12 +216,19 @@ async function runFromCli(
 /** `scan.pdf (57.3 MB)`, or `3 files (…)` for merge. */
 function progressLabel(positional: string | string[] | undefined, input: RawValues[string]): string {
   const paths = ([] as Array<string | undefined>).concat(positional ?? '-');
-  const size = ([] as unknown[]).concat(input).reduce((sum: number, bytes) => sum + ((bytes as Uint8Array | undefined)?.byteLength ?? 0), 0);
+  const size = inputSizes(input).reduce((sum, bytes) => sum + bytes, 0);
   const name = paths.length > 1 ? `${paths.length} files` : paths[0] === '-' || paths[0] === undefined ? 'standard input' : basename(paths[0]);
   return `${name} (${formatBytes(size)})`;
 }
 
+/** The size of each input (one, or several for merge). */
+function inputSizes(input: RawValues[string]): number[] {
+  return ([] as unknown[]).concat(input).map((bytes) => (bytes as Uint8Array | undefined)?.byteLength ?? 0);
+}
+
 function runLocally(action: AnyAction, raw: RawValues, progress?: Progress, staged?: StagedParts) {
+  // A V8 flag is the whole process's: set by the command line only, after the code cache is taken, once the inputs' size is known.
+  if (action.name === 'merge_documents') optimizeLater(inputSizes(raw.file));
   // Damage the input was read through: the output is made, and the user told.
   return run(action, raw, {
     keepPart: staged?.keep,

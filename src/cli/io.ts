@@ -222,9 +222,11 @@ export async function writeDocumentsToDirectory(
   force: boolean,
   written?: WrittenBytes,
 ): Promise<string[]> {
-  makeDirectory(dir);
   const targets = documents.map((doc) => join(dir, doc.name));
-  if (!force) for (const target of targets) refuseExisting(target);
+  // A part StagedParts wrote was checked as it was made: its directory made, an existing part refused.
+  const unstaged = targets.filter((_, i) => !(documents[i].data instanceof StagedPart));
+  if (unstaged.length > 0) makeDirectory(dir);
+  if (!force) for (const target of unstaged) refuseExisting(target);
   const temporaries: string[] = [];
   try {
     for (const [i, doc] of documents.entries()) {

@@ -10,7 +10,7 @@ import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { actionCommand } from './action-command.js';
 import { commandNameIn } from './command-name.js';
 import { exitStatusOf, problemOf } from './failure.js';
-import { limitHeapGrowth, optimizeLater } from '../core/heap-growth.js';
+import { limitHeapGrowth } from '../core/heap-growth.js';
 import { orList, PLANS } from '../core/plans.js';
 import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options.js';
 import { addOptions } from './options.js';
@@ -230,8 +230,6 @@ export async function main(argv: string[]): Promise<void> {
   // The command line's own process: its heap may grow to twice what is live (core/heap-growth.ts says why).
   limitHeapGrowth(100);
   const action = actionNamedIn(argv);
-  // Set here, after the code cache is taken (bin/pdfsvc.js compiles under the build's flags only).
-  if (action?.name === 'merge_documents') optimizeLater();
   const program = buildProgram(action);
   const wantsJson = argv.includes('--json');
   try {

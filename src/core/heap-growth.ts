@@ -14,23 +14,34 @@
  * set this, the library never touches its host's settings.
  */
 import v8 from 'node:v8';
+import { MERGE_INTERRUPT_BUDGET } from './v8-flags.js';
 
 /** Lets a heap grow at most `percent` past what is live before a major collection. */
 export function limitHeapGrowth(percent: number): void {
   v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
 }
 
+/** Many small inputs: at most this size on average, and at most MANY_SMALL_TOTAL in all. optimizeLater says why. */
+const MANY_SMALL_AVERAGE = 2 ** 20;
+const MANY_SMALL_TOTAL = 8 * 2 ** 20;
+
 /**
  * Makes V8 weigh a function for its optimizing compiler, TurboFan, after 16
- * times the bytecode it runs by default (1 MB, not 66 KB). A merge of many
- * small files calls hundreds of functions a few hundred times each and ends:
- * TurboFan's compiles, on threads beside the main one, cost more CPU than
- * the optimized code saved (merge-50: 0.62 -> 0.35 s of CPU, the main
- * thread's own time the same). Not for every action: a rotate's main thread
- * then runs longer in unoptimized code (images 0.25 -> 0.30 s), and on a quiet
- * machine that is its wall time. bench/README.md, "Merge: where a short
- * run's CPU goes".
+ * times the bytecode it runs by default (1 MB, not 66 KB), when a merge's
+ * inputs (their sizes in bytes) are many small files: at most 1 MB each on
+ * average and 8 MB in all. Such a merge runs its per-input code (opening,
+ * page tree, catalog) a few hundred times and ends: TurboFan's compiles, on
+ * threads beside the main one, cost more CPU than the optimized code saved
+ * (merge-50, 114 KB on average: CPU 0.39 -> 0.30 s, main thread 228 -> 242
+ * ms). Other merges keep the bin's 4 times: their per-object code runs long
+ * enough in unoptimized code to lose more than the compiles cost, and on a
+ * quiet machine the main thread is the wall time (main thread under 16x:
+ * two 56 MB inputs 391 -> 440 ms; two 60 MB ones of small objects 761 ->
+ * 893; a 6.9 MB chain of 200,000 objects and a small file 891 -> 986, with
+ * more CPU too). bench/README.md, "Merge: where a short run's CPU goes" and
+ * "merge2".
  */
-export function optimizeLater(): void {
-  v8.setFlagsFromString('--interrupt-budget=1081344');
+export function optimizeLater(inputSizes: number[]): void {
+  const total = inputSizes.reduce((sum, size) => sum + size, 0);
+  if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }

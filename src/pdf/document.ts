@@ -5,14 +5,14 @@
  * drops what it no longer reaches.
  */
 import { PdfError } from './errors.js';
-import { dictAt, arrayAt } from './model/objects.js';
+import { dictAt, arrayAt, type RefTargets } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
 import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from './structure/page-tree.js';
 import { walkFieldTree } from './structure/trees.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/primitives.js';
-import { type ObjectTable, objectTableOf, openContext, readOnly } from './reader/object-table.js';
+import { objectTableOf, openContext, readOnly } from './reader/object-table.js';
 import { PdfSyntaxError } from './reader/syntax.js';
 import { openDecrypted, readEncryption } from './security/decrypt.js';
 import { authenticate } from './security/standard.js';
@@ -146,6 +146,9 @@ function loadDecrypted(bytes: Uint8Array, password: string): PDFDocument {
   return newDocument(openDecrypted(bytes, password).context);
 }
 
+/** A field whose bytes hold neither word (nor a `#`: bytesLack) is no signature and has no kids. */
+const NOT_SIGNATURE = ['Sig', 'Kids'];
+
 /**
  * Signature fields that carry a value (a signature or a document time stamp),
  * anywhere in the field tree. An empty signature field is not a signature.
@@ -160,7 +163,7 @@ export function countSignatures(doc: PDFDocument): number {
   walkFieldTree(doc.context, fields.asArray(), {
     inherit: ['FT'],
     // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
-    skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && cannotHoldSignature(table, item),
+    skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && table.bytesLack(item, NOT_SIGNATURE),
     decide: ({ node, inherited }) => {
       const type = node.lookup(PDFName.of('FT')) ?? inherited.get('FT');
       if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;
@@ -170,20 +173,11 @@ export function countSignatures(doc: PDFDocument): number {
   return count;
 }
 
-/**
- * True when a field's input bytes show it is no signature and has no kids:
- * no `Sig`, no `Kids`, and no `#` (a name escape could spell either).
- */
-function cannotHoldSignature(table: ObjectTable, ref: PDFRef): boolean {
-  const text = table.textAround(ref, 1 << 16);
-  if (!text) return false;
-  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  return bytes.indexOf('Sig') < 0 && bytes.indexOf('Kids') < 0 && bytes.indexOf(0x23) < 0;
-}
-
 export interface SaveOptions {
   /** Encrypt the output (add_password, add_restrictions): every string and stream, see security/encrypt.ts. */
   encrypt?: EncryptOptions;
+  /** References to leave out, the objects holding them given null instead (the writer's `nullify`: arrangePages' leaveNulls). */
+  nullify?: RefTargets;
 }
 
 /** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
@@ -191,7 +185,7 @@ export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions 
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
-  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption });
+  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption, nullify: options.nullify });
   // An encrypted output that its passwords do not open would lock its owner out: it is never returned.
   if (encryption) checkEncryptedOutput(pdf, encryption);
   return pdf;

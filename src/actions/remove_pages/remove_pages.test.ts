@@ -4,7 +4,10 @@
  * refused. The tables (test/helpers/page-actions.ts) are those of every page
  * action.
  */
+import { describe, expect, it } from 'vitest';
 import removePages from './action.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
+import { catalogOf, dictOf, expectCleanOutput, qpdfView, resolves, runOne } from '../../../test/helpers/reader-checks.js';
 import {
   boxesTable,
   formFieldsTable,
@@ -110,3 +113,29 @@ validationTable(removePages, [
 ]);
 
 loadingRules(removePages, { pages: '1' }, [2]);
+
+describe('references to a removed page from objects that stay', () => {
+  // Three pages (objects 4, 6, 8; their contents 5, 7, 9). Page 2 is also named by the catalog's /Stray and by
+  // object 10, a structure element under the catalog's /Elements: places remove_pages knows nothing of.
+  const objects = [
+    ...simpleDoc(['PAGE ONE', 'PAGE TWO', 'PAGE THREE'], { catalog: '/Stray 6 0 R /Elements [10 0 R]' }).objects,
+    { num: 10, body: '<< /Type /StructElem /S /P /Pg 6 0 R /K 0 >>' },
+  ];
+  const input = buildPdf([{ objects }]).bytes;
+
+  it('hold null instead, so the page and its content are not in the output', async () => {
+    const output = await runOne(removePages, { file: input, pages: '2' });
+    await expectCleanOutput(output, { texts: ['PAGE ONE', 'PAGE THREE'] }, 'remove page 2');
+    const view = await qpdfView(output);
+    const catalog = catalogOf(view);
+    expect(resolves(view.objects, catalog['/Stray'])).toBe(false);
+    const element = dictOf(view.objects, (catalog['/Elements'] as string[])[0]);
+    expect(element?.['/S']).toBe('/P');
+    expect(resolves(view.objects, element?.['/Pg'])).toBe(false);
+    // The ten objects but page 2 and its content stream.
+    const kept = Object.entries(view.objects).filter(
+      ([key, entry]) => key.startsWith('obj:') && (entry.stream !== undefined || (entry.value ?? null) !== null),
+    );
+    expect(kept).toHaveLength(8);
+  });
+});

@@ -4,6 +4,7 @@ import { ValidationError } from '../../core/errors.js';
 import { selectPages } from '../../core/pages.js';
 import { arrangePages } from '../../pdf/operations/arrange.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
+import type { RefTargets } from '../../pdf/model/objects.js';
 import { pageCount, pageEntriesKeeping } from '../../pdf/structure/page-tree.js';
 import type { fields } from './action.js';
 
@@ -16,8 +17,12 @@ const removePages: Transform<typeof fields, 'document'> = async (values, context
     throw ValidationError.field('pages', `selects every page (the document has ${count}); a PDF needs at least one page, so leave at least one out`);
   }
   const kept = [...Array(count).keys()].filter((i) => !removed.has(i));
-  arrangePages(doc, kept, pageEntriesKeeping(doc, kept));
-  return saveDocumentPieces(doc);
+  // The references to the removed pages are left out by the writer's walk: one walk of the document, not two.
+  let nullify: RefTargets | undefined;
+  arrangePages(doc, kept, pageEntriesKeeping(doc, kept), undefined, (targets) => {
+    nullify = targets;
+  });
+  return saveDocumentPieces(doc, { nullify });
 };
 
 export default removePages;

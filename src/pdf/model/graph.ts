@@ -84,7 +84,7 @@ function referencesIn(source: ObjectSource): PDFRef[] {
 export interface Walk {
   /** Every object reached, with what the output has for it. */
   reached: Map<PDFRef, ObjectSource>;
-  /** The largest object number referenced anywhere, reached or not. */
+  /** The largest object number referenced anywhere, reached or not, but for those `enter` refuses. */
   largestReferenced: number;
 }
 
@@ -108,8 +108,8 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
   }
   while (pending.length > 0) {
     const ref = pending.pop()!;
-    if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
     if (reached.has(ref) || (enter && !enter(ref))) continue;
+    if (ref.objectNumber > largestReferenced) largestReferenced = ref.objectNumber;
     const source = store.source(ref);
     if (!source) continue;
     reached.set(ref, source);

@@ -2,7 +2,8 @@
  * Object helpers: reference rewriting and typed look-ups.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './primitives.js';
-import { holdsReferenceTo, walkGraph } from './graph.js';
+import { holdsReferenceTo, type ObjectSource, walkGraph } from './graph.js';
+import { storeOf } from './store.js';
 import { setChild, walkInside } from './walk.js';
 
 /**
@@ -12,15 +13,31 @@ import { setChild, walkInside } from './walk.js';
  * Only the objects that hold such a reference are parsed (and, in a fork,
  * copied); the rest are looked at through their input bytes.
  */
-export function nullifyReferences(context: PDFContext, targets: Pick<ReadonlySet<PDFRef>, 'has' | 'size'>): void {
+export function nullifyReferences(context: PDFContext, targets: RefTargets): void {
   if (targets.size === 0) return;
   const { Root, Info } = context.trailerInfo;
-  const { reached } = walkGraph(context, [Root, Info], (ref) => !targets.has(ref));
-  // forEach: a for-of over the map makes an array per entry.
+  nullifyReached(context, walkGraph(context, [Root, Info], (ref) => !targets.has(ref)).reached, targets);
+}
+
+/** References to remove: a set of them, or anything that answers `has` and knows its size. */
+export type RefTargets = Pick<ReadonlySet<PDFRef>, 'has' | 'size'>;
+
+/**
+ * The second half of nullifyReferences, over the objects a walk that did
+ * not enter the targets reached: each one holding a reference to a target is
+ * parsed and has it set to null, and its entry in `reached` becomes what the
+ * output has for it now (the writer walks once for both: writer.ts).
+ */
+export function nullifyReached(context: PDFContext, reached: Map<PDFRef, ObjectSource>, targets: RefTargets): void {
+  const store = storeOf(context);
+  // forEach: a for-of over the map makes an array per entry. Setting the entry being visited is safe.
   reached.forEach((source, ref) => {
     if (!holdsReferenceTo(source, targets)) return;
     const object = context.lookup(ref);
-    if (object) replaceReferences(object, targets);
+    if (!object) return;
+    replaceReferences(object, targets);
+    const now = store.source(ref);
+    if (now) reached.set(ref, now);
   });
 }
 

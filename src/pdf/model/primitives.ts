@@ -85,7 +85,7 @@ export class PDFName extends PDFObject {
 const SHARED_NUMBERS = 1024;
 const sharedNumbers: Array<PDFNumber | undefined> = new Array(SHARED_NUMBERS).fill(undefined);
 
-/** A number; written the way pdf-lib writes numbers (no exponent). */
+/** A number; written without an exponent (numberText). */
 export class PDFNumber extends PDFObject {
   /** Made when first written: most numbers a reader parses are only looked at. */
   private written: string | undefined;
@@ -125,22 +125,46 @@ export class PDFNumber extends PDFObject {
   }
 }
 
-/** A number's written form: PDF has no exponents, so 1e-7 is 0.0000001 and 1e+21 is written out in full. */
+/**
+ * Significant digits kept of a number that is not a safe whole number: 15 is
+ * the most for which every decimal reads back from a double as itself, so a
+ * number read from a file with up to 15 digits is written back unchanged, and
+ * only the binary noise of arithmetic goes (0.1 + 0.2 is written 0.3, not
+ * 0.30000000000000004). Fewer digits (qpdf writes the reals it computes with 6
+ * decimal places, pdf.js its own with 2) would alter what a file says: ours
+ * writes the numbers it read as well as those it made.
+ */
+const NUMBER_DIGITS = 15;
+
+/**
+ * A number's written form: the shortest decimal that reads back as the number
+ * (rounded to NUMBER_DIGITS significant digits), without an exponent, which
+ * PDF does not have: 1e-7 is 0.0000001 and 1e21 is written out in full. Past
+ * the exact whole numbers it is written as a real (1e20 is
+ * 100000000000000000000.0): qpdf reads an integer into 64 bits and drops the
+ * whole object that holds a longer one.
+ */
 function numberText(value: number): string {
-  const text = String(value);
-  if (!text.includes('e')) return text;
-  const small = Math.abs(value) < 1 ? text.split('e-')[1] : undefined;
-  if (small) {
-    const exponent = Number.parseInt(small, 10);
-    const digits = String(Math.abs(value) * 10 ** (exponent - 1)).slice(2);
-    return `${value < 0 ? '-' : ''}0.${'0'.repeat(exponent - 1)}${digits}`;
-  }
-  const large = Math.abs(value) >= 1 ? text.split('+')[1] : undefined;
-  if (large && Number.parseInt(large, 10) > 20) {
-    const extra = Number.parseInt(large, 10) - 20;
-    return `${value / 10 ** extra}${'0'.repeat(extra)}`;
-  }
-  return text;
+  if (Number.isSafeInteger(value)) return String(value);
+  let text = String(value);
+  // Up to 16 characters holding a point and no exponent: at most 15 digits.
+  if (text.length <= 16 && text.includes('.') && !text.includes('e')) return text;
+  if (!Number.isFinite(value)) return '0';
+  const rounded = Number(value.toPrecision(NUMBER_DIGITS));
+  text = String(rounded);
+  if (Number.isSafeInteger(rounded)) return text;
+  const e = text.indexOf('e');
+  if (e >= 0) text = withoutExponent(text.slice(0, e), Number(text.slice(e + 1)));
+  return text.includes('.') ? text : `${text}.0`;
+}
+
+/** `mantissa` (as JavaScript writes it: -d.ddd) times 10 to the `exponent`, written out in full. */
+function withoutExponent(mantissa: string, exponent: number): string {
+  const sign = mantissa[0] === '-' ? '-' : '';
+  const digits = mantissa.slice(sign.length).replace('.', '');
+  if (exponent < 0) return `${sign}0.${'0'.repeat(-exponent - 1)}${digits}`;
+  const whole = exponent + 1;
+  return whole >= digits.length ? `${sign}${digits}${'0'.repeat(whole - digits.length)}` : `${sign}${digits.slice(0, whole)}.${digits.slice(whole)}`;
 }
 
 /** A literal string, kept in its written form between the parentheses (escapes as they were). */

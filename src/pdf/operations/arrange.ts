@@ -10,7 +10,7 @@ import { NamedDestinations, destinationPage, forEachNameTreeEntry, leadsToNoPage
 import { duplicatePage } from '../structure/duplicate-page.js';
 import { storeOf } from '../model/store.js';
 import { pruneFields } from '../structure/forms.js';
-import { arrayAt, dictAt, nullifyReferences } from '../model/objects.js';
+import { arrayAt, dictAt, nullifyReferences, type RefTargets } from '../model/objects.js';
 import { pruneOutline } from '../structure/outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
 import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
@@ -26,9 +26,19 @@ const ANNOTS = PDFName.of('Annots');
  * page. Pages not listed are removed with everything that pointed to them.
  * `entries` may be given when the caller already has them (a split arranges
  * many forks of one document, fork.ts); with `known`, only the entries at
- * the places `order` names are read. Returns the pages, in their new order.
+ * the places `order` names are read. With `leaveNulls`, the references to
+ * the dropped pages and their annotations are handed to it rather than set
+ * to null here: for a caller that writes the document next, with them as
+ * the writer's `nullify` (the writer walks the document anyway). Returns the
+ * pages, in their new order.
  */
-export function arrangePages(doc: PDFDocument, order: number[], entries: PageEntry[] = pageEntries(doc), known?: PageFacts): PDFRef[] {
+export function arrangePages(
+  doc: PDFDocument,
+  order: number[],
+  entries: PageEntry[] = pageEntries(doc),
+  known?: PageFacts,
+  leaveNulls?: (targets: RefTargets) => void,
+): PDFRef[] {
   const labels = known ? known.labels : readPageLabels(doc, entries.length);
   const placed = new Set<number>();
   const output = order.map((index) => {
@@ -40,7 +50,7 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
   });
   const dropped = new DroppedPages(known?.places ?? placesOf(entries), placed);
   setPages(doc, output);
-  if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known);
+  if (dropped.size > 0) forgetPages(doc, entries, output, dropped, known, leaveNulls);
   if (labels)
     writePageLabels(
       doc,
@@ -54,7 +64,14 @@ export function arrangePages(doc: PDFDocument, order: number[], entries: PageEnt
  * outline entries, named destinations, links on surviving pages, an opening
  * action, then any remaining reference (structure tree, article threads).
  */
-function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], dropped: DroppedPages, known?: PageFacts): void {
+function forgetPages(
+  doc: PDFDocument,
+  entries: PageEntry[],
+  output: PDFRef[],
+  dropped: DroppedPages,
+  known: PageFacts | undefined,
+  leaveNulls: ((targets: RefTargets) => void) | undefined,
+): void {
   const named = new NamedDestinations(doc);
   const droppedAnnotations = new Set<PDFRef>();
   const annotationsOf = known?.annotations ?? pageAnnotations(doc, droppedPagesToRead(doc, entries, dropped));
@@ -73,10 +90,9 @@ function forgetPages(doc: PDFDocument, entries: PageEntry[], output: PDFRef[], d
     const page = openDict instanceof PDFDict ? targetPage(doc, wrapAction(doc, openDict), named) : destinationPage(doc, open, named);
     if (page && dropped.has(page)) doc.catalog.delete(PDFName.of('OpenAction'));
   }
-  nullifyReferences(doc.context, {
-    has: (ref) => dropped.has(ref) || droppedAnnotations.has(ref),
-    size: dropped.size + droppedAnnotations.size,
-  });
+  const targets: RefTargets = { has: (ref) => dropped.has(ref) || droppedAnnotations.has(ref), size: dropped.size + droppedAnnotations.size };
+  if (leaveNulls) leaveNulls(targets);
+  else nullifyReferences(doc.context, targets);
 }
 
 /**

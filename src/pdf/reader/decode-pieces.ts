@@ -51,8 +51,18 @@ const NAMES: Record<string, Filter['name']> = {
   RL: 'RunLengthDecode',
 };
 
-const numberIn = (parms: PDFObject | undefined, key: string, fallback: number): number => {
-  const value = parms instanceof PDFDict ? parms.lookup(PDFName.of(key)) : undefined;
+/** The same, by the name objects themselves: names are pooled by their decoded text (#xx escapes and all), so no text is made per stream. */
+const NAME_OBJECTS = new Map<PDFName, Filter['name']>(Object.entries(NAMES).map(([text, name]) => [PDFName.of(text), name]));
+
+const FILTER = PDFName.of('Filter');
+const DECODE_PARMS = PDFName.of('DecodeParms');
+const PREDICTOR = PDFName.of('Predictor');
+const EARLY_CHANGE = PDFName.of('EarlyChange');
+/** The common chain, one Flate filter without parameters, given as one object (a chain is only read). */
+const FLATE_ONLY: readonly Filter[] = Object.freeze([Object.freeze({ name: 'FlateDecode', earlyChange: 1 } as const)]);
+
+const numberIn = (parms: PDFObject | undefined, key: PDFName, fallback: number): number => {
+  const value = parms instanceof PDFDict ? parms.lookup(key) : undefined;
   return value instanceof PDFNumber ? value.asNumber() : fallback;
 };
 
@@ -61,18 +71,20 @@ const numberIn = (parms: PDFObject | undefined, key: string, fallback: number): 
  * of them cannot be decoded here (an image filter, a crypt filter, a
  * predictor), or the entries are not names.
  */
-export function filterChain(dict: PDFDict): Filter[] | undefined {
-  const filter = dict.lookup(PDFName.of('Filter'));
-  const parms = dict.lookup(PDFName.of('DecodeParms'));
+export function filterChain(dict: PDFDict): readonly Filter[] | undefined {
+  const filter = dict.lookup(FILTER);
+  const parms = dict.lookup(DECODE_PARMS);
+  // Most page content: /Filter /FlateDecode alone (asked for each content stream of the document).
+  if (parms === undefined && filter instanceof PDFName && NAME_OBJECTS.get(filter) === 'FlateDecode') return FLATE_ONLY;
   const names = filter === undefined ? [] : filter instanceof PDFArray ? filter.asArray().map((f) => dict.context.lookup(f)) : [filter];
   const parmList = parms instanceof PDFArray ? parms.asArray().map((p) => dict.context.lookup(p)) : [parms];
   const chain: Filter[] = [];
   for (const [i, name] of names.entries()) {
-    const known = name instanceof PDFName ? NAMES[name.decodeText()] : undefined;
+    const known = name instanceof PDFName ? NAME_OBJECTS.get(name) : undefined;
     if (!known) return undefined;
     const p = parmList[i];
-    if (numberIn(p, 'Predictor', 1) !== 1) return undefined;
-    chain.push({ name: known, earlyChange: numberIn(p, 'EarlyChange', 1) });
+    if (numberIn(p, PREDICTOR, 1) !== 1) return undefined;
+    chain.push({ name: known, earlyChange: numberIn(p, EARLY_CHANGE, 1) });
   }
   return chain;
 }
@@ -180,12 +192,13 @@ interface NativeZlib {
 type Inflater = { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void; reset(): void };
 
 /**
- * Inflaters for reuse, reset between streams: making a zlib stream (its
- * native state, its buffers, a stream object) cost more than inflating a
- * small content stream, and a watermark scans one per page (2,000 on a long
- * text document).
+ * Decoders for reuse, their inflaters reset between streams: making a zlib
+ * stream (its native state, its buffers, a stream object) cost more than
+ * inflating a small content stream, and a watermark scans one per page
+ * (2,000 on a long text document); the decoder around it and its error
+ * callback are kept with it.
  */
-const spareInflaters: Inflater[] = [];
+const spareFlate: FlateDecoder[] = [];
 
 /** Flate through zlib's native handle, fed as input comes. */
 class FlateDecoder implements Decoder {
@@ -204,8 +217,11 @@ class FlateDecoder implements Decoder {
 
   /** Undefined when this Node version lacks the internals. */
   static create(): FlateDecoder | undefined {
-    const spare = spareInflaters.pop();
-    if (spare) return new FlateDecoder(spare, spare._handle!, spare._writeState!);
+    const spare = spareFlate.pop();
+    if (spare) {
+      spare.out = borrow();
+      return spare;
+    }
     const inflater: Inflater = createInflate();
     const handle = inflater._handle;
     const state = inflater._writeState;
@@ -241,10 +257,10 @@ class FlateDecoder implements Decoder {
   close(): void {
     if (!this.out) return;
     // A sound inflater is reset and kept for the next stream; one that met damage is dropped.
-    if (this.broken || spareInflaters.length >= 4) this.inflater.close();
+    if (this.broken || spareFlate.length >= 4) this.inflater.close();
     else {
       this.inflater.reset();
-      spareInflaters.push(this.inflater);
+      spareFlate.push(this);
     }
     giveBack(this.out);
     this.out = undefined;

@@ -323,6 +323,20 @@ export class ObjectTable extends LayeredObjects {
   }
 
   /**
+   * True when an untouched object's input bytes (textAround, at most 64 KB)
+   * hold none of `words` and no `#` (a name escape could spell one): a dictionary
+   * written so has none of those keys, told without parsing it. False when
+   * the bytes are not at hand. Forms have thousands of fields: see
+   * countSignatures and pruneFields.
+   */
+  bytesLack(ref: PDFRef, words: readonly string[]): boolean {
+    const text = this.textAround(ref, 1 << 16);
+    if (!text) return false;
+    const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+    return words.every((word) => bytes.indexOf(word) < 0) && bytes.indexOf(0x23) < 0;
+  }
+
+  /**
    * The references in the /Annots arrays written in an untouched object's
    * input bytes (at most 64 KB): none when the bytes hold no /Annots. For a
    * quick look at a page's annotations without parsing it. Undefined when

@@ -34,6 +34,13 @@ export interface RawObject {
   dictEnd?: number;
   dataStart?: number;
   dataEnd?: number;
+  /**
+   * Where the value of a stream's /Length lies (its number, or `N G R`), when
+   * the dictionary has one /Length: an encrypted output writes the
+   * dictionary's bytes with only that value changed (security/encrypt.ts).
+   */
+  lengthAt?: number;
+  lengthEnd?: number;
 }
 
 /**
@@ -95,6 +102,9 @@ function skimFrom(
   let awaitingLength = false;
   // The top-level /Length's value: where its first integer starts (-1: none yet) and its value.
   let lengthStart = -1;
+  let lengthEnd = -1;
+  // Top-level /Length names met: with two, which one counts is the parser's business.
+  let lengthNames = 0;
   let lengthValue = 0;
   // The /Length given as `N G R`: its N and G (-1: not a reference).
   let lengthRefNum = -1;
@@ -163,7 +173,9 @@ function skimFrom(
       // A name is a key where one is due, else a value.
       if (inDict) keyNext ^= bit;
       const nameEnd = tokenEnd(data, pos + 1, end);
-      lengthKey = depth === 1 && lengthStart < 0 && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
+      const isLength = depth === 1 && nameEnd - pos === 7 && isKeywordAt(data, pos + 1, LENGTH_NAME, end);
+      if (isLength) lengthNames++;
+      lengthKey = isLength && lengthStart < 0;
       pos = nameEnd;
     } else if (CHAR_CLASS[c] === 2) {
       return undefined; // `{`, `}`, `)`: not clean
@@ -189,6 +201,7 @@ function skimFrom(
         if (lengthStart >= 0 && lengthStart === prev2Start) {
           lengthRefNum = prev2Value;
           lengthRefGen = prev1Value;
+          lengthEnd = stop;
         }
       } else if (depth === 0 && topLevel && isKeywordAt(data, pos, ENDOBJ, end)) {
         return { data, start, end: trimEnd(data, start, pos), refs: kept(refs, base), stream: false, strings };
@@ -203,6 +216,8 @@ function skimFrom(
           lengthStart < 0 ? undefined : lengthValue,
           lengthRefNum,
           lengthRefGen,
+          lengthNames === 1 ? lengthStart : -1,
+          lengthEnd,
           lengthOf,
           ensure,
         );
@@ -217,6 +232,7 @@ function skimFrom(
     if (awaitingLength && intStart >= 0) {
       lengthStart = intStart;
       lengthValue = intValue;
+      lengthEnd = pos;
     }
     awaitingLength = lengthKey;
     if (intStart >= 0) {
@@ -273,6 +289,8 @@ function skimStream(
   length: number | undefined,
   lengthRefNum: number,
   lengthRefGen: number,
+  lengthAt: number,
+  lengthEnd: number,
   lengthOf: (num: number, gen: number) => number | undefined,
   ensure: (start: number, end: number) => void,
 ): RawObject | undefined {
@@ -288,7 +306,9 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  return { data, start, end: streamEnd, refs, stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
+  const raw: RawObject = { data, start, end: streamEnd, refs, stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
+  if (lengthAt >= 0) [raw.lengthAt, raw.lengthEnd] = [lengthAt, lengthEnd];
+  return raw;
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */

@@ -88,11 +88,11 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
     const section = readSection(bytes, offset, context, limit, ensure);
     if (!trailer) trailer = section.trailer;
     else {
-      for (const key of ['Root', 'Info', 'ID']) {
-        const name = PDFName.of(key);
-        if (!trailer.has(name) && section.trailer.has(name)) trailer.set(name, section.trailer.get(name)!);
-      }
-      // Not /Encrypt: qpdf, poppler and MuPDF take it from the newest trailer alone, and open such a file without a password.
+      // An update's trailer repeats every entry it keeps (ISO 32000-1, 7.5.6), so an /Info or /ID it lacks was
+      // dropped, not forgotten: qpdf, pdf.js, poppler and MuPDF take those (and /Encrypt) from the newest trailer
+      // alone. A /Root it lacks is damage; the older one is what pdf.js's and poppler's recovery find.
+      if (!trailer.has(ROOT) && section.trailer.has(ROOT)) trailer.set(ROOT, section.trailer.get(ROOT)!);
+      // qpdf, poppler and MuPDF open a file whose stale /Encrypt the newest trailer left out without a password.
       if (!trailer.has(ENCRYPT) && section.trailer.has(ENCRYPT)) staleEncrypt = true;
     }
     // Newest first: an entry an older section also has stays as the newer one says.
@@ -104,6 +104,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
 }
 
 const ENCRYPT = PDFName.of('Encrypt');
+const ROOT = PDFName.of('Root');
 
 function readSection(
   bytes: Uint8Array,

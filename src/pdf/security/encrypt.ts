@@ -8,6 +8,7 @@
  * of its strings is encrypted on its own, as the standard requires.
  */
 import { randomBytes } from 'node:crypto';
+import { FileRange } from '../../core/lazy-file.js';
 import type { Piece } from '../../core/sink.js';
 import { encryptFromFile, isAes, piecewiseStream, readSmall, SMALL_DATA, unreadData } from './file-crypto.js';
 import {
@@ -81,6 +82,14 @@ export interface Encryption {
   dictRef: PDFRef;
   /** What to write for `object`: its strings and stream data encrypted (in place where they can be). */
   encrypt(ref: PDFRef, object: PDFObject): PDFObject;
+  /**
+   * The pieces to write for the data of a stream `ref` whose dictionary holds
+   * no string, from its input bytes (in memory, or a range of the input
+   * file); the writer writes the dictionary as it is, with /Length their size.
+   * Undefined while no stream is kept as a probe: the object is then parsed
+   * and goes through encrypt().
+   */
+  encryptRawStream(ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined;
   /** What the output must show when it is read back (check-output.ts). */
   expected: ExpectedEncryption;
 }
@@ -104,16 +113,6 @@ export interface ExpectedEncryption {
 const PROBE_DATA_LIMIT = 1 << 16;
 
 /**
- * Faults that tests inject to see the output check catch them (never set in
- * use): `encrypt-id` writes an /ID other than the one the key was derived
- * from (a fault this project once shipped); `encrypt-data` encrypts the objects with a
- * key other than the one the passwords open.
- */
-function injectedFault(): string | undefined {
-  return process.env.PDFSVC_TEST_FAULT;
-}
-
-/**
  * Sets the document's /Encrypt and /ID and returns the encryption the writer
  * applies to each object as it writes it (writer.ts), so that a document's
  * objects are never all parsed and held at once: an untouched object is
@@ -126,9 +125,6 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   const method = params.filters.get(params.stmF)!;
   // One running cipher per key (standard.ts): AES-256's one key serves the whole document.
   const aes = new AesEncryptor();
-  const fault = injectedFault();
-  if (fault === 'encrypt-id') context.trailerInfo.ID = fileIdArray(context, [randomBytes(16), randomBytes(16)]);
-  const objectsKey = fault === 'encrypt-data' ? Uint8Array.from(fileKey, (byte, i) => (i === 0 ? byte ^ 1 : byte)) : fileKey;
   const expected: ExpectedEncryption = { options, fileKey, probes: [] };
   let stringProbe = false;
   let streamProbe = false;
@@ -166,7 +162,19 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     expected.probes.push({ ref, strings, data: takeData ? Uint8Array.from(data) : undefined });
   };
 
-  const keyOf = objectKeys(objectsKey, method);
+  const keyOf = objectKeys(fileKey, method);
+  /** A stream's data encrypted: larger data still in the input file as it is written, the rest now. */
+  const dataPieces = (key: Uint8Array, data: Uint8Array | FileRange): Piece[] => {
+    if (data instanceof FileRange) {
+      // Larger data still in the input file: encrypted from the file to the output as it is written.
+      if (isAes(method) && data.byteLength > SMALL_DATA) return [encryptFromFile(method, key, data, aes)];
+      // Small data is read now, into a reused buffer (file-crypto.ts), not loaded to stay.
+      data = readSmall(data);
+    }
+    return encryptPieces(method, key, data, aes);
+  };
+  const encryptRawStream = (ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined =>
+    streamProbe ? dataPieces(keyOf(ref.objectNumber, ref.generationNumber), data) : undefined;
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
     const key = keyOf(ref.objectNumber, ref.generationNumber);
@@ -179,15 +187,14 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
       const unread = object instanceof PDFRawStream ? unreadData(object) : undefined;
       let pieces: Piece[];
       if (unread && isAes(method) && unread.byteLength > SMALL_DATA) {
-        // Larger data still in the input file: encrypted from the file to the output as it is written (a probe's data is copied).
+        // A probe's data is copied from the file.
         probe(ref, object.dict, unread.byteLength <= PROBE_DATA_LIMIT && !streamProbe ? unread.readCopy() : undefined);
-        pieces = [encryptFromFile(method, key, unread, aes)];
+        pieces = dataPieces(key, unread);
       } else {
-        // Small data in the input file is read now, into a reused buffer (file-crypto.ts), not loaded to stay.
         const contents = unread ? readSmall(unread) : object.getContents();
         object.updateDict();
         probe(ref, object.dict, contents);
-        pieces = encryptPieces(method, key, contents, aes);
+        pieces = dataPieces(key, contents);
       }
       transformStrings(object.dict, encryptBytes);
       return piecewiseStream(object.dict, pieces);
@@ -198,7 +205,7 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     }
     return object;
   };
-  return { dictRef, encrypt, expected };
+  return { dictRef, encrypt, encryptRawStream, expected };
 }
 
 /**

@@ -4,13 +4,14 @@
  */
 import { copyObject } from '../model/copy.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
-import { readOnly } from '../reader/object-table.js';
+import { objectTableOf, readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { storeOf } from '../model/store.js';
 import { walkFieldTree } from './trees.js';
 
 const KIDS = PDFName.of('Kids');
 const PARENT = PDFName.of('Parent');
+const KIDS_WORD = ['Kids'];
 
 /** Keys that belong to the field rather than the widget when both share one dictionary. */
 const FIELD_KEYS = ['FT', 'T', 'TU', 'TM', 'Ff', 'V', 'DV', 'Opt', 'TI', 'I', 'MaxLen', 'DA', 'Q', 'DS', 'RV', 'AA', 'Lock', 'SV'];
@@ -37,9 +38,13 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   // are set after it. A field written in place in /Fields is no widget of a page: it stays as it is.
   // Nodes are peeked, not looked up: on a split's fork a lookup copies the node, and the walk would copy the
   // whole field tree for every part.
+  // A field whose bytes hold no /Kids keeps every widget it has: kept unparsed (a form of 3,000 widgets was
+  // parsed whole to drop page 1's few).
   const store = storeOf(doc.context);
+  const table = objectTableOf(doc.context);
   const { survivors, changed } = readOnly(doc.context, () =>
     walkFieldTree(doc.context, fields.asArray(), {
+      skip: (item) => item instanceof PDFRef && !removed.has(item) && table !== undefined && table.bytesLack(item, KIDS_WORD),
       fetch: (item) => (item instanceof PDFRef ? store.peek(item) : item),
       decide: ({ item }) => (!(item instanceof PDFRef) ? 'keep' : removed.has(item) ? 'drop' : 'kids'),
     }),

@@ -152,7 +152,9 @@ export class DepthScan {
           open.push('>>');
           i += 2;
         } else {
-          while (i < n && bytes[i] !== 0x3e) i++;
+          // A hex string (long-text's lines are all hex strings): its end found natively, not a byte at a time.
+          i = bytes.indexOf(0x3e, i);
+          if (i < 0) i = n;
           if (i >= n && !last) return start;
           if (i >= n) this.cutOff = '>';
           i++;

@@ -56,22 +56,29 @@ export interface ReaderView {
   rotation: number;
 }
 
-function boxOf(page: PDFDict, key: 'MediaBox' | 'CropBox'): Box | undefined {
-  const value = page.lookup(PDFName.of(key));
+const MEDIA_BOX = PDFName.of('MediaBox');
+const CROP_BOX = PDFName.of('CropBox');
+
+/** A page's box (asked for each page watermarked: plain loops, no arrays made on the way). */
+function boxOf(page: PDFDict, key: PDFName): Box | undefined {
+  const value = page.lookup(key);
   if (!(value instanceof PDFArray) || value.size() !== 4) return undefined;
-  const n = value.asArray().map((item) => {
-    const v = page.context.lookup(item);
-    return v instanceof PDFNumber ? v.asNumber() : NaN;
-  });
-  if (n.some((v) => !Number.isFinite(v))) return undefined;
+  const items = value.asArray();
+  const n = [0, 0, 0, 0];
+  for (let k = 0; k < 4; k++) {
+    const v = page.context.lookup(items[k]);
+    if (!(v instanceof PDFNumber)) return undefined;
+    n[k] = v.asNumber();
+    if (!Number.isFinite(n[k])) return undefined;
+  }
   // Readers accept any two opposite corners.
   return [Math.min(n[0], n[2]), Math.min(n[1], n[3]), Math.max(n[0], n[2]), Math.max(n[1], n[3])];
 }
 
 /** CropBox ∩ MediaBox (what a reader shows); the MediaBox when they do not meet. */
 function visibleBox(page: PDFDict): Box {
-  const media = boxOf(page, 'MediaBox') ?? [0, 0, 612, 792];
-  const crop = boxOf(page, 'CropBox');
+  const media = boxOf(page, MEDIA_BOX) ?? [0, 0, 612, 792];
+  const crop = boxOf(page, CROP_BOX);
   if (!crop) return media;
   const box: Box = [Math.max(media[0], crop[0]), Math.max(media[1], crop[1]), Math.min(media[2], crop[2]), Math.min(media[3], crop[3])];
   return box[2] - box[0] > 0 && box[3] - box[1] > 0 ? box : media;

@@ -12,6 +12,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../model/primitives.js';
 import type { PageEntry } from '../structure/page-tree.js';
+import { readOnly } from '../reader/object-table.js';
 import { ContentDepths } from './balance.js';
 import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';
 
@@ -36,17 +37,13 @@ export interface StampOptions {
  * changed once, in place.
  */
 export function stampPages(context: PDFContext, all: PageEntry[], selected: Iterable<number>, options: StampOptions): void {
+  // Each page's resources, asked once (a short run does this interpreted: every call per page shows on 2,000 pages).
+  const keys = all.map(({ dict }) => resourceKey(dict));
   const users = new Map<unknown, number>();
-  for (const { dict } of all) {
-    const key = resourceKey(dict);
-    users.set(key, (users.get(key) ?? 0) + 1);
-  }
-  const chosen = [...selected].map((i) => all[i]);
+  for (const key of keys) users.set(key, (users.get(key) ?? 0) + 1);
+  const chosen = [...selected];
   const chosenUsers = new Map<unknown, number>();
-  for (const { dict } of chosen) {
-    const key = resourceKey(dict);
-    chosenUsers.set(key, (chosenUsers.get(key) ?? 0) + 1);
-  }
+  for (const i of chosen) chosenUsers.set(keys[i], (chosenUsers.get(keys[i]) ?? 0) + 1);
   // One edited (or copied) resource dictionary per original, with the name the form got in it.
   const edited = new Map<unknown, { value: PDFDict | PDFRef; name: string }>();
   const streams = new Map<string, PDFRef>();
@@ -69,7 +66,8 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
   };
   // The placement depends only on the page's visible box and rotation, which most pages share: worked out (and formatted) once per view.
   const placements = new Map<string, string | null>();
-  for (const { dict: page } of chosen) {
+  for (const i of chosen) {
+    const page = all[i].dict;
     const view = readerView(page);
     const viewKey = `${view.rotation} ${view.box.join(' ')}`;
     let placed = placements.get(viewKey);
@@ -79,7 +77,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
       placements.set(viewKey, placed);
     }
     if (placed === null) continue;
-    const key = resourceKey(page);
+    const key = keys[i];
     let target = edited.get(key);
     if (!target) {
       target = withForm(context, page, options.form, users.get(key) !== chosenUsers.get(key));
@@ -88,8 +86,10 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     page.set(RESOURCES, target.value);
 
     const draw = `q ${placed} cm /${target.name} Do Q\n`;
-    const original = contentRefs(context, page);
-    const contents = options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
+    const contents = readOnly(context, () => {
+      const original = contentRefs(context, page);
+      return options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
+    });
     page.set(CONTENTS, context.obj(contents));
   }
 }

@@ -15,14 +15,15 @@ import { unreadRange } from '../../core/lazy-file.js';
 import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
-import { storeOf } from '../model/store.js';
+import { storeOf, type RawSource } from '../model/store.js';
+import { nullifyReached, type RefTargets } from '../model/objects.js';
 import type { Encryption } from '../security/encrypt.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
 import { walkGraph, type ObjectSource } from '../model/graph.js';
 import { serialize, writeTokens, type TokenWriter } from './serialize.js';
 import { unloadedData } from '../reader/object-table.js';
-import { REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
+import { type RawObject, REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
 
 const encoder = new TextEncoder();
 const STREAM_START = encoder.encode('\nstream\n');
@@ -43,6 +44,12 @@ export interface WriteOptions {
   objectStreams?: boolean;
   /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
   encryption?: Encryption;
+  /**
+   * References to leave out, as nullifyReferences does, in the writer's own
+   * walk: the output does not reach them, and the objects that held them
+   * hold null instead. One walk of the document rather than two (remove_pages).
+   */
+  nullify?: RefTargets;
 }
 
 /** The references an output holds (split_by_size weighs what a part already wrote). */
@@ -78,7 +85,7 @@ export function writeDocumentAndTell(context: PDFContext, options: WriteOptions 
 
 /** Writes the document into `sink`, in order; returns the references of the objects written. */
 function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions = {}): WrittenRefs {
-  const plan = planOutput(context);
+  const plan = planOutput(context, options.nullify);
   writePlan(context, plan, sink, options);
   return plan.written;
 }
@@ -93,7 +100,10 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   const { encryption } = options;
   for (const ref of plan.order) {
     offsets.push(out.offset);
-    out.object(ref, toWrite(ref, plan.written.get(ref)!, encryption), plan.written);
+    const source = plan.written.get(ref)!;
+    const encrypted = encryption && encryptedRawStream(ref, source, encryption);
+    if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
+    else out.object(ref, toWrite(ref, source, encryption), plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
@@ -123,6 +133,24 @@ function toWrite(ref: PDFRef, source: ObjectSource, encryption: Encryption | und
   const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
   if (object === undefined) return { kind: 'parsed', object: PDFNull };
   return { kind: 'parsed', object: encryption ? encryption.encrypt(ref, object) : object };
+}
+
+/**
+ * The encrypted data of a stream whose dictionary holds no string, read
+ * from its input bytes without parsing the object; undefined when the
+ * object must be parsed (encrypt.ts's encryptRawStream says when). Only its
+ * data and /Length change: the dictionary's bytes are written as they are
+ * (Output.rawStream), where parsing and serializing them was a third of
+ * what the writer spent on a document of small streams.
+ */
+function encryptedRawStream(ref: PDFRef, source: ObjectSource, encryption: Encryption): Piece[] | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw } = source;
+  // Bytes that are ciphertext (a decrypted input) are parsed, and decrypted, instead.
+  if (!raw.stream || raw.strings || raw.lengthAt === undefined || !source.table.bytesAreClear(ref)) return undefined;
+  const start = raw.dataStart!;
+  const end = raw.dataEnd!;
+  return encryption.encryptRawStream(ref, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
 }
 
 /**
@@ -294,6 +322,25 @@ class Output implements TokenWriter {
     }
   }
 
+  /**
+   * A stream whose dictionary goes out as its input bytes (references the
+   * output lacks written as null), /Length the size of `data`: its data changed, nothing else.
+   */
+  rawStream(ref: PDFRef, source: RawSource, data: readonly Piece[], written: WrittenRefs): void {
+    this.header(ref);
+    const { raw } = source;
+    // The dictionary, without the line break before its `stream` keyword (STREAM_START has one).
+    let dictEnd = raw.dictEnd!;
+    while (dictEnd > raw.start && isWhite(raw.data[dictEnd - 1])) dictEnd--;
+    let size = 0;
+    for (const piece of data) size += piece.byteLength;
+    eachRange(source, dictEnd, written, this.bodyRange, size);
+    this.push(STREAM_START);
+    for (const piece of data) this.push(piece);
+    this.push(STREAM_END);
+    this.push(OBJECT_END);
+  }
+
   /** A stream object from its dictionary (serialized, or to serialize) and its data. */
   stream(ref: PDFRef, dict: Uint8Array | PDFDict, data: readonly Piece[]): void {
     this.header(ref);
@@ -329,6 +376,9 @@ class Output implements TokenWriter {
 const OBJSTM = PDFName.of('ObjStm');
 const XREF = PDFName.of('XRef');
 
+/** PDF white-space (ISO 32000-2, 7.2.3). */
+const isWhite = (byte: number): boolean => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
+
 function streamType(object: PDFObject): PDFObject | undefined {
   return object instanceof PDFStream ? object.dict.get(PDFName.of('Type')) : undefined;
 }
@@ -338,11 +388,13 @@ function streamType(object: PDFObject): PDFObject | undefined {
  * streams and cross-reference streams of the input are left out: their
  * members are written on their own, and this writer makes its own streams.
  */
-function planOutput(context: PDFContext): Plan {
+function planOutput(context: PDFContext, nullify: RefTargets | undefined): Plan {
   const { Root, Info, Encrypt } = context.trailerInfo;
-  const walk = walkGraph(context, [Root, Info, Encrypt]);
+  const leave = nullify && nullify.size > 0 ? nullify : undefined;
+  const walk = walkGraph(context, [Root, Info, Encrypt], leave && ((ref) => !leave.has(ref)));
   let largest = walk.largestReferenced;
   const written = walk.reached;
+  if (leave) nullifyReached(context, written, leave);
   // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
   written.forEach((source, ref) => {
     const type = source.kind === 'parsed' ? streamType(source.object) : undefined;
@@ -363,24 +415,52 @@ function eachBodyRange(
   range: (data: Uint8Array, start: number, end: number) => void,
 ): void {
   if (source.kind === 'damaged') return range(source.bytes, 0, source.bytes.length);
-  const { raw, table } = source;
+  const { raw } = source;
   // `N 0 obj endobj`: an empty object is null (as qpdf reads it).
   if (raw.end <= raw.start) return range(NULL, 0, NULL.length);
+  eachRange(source, raw.end, written, range);
+}
+
+/**
+ * Bytes [raw.start, end) of a skimmed object as ranges, references the
+ * output lacks written as null; with `length`, the value of /Length
+ * (raw.lengthAt to raw.lengthEnd, `N G R` included) written as that number.
+ */
+function eachRange(source: RawSource, end: number, written: WrittenRefs, range: (data: Uint8Array, start: number, end: number) => void, length?: number): void {
+  const { raw, table } = source;
   let at = raw.start;
   const refs = raw.refs;
+  // Where /Length's value is still to be written (Infinity: nowhere).
+  let lengthAt = length === undefined ? Infinity : raw.lengthAt!;
   for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    const refStart = refs[i + REF_START];
+    if (refStart >= lengthAt) {
+      at = writeLength(raw, at, length!, range);
+      lengthAt = Infinity;
+    }
+    // A reference that was /Length's value is gone with it; none lies past the dictionary.
+    if (refStart < at) continue;
+    if (refStart >= end) break;
     const num = refs[i + REF_NUM];
     const gen = refs[i + REF_GEN];
     const ref = table.refAt(num, gen);
     const kept = ref !== undefined && written.has(ref);
     if (kept && ref.objectNumber === num && ref.generationNumber === gen) continue;
-    range(raw.data, at, refs[i + REF_START]);
+    range(raw.data, at, refStart);
     // A reference the output lacks is null; one into a merged input has that input's new number.
     if (kept) range(REF_TEXT, 0, writeRefText(ref));
     else range(NULL, 0, NULL.length);
     at = refs[i + REF_END];
   }
-  range(raw.data, at, raw.end);
+  if (lengthAt !== Infinity) at = writeLength(raw, at, length!, range);
+  range(raw.data, at, end);
+}
+
+/** The bytes from `at` to /Length's value, then `length` in its place; returns where the bytes go on. */
+function writeLength(raw: RawObject, at: number, length: number, range: (data: Uint8Array, start: number, end: number) => void): number {
+  range(raw.data, at, raw.lengthAt!);
+  range(REF_TEXT, 0, writeDigits(REF_TEXT, 0, length));
+  return raw.lengthEnd!;
 }
 
 /** Where a renumbered reference is written, reused: range() copies what it is given, body() copies it out. */
@@ -471,12 +551,15 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
 }
 
 /**
- * zlib's level for object streams. Level 6 (the default) was most of a
- * rotate of a 52 MB document of object streams (0.35 s of 1.2 s CPU); level
- * 4, zlib's cheapest lazy matching, took 0.1 s and wrote 0.26 % more
- * (137 KB; level 1: 564 KB more, no faster). bench/README.md, "Profiles".
+ * zlib's level for object streams: its fastest. A page action rewrites every
+ * object stream (10 MB of objects in object-streams.pdf): level 6 (the
+ * default) was 0.35 s of a 1.2 s rotate; level 4 half of that; level 1
+ * deflates those 10 MB in 90 ms of CPU against level 4's 165 ms, and writes
+ * 13 % more of them (3.70 MB against 3.27 MB: +0.8 % of that file).
+ * bench/README.md, "Profiles: object streams" and "Remove pages, object
+ * streams (branch remove)".
  */
-const OBJECT_STREAM_LEVEL = 4;
+const OBJECT_STREAM_LEVEL = 1;
 
 /** Objects per object stream: small enough that a reader unpacking one for one object does little extra work. */
 const OBJECTS_PER_STREAM = 100;

@@ -273,6 +273,10 @@ describe('filterChain', () => {
     ['/Filter [/FlateDecode /Crypt]', undefined],
     ['/Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >>', undefined],
     ['/Filter [/ASCIIHexDecode /LZWDecode] /DecodeParms [null << /EarlyChange 0 >>]', ['ASCIIHexDecode', 'LZWDecode']],
+    // Names written with #xx escapes (upper- or lower-case hex) are the same names.
+    ['/Filter /Fl#61teDecode', ['FlateDecode']],
+    ['/Filter [/F#6cateDecode /#41#48x]', ['FlateDecode', 'ASCIIHexDecode']],
+    ['/Filter /FlateDecode /DecodeParms << /Predictor 1 >>', ['FlateDecode']],
   ])('%s', (dict, expected) => {
     const chain = filterChain(contentStream(dict).stream.dict);
     expect(chain?.map((f) => f.name)).toEqual(expected);

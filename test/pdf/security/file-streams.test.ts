@@ -89,3 +89,49 @@ describe.each([
     await expectStreams(output);
   });
 });
+
+/**
+ * Streams whose dictionary holds no string: add_password writes their
+ * dictionary's input bytes with only /Length changed (writer.ts,
+ * Output.rawStream). /Length first, last, as a reference to another object,
+ * or given twice (then the object is parsed instead), next to references
+ * the output keeps and one it lacks; data read at once and as written.
+ */
+describe('streams without strings, their dictionary kept as it is', () => {
+  const SIZES = [16, 5000];
+  const LENGTH_OBJECT = 40;
+  const kinds = ['Last', 'First', 'Indirect', 'Twice'] as const;
+  const plain = kinds.flatMap((kind, k) => SIZES.map((size, s) => ({ num: 50 + k * 2 + s, kind, data: data(size, 100 + k * 2 + s) })));
+  const doc = simpleDoc(['RAW STREAM DICTIONARIES'], { catalog: `/Extra [${plain.map((p) => `${p.num} 0 R`).join(' ')}]` });
+  const bodyOf = (p: (typeof plain)[number]) => {
+    const text = p.data.toString('latin1');
+    if (p.kind === 'First') return `<< /Length ${p.data.length} /Page 3 0 R /Gone 999 0 R /Kind /First >>\nstream\n${text}\nendstream`;
+    if (p.kind === 'Indirect') return { dict: '/Kind /Indirect /Page 3 0 R', stream: p.data, length: `${LENGTH_OBJECT + p.num} 0 R` };
+    if (p.kind === 'Twice') return { dict: `/Length ${p.data.length} /Kind /Twice /Page 3 0 R`, stream: p.data };
+    return { dict: '/Page 3 0 R /Kind /Last', stream: p.data };
+  };
+  const input = buildPdf([
+    {
+      objects: [
+        ...doc.objects,
+        ...plain.map((p) => ({ num: p.num, body: bodyOf(p) })),
+        ...plain.filter((p) => p.kind === 'Indirect').map((p) => ({ num: LENGTH_OBJECT + p.num, body: String(p.data.length) })),
+      ],
+    },
+  ]).bytes;
+
+  it.each(['AES-128', 'AES-256'])('%s: qpdf checks the output and decrypts every stream and its dictionary back', async (algorithm) => {
+    const output = tempFile(new Uint8Array(0));
+    await execa('node', [CLI, 'add-password', '--password', PASSWORD, '--encryption-algorithm', algorithm, tempFile(input), '-o', output, '--force']);
+    const check = await qpdfCheck(readFileSync(output), PASSWORD);
+    expect(check.exitCode, check.output).toBe(0);
+    const numbers = await extraObjects(output, PASSWORD);
+    expect(numbers).toHaveLength(plain.length);
+    for (const [i, p] of plain.entries()) {
+      const object = await qpdfObject(output, numbers[i], PASSWORD);
+      expect(object.data.equals(p.data), `data of the ${p.kind} stream of ${p.data.length} bytes`).toBe(true);
+      expect(object.dict).toContain(`/Kind /${p.kind}`);
+      expect(object.dict).toMatch(/\/Page \d+ 0 R/);
+    }
+  });
+});

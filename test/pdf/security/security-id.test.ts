@@ -15,13 +15,55 @@ import { execa } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { addPassword, addRestrictions, PdfsvcError, rotatePages } from '../../../src/index.js';
 import { qpdfCheck, qpdfJson, tempFile } from '../../helpers/pdf-tools.js';
 import { buildPdf, replaceOnce, simpleDoc, type RawObject } from '../../helpers/raw-pdf.js';
 import { showEncryption } from '../../helpers/security.js';
 import { formRequest, inProcessApp, keys, problemOf } from '../../server/harness.js';
 import { CLI, serve } from '../../server/spawn.js';
+
+/**
+ * A fault to inject into the encryption, in this process: `encrypt-id` writes
+ * an /ID other than the one the key was derived from (the fault of the
+ * issue; AES-256 does not hash the /ID, so only AES-128 is locked by it);
+ * `encrypt-data` encrypts the objects with a key other than the one the
+ * passwords open. Through mocks of the modules encrypt.ts takes them from.
+ */
+const injected = vi.hoisted(() => ({ fault: undefined as 'encrypt-id' | 'encrypt-data' | undefined }));
+const wrongKey = (key: Uint8Array) => (injected.fault === 'encrypt-data' ? Uint8Array.from(key, (byte, i) => (i === 0 ? byte ^ 1 : byte)) : key);
+
+vi.mock('../../../src/pdf/security/file-id.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/pdf/security/file-id.js')>();
+  return {
+    ...real,
+    fileIdArray: (...[context, ids]: Parameters<typeof real.fileIdArray>) =>
+      real.fileIdArray(context, injected.fault === 'encrypt-id' ? [randomBytes(16), randomBytes(16)] : ids),
+  };
+});
+vi.mock('../../../src/pdf/security/standard.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/pdf/security/standard.js')>();
+  return {
+    ...real,
+    encryptData: (...[method, key, ...rest]: Parameters<typeof real.encryptData>) => real.encryptData(method, wrongKey(key), ...rest),
+    encryptPieces: (...[method, key, ...rest]: Parameters<typeof real.encryptPieces>) => real.encryptPieces(method, wrongKey(key), ...rest),
+  };
+});
+vi.mock('../../../src/pdf/security/file-crypto.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src/pdf/security/file-crypto.js')>();
+  return {
+    ...real,
+    encryptFromFile: (...[method, key, ...rest]: Parameters<typeof real.encryptFromFile>) => real.encryptFromFile(method, wrongKey(key), ...rest),
+  };
+});
+
+/**
+ * The built command line and server run in processes and threads of their
+ * own, out of the mocks' reach: they load helpers/wrong-aes-key.cjs, which
+ * flips a bit of every AES key they encrypt with.
+ */
+const WRONG_AES_KEY = { NODE_OPTIONS: `--require ${new URL('../../helpers/wrong-aes-key.cjs', import.meta.url).pathname}` };
 
 const TEXTS = ['IDENTIFIER PAGE ONE', 'IDENTIFIER PAGE TWO'];
 const USER = 'user-secret';
@@ -141,12 +183,7 @@ describe('outputs without encryption', () => {
 });
 
 // ---------------------------------------------------------------------------
-// The check itself: a fault injected into the encryption (PDFSVC_TEST_FAULT,
-// read by src/pdf/security/encrypt.ts for tests only) must be caught.
-// `encrypt-id` writes an /ID other than the one the key was derived from (the
-// fault of the issue; AES-256 does not hash the /ID, so only AES-128 is
-// locked by it); `encrypt-data` encrypts the objects with a key other than
-// the one the passwords open.
+// The check itself: a fault injected into the encryption (above) must be caught.
 // ---------------------------------------------------------------------------
 
 const FAULTS = [
@@ -159,17 +196,16 @@ const INPUT = withId(`/ID [<${A}> <${B}>]`);
 
 describe('an encrypted output that fails its own check', () => {
   afterEach(() => {
-    delete process.env.PDFSVC_TEST_FAULT;
+    injected.fault = undefined;
   });
 
   it.each(FAULTS)('%s, %s: the library throws a 500 naming the cause', async (fault, algorithm, cause) => {
-    process.env.PDFSVC_TEST_FAULT = fault;
+    injected.fault = fault;
     const error = await addPassword({ file: INPUT, password: USER, encryption_algorithm: algorithm }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(PdfsvcError);
     expect((error as PdfsvcError).status).toBe(500);
     expect((error as PdfsvcError).message).toMatch(cause);
     expect((error as PdfsvcError).message).not.toContain(USER);
-    process.env.PDFSVC_TEST_FAULT = fault;
     const restricted = await addRestrictions({ file: INPUT, owner_password: OWNER, encryption_algorithm: algorithm }).catch((err: unknown) => err);
     expect((restricted as PdfsvcError).status).toBe(500);
   });
@@ -184,7 +220,7 @@ describe('an encrypted output that fails its own check', () => {
   it('in process: HTTP 500, a problem object whose detail names the cause', async () => {
     const app = inProcessApp('global');
     for (const [fault, algorithm, cause] of FAULTS) {
-      process.env.PDFSVC_TEST_FAULT = fault;
+      injected.fault = fault;
       const response = await app.fetch(
         formRequest(
           'http://pdfsvc.test/v1/add_password',
@@ -204,7 +240,7 @@ describe('an encrypted output that fails its own check', () => {
   });
 
   it('a real server (worker threads): HTTP 500 with the cause, and it goes on serving', async () => {
-    const server = await serve({ args: ['--workers', '1'], env: { ...(process.env as Record<string, string>), PDFSVC_TEST_FAULT: 'encrypt-data' } });
+    const server = await serve({ args: ['--workers', '1'], env: { ...(process.env as Record<string, string>), ...WRONG_AES_KEY } });
     try {
       const send = () =>
         fetch(
@@ -231,11 +267,14 @@ describe('an encrypted output that fails its own check', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-security-id-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it.each(FAULTS)('%s, %s: exit status 1, the cause on standard error, no output file', async (fault, algorithm, cause) => {
-      const target = join(dir, `${fault}-${algorithm}.pdf`);
+    it.each([
+      ['AES-128', /object \d+ does not decrypt to what was written/],
+      ['AES-256', /the key its user password gives is not the key it was encrypted with/],
+    ])('%s, every AES key wrong: exit status 1, the cause on standard error, no output file', async (algorithm, cause) => {
+      const target = join(dir, `wrong-key-${algorithm}.pdf`);
       const result = await execa('node', [CLI, 'add-password', '--encryption-algorithm', algorithm, tempFile(INPUT), '-o', target], {
         reject: false,
-        env: { PDFSVC_PASSWORD: USER, PDFSVC_TEST_FAULT: fault },
+        env: { PDFSVC_PASSWORD: USER, ...WRONG_AES_KEY },
       });
       expect(result.exitCode).toBe(1);
       expect(result.stderr).toMatch(cause);
@@ -245,9 +284,11 @@ describe('an encrypted output that fails its own check', () => {
       expect(readdirSync(dir)).toEqual([]);
     });
 
-    it('without the fault: exit 0 and an output its password opens', async () => {
+    it('without the fault: exit 0 and an output its password opens (the environment cannot inject one)', async () => {
       const target = join(dir, 'clean.pdf');
-      const result = await execa('node', [CLI, 'add-password', tempFile(INPUT), '-o', target], { reject: false, env: { PDFSVC_PASSWORD: USER } });
+      // pdfsvc once read this variable to break its own encryption for tests.
+      const env = { PDFSVC_PASSWORD: USER, PDFSVC_TEST_FAULT: 'encrypt-data' };
+      const result = await execa('node', [CLI, 'add-password', tempFile(INPUT), '-o', target], { reject: false, env });
       expect(result.exitCode, result.stderr).toBe(0);
       expect((await execa('qpdf', ['--check', `--password=${USER}`, target], { reject: false })).exitCode).toBe(0);
       rmSync(target);

@@ -79,3 +79,17 @@ describe('objects an action only looked at', () => {
     expect(await pageTexts(output)).toEqual([expect.stringContaining('looked at only')]);
   });
 });
+
+describe('numbers in a dictionary the action changed', () => {
+  it('are written as decimals qpdf reads, without float noise or exponents: 0.0000001 stays 0.0000001', async () => {
+    // qpdf itself cannot read the last one (an integer past 64 bits): the output writes it as a real.
+    const read = '0 -0 0.0000001 0.30000000000000004 0.3333333333333333 123456789.5 -0.000025 100000000000000000000';
+    const written = '0 0 0.0000001 0.3 0.333333333333333 123456789.5 -0.000025 100000000000000000000.0';
+    const doc = simpleDoc(['numbers'], { page: () => `/PdfsvcNumbers [${read}]` });
+    const output = await rotatePages({ file: buildPdf([{ objects: doc.objects }]).bytes, angle: 90 });
+    expect((await qpdfCheck(output)).exitCode).toBe(0);
+    const { stdout } = await execa('qpdf', [`--show-object=${doc.pages[0]}`, tempFile(output)]);
+    expect(stdout).toContain('/Rotate 90');
+    expect(stdout).toContain(`/PdfsvcNumbers [ ${written} ]`);
+  });
+});

@@ -1,0 +1,30 @@
+/**
+ * The V8 interrupt budgets the command line sets are multiples of V8's own,
+ * named once (src/core/v8-flags.ts): bin/pdfsvc.js reads its flags from the
+ * built dist/cli-route.cjs, merge's from the same module, and neither file
+ * writes a number of its own that could drift from the other.
+ */
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { MERGE_INTERRUPT_BUDGET, ONE_FILE_CLI_V8_FLAGS } from '../../src/core/v8-flags.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('V8 interrupt budgets', () => {
+  it("are four and sixteen times the budget this Node's V8 has by default", async () => {
+    const { stdout } = await execa('node', ['--v8-options']);
+    const byDefault = Number(/--interrupt-budget=(\d+)/.exec(stdout.slice(stdout.indexOf('  --interrupt-budget ')))?.[1]);
+    expect(byDefault).toBe(66 * 1024);
+    expect(ONE_FILE_CLI_V8_FLAGS).toContain(`--interrupt-budget=${4 * byDefault}`);
+    expect(MERGE_INTERRUPT_BUDGET).toBe(16 * byDefault);
+  });
+
+  it('are written as numbers nowhere else: the bin takes its flags from dist/cli-route.cjs', () => {
+    for (const file of ['bin/pdfsvc.js', 'src/core/heap-growth.ts']) expect(read(file), file).not.toMatch(/interrupt-budget=\d/);
+    expect(read('bin/pdfsvc.js')).toContain('setFlagsFromString(v8Flags)');
+    const route = createRequire(import.meta.url)('../../dist/cli-route.cjs') as { ONE_FILE_CLI_V8_FLAGS?: string };
+    expect(route.ONE_FILE_CLI_V8_FLAGS).toBe(ONE_FILE_CLI_V8_FLAGS);
+  });
+});
