@@ -31,8 +31,7 @@ type Key = (typeof KEYS)[number];
 const KEY_BYTES = KEYS.map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0)));
 
 /**
- * The scan of `text` (an object's bytes, perhaps with what follows it up to
- * the next object), when they are one dictionary with no top-level /Kids and
+ * The scan of `text` (an object's bytes, perhaps followed by `endobj`), when they are one dictionary with no top-level /Kids and
  * a /Type, if any, that is no /Pages: a leaf. Undefined when the bytes cannot
  * tell (a `#`, which could spell any key; a stream; anything unbalanced; an
  * entry written twice): the caller parses the object, as before.
@@ -59,9 +58,9 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
           const key = keyAt(text, pos + 1, nameEnd);
           if (key === 'Kids') return undefined;
           if (key !== undefined) {
-            const at = skipWhite(text, nameEnd, end);
-            if (scan[keyField(key)] >= 0) return undefined;
-            scan[keyField(key)] = at;
+            const field = FIELD[key];
+            if (scan[field] >= 0) return undefined;
+            scan[field] = skipWhite(text, nameEnd, end);
           }
           afterKey = true;
         }
@@ -102,25 +101,18 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
 
 type Field = Exclude<keyof LeafScan, 'text'>;
 
-function keyField(key: Exclude<Key, 'Kids'>): Field {
-  return key === 'Type'
-    ? 'type'
-    : key === 'MediaBox'
-      ? 'mediaBox'
-      : key === 'CropBox'
-        ? 'cropBox'
-        : key === 'Resources'
-          ? 'resources'
-          : key === 'Contents'
-            ? 'contents'
-            : key === 'Rotate'
-              ? 'rotate'
-              : key === 'Parent'
-                ? 'parent'
-                : key === 'Annots'
-                  ? 'annots'
-                  : 'structParents';
-}
+/** Where the scan notes each key's value. */
+const FIELD: Record<Exclude<Key, 'Kids'>, Field> = {
+  Type: 'type',
+  MediaBox: 'mediaBox',
+  CropBox: 'cropBox',
+  Resources: 'resources',
+  Contents: 'contents',
+  Rotate: 'rotate',
+  Parent: 'parent',
+  Annots: 'annots',
+  StructParents: 'structParents',
+};
 
 /** The key among KEYS spelled by text[start, end), if any. */
 function keyAt(text: Uint8Array, start: number, end: number): Key | undefined {
