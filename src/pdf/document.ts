@@ -33,9 +33,10 @@ export interface OpenOptions {
   /** Receives damage the document is read through (a repaired page tree, …), now or while it is read lazily later. */
   onWarning?: (message: string) => void;
   /**
-   * The action reads only some of the pages (extract, remove): a sound page
-   * tree is not walked page by page when the document is opened; the pages
-   * kept are read and repaired later (pageEntriesKeeping).
+   * The action reads its pages through pageEntriesKeeping (extract, remove,
+   * reverse, reorder, the splits): a sound page tree is not walked page by
+   * page when the document is opened; the pages kept are read and repaired
+   * later, and only those whose bytes show something to repair.
    */
   fewPages?: boolean;
   /** Told the page count of a document accepted for work (the server's pages processed). */

@@ -6,7 +6,8 @@ import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
 const splitAtPage: Transform<typeof fields, 'documents'> = async (values, context) => {
-  const doc = await openInput(values.file, context);
+  // Its pages are read through pageEntriesKeeping (split.ts): a sound tree is not walked page by page at opening.
+  const doc = await openInput(values.file, context, { fewPages: true });
   const count = await refusedOn('file', () => pagesToSplit(doc));
   if (count === 1) {
     throw ValidationError.field(

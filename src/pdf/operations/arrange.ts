@@ -14,6 +14,7 @@ import { arrayAt, dictAt, nullifyReferences, type RefTargets } from '../model/ob
 import { pruneOutline } from '../structure/outline.js';
 import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
 import { pageEntries, setPages, type PageEntry } from '../structure/page-tree.js';
+import { settledLeaf } from '../structure/leaf-bytes.js';
 import { objectTableOf, readOnly } from '../reader/object-table.js';
 import { walkGraph } from '../model/graph.js';
 
@@ -226,6 +227,8 @@ function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPage
   // Only looks at the page and its annotations: those it keeps go out as their input bytes.
   // Peeked: on a split's fork a lookup would copy the page and every annotation it reads.
   const store = storeOf(doc.context);
+  // A page left as its input bytes, which hold no annotations: not parsed to find none.
+  if (settledLeaf(store, pageRef)?.annotated === false) return;
   const page = store.peek(pageRef);
   const annots = page instanceof PDFDict ? arrayAt(page, 'Annots') : undefined;
   if (!annots) return;

@@ -9,7 +9,8 @@ import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
 import { storeOf } from '../model/store.js';
 import { objectTableOf } from '../reader/object-table.js';
-import { skipWhite } from '../reader/syntax.js';
+import { isKeywordAt, skipWhite } from '../reader/syntax.js';
+import { type LeafScan, isNameAt, noteSettledLeaf, rectangleAt, refArrayAt, refAt, scanLeaf, settledLeaf } from './leaf-bytes.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -341,18 +342,33 @@ export function pageCount(doc: PDFDocument): number {
  * Every page, for an arrangement that keeps the pages `kept` (0-based):
  * those are read and repaired as pageEntries does; the others, on a sound
  * tree, are known by reference only and parsed only if asked for (their
- * dictionaries as the input has them). On a tree that is not sound: pageEntries.
+ * dictionaries as the input has them). So is a kept page whose bytes show
+ * nothing to repair (settledInBytes): it goes out as its input bytes unless
+ * something changes it. On a tree that is not sound: pageEntries.
  * Damage repaired on a kept page is reported as the document's warnings.
  */
 export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): PageEntry[] {
+  // Pages the document's opening walked and settled already (an action that reads every page): those.
+  const walked = flatWalkStanding(doc);
+  if (walked) return walked;
   const tree = soundPageTree(doc);
   if (!tree) return pageEntries(doc);
   const { context } = doc;
   const entries: PageEntry[] = tree.refs.map((ref) => new PageByRef(ref, context));
-  const keptPages = [...new Set(kept)].filter((i) => i >= 0 && i < entries.length);
+  const table = objectTableOf(context);
+  const keptPages: number[] = [];
+  for (const i of new Set(kept)) {
+    if (!(i >= 0 && i < entries.length)) continue;
+    // Its skim, which the writer takes for a page it copies: a page whose bytes are not clean enough to copy is parsed.
+    const source = table?.rawSource(tree.refs[i]);
+    const raw = source?.raw;
+    const scan = raw && !raw.stream ? scanLeaf(raw.data.subarray(raw.start, raw.end)) : undefined;
+    const parent = scan && settledInBytes(context, scan, tree.inherited[i]);
+    if (source && scan && parent) noteSettledLeaf(source.table, tree.refs[i], scan, parent);
+    else keptPages.push(i);
+  }
   const dicts = keptPages.map((i) => context.lookup(tree.refs[i]));
   const damage = newPageTreeDamage();
-  const table = objectTableOf(context);
   // A page whose bytes looked whole but do not parse: the full walk reads it as far as it goes, and says so.
   if (!dicts.every((dict) => dict instanceof PDFDict)) {
     soundTrees.set(doc, null);
@@ -368,6 +384,38 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   for (const warning of damageWarnings(damage)) table?.note(warning);
   return entries;
 }
+
+/**
+ * The /Parent of a page whose input bytes show it as settleLeaf leaves a
+ * page (so it need not be parsed), else undefined: typed /Page, every
+ * attribute it inherits its own already, a /MediaBox of four numbers, its
+ * /Resources a dictionary, its /Contents nothing but streams, and a /Parent.
+ */
+function settledInBytes(context: PDFContext, scan: LeafScan, inherited: Map<string, PDFObject>): PDFRef | undefined {
+  const { text } = scan;
+  if (scan.type < 0 || !isNameAt(text, scan.type)) return undefined;
+  for (const key of inherited.keys()) {
+    const at = key === 'Resources' ? scan.resources : key === 'MediaBox' ? scan.mediaBox : key === 'CropBox' ? scan.cropBox : scan.rotate;
+    if (at < 0 || isNullAt(text, at)) return undefined;
+  }
+  if (scan.mediaBox < 0 || !rectangleAt(text, scan.mediaBox)) return undefined;
+  if (scan.resources < 0) return undefined;
+  if (!(text[scan.resources] === 0x3c && text[scan.resources + 1] === 0x3c)) {
+    const ref = refAt(text, scan.resources);
+    if (!ref || !leadsToDict(context, PDFRef.of(ref[0], ref[1]))) return undefined;
+  }
+  if (scan.contents >= 0) {
+    const one = refAt(text, scan.contents);
+    const refs = one ? [one] : refArrayAt(text, scan.contents);
+    if (!refs?.every(([num, gen]) => leadsToStream(context, PDFRef.of(num, gen)))) return undefined;
+  }
+  const parent = scan.parent >= 0 ? refAt(text, scan.parent) : undefined;
+  return parent && PDFRef.of(parent[0], parent[1]);
+}
+
+const NULL = Uint8Array.from('null', (c) => c.charCodeAt(0));
+
+const isNullAt = (text: Uint8Array, at: number): boolean => isKeywordAt(text, at, NULL, text.length);
 
 /** A page known by reference, its dictionary parsed when first asked for. */
 class PageByRef implements PageEntry {
@@ -484,6 +532,7 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
   for (const page of pages) {
     // A page already under this node is left as it is: peeked, not looked up, since a lookup through a
     // split part's fork copies the page (each part copied every page it keeps only to set the same /Parent).
+    if (settledLeaf(store, page)?.parent === ref) continue;
     const held = store.peek(page);
     if (held instanceof PDFDict && held.get(PARENT) === ref) continue;
     const dict = context.lookup(page);

@@ -1,0 +1,250 @@
+/**
+ * A leaf of the page tree read from its input bytes, without parsing it:
+ * where its top-level entries' values start. For the sound page tree
+ * (page-tree.ts, pageEntriesKeeping): whether a page is already as
+ * settleLeaf would leave it, so that an action that keeps a page unchanged
+ * (reverse, reorder, remove, extract, the splits) neither parses nor
+ * re-serializes it, and the writer copies its bytes. Parsing, settling and
+ * writing the 2,013 pages of a long document was a fifth of reversing it
+ * (bench/README.md, branch longtext).
+ */
+import type { PDFRef } from '../model/primitives.js';
+import type { ObjectStore, RawOrigin } from '../model/store.js';
+import { CHAR_CLASS, ENDOBJ, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
+
+/** The top-level entries a leaf's scan notes: where each value starts (-1: absent). */
+export interface LeafScan {
+  text: Uint8Array;
+  type: number;
+  mediaBox: number;
+  cropBox: number;
+  resources: number;
+  contents: number;
+  rotate: number;
+  parent: number;
+  annots: number;
+  structParents: number;
+}
+
+const KEYS = ['Type', 'MediaBox', 'CropBox', 'Resources', 'Contents', 'Rotate', 'Parent', 'Annots', 'StructParents', 'Kids'] as const;
+type Key = (typeof KEYS)[number];
+const KEY_BYTES = KEYS.map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0)));
+
+/**
+ * The scan of `text` (an object's bytes, perhaps followed by `endobj`), when they are one dictionary with no top-level /Kids and
+ * a /Type, if any, that is no /Pages: a leaf. Undefined when the bytes cannot
+ * tell (a `#`, which could spell any key; a stream; anything unbalanced; an
+ * entry written twice): the caller parses the object, as before.
+ */
+export function scanLeaf(text: Uint8Array): LeafScan | undefined {
+  const end = text.length;
+  if (Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf(0x23) >= 0) return undefined;
+  let pos = skipWhite(text, 0, end);
+  if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;
+  pos += 2;
+  const scan: LeafScan = { text, type: -1, mediaBox: -1, cropBox: -1, resources: -1, contents: -1, rotate: -1, parent: -1, annots: -1, structParents: -1 };
+  let depth = 1;
+  /** At the top level, after a key: a name there is its value, not the next key. */
+  let afterKey = false;
+  for (;;) {
+    pos = skipWhite(text, pos, end);
+    if (pos >= end) return undefined;
+    const c = text[pos];
+    if (c === 0x2f) {
+      const nameEnd = tokenEnd(text, pos + 1, end);
+      if (depth === 1) {
+        if (afterKey) afterKey = false;
+        else {
+          const key = keyAt(text, pos + 1, nameEnd);
+          if (key === 'Kids') return undefined;
+          if (key !== undefined) {
+            const field = FIELD[key];
+            if (scan[field] >= 0) return undefined;
+            scan[field] = skipWhite(text, nameEnd, end);
+          }
+          afterKey = true;
+        }
+      }
+      pos = nameEnd;
+      continue;
+    }
+    if (depth === 1) afterKey = false;
+    if (c === 0x28) {
+      pos = literalStringEnd(text, pos, end);
+      if (pos < 0) return undefined;
+    } else if (c === 0x3c && text[pos + 1] === 0x3c) {
+      depth++;
+      pos += 2;
+    } else if (c === 0x3c) {
+      const close = text.indexOf(0x3e, pos);
+      if (close < 0) return undefined;
+      pos = close + 1;
+    } else if (c === 0x3e) {
+      if (text[pos + 1] !== 0x3e) return undefined;
+      pos += 2;
+      if (--depth === 0) break;
+    } else if (c === 0x5b) {
+      depth++;
+      pos++;
+    } else if (c === 0x5d) {
+      if (--depth < 1) return undefined;
+      pos++;
+    } else if (CHAR_CLASS[c] === 0) pos = tokenEnd(text, pos, end);
+    else return undefined;
+  }
+  // Then the object ends: `endobj`, or the end of an object stream's member. A stream is no page.
+  pos = skipWhite(text, pos, end);
+  if (pos < end && !isKeywordAt(text, pos, ENDOBJ, end)) return undefined;
+  if (scan.type >= 0 && isNameAt(text, scan.type, PAGES)) return undefined;
+  return scan;
+}
+
+type Field = Exclude<keyof LeafScan, 'text'>;
+
+/** Where the scan notes each key's value. */
+const FIELD: Record<Exclude<Key, 'Kids'>, Field> = {
+  Type: 'type',
+  MediaBox: 'mediaBox',
+  CropBox: 'cropBox',
+  Resources: 'resources',
+  Contents: 'contents',
+  Rotate: 'rotate',
+  Parent: 'parent',
+  Annots: 'annots',
+  StructParents: 'structParents',
+};
+
+/** The key among KEYS spelled by text[start, end), if any. */
+function keyAt(text: Uint8Array, start: number, end: number): Key | undefined {
+  const length = end - start;
+  for (let k = 0; k < KEY_BYTES.length; k++) {
+    const bytes = KEY_BYTES[k];
+    if (bytes.length !== length || bytes[0] !== text[start]) continue;
+    let i = 1;
+    while (i < length && bytes[i] === text[start + i]) i++;
+    if (i === length) return KEYS[k];
+  }
+  return undefined;
+}
+
+const PAGE = Uint8Array.from('Page', (c) => c.charCodeAt(0));
+const PAGES = Uint8Array.from('Pages', (c) => c.charCodeAt(0));
+
+/** Whether the name `/word` stands at `pos` as a whole token. */
+export function isNameAt(text: Uint8Array, pos: number, word: Uint8Array = PAGE): boolean {
+  return text[pos] === 0x2f && isKeywordAt(text, pos + 1, word, text.length);
+}
+
+/** A reference `N G R` at `pos`: [N, G], or undefined. */
+export function refAt(text: Uint8Array, pos: number): [number, number] | undefined {
+  const end = text.length;
+  const numEnd = digitsEnd(text, pos, end);
+  if (numEnd < 0) return undefined;
+  const genAt = skipWhite(text, numEnd, end);
+  const genEnd = digitsEnd(text, genAt, end);
+  if (genEnd < 0 || genEnd === genAt) return undefined;
+  const r = skipWhite(text, genEnd, end);
+  if (text[r] !== 0x52 || (r + 1 < end && CHAR_CLASS[text[r + 1]] === 0)) return undefined;
+  return [digitsValue(text, pos, numEnd), digitsValue(text, genAt, genEnd)];
+}
+
+/**
+ * The references of a direct array `[N G R …]` at `pos` that holds nothing
+ * else, or undefined.
+ */
+export function refArrayAt(text: Uint8Array, pos: number): Array<[number, number]> | undefined {
+  if (text[pos] !== 0x5b) return undefined;
+  const refs: Array<[number, number]> = [];
+  for (let at = skipWhite(text, pos + 1, text.length); text[at] !== 0x5d; ) {
+    const ref = refAt(text, at);
+    if (!ref) return undefined;
+    refs.push(ref);
+    at = skipWhite(text, text.indexOf(0x52, at) + 1, text.length);
+  }
+  return refs;
+}
+
+/** Whether a direct array of four plain numbers stands at `pos` (what isRectangle accepts, written out). */
+export function rectangleAt(text: Uint8Array, pos: number): boolean {
+  const end = text.length;
+  if (text[pos] !== 0x5b) return false;
+  let at = pos + 1;
+  for (let i = 0; i < 4; i++) {
+    at = skipWhite(text, at, end);
+    const numberEnd = tokenEnd(text, at, end);
+    if (!isPlainNumber(text, at, numberEnd)) return false;
+    at = numberEnd;
+  }
+  return text[skipWhite(text, at, end)] === 0x5d;
+}
+
+/** `[+-]digits[.digits]` or `[+-].digits`, with at least one digit: a number however a reader parses it. */
+function isPlainNumber(text: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  if (text[i] === 0x2b || text[i] === 0x2d) i++;
+  let digits = 0;
+  let dot = false;
+  for (; i < end; i++) {
+    const c = text[i];
+    if (c >= 0x30 && c <= 0x39) digits++;
+    else if (c === 0x2e && !dot) dot = true;
+    else return false;
+  }
+  return digits > 0;
+}
+
+/** The end of a run of at most 10 digits at `pos`, or -1 when there is none. */
+function digitsEnd(text: Uint8Array, pos: number, end: number): number {
+  let i = pos;
+  while (i < end && i - pos <= 10 && text[i] >= 0x30 && text[i] <= 0x39) i++;
+  return i === pos || i - pos > 10 || (i < end && CHAR_CLASS[text[i]] === 0) ? -1 : i;
+}
+
+function digitsValue(text: Uint8Array, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i++) value = value * 10 + text[i] - 0x30;
+  return value;
+}
+
+function literalStringEnd(text: Uint8Array, pos: number, end: number): number {
+  let depth = 0;
+  for (let i = pos; i < end; i++) {
+    const c = text[i];
+    if (c === 0x5c) i++;
+    else if (c === 0x28) depth++;
+    else if (c === 0x29 && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** What setPages and the arrangement need of a page left as its input bytes (settled there already). */
+export interface SettledLeaf {
+  /** Its /Parent as written. */
+  parent: PDFRef;
+  /** Whether its bytes hold an /Annots that is not an empty array. */
+  annotated: boolean;
+  structParents: boolean;
+}
+
+/** Per input (a raw source's table), the pages found settled in their bytes. */
+const settledLeaves = new WeakMap<RawOrigin, Map<PDFRef, SettledLeaf>>();
+
+export function noteSettledLeaf(origin: RawOrigin, ref: PDFRef, scan: LeafScan, parent: PDFRef): void {
+  let leaves = settledLeaves.get(origin);
+  if (!leaves) {
+    leaves = new Map();
+    settledLeaves.set(origin, leaves);
+  }
+  const { text, annots } = scan;
+  const annotated = annots >= 0 && !(text[annots] === 0x5b && text[skipWhite(text, annots + 1, text.length)] === 0x5d);
+  leaves.set(ref, { parent, annotated, structParents: scan.structParents >= 0 });
+}
+
+/**
+ * The page `ref` as its input bytes show it, when it is still those bytes
+ * (not parsed since, nor copied into a fork) and was found settled there.
+ */
+export function settledLeaf(store: ObjectStore, ref: PDFRef): SettledLeaf | undefined {
+  const source = store.source(ref);
+  return source?.kind === 'raw' ? settledLeaves.get(source.table)?.get(ref) : undefined;
+}
