@@ -312,7 +312,7 @@ function skimStream(
 }
 
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */
-function skipLiteralString(data: Uint8Array, pos: number, end: number): number {
+export function skipLiteralString(data: Uint8Array, pos: number, end: number): number {
   let depth = 0;
   for (let i = pos; i < end; i++) {
     const c = data[i];

@@ -10,6 +10,7 @@
  */
 import type { PDFRef } from '../model/primitives.js';
 import type { ObjectStore, RawOrigin } from '../model/store.js';
+import { skipLiteralString } from '../reader/skim.js';
 import { CHAR_CLASS, ENDOBJ, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
 
 /** The top-level entries a leaf's scan notes: where each value starts (-1: absent). */
@@ -70,7 +71,7 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
     }
     if (depth === 1) afterKey = false;
     if (c === 0x28) {
-      pos = literalStringEnd(text, pos, end);
+      pos = skipLiteralString(text, pos, end);
       if (pos < 0) return undefined;
     } else if (c === 0x3c && text[pos + 1] === 0x3c) {
       depth++;
@@ -204,17 +205,6 @@ function digitsValue(text: Uint8Array, start: number, end: number): number {
   let value = 0;
   for (let i = start; i < end; i++) value = value * 10 + text[i] - 0x30;
   return value;
-}
-
-function literalStringEnd(text: Uint8Array, pos: number, end: number): number {
-  let depth = 0;
-  for (let i = pos; i < end; i++) {
-    const c = text[i];
-    if (c === 0x5c) i++;
-    else if (c === 0x28) depth++;
-    else if (c === 0x29 && --depth === 0) return i + 1;
-  }
-  return -1;
 }
 
 /** What setPages and the arrangement need of a page left as its input bytes (settled there already). */
