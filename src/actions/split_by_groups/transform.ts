@@ -6,8 +6,7 @@ import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
 const splitByGroups: Transform<typeof fields, 'documents'> = async (values, context) => {
-  // Its pages are read through pageEntriesKeeping (split.ts): a sound tree is not walked page by page at opening.
-  const doc = await openInput(values.file, context, { fewPages: true });
+  const doc = await openInput(values.file, context);
   const count = await refusedOn('file', () => pagesToSplit(doc));
   const groups = values.groups.split(';');
   const parts = groups.map((group, i) => {

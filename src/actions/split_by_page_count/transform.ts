@@ -4,8 +4,7 @@ import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
 const splitByPageCount: Transform<typeof fields, 'documents'> = async (values, context) => {
-  // Its pages are read through pageEntriesKeeping (split.ts): a sound tree is not walked page by page at opening.
-  const doc = await openInput(values.file, context, { fewPages: true });
+  const doc = await openInput(values.file, context);
   const count = await refusedOn('file', () => pagesToSplit(doc));
   const parts: number[][] = [];
   for (let start = 0; start < count; start += values.page_count) {

@@ -4,8 +4,7 @@ import { splitBySize } from '../../pdf/operations/split-by-size.js';
 import type { fields } from './action.js';
 
 const splitBySizeTransform: Transform<typeof fields, 'documents'> = async (values, context) => {
-  // Read as the other splits read it (pageEntriesKeeping): the same pages come out as the same bytes, so a part's size is what split_by_groups would give.
-  const doc = await openInput(values.file, context, { fewPages: true });
+  const doc = await openInput(values.file, context);
   // A document without pages is refused on its field.
   return refusedOn('file', () => splitBySize(doc, values.maximum_bytes, { keep: context.keepPart }).map((part) => part.pdf));
 };
