@@ -19,8 +19,7 @@ import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from '../model/fork.js';
 import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
 import { dictAt } from '../model/objects.js';
-import { pageCount, pageEntriesKeeping, type PageEntry } from '../structure/page-tree.js';
-import { settledLeaf } from '../structure/leaf-bytes.js';
+import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
 import type { KeepPart } from '../../core/action.js';
 import { writeDocumentAndTell, type WrittenRefs } from '../writer/writer.js';
@@ -29,7 +28,7 @@ import { storeOf } from '../model/store.js';
 
 /** The document's page count; a document without pages cannot be split. */
 export function pagesToSplit(doc: PDFDocument): number {
-  const count = pageCount(doc);
+  const count = pageEntries(doc).length;
   if (count === 0) throw new PdfError('no_pages', 'has no pages, so there is nothing to split');
   return count;
 }
@@ -50,11 +49,7 @@ const pagesOf = new WeakMap<PDFDocument, { refs: PDFRef[]; facts: PageFacts }>()
 function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
   let known = pagesOf.get(doc);
   if (!known) {
-    // Pages whose bytes show nothing to repair stay unparsed, and every part copies their bytes.
-    const entries = pageEntriesKeeping(
-      doc,
-      Array.from({ length: pageCount(doc) }, (_, i) => i),
-    );
+    const entries = pageEntries(doc);
     known = { refs: entries.map((entry) => entry.ref), facts: readPageFacts(doc, entries) };
     pagesOf.set(doc, known);
   }
@@ -137,8 +132,7 @@ function dropDocumentLevelData(part: PDFDocument): void {
 function forgetStructureKeys(part: PDFDocument, pages: PDFRef[]): void {
   const store = storeOf(part.context);
   for (const ref of pages) {
-    // Peeked first: a lookup copies the page into the part. A page left as its bytes is not parsed to look.
-    if (settledLeaf(store, ref)?.structParents === false) continue;
+    // Peeked first: a lookup copies the page into the part.
     const held = store.peek(ref);
     if (!(held instanceof PDFDict && held.has(STRUCT_PARENTS))) continue;
     const page = part.context.lookup(ref);
