@@ -129,6 +129,29 @@ describe('a page that leaves a q open, with a comment and a string across the 1 
   });
 });
 
+describe('content streams read from their input bytes or parsed', () => {
+  // A plain dictionary (/Length and /Filter /FlateDecode, or /Length alone) is read from the input's bytes without
+  // parsing it; anything else (a filter chain, another key) is parsed. Either way the q the page leaves open is found.
+  const content = '0.2 0 0 0.2 0 0 cm q 0 0 1 rg 0 0 100 100 re f\n';
+  const hex = Buffer.from(content).toString('hex');
+  it.each([
+    ['<< /Length N /Filter /FlateDecode >>', deflateSync(content), { Filter: 'FlateDecode' }],
+    ['<< /Length N >>', Buffer.from(content), {}],
+    ['<< /Filter [/ASCIIHexDecode /FlateDecode] >>', Buffer.from(`${deflateSync(content).toString('hex')}>`), { Filter: ['ASCIIHexDecode', 'FlateDecode'] }],
+    ['<< /Filter /ASCIIHexDecode /Foo 1 >>', Buffer.from(`${hex}>`), { Filter: 'ASCIIHexDecode', Foo: 1 }],
+  ])('%s: the mark at its true size', async (_, data, dict) => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([400, 400]);
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(data, dict)));
+    const file = await doc.save({ useObjectStreams: false });
+    const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
+    const raster = await renderPage(out, 1, 72);
+    const box = findPixels(raster, reddish);
+    expect(box).not.toBeNull();
+    expect(box!.x1 - box!.x0).toBeGreaterThan(160);
+  });
+});
+
 describe('a watermark after content cut off in the middle of a construct', () => {
   it.each(['[ /oops', '<< /Open [ 1', '(never closed'])('text watermark after %j is drawn and extracted', async (tail) => {
     const out = await addTextWatermark({ file: await cutOffPage(tail), line_1: 'STAMPED', transparency: 0, color: '#ff0000' });
