@@ -7,9 +7,9 @@
  * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
  * it takes.
  */
-import { fileRangeOf } from '../../core/lazy-file.js';
+import { fileRangeOf, type FileRange } from '../../core/lazy-file.js';
 import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../model/primitives.js';
-import { dataForOneLook, objectTableOf } from '../reader/object-table.js';
+import { objectTableOf, unloadedData } from '../reader/object-table.js';
 import { decodePieces, filterChain, type Filter } from '../reader/decode-pieces.js';
 
 /**
@@ -342,20 +342,20 @@ export class ContentDepths {
 
   private streamDepth(context: PDFContext, ref: PDFRef): Depth {
     const plain = this.plainContent(context, ref);
-    if (plain) return this.decoded(plain.chain, () => fileRangeOf(plain.data)?.readCopy(0, plain.data.byteLength, scratch) ?? plain.data);
+    if (plain) return this.decoded(plain.chain, fileRangeOf(plain.data) ?? plain.data);
     const stream = context.lookup(ref);
     if (!(stream instanceof PDFRawStream)) return BALANCED;
     const chain = filterChain(stream.dict);
     // A filter not decoded here (an image filter in page content): readers will not draw it either.
     if (!chain) return BALANCED;
-    return this.decoded(chain, () => dataForOneLook(stream, scratch));
+    return this.decoded(chain, unloadedData(stream) ?? stream.getContents());
   }
 
-  /** The depth of the data `read` gives, decoded through `chain`, within what is left of the document's budget. */
-  private decoded(chain: readonly Filter[], read: () => Uint8Array): Depth {
+  /** The depth of `data` decoded through `chain`, within what is left of the document's budget. */
+  private decoded(chain: readonly Filter[], data: Uint8Array | FileRange): Depth {
     const left = MAX_DOCUMENT_CONTENT_BYTES - this.spent;
     if (chain.length > 0 && left <= 0) return BALANCED;
-    const { depth, made } = decodedDepth(read(), chain, Math.min(MAX_CONTENT_BYTES, left));
+    const { depth, made } = decodedDepth(data, chain, Math.min(MAX_CONTENT_BYTES, left));
     this.spent += made;
     return depth;
   }
@@ -409,12 +409,14 @@ function plainContent(context: PDFContext, ref: PDFRef): PlainContent | undefine
  * it decodes, and how many bytes the filters made (decodePieces); past
  * `budget` it is taken as balanced.
  */
-export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
-  if (chain.length === 0) return { depth: graphicsDepth(data), made: 0 };
+export function decodedDepth(data: Uint8Array | FileRange, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
+  // Data still in a lazily read file: unfiltered, it is copied into the scratch buffer; filtered, it is decoded as it is read, a chunk at a time.
+  if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch)), made: 0 };
+  const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
   // What the scan left for the next piece: a short token that may go on (fewer than LONG_TOKEN bytes, see DepthScan).
   let carry: Uint8Array = NOTHING;
-  const { ended, made } = decodePieces(data, chain, budget, (piece) => {
+  const { ended, made } = decodePieces(encoded, chain, budget, (piece) => {
     let rest = piece;
     if (carry.length > 0) {
       // The carried token joined with the piece's first bytes only: enough to end it, or to make it long enough to be stepped over.
@@ -441,9 +443,10 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
 const NOTHING = new Uint8Array(0);
 
 /**
- * Where content read from a lazily read file is put while it is scanned:
- * reused, as a fresh buffer per stream (20 MB over the 500-page bench
- * document) kept the garbage collector busy. Streams larger than this get
- * their own.
+ * Where unfiltered content read from a lazily read file is put while it is
+ * scanned: reused, as a fresh buffer per stream (20 MB over the 500-page
+ * bench document) kept the garbage collector busy. Streams larger than this
+ * get their own. (Filtered content is decoded as it is read: see
+ * decodedDepth.)
  */
 const scratch = Buffer.allocUnsafeSlow(4 * 2 ** 20);

@@ -10,7 +10,8 @@ import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
 import { decodedDepth, DepthScan, graphicsDepth } from '../../../src/pdf/watermark/balance.js';
-import { pageTexts, qpdfCheck } from '../../helpers/pdf-tools.js';
+import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
 
 const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
@@ -110,14 +111,16 @@ async function cutOffPage(tail: string): Promise<Uint8Array> {
 }
 
 describe('a page that leaves a q open, with a comment and a string across the 1 MB pieces it inflates in', () => {
-  it('gets the mark in default user space, at its true size', async () => {
+  // Read from a file as the command line does, the stream is inflated as its chunks are read (not copied whole first).
+  it.each(['in memory', 'in a lazily read file'])('gets the mark in default user space, at its true size (%s)', async (where) => {
     // A cm that shrinks 5 times, then a q left open; then a comment and a string of 1.2 MB each, full of q and Q that do
     // not count (one Q too many counted and the wrap would close one fewer: the mark drawn through the cm).
     const content = `0.2 0 0 0.2 0 0 cm q\n% ${'Q '.repeat(600_000)}\n/Span << /ActualText (${'Q \\) (q Q) '.repeat(100_000)}) >> BDC EMC\n0 0 1 rg 0 0 100 100 re f\n`;
     const doc = await PDFDocument.create();
     const page = doc.addPage([400, 400]);
     page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content)));
-    const file = await doc.save({ useObjectStreams: false });
+    const saved = await doc.save({ useObjectStreams: false });
+    const file = where === 'in memory' ? saved : openLazyFile(tempFile(saved))!.bytes;
     const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
     expect((await qpdfCheck(out)).exitCode).toBe(0);
     const raster = await renderPage(out, 1, 72);
