@@ -18,6 +18,20 @@
 import { constants, createInflate, inflateSync } from 'node:zlib';
 import { PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject } from '../model/primitives.js';
 
+/**
+ * What is decoded: bytes, or a function that hands them over in chunks, each
+ * valid only during the call (a range of a lazily read file, read through a
+ * small reused buffer instead of copied whole first).
+ */
+export type Encoded = Uint8Array | ((each: (chunk: Uint8Array) => void) => void);
+
+/** The chunks of `data` in one buffer. */
+function joined(data: (each: (chunk: Uint8Array) => void) => void): Uint8Array {
+  const chunks: Buffer[] = [];
+  data((chunk) => void chunks.push(Buffer.from(chunk)));
+  return Buffer.concat(chunks);
+}
+
 /** Receives each piece (a view valid only during the call); false stops the decoding. */
 export type Take = (piece: Uint8Array) => boolean | void;
 
@@ -91,15 +105,16 @@ export function filterChain(dict: PDFDict): readonly Filter[] | undefined {
 
 /**
  * Decodes `data` through `chain` and hands the result to `take` a piece at a
- * time. Every filter's output counts against `budget`: past it, the decoding
+ * time; data given in chunks is decoded as they come. Every filter's output counts against `budget`: past it, the decoding
  * stops ('over budget'). `made`: what the filters made in all. Damaged or
  * cut-off data ends where it breaks, as readers draw what decoded up to
  * there.
  */
-export function decodePieces(data: Uint8Array, chain: readonly Filter[], budget: number, take: Take): { ended: Decoded; made: number } {
+export function decodePieces(data: Encoded, chain: readonly Filter[], budget: number, take: Take): { ended: Decoded; made: number } {
   if (chain.length === 0) {
-    if (data.length > budget) return { ended: 'over budget', made: 0 };
-    return { ended: take(data) === false ? 'stopped' : 'done', made: 0 };
+    const whole = typeof data === 'function' ? joined(data) : data;
+    if (whole.length > budget) return { ended: 'over budget', made: 0 };
+    return { ended: take(whole) === false ? 'stopped' : 'done', made: 0 };
   }
   let made = 0;
   let ended: Decoded = 'done';
@@ -116,7 +131,13 @@ export function decodePieces(data: Uint8Array, chain: readonly Filter[], budget:
     return ok;
   });
   try {
-    if (decoders[0].write(data, emits[0])) {
+    let going = true;
+    const write = (chunk: Uint8Array) => {
+      if (going) going = decoders[0].write(chunk, emits[0]);
+    };
+    if (typeof data === 'function') data(write);
+    else write(data);
+    if (going) {
       for (let i = 0; i < decoders.length; i++) if (!decoders[i].end(emits[i])) break;
     }
   } catch (err) {

@@ -702,12 +702,13 @@ function lazyStream(dict: PDFDict, view: Uint8Array, ensure: Ensure, start: numb
 }
 
 /**
- * A stream's data for a look that drops it after (the watermark's content
- * scan): data still in a lazily read file is copied out without loading it,
- * so it does not stay in memory and the writer still copies it from the file;
+ * A stream's data for a look that drops it after (an object stream's, while
+ * its members are read): data still in a lazily read file is copied out
+ * without loading it, so it does not stay in memory and the writer still
+ * copies it from the file;
  * into `scratch` when it is large enough (valid until the caller's next look).
  */
-export function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
+function dataForOneLook(stream: PDFRawStream, scratch?: Buffer): Uint8Array {
   const range = unloadedData(stream);
   return range ? range.readCopy(0, range.byteLength, scratch) : stream.getContents();
 }

@@ -7,8 +7,9 @@
  * `q`. So the operators are counted and the wrap gets as many `q` and `Q` as
  * it takes.
  */
-import { PDFContext, PDFRawStream, PDFRef } from '../model/primitives.js';
-import { dataForOneLook } from '../reader/object-table.js';
+import { fileRangeOf, type FileRange } from '../../core/lazy-file.js';
+import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../model/primitives.js';
+import { objectTableOf, unloadedData } from '../reader/object-table.js';
 import { decodePieces, filterChain, type Filter } from '../reader/decode-pieces.js';
 
 /**
@@ -45,12 +46,33 @@ export function graphicsDepth(data: Uint8Array): Depth {
   return scan.result();
 }
 
+/** What the scan is inside of when a piece ends (so the next piece goes on with it). */
+const NONE = 0;
+const COMMENT = 1;
+const STRING = 2;
+const HEX = 3;
+const INLINE_IMAGE = 4;
+/** The rest of a long number, operator or name: none of them counts, and in an array it is already known whether it is an operand. */
+const TOKEN = 5;
+
+/**
+ * A number or operator cut off at the end of a piece is passed again with the
+ * next piece (it may be `q`, `Q`, `ID`, `true`, …) while shorter than this;
+ * from this length on it can only be one that does not count, so its rest is
+ * stepped over instead: what is carried stays a few bytes.
+ */
+const LONG_TOKEN = 8;
+
 /**
  * The scan of `graphicsDepth`, fed piece by piece so that a large stream is
  * looked at as it inflates and never held whole. `feed` returns how many bytes
- * it consumed: a token that may go on in the next piece (a number, a string,
- * a comment, inline image data) is left for the caller to pass again in front
- * of it, unless `last` says nothing follows.
+ * it consumed: a short token that may go on in the next piece (a number or an
+ * operator of fewer than LONG_TOKEN bytes, a `<` or `>`) is left for the
+ * caller to pass again in front of it, unless `last` says nothing follows.
+ * Comments, strings, hex strings, inline image data and long tokens are
+ * followed across pieces instead: content without a line break, or a page
+ * drawn as one huge inline image, would otherwise be carried (and copied)
+ * whole, megabytes at a time.
  */
 export class DepthScan {
   private depth = 0;
@@ -60,6 +82,13 @@ export class DepthScan {
   private cutOff = '';
   /** The byte before what the next feed gets: whether its first byte starts a token. */
   private before = 0x20;
+  /** What the scan is inside of (NONE, COMMENT, …): at the end of a feed, what the next piece goes on with. */
+  private mode = NONE;
+  /** In a string: how many `(` are open; and whether the piece ended right after a backslash. */
+  private nesting = 0;
+  private escaped = false;
+  /** In inline image data: the piece ended with white space and `E` (1), or with white space, `E` and `I` (2). */
+  private imageEnd = 0;
 
   feed(data: Uint8Array, last: boolean): number {
     // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
@@ -72,7 +101,7 @@ export class DepthScan {
   private scan(bytes: Uint8Array, last: boolean): number {
     const n = bytes.length;
     const open = this.open;
-    let i = 0;
+    let i = this.mode === NONE ? 0 : this.inside(bytes, 0);
     while (i < n) {
       if (open.length === 0) {
         // Outside arrays and dictionaries only the bytes that may start a q, Q, ID, string, comment, name,
@@ -94,8 +123,13 @@ export class DepthScan {
         // A number or an operator: the common case first.
         i++;
         while (i < n && CLASS[bytes[i]] === 0) i++;
-        if (i >= n && !last) return start;
         const length = i - start;
+        if (i >= n && !last) {
+          if (length < LONG_TOKEN) return start;
+          if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
+          this.mode = TOKEN;
+          continue;
+        }
         if (length === 1) {
           if (c === 0x71) this.depth++;
           else if (c === 0x51) {
@@ -103,22 +137,10 @@ export class DepthScan {
             if (this.depth < this.min) this.min = this.depth;
           } else if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
         } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
-          // Inline image data: binary until whitespace, `EI`, whitespace (or the end).
-          i++;
-          // Each `E` found natively (indexOf), not every byte of the image looked at here.
-          for (;;) {
-            const e = bytes.indexOf(0x45, i);
-            if (e < 0) {
-              i = n;
-              break;
-            }
-            i = e;
-            if (CLASS[bytes[i - 1]] === 1 && bytes[i + 1] === 0x49 && (i + 2 >= n || CLASS[bytes[i + 2]] !== 0)) break;
-            i++;
-          }
-          if (i + 2 >= n && !last) return start;
-          if (i >= n) this.cutOff = '\nEI';
-          i += 2;
+          // Inline image data follows the one white space byte after `ID`.
+          this.mode = INLINE_IMAGE;
+          this.imageEnd = 0;
+          i = this.inside(bytes, i + 1);
         } else if (open.length > 0 && !isOperand(bytes, start, length)) {
           // An operator inside an "array": the array was never one (readers recover here).
           open.length = 0;
@@ -131,54 +153,130 @@ export class DepthScan {
       }
       // `<` and `>` look one byte ahead (`<<`, `>>`).
       if (!last && (c === 0x3c || c === 0x3e) && i + 1 >= n) return start;
-      if (c === 0x25) {
-        while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
-        if (i >= n && !last) return start;
-      } else if (c === 0x28) {
-        let nesting = 1;
-        i++;
-        while (i < n && nesting > 0) {
-          const d = bytes[i++];
-          if (d === 0x5c) i++;
-          else if (d === 0x28) nesting++;
-          else if (d === 0x29) nesting--;
-        }
-        if (nesting > 0 || i > n) {
-          if (!last) return start;
-          if (nesting > 0) this.cutOff = ')'.repeat(nesting);
-        }
+      i++;
+      if (c === 0x28) {
+        this.mode = STRING;
+        this.nesting = 1;
+        i = this.inside(bytes, i);
       } else if (c === 0x3c) {
-        if (bytes[i + 1] === 0x3c) {
+        if (bytes[i] === 0x3c) {
           open.push('>>');
-          i += 2;
+          i++;
         } else {
-          // A hex string (long-text's lines are all hex strings): its end found natively, not a byte at a time.
-          i = bytes.indexOf(0x3e, i);
-          if (i < 0) i = n;
-          if (i >= n && !last) return start;
-          if (i >= n) this.cutOff = '>';
+          this.mode = HEX;
+          i = this.inside(bytes, i);
+        }
+      } else if (c === 0x2f) {
+        // A name never counts: its rest may go on in the next piece.
+        while (i < n && CLASS[bytes[i]] === 0) i++;
+        if (i >= n && !last) this.mode = TOKEN;
+      } else if (c === 0x25) {
+        this.mode = COMMENT;
+        i = this.inside(bytes, i);
+      } else if (c === 0x3e) {
+        if (bytes[i] === 0x3e) {
+          if (open[open.length - 1] === '>>') open.pop();
           i++;
         }
-      } else if (c === 0x3e) {
-        if (bytes[i + 1] === 0x3e) {
-          if (open[open.length - 1] === '>>') open.pop();
-          i += 2;
-        } else i++;
-      } else if (c === 0x5b) {
-        open.push(']');
-        i++;
-      } else if (c === 0x5d) {
+      } else if (c === 0x5b) open.push(']');
+      else if (c === 0x5d) {
         if (open[open.length - 1] === ']') open.pop();
-        i++;
-      } else if (c === 0x2f) {
-        i++;
-        while (i < n && CLASS[bytes[i]] === 0) i++;
-        if (i >= n && !last) return start;
-      } else {
-        i++;
       }
     }
+    if (last) {
+      // What the content leaves open at its very end.
+      const mode = this.mode;
+      if (mode === STRING) this.cutOff = ')'.repeat(this.nesting);
+      else if (mode === HEX) this.cutOff = '>';
+      else if (mode === INLINE_IMAGE && this.imageEnd !== 2) this.cutOff = '\nEI';
+      this.mode = NONE;
+    }
     return n;
+  }
+
+  /**
+   * Steps over the construct the scan is inside of (`mode`), begun in this
+   * piece or an earlier one, from `i`: returns where it ends (and sets `mode`
+   * to NONE), or the end of the piece.
+   */
+  private inside(bytes: Uint8Array, i: number): number {
+    const n = bytes.length;
+    const mode = this.mode;
+    if (mode === STRING) {
+      let nesting = this.nesting;
+      if (this.escaped && i < n) {
+        this.escaped = false;
+        i++;
+      }
+      while (i < n && nesting > 0) {
+        const d = bytes[i++];
+        if (d === 0x5c) {
+          if (i < n) i++;
+          else this.escaped = true;
+        } else if (d === 0x28) nesting++;
+        else if (d === 0x29) nesting--;
+      }
+      this.nesting = nesting;
+      if (nesting === 0) this.mode = NONE;
+      return i;
+    }
+    if (mode === HEX) {
+      // A hex string (long-text's lines are all hex strings): its end found natively, not a byte at a time.
+      const e = bytes.indexOf(0x3e, i);
+      if (e < 0) return n;
+      this.mode = NONE;
+      return e + 1;
+    }
+    if (mode === COMMENT) {
+      while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
+      if (i < n) this.mode = NONE;
+      return i;
+    }
+    if (mode === TOKEN) {
+      while (i < n && CLASS[bytes[i]] === 0) i++;
+      if (i < n) this.mode = NONE;
+      return i;
+    }
+    // Inline image data: binary until white space, `EI`, then white space or a delimiter (or the end), possibly
+    // across pieces. `imageEnd`: the last piece ended with white space and `E` (1), or white space, `E` and `I` (2).
+    if (i >= n) return n;
+    if (this.imageEnd === 1) {
+      this.imageEnd = 0;
+      if (bytes[i] !== 0x49) return this.inside(bytes, i);
+      i++;
+      if (i >= n) {
+        this.imageEnd = 2;
+        return n;
+      }
+      this.imageEnd = 2;
+    }
+    if (this.imageEnd === 2) {
+      this.imageEnd = 0;
+      if (CLASS[bytes[i]] !== 0) {
+        this.mode = NONE;
+        return i;
+      }
+    }
+    // Each `E` found natively (indexOf), not every byte of the image looked at here.
+    for (;;) {
+      const e = bytes.indexOf(0x45, i);
+      if (e < 0) return n;
+      i = e + 1;
+      if (CLASS[e > 0 ? bytes[e - 1] : this.before] !== 1) continue;
+      if (i >= n) {
+        this.imageEnd = 1;
+        return n;
+      }
+      if (bytes[i] !== 0x49) continue;
+      if (i + 1 >= n) {
+        this.imageEnd = 2;
+        return n;
+      }
+      if (CLASS[bytes[i + 1]] !== 0) {
+        this.mode = NONE;
+        return i + 1;
+      }
+    }
   }
 
   result(): Depth {
@@ -190,6 +288,8 @@ export class DepthScan {
 function isOperand(bytes: Uint8Array, start: number, length: number): boolean {
   const c = bytes[start];
   if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) return true;
+  // Longer than `false`: an operator (and a huge token must not become one call's arguments).
+  if (length > 5) return false;
   const word = String.fromCharCode(...bytes.subarray(start, start + length));
   return word === 'true' || word === 'false' || word === 'null';
 }
@@ -211,8 +311,15 @@ export const MAX_DOCUMENT_CONTENT_BYTES = 512 * 2 ** 20;
 /** The depths of a document's content streams, each scanned once, under the document's budget. */
 export class ContentDepths {
   private readonly known = new Map<PDFRef, Depth>();
+  /** What the input bytes say of each stream looked at: see plainContent. */
+  private readonly plain = new Map<PDFRef, PlainContent | null>();
   /** What the filters of the streams scanned so far made (unfiltered streams cost nothing to decode). */
   spent = 0;
+
+  /** Whether `ref` leads to a stream: from its input bytes when its dictionary is a plain one, else parsed. */
+  isStream(context: PDFContext, ref: PDFRef): boolean {
+    return this.plainContent(context, ref) !== undefined || context.lookup(ref) instanceof PDFStream;
+  }
 
   /** The depth of several streams drawn one after another (a page's /Contents array). */
   of(context: PDFContext, refs: PDFRef[]): Depth {
@@ -223,7 +330,7 @@ export class ContentDepths {
     for (const ref of refs) {
       let depth = this.known.get(ref);
       if (!depth) {
-        depth = this.streamDepth(context.lookup(ref));
+        depth = this.streamDepth(context, ref);
         this.known.set(ref, depth);
       }
       min = Math.min(min, end + depth.min);
@@ -233,19 +340,68 @@ export class ContentDepths {
     return { min, end, unclosed };
   }
 
-  private streamDepth(stream: unknown): Depth {
-    if (stream instanceof PDFRawStream) {
-      const chain = filterChain(stream.dict);
-      // A filter not decoded here (an image filter in page content): readers will not draw it either.
-      if (!chain) return BALANCED;
-      const left = MAX_DOCUMENT_CONTENT_BYTES - this.spent;
-      if (chain.length > 0 && left <= 0) return BALANCED;
-      const { depth, made } = decodedDepth(dataForOneLook(stream, scratch), chain, Math.min(MAX_CONTENT_BYTES, left));
-      this.spent += made;
-      return depth;
-    }
-    return BALANCED;
+  private streamDepth(context: PDFContext, ref: PDFRef): Depth {
+    const plain = this.plainContent(context, ref);
+    if (plain) return this.decoded(plain.chain, fileRangeOf(plain.data) ?? plain.data);
+    const stream = context.lookup(ref);
+    if (!(stream instanceof PDFRawStream)) return BALANCED;
+    const chain = filterChain(stream.dict);
+    // A filter not decoded here (an image filter in page content): readers will not draw it either.
+    if (!chain) return BALANCED;
+    return this.decoded(chain, unloadedData(stream) ?? stream.getContents());
   }
+
+  /** The depth of `data` decoded through `chain`, within what is left of the document's budget. */
+  private decoded(chain: readonly Filter[], data: Uint8Array | FileRange): Depth {
+    const left = MAX_DOCUMENT_CONTENT_BYTES - this.spent;
+    if (chain.length > 0 && left <= 0) return BALANCED;
+    const { depth, made } = decodedDepth(data, chain, Math.min(MAX_CONTENT_BYTES, left));
+    this.spent += made;
+    return depth;
+  }
+
+  private plainContent(context: PDFContext, ref: PDFRef): PlainContent | undefined {
+    let plain = this.plain.get(ref);
+    if (plain === undefined) {
+      plain = plainContent(context, ref) ?? null;
+      this.plain.set(ref, plain);
+    }
+    return plain ?? undefined;
+  }
+}
+
+/** A stream read from its input bytes, unparsed: its filters, and its data (a view of the input, perhaps not read in yet). */
+interface PlainContent {
+  chain: readonly Filter[];
+  data: Uint8Array;
+}
+
+/**
+ * Most content streams' dictionaries: `<< /Length n /Filter /FlateDecode >>`,
+ * in either order, the length perhaps indirect, the filter perhaps absent.
+ * Group 1 or 2: the filter.
+ */
+const PLAIN_DICTIONARY =
+  /^\s*<<\s*(?:\/Length\s+\d+(?:\s+\d+\s+R)?\s*(\/Filter\s*\/FlateDecode\s*)?|(\/Filter\s*\/FlateDecode\s*)\/Length\s+\d+(?:\s+\d+\s+R)?\s*)>>\s*$/;
+/** Longer than any dictionary PLAIN_DICTIONARY matches but for white space. */
+const PLAIN_DICTIONARY_BYTES = 128;
+const FLATE: readonly Filter[] = [{ name: 'FlateDecode', earlyChange: 1 }];
+
+/**
+ * An untouched stream of the input whose dictionary is a plain one, read
+ * from the bytes the reader skimmed when it opened the document: parsing
+ * each content stream's dictionary (to know its filters and where its data
+ * lies) cost ~20 ms on a 2,000-page document. Undefined otherwise (the
+ * stream is then parsed).
+ */
+function plainContent(context: PDFContext, ref: PDFRef): PlainContent | undefined {
+  const raw = objectTableOf(context)?.rawObject(ref);
+  if (!raw?.stream || raw.dictEnd === undefined || raw.dataStart === undefined || raw.dataEnd === undefined) return undefined;
+  if (raw.dictEnd - raw.start > PLAIN_DICTIONARY_BYTES) return undefined;
+  const text = Buffer.from(raw.data.buffer, raw.data.byteOffset + raw.start, raw.dictEnd - raw.start).toString('latin1');
+  const match = PLAIN_DICTIONARY.exec(text);
+  if (!match) return undefined;
+  return { chain: match[1] || match[2] ? FLATE : [], data: raw.data.subarray(raw.dataStart, raw.dataEnd) };
 }
 
 /**
@@ -253,31 +409,33 @@ export class ContentDepths {
  * it decodes, and how many bytes the filters made (decodePieces); past
  * `budget` it is taken as balanced.
  */
-export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
-  if (chain.length === 0) return { depth: graphicsDepth(data), made: 0 };
+export function decodedDepth(data: Uint8Array | FileRange, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
+  // Data still in a lazily read file: unfiltered, it is copied into the scratch buffer; filtered, it is decoded as it is read, a chunk at a time.
+  if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch)), made: 0 };
+  const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
-  // What the scan left for the next piece (a token that may go on), and what decoded since.
+  // What the scan left for the next piece: a short token that may go on (fewer than LONG_TOKEN bytes, see DepthScan).
   let carry: Uint8Array = NOTHING;
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  const { ended, made } = decodePieces(data, chain, budget, (piece) => {
-    if (carry.length === 0) {
-      // The common case: the piece is scanned where it lies, and only a token cut at its end is kept.
-      const consumed = scan.feed(piece, false);
-      carry = consumed === piece.length ? NOTHING : Buffer.from(piece.subarray(consumed));
-      return;
+  const { ended, made } = decodePieces(encoded, chain, budget, (piece) => {
+    let rest = piece;
+    if (carry.length > 0) {
+      // The carried token joined with the piece's first bytes only: enough to end it, or to make it long enough to be stepped over.
+      const joined = Buffer.concat([carry, piece.subarray(0, LONG_TOKEN * 2)]);
+      const consumed = scan.feed(joined, false);
+      if (consumed < carry.length) {
+        // A piece shorter than that, and the token goes on.
+        carry = Buffer.from(joined.subarray(consumed));
+        return;
+      }
+      rest = piece.subarray(consumed - carry.length);
+      carry = NOTHING;
     }
-    pending.push(Buffer.from(piece));
-    pendingBytes += piece.length;
-    // A long carried token (a huge string or inline image) is scanned again only once as much again has come: linear time.
-    if (pendingBytes < carry.length) return;
-    const bytes = Buffer.concat([carry, ...pending]);
-    carry = bytes.subarray(scan.feed(bytes, false));
-    pending = [];
-    pendingBytes = 0;
+    // The common case: the piece is scanned where it lies, and only a short token cut at its end is kept.
+    const consumed = scan.feed(rest, false);
+    if (consumed < rest.length) carry = Buffer.from(rest.subarray(consumed));
   });
   if (ended === 'over budget') return { depth: BALANCED, made };
-  scan.feed(pending.length === 0 ? carry : Buffer.concat([carry, ...pending]), true);
+  scan.feed(carry, true);
   return { depth: scan.result(), made };
 }
 
@@ -285,9 +443,10 @@ export function decodedDepth(data: Uint8Array, chain: readonly Filter[], budget:
 const NOTHING = new Uint8Array(0);
 
 /**
- * Where content read from a lazily read file is put while it is scanned:
- * reused, as a fresh buffer per stream (20 MB over the 500-page bench
- * document) kept the garbage collector busy. Streams larger than this get
- * their own.
+ * Where unfiltered content read from a lazily read file is put while it is
+ * scanned: reused, as a fresh buffer per stream (20 MB over the 500-page
+ * bench document) kept the garbage collector busy. Streams larger than this
+ * get their own. (Filtered content is decoded as it is read: see
+ * decodedDepth.)
  */
 const scratch = Buffer.allocUnsafeSlow(4 * 2 ** 20);

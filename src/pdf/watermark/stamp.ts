@@ -87,7 +87,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
 
     const draw = `q ${placed} cm /${target.name} Do Q\n`;
     const contents = readOnly(context, () => {
-      const original = contentRefs(context, page);
+      const original = contentRefs(context, page, depths);
       return options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
     });
     page.set(CONTENTS, context.obj(contents));
@@ -128,14 +128,16 @@ function shallowCopy(context: PDFContext, dict: PDFDict): PDFDict {
 }
 
 /** The page's content streams, as references, in order. */
-function contentRefs(context: PDFContext, page: PDFDict): PDFRef[] {
+function contentRefs(context: PDFContext, page: PDFDict, depths: ContentDepths): PDFRef[] {
   const value = page.get(CONTENTS);
+  // Most pages: one stream, told from its input bytes without parsing it.
+  if (value instanceof PDFRef && depths.isStream(context, value)) return [value];
   const resolved = value instanceof PDFRef ? context.lookup(value) : value;
   if (resolved instanceof PDFStream && value instanceof PDFRef) return [value];
   if (resolved instanceof PDFStream) return [context.register(resolved)];
   if (resolved instanceof PDFArray) {
     return resolved.asArray().flatMap((item) => {
-      if (item instanceof PDFRef) return context.lookup(item) instanceof PDFStream ? [item] : [];
+      if (item instanceof PDFRef) return depths.isStream(context, item) ? [item] : [];
       return item instanceof PDFStream ? [context.register(item)] : [];
     });
   }

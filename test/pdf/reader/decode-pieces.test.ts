@@ -284,6 +284,36 @@ describe('filterChain', () => {
   });
 });
 
+describe('data handed over in chunks (a range of a lazily read file)', () => {
+  it.each([['FlateDecode'], ['ASCIIHexDecode', 'FlateDecode'], ['LZWDecode'], ['ASCII85Decode'], ['RunLengthDecode']] as Array<Array<Filter['name']>>)(
+    '%s: the same bytes as from the data in one piece, whatever the chunks',
+    (...names) => {
+      const data = encode(content, names);
+      const whole = decodeAll(data, chainOf(...names));
+      expect(whole.data.equals(Buffer.from(content))).toBe(true);
+      for (const size of [1, 4096, 65_537]) {
+        const pieces: Buffer[] = [];
+        const inChunks = (each: (chunk: Uint8Array) => void) => {
+          for (let at = 0; at < data.length; at += size) each(data.subarray(at, at + size));
+        };
+        const { ended } = decodePieces(inChunks, chainOf(...names), MAX_CONTENT_BYTES, (piece) => void pieces.push(Buffer.from(piece)));
+        expect(ended).toBe('done');
+        expect(Buffer.concat(pieces).equals(Buffer.from(content)), `chunks of ${size}`).toBe(true);
+      }
+    },
+  );
+
+  it('a bomb in chunks stops at the budget', () => {
+    const data = deflateSync(zeroBomb(2048), { level: 9 });
+    const inChunks = (each: (chunk: Uint8Array) => void) => {
+      for (let at = 0; at < data.length; at += 100) each(data.subarray(at, at + 100));
+    };
+    const { ended, made } = decodePieces(inChunks, chainOf('FlateDecode', 'FlateDecode'), MAX_CONTENT_BYTES, () => {});
+    expect(ended).toBe('over budget');
+    expect(made).toBe(MAX_CONTENT_BYTES);
+  });
+});
+
 describe('the budget holds for every filter of the chain', () => {
   /** Decodes a bomb; it must stop at the budget within a few seconds and a few MB of buffers. */
   function expectStopped(data: Uint8Array, chain: Filter[]) {

@@ -10,7 +10,8 @@ import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
 import { decodedDepth, DepthScan, graphicsDepth } from '../../../src/pdf/watermark/balance.js';
-import { pageTexts, qpdfCheck } from '../../helpers/pdf-tools.js';
+import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
+import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
 
 const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
@@ -51,6 +52,33 @@ describe('graphicsDepth', () => {
   });
 });
 
+describe('DepthScan across pieces', () => {
+  // A piece that ends inside a comment, string, hex string, inline image or long token is consumed whole: only its
+  // state goes on to the next piece, not its bytes (a page's content without a line break after a `%` was carried,
+  // and copied, to its end: megabytes).
+  it.each([
+    ['q % a comment that goes on', ' Q\nQ', { min: 0, end: 0, unclosed: '' }],
+    ['q (a string (nested) q Q \\', ') Q) Q', { min: 0, end: 0, unclosed: '' }],
+    ['q <4142 Q', '43> Q', { min: 0, end: 0, unclosed: '' }],
+    ['q BI /W 1 /H 1 ID \x00 Q E', 'I Q', { min: 0, end: 0, unclosed: '' }],
+    ['q BI /W 1 /H 1 ID \x00 Q EI', ' Q', { min: 0, end: 0, unclosed: '' }],
+    ['q BI /W 1 /H 1 ID \x00 Q EI', 'x Q EI Q', { min: 0, end: 0, unclosed: '' }],
+    ['q /AVeryLongNameIndeed', 'Q Q', { min: 0, end: 0, unclosed: '' }],
+    ['q [ 1 anoperatorthatgoes', 'on q', { min: 0, end: 2, unclosed: '' }],
+  ])('%j then %j', (first, second, expected) => {
+    const scan = new DepthScan();
+    const bytes = Buffer.from(first, 'latin1');
+    expect(scan.feed(bytes, false)).toBe(bytes.length);
+    scan.feed(Buffer.from(second, 'latin1'), true);
+    expect(scan.result()).toEqual(expected);
+  });
+
+  it('a short token cut at the end is left to be passed again (it may be q, Q, ID or true)', () => {
+    const scan = new DepthScan();
+    expect(scan.feed(Buffer.from('q 1 0 0 1 0 0 cm Q'), false)).toBe('q 1 0 0 1 0 0 cm '.length);
+  });
+});
+
 describe('Flate content, scanned as it inflates', () => {
   it('gives the depth of the whole, with tokens, strings and inline images across piece boundaries', () => {
     const unit = 'q 1 0 0 1 5 5 cm (a string with q and Q \\) inside) Tj BI /W 2 /H 1 /BPC 8 /CS /G ID \x00\xff EI [1 2 3] TJ % q q\n';
@@ -81,6 +109,51 @@ async function cutOffPage(tail: string): Promise<Uint8Array> {
   page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(`BT /F1 24 Tf 72 300 Td (Potato) Tj ET\n${tail}`)));
   return doc.save({ useObjectStreams: false });
 }
+
+describe('a page that leaves a q open, with a comment and a string across the 1 MB pieces it inflates in', () => {
+  // Read from a file as the command line does, the stream is inflated as its chunks are read (not copied whole first).
+  it.each(['in memory', 'in a lazily read file'])('gets the mark in default user space, at its true size (%s)', async (where) => {
+    // A cm that shrinks 5 times, then a q left open; then a comment and a string of 1.2 MB each, full of q and Q that do
+    // not count (one Q too many counted and the wrap would close one fewer: the mark drawn through the cm).
+    const content = `0.2 0 0 0.2 0 0 cm q\n% ${'Q '.repeat(600_000)}\n/Span << /ActualText (${'Q \\) (q Q) '.repeat(100_000)}) >> BDC EMC\n0 0 1 rg 0 0 100 100 re f\n`;
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([400, 400]);
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content)));
+    const saved = await doc.save({ useObjectStreams: false });
+    const file = where === 'in memory' ? saved : openLazyFile(tempFile(saved))!.bytes;
+    const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    const raster = await renderPage(out, 1, 72);
+    const box = findPixels(raster, reddish);
+    expect(box).not.toBeNull();
+    // STAMPED in Helvetica-Bold at 40 pt is about 180 pt wide, centred: drawn through the page's cm it would be 36.
+    expect(box!.x1 - box!.x0).toBeGreaterThan(160);
+    expect(Math.abs(box!.x0 + box!.x1 - raster.width)).toBeLessThan(6);
+  });
+});
+
+describe('content streams read from their input bytes or parsed', () => {
+  // A plain dictionary (/Length and /Filter /FlateDecode, or /Length alone) is read from the input's bytes without
+  // parsing it; anything else (a filter chain, another key) is parsed. Either way the q the page leaves open is found.
+  const content = '0.2 0 0 0.2 0 0 cm q 0 0 1 rg 0 0 100 100 re f\n';
+  const hex = Buffer.from(content).toString('hex');
+  it.each([
+    ['<< /Length N /Filter /FlateDecode >>', deflateSync(content), { Filter: 'FlateDecode' }],
+    ['<< /Length N >>', Buffer.from(content), {}],
+    ['<< /Filter [/ASCIIHexDecode /FlateDecode] >>', Buffer.from(`${deflateSync(content).toString('hex')}>`), { Filter: ['ASCIIHexDecode', 'FlateDecode'] }],
+    ['<< /Filter /ASCIIHexDecode /Foo 1 >>', Buffer.from(`${hex}>`), { Filter: 'ASCIIHexDecode', Foo: 1 }],
+  ])('%s: the mark at its true size', async (_, data, dict) => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([400, 400]);
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(data, dict)));
+    const file = await doc.save({ useObjectStreams: false });
+    const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
+    const raster = await renderPage(out, 1, 72);
+    const box = findPixels(raster, reddish);
+    expect(box).not.toBeNull();
+    expect(box!.x1 - box!.x0).toBeGreaterThan(160);
+  });
+});
 
 describe('a watermark after content cut off in the middle of a construct', () => {
   it.each(['[ /oops', '<< /Open [ 1', '(never closed'])('text watermark after %j is drawn and extracted', async (tail) => {
