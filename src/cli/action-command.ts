@@ -12,7 +12,7 @@ import { describeDefault, describeRules, type Field, type RawValues } from '../c
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
-import { optimizeLater } from '../core/heap-growth.js';
+import { inlineLess, optimizeLater } from '../core/heap-growth.js';
 import { describeFsError, readInput, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes, Progress } from './progress.js';
@@ -229,6 +229,7 @@ function inputSizes(input: RawValues[string]): number[] {
 function runLocally(action: AnyAction, raw: RawValues, progress?: Progress, staged?: StagedParts) {
   // A V8 flag is the whole process's: set by the command line only, after the code cache is taken, once the inputs' size is known.
   if (action.name === 'merge_documents') optimizeLater(inputSizes(raw.file));
+  else if (action.group === 'split') inlineLess(inputSizes(raw.file)[0]);
   // Damage the input was read through: the output is made, and the user told.
   return run(action, raw, {
     keepPart: staged?.keep,

@@ -45,3 +45,22 @@ export function optimizeLater(inputSizes: number[]): void {
   const total = inputSizes.reduce((sum, size) => sum + size, 0);
   if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }
+
+/** A split's input up to this size has TurboFan inline less (inlineLess). */
+const SMALL_SPLIT_INPUT = 8 * 2 ** 20;
+
+/**
+ * Makes V8's optimizing compiler, TurboFan, stop inlining the functions a
+ * function calls into it, for a split of a small input (at most 8 MB). Such
+ * a split runs the same per-part code a few hundred times (202 parts of the
+ * 1.2 MB long-text shape) and ends: the large graphs that inlining builds cost
+ * compile time on the threads beside the main one, and their memory is at
+ * the peak. Measured on long-text (medians of 11 in turn, main thread / all
+ * threads CPU, peak RSS): split into 10 pages 0.266 -> 0.273 s / 0.402 ->
+ * 0.350 s, 62.4 -> 61.0 MiB; split by size 0.504 -> 0.521 / 0.692 -> 0.641,
+ * 64.6 -> 62.5 MiB. On the 60 MB small-objects it cost the main thread 4 %
+ * (0.80 -> 0.83 s), hence the bound. bench/README.md, "splitlt".
+ */
+export function inlineLess(inputSize: number): void {
+  if (inputSize <= SMALL_SPLIT_INPUT) v8.setFlagsFromString('--no-turbo-inlining');
+}

@@ -18,7 +18,7 @@ import { PdfError } from '../errors.js';
 import { arrangePages, readPageFacts, type PageFacts } from './arrange.js';
 import { forkDocument } from '../model/fork.js';
 import { type PDFContext, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
-import { dictAt } from '../model/objects.js';
+import { dictAt, type RefTargets } from '../model/objects.js';
 import { pageEntries, type PageEntry } from '../structure/page-tree.js';
 import type { PdfPieces } from '../../core/pdf-data.js';
 import type { KeepPart } from '../../core/action.js';
@@ -78,8 +78,14 @@ export function buildPart(doc: PDFDocument, order: number[]): { pdf: PdfPieces; 
   const { context } = part;
   const entries: PageEntry[] = [];
   for (const index of order) entries[index] ??= new PartPage(refs[index], context);
-  forgetStructureKeys(part, arrangePages(part, order, entries, facts));
-  return writeDocumentAndTell(part.context);
+  // The references to the dropped pages are left out by the writer's walk, as remove_pages does: one walk
+  // of the part from its catalog, not two (nullifyReferences' and the writer's), for each of the parts.
+  let nullify: RefTargets | undefined;
+  const pages = arrangePages(part, order, entries, facts, (targets) => {
+    nullify = targets;
+  });
+  forgetStructureKeys(part, pages);
+  return writeDocumentAndTell(part.context, { nullify });
 }
 
 /**
