@@ -74,7 +74,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   if (at < 0) throw new PdfSyntaxError('no startxref near the end of the file');
   const start = readUnsigned(bytes, skipWhite(bytes, at + STARTXREF.length));
   if (!start || start.value >= bytes.length) throw new PdfSyntaxError('startxref points past the end of the file');
-  const entries = new Map<number, XrefEntry>();
+  let entries: Map<number, XrefEntry> | undefined;
   const limit = MAX_OBJECT_NUMBER;
   let trailer: PDFDict | undefined;
   let staleEncrypt = false;
@@ -95,12 +95,22 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
       // qpdf, poppler and MuPDF open a file whose stale /Encrypt the newest trailer left out without a password.
       if (!trailer.has(ENCRYPT) && section.trailer.has(ENCRYPT)) staleEncrypt = true;
     }
-    // Newest first: an entry an older section also has stays as the newer one says.
-    for (const [num, entry] of section.entries) if (!entries.has(num)) entries.set(num, entry);
+    // Newest first: an entry an older section also has stays as the newer one says. The newest section's
+    // map is taken as it is: copying it (a for-of makes an array per entry) was 1.5 MB of garbage on a
+    // table of 4,700 objects, most files have one section.
+    if (!entries) entries = section.entries;
+    else mergeOlder(entries, section.entries);
     const prev = section.trailer.get(PDFName.of('Prev'));
     offset = prev instanceof PDFNumber && prev.asNumber() >= 0 && prev.asNumber() < bytes.length ? prev.asNumber() : undefined;
   }
-  return { entries, trailer: trailer!, recovered: false, ...(staleEncrypt ? { staleEncrypt } : {}) };
+  return { entries: entries!, trailer: trailer!, recovered: false, ...(staleEncrypt ? { staleEncrypt } : {}) };
+}
+
+/** Adds an older section's entries that the newer ones lack. */
+function mergeOlder(entries: Map<number, XrefEntry>, older: Map<number, XrefEntry>): void {
+  older.forEach((entry, num) => {
+    if (!entries.has(num)) entries.set(num, entry);
+  });
 }
 
 const ENCRYPT = PDFName.of('Encrypt');
