@@ -10,7 +10,18 @@ import { sourceOf } from '../model/graph.js';
 import { storeOf } from '../model/store.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { isKeywordAt, skipWhite } from '../reader/syntax.js';
-import { type LeafScan, isNameAt, noteSettledLeaf, rectangleAt, refArrayAt, refAt, scanLeaf, settledLeaf } from './leaf-bytes.js';
+import {
+  type LeafScan,
+  isNameAt,
+  noteSettledLeaf,
+  rectangleAt,
+  refArrayAt,
+  refAt,
+  scanLeaf,
+  setRotationInBytes,
+  settledLeaf,
+  writtenRotation,
+} from './leaf-bytes.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -543,12 +554,30 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
 /** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
 export function effectiveRotation(page: PDFDict): number {
   const value = page.lookup(ROTATE);
-  const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
-  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+  return quarterTurns(value instanceof PDFNumber ? value.asNumber() : 0);
 }
 
-export function setRotation(page: PDFDict, degrees: number): void {
-  const normal = ((degrees % 360) + 360) % 360;
+const quarterTurns = (degrees: number): number => (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+const normalised = (degrees: number): number => ((degrees % 360) + 360) % 360;
+
+/**
+ * Turns a page by `angle` degrees, added to the rotation the reader
+ * applies. A page left as its input bytes (pageEntriesKeeping) whose bytes
+ * tell its rotation is turned in them (leaf-bytes.ts, setRotationInBytes),
+ * not parsed: parsing and re-serializing every page was most of rotating a
+ * long document. Any other page is parsed, as is one whose turn ends at 0
+ * (setRotation asks its ancestors whether it needs an explicit 0).
+ */
+export function turnPage(doc: PDFDocument, entry: PageEntry, angle: number): void {
+  const table = objectTableOf(doc.context);
+  const written = table && table.bytesAreClear(entry.ref) ? writtenRotation(table, entry.ref) : undefined;
+  const normal = written === undefined ? undefined : normalised(quarterTurns(written) + angle);
+  if (normal !== undefined && normal !== 0) setRotationInBytes(table!, entry.ref, normal);
+  else setRotation(entry.dict, effectiveRotation(entry.dict) + angle);
+}
+
+function setRotation(page: PDFDict, degrees: number): void {
+  const normal = normalised(degrees);
   // Without its own /Rotate a page inherits one from an ancestor /Pages node,
   // so an upright page under a rotated node needs an explicit 0.
   if (normal === 0 && !inheritsRotation(page)) page.delete(ROTATE);
