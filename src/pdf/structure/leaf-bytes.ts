@@ -298,22 +298,23 @@ export function writtenRotation(store: ObjectStore, ref: PDFRef): number | undef
 
 /**
  * Sets the /Rotate of a page whose rotation its bytes tell (writtenRotation)
- * to `degrees`, in those bytes: the value replaced, or ` /Rotate N` written
- * before the closing `>>`. They become the page's bytes in the input's table
- * (ObjectTable.rewrite): the writer copies them, and anything that parses
- * the page later reads them. Parsing, setting and re-serializing every page
- * was most of what a rotate of a long document did (bench/README.md, branch
- * rotbytes).
+ * to `degrees` (undefined: none), in those bytes: the value replaced, or
+ * `/Rotate N` written before the closing `>>`, or the entry taken out. They
+ * become the page's bytes in the input's table (ObjectTable.rewrite): the
+ * writer copies them, and anything that parses the page later reads them.
+ * Parsing, setting and re-serializing every page was most of what a rotate
+ * of a long document did (bench/README.md, branch rotbytes).
  */
-export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: number): void {
+export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: number | undefined): void {
   const { raw, leaf } = settledSource(table, ref)!;
   const { data, start, end } = raw;
   const absent = leaf.rotate < 0;
-  const from = absent ? leaf.close : leaf.rotate;
-  const to = absent ? from : tokenEnd(data, start + from, end) - start;
+  if (absent && degrees === undefined) return;
+  const from = absent ? leaf.close : degrees === undefined ? leaf.rotateKey : leaf.rotate;
+  const to = absent ? from : tokenEnd(data, start + leaf.rotate, end) - start;
   // Between the last entry and `>>`: white space on the side that has none.
   const lead = absent && CHAR_CLASS[data[start + from - 1]] !== 1 ? ' ' : '';
-  const insert = !absent ? String(degrees) : lead ? ` /Rotate ${degrees}` : `/Rotate ${degrees} `;
+  const insert = degrees === undefined ? '' : !absent ? String(degrees) : lead ? ` /Rotate ${degrees}` : `/Rotate ${degrees} `;
   const shift = insert.length - (to - from);
   const length = end - start + shift;
   const bytes = Buffer.allocUnsafe(length);
@@ -329,7 +330,8 @@ export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: num
     refs[i + REF_END] = refEnd >= to ? refEnd + shift : refEnd;
   }
   table.rewrite(ref, { data: bytes, start: 0, end: length, refs, stream: false, strings: raw.strings });
-  if (absent) {
+  if (degrees === undefined) leaf.rotateKey = leaf.rotate = -1;
+  else if (absent) {
     leaf.rotateKey = from + lead.length;
     leaf.rotate = leaf.rotateKey + '/Rotate '.length;
   }

@@ -565,15 +565,22 @@ const normalised = (degrees: number): number => ((degrees % 360) + 360) % 360;
  * applies. A page left as its input bytes (pageEntriesKeeping) whose bytes
  * tell its rotation is turned in them (leaf-bytes.ts, setRotationInBytes),
  * not parsed: parsing and re-serializing every page was most of rotating a
- * long document. Any other page is parsed, as is one whose turn ends at 0
- * (setRotation asks its ancestors whether it needs an explicit 0).
+ * long document. Any other page is parsed and turned as before.
  */
 export function turnPage(doc: PDFDocument, entry: PageEntry, angle: number): void {
   const table = objectTableOf(doc.context);
-  const written = table && table.bytesAreClear(entry.ref) ? writtenRotation(table, entry.ref) : undefined;
-  const normal = written === undefined ? undefined : normalised(quarterTurns(written) + angle);
-  if (normal !== undefined && normal !== 0) setRotationInBytes(table!, entry.ref, normal);
-  else setRotation(entry.dict, effectiveRotation(entry.dict) + angle);
+  const written = table?.bytesAreClear(entry.ref) ? writtenRotation(table, entry.ref) : undefined;
+  if (table && written !== undefined) {
+    const normal = normalised(quarterTurns(written) + angle);
+    if (normal !== 0) return setRotationInBytes(table, entry.ref, normal);
+    // Upright: an explicit 0 only under an ancestor with a /Rotate (setRotation), told without parsing the page
+    // when its /Parent is the root (which has none: the tree is sound).
+    const rootRef = doc.catalog.get(PAGES);
+    const root = doc.context.lookup(rootRef);
+    if (settledLeaf(table, entry.ref)?.parent === rootRef && root instanceof PDFDict && !root.has(PARENT))
+      return setRotationInBytes(table, entry.ref, root.has(ROTATE) ? 0 : undefined);
+  }
+  setRotation(entry.dict, effectiveRotation(entry.dict) + angle);
 }
 
 function setRotation(page: PDFDict, degrees: number): void {

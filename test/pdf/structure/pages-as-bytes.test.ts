@@ -168,12 +168,23 @@ describe('rotate turns a page in its bytes', () => {
     expect(text).toContain(`<< ${body(3)} >>`);
   });
 
+  it('a turn that ends at 0: the /Rotate taken out, or 0 under a root that has one', async () => {
+    const upright = await rotated(doc([page(1), page(2, body(2, ' /Rotate 270')), page(3)]), { angle: 90 });
+    await expectCleanOutput(upright, { texts, sizes, rotation: [90, 0, 90] }, 'rotate 90');
+    expect(latin1(upright)).toContain(`<< ${body(2)}  >>`);
+    const input = doc([page(1, body(1, ' /Rotate 270')), page(2, body(2, ' /Rotate 0')), page(3)], '/Rotate 90');
+    const bytes = await rotated(input, { angle: 90 });
+    // Page 3 inherits the root's 90: parsed, and turned to 180.
+    await expectCleanOutput(bytes, { texts, sizes, rotation: [0, 90, 180] }, 'rotate 90 under a rotated root');
+    expect(latin1(bytes)).toContain(`<< ${body(1, ' /Rotate 0')} >>`);
+    expect(latin1(bytes)).toContain(`<< ${body(2, ' /Rotate 90')} >>`);
+  });
+
   const parsed: Array<[string, RawObject[][], string, number[], Array<[number, number]>]> = [
     // The root's /Rotate is written onto pages 1 and 3 (which lack one) first: 90 + 90; page 2's own 0 + 90.
     ['a /Rotate inherited from the root', [page(1), page(2, `/Rotate 0 ${body(2)}`), page(3)], '/Rotate 90', [180, 90, 180], sizes],
     ['a /Rotate behind a reference', [page(1), page(2, body(2, ' /Rotate 20 0 R')), page(3)], '', [90, 180, 90], sizes],
     ['a /Rotate that is a real', [page(1), page(2, body(2, ' /Rotate 90.0')), page(3)], '', [90, 180, 90], sizes],
-    ['a turn that ends at 0', [page(1), page(2, body(2, ' /Rotate 270')), page(3)], '', [90, 0, 90], sizes],
     [
       'a page to repair (no /MediaBox: letter size)',
       [page(1), page(2, `/Type /Page /Parent 2 0 R ${RESOURCES} ${contents(2)}`), page(3)],
