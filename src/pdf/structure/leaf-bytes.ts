@@ -6,7 +6,8 @@
  * (reverse, reorder, remove, extract, the splits) neither parses nor
  * re-serializes it, and the writer copies its bytes. Parsing, settling and
  * writing the 2,013 pages of a long document was a fifth of reversing it
- * (bench/README.md, branch longtext).
+ * (bench/README.md, branch longtext). Rotate, which changes its pages, sets
+ * their /Rotate in those bytes (setRotationInBytes, branch rotbytes).
  */
 import type { PDFRef } from '../model/primitives.js';
 import type { ObjectStore, RawOrigin, RawSource } from '../model/store.js';
