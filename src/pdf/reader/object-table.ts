@@ -104,6 +104,19 @@ export class ObjectTable extends LayeredObjects {
     this.raws.clear();
   }
 
+  /**
+   * Objects whose input bytes an action rewrote (rotate_pages sets a page's
+   * /Rotate in them: structure/leaf-bytes.ts): skimmed, parsed and written
+   * from these from now on, as if the file held them.
+   */
+  private readonly rewritten = new Map<number, RawObject>();
+
+  /** Makes `raw` (no stream, and clear text: rotate takes no encrypted input) the input's bytes of the untouched object `ref`. */
+  rewrite(ref: PDFRef, raw: RawObject): void {
+    this.rewritten.set(ref.objectNumber, raw);
+    this.raws.delete(ref.objectNumber);
+  }
+
   /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */
   bytesAreClear(ref: PDFRef): boolean {
     return !this.decryptObject || this.entries_.get(ref.objectNumber)?.type !== 1;
@@ -306,6 +319,8 @@ export class ObjectTable extends LayeredObjects {
   textAround(ref: PDFRef, atMost: number): Uint8Array | undefined {
     const num = ref.objectNumber;
     if (!this.isUntouched(ref) || !this.exists(num, ref.generationNumber)) return undefined;
+    const rewritten = this.rewritten.get(num);
+    if (rewritten) return rewritten.end - rewritten.start <= atMost ? rewritten.data.subarray(rewritten.start, rewritten.end) : undefined;
     let entry = this.entries_.get(num)!;
     if (entry.type === 1) {
       // The header is checked (a wrong offset rebuilds the table): the bytes must be this object's.
@@ -417,6 +432,8 @@ export class ObjectTable extends LayeredObjects {
   private readonly lengthOfNumber = (num: number, gen: number): number | undefined => this.lengthOf(num, gen);
 
   private skim(num: number): RawObject | undefined {
+    const rewritten = this.rewritten.get(num);
+    if (rewritten) return rewritten;
     const entry = this.entries_.get(num)!;
     const lengthOf = this.lengthOfNumber;
     if (entry.type === 1) {
@@ -498,6 +515,7 @@ export class ObjectTable extends LayeredObjects {
    */
   release(): void {
     this.own.clear();
+    this.rewritten.clear();
     this.entries_ = new Map();
     this.raws.clear();
     this.objectStreams.clear();
@@ -537,6 +555,8 @@ export class ObjectTable extends LayeredObjects {
     const num = ref.objectNumber;
     let entry = this.entries_.get(num)!;
     try {
+      const rewritten = this.rewritten.get(num);
+      if (rewritten) return parseValue(rewritten.data, rewritten.start, rewritten.end, this.parseContext);
       if (entry.type === 1) {
         if (!this.header(num, entry)) return undefined;
         entry = this.entries_.get(num)!;

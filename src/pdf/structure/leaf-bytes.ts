@@ -6,11 +6,13 @@
  * (reverse, reorder, remove, extract, the splits) neither parses nor
  * re-serializes it, and the writer copies its bytes. Parsing, settling and
  * writing the 2,013 pages of a long document was a fifth of reversing it
- * (bench/README.md, branch longtext).
+ * (bench/README.md, branch longtext). Rotate, which changes its pages, sets
+ * their /Rotate in those bytes (setRotationInBytes, branch rotbytes).
  */
 import type { PDFRef } from '../model/primitives.js';
-import type { ObjectStore, RawOrigin } from '../model/store.js';
-import { skipLiteralString } from '../reader/skim.js';
+import type { ObjectStore, RawOrigin, RawSource } from '../model/store.js';
+import type { ObjectTable } from '../reader/object-table.js';
+import { type RawObject, REF_END, REF_FIELDS, REF_START, skipLiteralString } from '../reader/skim.js';
 import { CHAR_CLASS, ENDOBJ, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
 
 /** The top-level entries a leaf's scan notes: where each value starts (-1: absent). */
@@ -25,6 +27,9 @@ export interface LeafScan {
   parent: number;
   annots: number;
   structParents: number;
+  /** Where the /Rotate key starts (-1: absent), and where the dictionary's closing `>>` starts: for rotate, which edits the bytes. */
+  rotateKey: number;
+  close: number;
 }
 
 const KEYS = ['Type', 'MediaBox', 'CropBox', 'Resources', 'Contents', 'Rotate', 'Parent', 'Annots', 'StructParents', 'Kids'] as const;
@@ -43,7 +48,20 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
   let pos = skipWhite(text, 0, end);
   if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;
   pos += 2;
-  const scan: LeafScan = { text, type: -1, mediaBox: -1, cropBox: -1, resources: -1, contents: -1, rotate: -1, parent: -1, annots: -1, structParents: -1 };
+  const scan: LeafScan = {
+    text,
+    type: -1,
+    mediaBox: -1,
+    cropBox: -1,
+    resources: -1,
+    contents: -1,
+    rotate: -1,
+    parent: -1,
+    annots: -1,
+    structParents: -1,
+    rotateKey: -1,
+    close: -1,
+  };
   let depth = 1;
   /** At the top level, after a key: a name there is its value, not the next key. */
   let afterKey = false;
@@ -62,6 +80,7 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
             const field = FIELD[key];
             if (scan[field] >= 0) return undefined;
             scan[field] = skipWhite(text, nameEnd, end);
+            if (field === 'rotate') scan.rotateKey = pos;
           }
           afterKey = true;
         }
@@ -83,7 +102,10 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
     } else if (c === 0x3e) {
       if (text[pos + 1] !== 0x3e) return undefined;
       pos += 2;
-      if (--depth === 0) break;
+      if (--depth === 0) {
+        scan.close = pos - 2;
+        break;
+      }
     } else if (c === 0x5b) {
       depth++;
       pos++;
@@ -100,7 +122,7 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
   return scan;
 }
 
-type Field = Exclude<keyof LeafScan, 'text'>;
+type Field = Exclude<keyof LeafScan, 'text' | 'rotateKey' | 'close'>;
 
 /** Where the scan notes each key's value. */
 const FIELD: Record<Exclude<Key, 'Kids'>, Field> = {
@@ -214,6 +236,10 @@ export interface SettledLeaf {
   /** Whether its bytes hold an /Annots that is not an empty array. */
   annotated: boolean;
   structParents: boolean;
+  /** Where, in its bytes (from their start), its /Rotate key and value start (-1: none), and its closing `>>`. */
+  rotateKey: number;
+  rotate: number;
+  close: number;
 }
 
 /** Per input (a raw source's table), the pages found settled in their bytes. */
@@ -227,7 +253,7 @@ export function noteSettledLeaf(origin: RawOrigin, ref: PDFRef, scan: LeafScan, 
   }
   const { text, annots } = scan;
   const annotated = annots >= 0 && !(text[annots] === 0x5b && text[skipWhite(text, annots + 1, text.length)] === 0x5d);
-  leaves.set(ref, { parent, annotated, structParents: scan.structParents >= 0 });
+  leaves.set(ref, { parent, annotated, structParents: scan.structParents >= 0, rotateKey: scan.rotateKey, rotate: scan.rotate, close: scan.close });
 }
 
 /**
@@ -235,6 +261,80 @@ export function noteSettledLeaf(origin: RawOrigin, ref: PDFRef, scan: LeafScan, 
  * (not parsed since, nor copied into a fork) and was found settled there.
  */
 export function settledLeaf(store: ObjectStore, ref: PDFRef): SettledLeaf | undefined {
+  return settledSource(store, ref)?.leaf;
+}
+
+function settledSource(store: ObjectStore, ref: PDFRef): { raw: RawObject; leaf: SettledLeaf } | undefined {
   const source = store.source(ref);
-  return source?.kind === 'raw' ? settledLeaves.get(source.table)?.get(ref) : undefined;
+  const leaf = source?.kind === 'raw' ? settledLeaves.get(source.table)?.get(ref) : undefined;
+  return leaf && { raw: (source as RawSource).raw, leaf };
+}
+
+/**
+ * The rotation written in the bytes of a page left as them (settledLeaf):
+ * its /Rotate, when that is a plain integer, else 0 when it has none (what
+ * an ancestor gives is its own already). Undefined when the bytes cannot
+ * tell: no such page, a /Rotate that is a reference or a real.
+ */
+export function writtenRotation(store: ObjectStore, ref: PDFRef): number | undefined {
+  const settled = settledSource(store, ref);
+  if (!settled) return undefined;
+  const { raw, leaf } = settled;
+  if (leaf.rotate < 0) return 0;
+  const { data, start, end } = raw;
+  let at = start + leaf.rotate;
+  if (refAt(data, at)) return undefined;
+  const sign = data[at] === 0x2d ? -1 : 1;
+  if (data[at] === 0x2d || data[at] === 0x2b) at++;
+  const digitsEnd = tokenEnd(data, at, end);
+  // Nine digits at most: a plain number, not one past what a reader keeps exact.
+  if (digitsEnd === at || digitsEnd - at > 9) return undefined;
+  let value = 0;
+  for (let i = at; i < digitsEnd; i++) {
+    if (data[i] < 0x30 || data[i] > 0x39) return undefined;
+    value = value * 10 + data[i] - 0x30;
+  }
+  return sign * value;
+}
+
+/**
+ * Sets the /Rotate of a page whose rotation its bytes tell (writtenRotation)
+ * to `degrees` (undefined: none), in those bytes: the value replaced, or
+ * `/Rotate N` written before the closing `>>`, or the entry taken out. They
+ * become the page's bytes in the input's table (ObjectTable.rewrite): the
+ * writer copies them, and anything that parses the page later reads them.
+ * Parsing, setting and re-serializing every page was most of what a rotate
+ * of a long document did (bench/README.md, branch rotbytes).
+ */
+export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: number | undefined): void {
+  const { raw, leaf } = settledSource(table, ref)!;
+  const { data, start, end } = raw;
+  const absent = leaf.rotate < 0;
+  if (absent && degrees === undefined) return;
+  const from = absent ? leaf.close : degrees === undefined ? leaf.rotateKey : leaf.rotate;
+  const to = absent ? from : tokenEnd(data, start + leaf.rotate, end) - start;
+  // Between the last entry and `>>`: white space on the side that has none.
+  const lead = absent && CHAR_CLASS[data[start + from - 1]] !== 1 ? ' ' : '';
+  const insert = degrees === undefined ? '' : !absent ? String(degrees) : lead ? ` /Rotate ${degrees}` : `/Rotate ${degrees} `;
+  const shift = insert.length - (to - from);
+  const length = end - start + shift;
+  const bytes = Buffer.allocUnsafe(length);
+  bytes.set(data.subarray(start, start + from), 0);
+  bytes.write(insert, from, 'latin1');
+  bytes.set(data.subarray(start + to, end), from + insert.length);
+  // The references, where they are in the new bytes (none lies inside an integer).
+  const refs = raw.refs.slice();
+  for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    const refStart = refs[i + REF_START] - start;
+    const refEnd = refs[i + REF_END] - start;
+    refs[i + REF_START] = refStart >= to ? refStart + shift : refStart;
+    refs[i + REF_END] = refEnd >= to ? refEnd + shift : refEnd;
+  }
+  table.rewrite(ref, { data: bytes, start: 0, end: length, refs, stream: false, strings: raw.strings });
+  if (degrees === undefined) leaf.rotateKey = leaf.rotate = -1;
+  else if (absent) {
+    leaf.rotateKey = from + lead.length;
+    leaf.rotate = leaf.rotateKey + '/Rotate '.length;
+  }
+  if (leaf.close >= to) leaf.close += shift;
 }

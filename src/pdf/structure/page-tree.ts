@@ -10,7 +10,18 @@ import { sourceOf } from '../model/graph.js';
 import { storeOf } from '../model/store.js';
 import { objectTableOf } from '../reader/object-table.js';
 import { isKeywordAt, skipWhite } from '../reader/syntax.js';
-import { type LeafScan, isNameAt, noteSettledLeaf, rectangleAt, refArrayAt, refAt, scanLeaf, settledLeaf } from './leaf-bytes.js';
+import {
+  type LeafScan,
+  isNameAt,
+  noteSettledLeaf,
+  rectangleAt,
+  refArrayAt,
+  refAt,
+  scanLeaf,
+  setRotationInBytes,
+  settledLeaf,
+  writtenRotation,
+} from './leaf-bytes.js';
 import { PDFArray, PDFContext, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 const INHERITABLE = ['Resources', 'MediaBox', 'CropBox', 'Rotate'] as const;
@@ -359,6 +370,12 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   const keptPages: number[] = [];
   for (const i of new Set(kept)) {
     if (!(i >= 0 && i < entries.length)) continue;
+    // A page whose bytes lack, even as a word, what its ancestors give it is parsed without skimming and scanning
+    // it first: in a tree whose root gives every page its /MediaBox, they made rotate a quarter slower.
+    if (table && lacksInherited(table, tree.refs[i], tree.inherited[i])) {
+      keptPages.push(i);
+      continue;
+    }
     // Its skim, which the writer takes for a page it copies: a page whose bytes are not clean enough to copy is parsed.
     const source = table?.rawSource(tree.refs[i]);
     const raw = source?.raw;
@@ -383,6 +400,24 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   });
   for (const warning of damageWarnings(damage)) table?.note(warning);
   return entries;
+}
+
+/** Each inheritable attribute's key as bytes, for lacksInherited. */
+const INHERITABLE_KEYS = new Map<string, Buffer>(INHERITABLE.map((key) => [key, Buffer.from(`/${key}`, 'latin1')]));
+
+/**
+ * Whether a page's input bytes lack the key of an attribute its ancestors
+ * give it: then it is not settled in them (settledInBytes), told by a native
+ * search rather than a skim and a scan. False when the bytes are not at
+ * hand, or hold every key (perhaps only nested, which the scan then tells).
+ */
+function lacksInherited(table: NonNullable<ReturnType<typeof objectTableOf>>, ref: PDFRef, inherited: Map<string, PDFObject>): boolean {
+  if (inherited.size === 0) return false;
+  const text = table.textAround(ref, 1 << 16);
+  if (!text) return false;
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  for (const key of inherited.keys()) if (bytes.indexOf(INHERITABLE_KEYS.get(key)!) < 0) return true;
+  return false;
 }
 
 /**
@@ -543,12 +578,37 @@ export function setPages(doc: PDFDocument, pages: PDFRef[]): void {
 /** The page's rotation as the reader applies it, normalised to 0, 90, 180 or 270. */
 export function effectiveRotation(page: PDFDict): number {
   const value = page.lookup(ROTATE);
-  const degrees = value instanceof PDFNumber ? value.asNumber() : 0;
-  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+  return quarterTurns(value instanceof PDFNumber ? value.asNumber() : 0);
 }
 
-export function setRotation(page: PDFDict, degrees: number): void {
-  const normal = ((degrees % 360) + 360) % 360;
+const quarterTurns = (degrees: number): number => (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
+const normalised = (degrees: number): number => ((degrees % 360) + 360) % 360;
+
+/**
+ * Turns a page by `angle` degrees, added to the rotation the reader
+ * applies. A page left as its input bytes (pageEntriesKeeping) whose bytes
+ * tell its rotation is turned in them (leaf-bytes.ts, setRotationInBytes),
+ * not parsed: parsing and re-serializing every page was most of rotating a
+ * long document. Any other page is parsed and turned as before.
+ */
+export function turnPage(doc: PDFDocument, entry: PageEntry, angle: number): void {
+  const table = objectTableOf(doc.context);
+  const written = table?.bytesAreClear(entry.ref) ? writtenRotation(table, entry.ref) : undefined;
+  if (table && written !== undefined) {
+    const normal = normalised(quarterTurns(written) + angle);
+    if (normal !== 0) return setRotationInBytes(table, entry.ref, normal);
+    // Upright: an explicit 0 only under an ancestor with a /Rotate (setRotation), told without parsing the page
+    // when its /Parent is the root (which has none: the tree is sound).
+    const rootRef = doc.catalog.get(PAGES);
+    const root = doc.context.lookup(rootRef);
+    if (settledLeaf(table, entry.ref)?.parent === rootRef && root instanceof PDFDict && !root.has(PARENT))
+      return setRotationInBytes(table, entry.ref, root.has(ROTATE) ? 0 : undefined);
+  }
+  setRotation(entry.dict, effectiveRotation(entry.dict) + angle);
+}
+
+function setRotation(page: PDFDict, degrees: number): void {
+  const normal = normalised(degrees);
   // Without its own /Rotate a page inherits one from an ancestor /Pages node,
   // so an upright page under a rotated node needs an explicit 0.
   if (normal === 0 && !inheritsRotation(page)) page.delete(ROTATE);
