@@ -4,7 +4,7 @@
  * Output.rawWithStrings, encrypt.ts encryptRawStrings): strings in
  * dictionaries and arrays at any depth, hex strings (odd digits, white space
  * inside), escapes, parentheses that balance, `%` and `<>` inside strings, a
- * comment outside them, next to references the output keeps and one it
+ * comment outside them, strings of kilobytes, next to references the output keeps and one it
  * lacks, top-level and in an object stream. qpdf decrypts each object to what
  * it reads from the input; the bytes show that nothing else was rewritten,
  * and a signature dictionary's /Contents stays plain (ISO 32000-2, 7.6.2).
@@ -33,6 +33,11 @@ const CASES = [
   { num: 63, body: '(a lone string)', note: 'a top-level string' },
   { num: 64, body: `<< /Type /Sig /Filter /Adobe.PPKLite /ByteRange [0 10 20 30] /Contents <${SIGNATURE}> /Name (Signer Name) >>`, note: 'a signature' },
   { num: 65, body: '<< /Na#6De (behind an escaped name) >>', note: 'a name with an escape' },
+  {
+    num: 66,
+    body: `<< /Long (${'long text \\( '.repeat(300)}) /LongHex <${'0123456789abcdef'.repeat(200)}> /LongSpaced <${'4142 '.repeat(300)}A> >>`,
+    note: 'long strings',
+  },
   { num: 70, body: STRINGS.replace('/Spelling', '/Member true /Spelling'), note: 'strings in an object stream member' },
   { num: 71, body: '[(member array) <6D656D626572>]', note: 'an array in an object stream' },
 ];
@@ -67,7 +72,18 @@ describe.each(['AES-128', 'AES-256'])('objects without a stream, their strings r
     }
     const bytes = Buffer.from(readFileSync(output)).toString('latin1');
     // No string in clear text but the signature's /Contents, which a reader takes as it is written.
-    for (const plain of ['plain words', 'nested', 'escapes', 'not a comment', 'deep', 'lone string', 'Signer Name', 'escaped name', 'member array']) {
+    for (const plain of [
+      'plain words',
+      'nested',
+      'escapes',
+      'not a comment',
+      'deep',
+      'lone string',
+      'Signer Name',
+      'escaped name',
+      'member array',
+      'long text',
+    ]) {
       expect(bytes, plain).not.toContain(plain);
     }
     expect(bytes).toContain(`/Contents <${SIGNATURE}>`);
