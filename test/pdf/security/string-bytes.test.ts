@@ -4,10 +4,12 @@
  * Output.rawWithStrings, encrypt.ts encryptRawStrings): strings in
  * dictionaries and arrays at any depth, hex strings (odd digits, white space
  * inside), escapes, parentheses that balance, `%` and `<>` inside strings, a
- * comment outside them, strings of kilobytes, next to references the output keeps and one it
- * lacks, top-level and in an object stream. qpdf decrypts each object to what
- * it reads from the input; the bytes show that nothing else was rewritten,
- * and a signature dictionary's /Contents stays plain (ISO 32000-2, 7.6.2).
+ * comment outside them, strings of kilobytes, next to references the output
+ * keeps and one it lacks, top-level and in an object stream. qpdf decrypts
+ * each object to what it reads from the input; the bytes show that nothing
+ * else was rewritten, and a signature dictionary's /Contents stays plain
+ * (ISO 32000-2, 7.6.2). A name written with a `#` escape sends its object the
+ * parsed way (it could spell /ByteRange): decrypted the same.
  */
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
