@@ -101,7 +101,7 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   for (const ref of plan.order) {
     offsets.push(out.offset);
     const source = plan.written.get(ref)!;
-    const encrypted = encryption && encryptedRawStream(ref, source, encryption);
+    const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
     const strings = encryption && !encrypted && encryptedRawStrings(ref, source, encryption);
     if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
     else if (strings) out.rawWithStrings(ref, source as RawSource, strings, plan.written);
@@ -153,6 +153,21 @@ function encryptedRawStream(ref: PDFRef, source: ObjectSource, encryption: Encry
   const start = raw.dataStart!;
   const end = raw.dataEnd!;
   return encryption.encryptRawStream(ref, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
+}
+
+/**
+ * The plaintext of a stream of a decrypted input whose dictionary holds no
+ * string, from its input bytes without parsing the object (security/decrypt.ts
+ * says when it must be parsed instead): its dictionary's bytes hold no
+ * ciphertext, only its data and /Length change.
+ */
+function decryptedRawStream(ref: PDFRef, source: ObjectSource): Piece[] | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw, table } = source;
+  if (!raw.stream || raw.strings || raw.lengthAt === undefined || !table.decryptRawStream || table.bytesAreClear(ref)) return undefined;
+  const start = raw.dataStart!;
+  const end = raw.dataEnd!;
+  return table.decryptRawStream(ref, raw, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
 }
 
 /**
