@@ -10,6 +10,7 @@ import type { PDFContext, PDFObject, PDFRef } from './primitives.js';
 import type { RawObject } from '../reader/skim.js';
 import type { FileRange } from '../../core/lazy-file.js';
 import type { Piece } from '../../core/sink.js';
+import type { RawStrings } from '../security/raw-strings.js';
 
 /** What a raw source's bytes came from: an input table that can say which references lead somewhere. */
 export interface RawOrigin {
@@ -32,6 +33,8 @@ export interface RawOrigin {
    * the object must be parsed and decrypted instead.
    */
   decryptRawStream?: (ref: PDFRef, raw: RawObject, data: Uint8Array | FileRange) => Piece[] | undefined;
+  /** The same for an object with strings and no stream: where its strings lie and their plaintext, as literals. */
+  decryptRawStrings?: (ref: PDFRef, raw: RawObject) => RawStrings | undefined;
 }
 
 /** An untouched input object as its input bytes, with the table it is in. */

@@ -55,6 +55,7 @@ export class ObjectTable extends LayeredObjects {
   private decryptObject?: ObjectDecryptor;
   /** Set with decryptObject (security/decrypt.ts): the writer asks it before parsing a stream (RawOrigin). */
   decryptRawStream?: RawOrigin['decryptRawStream'];
+  decryptRawStrings?: RawOrigin['decryptRawStrings'];
 
   constructor(
     readonly bytes: Uint8Array,

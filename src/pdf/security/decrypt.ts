@@ -13,6 +13,7 @@ import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { DeferredPiece } from '../../core/sink.js';
 import { FileRange } from '../../core/lazy-file.js';
+import { replaceRawStrings } from './raw-strings.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -327,6 +328,15 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
         data = data.readCopy();
       }
       return [decryptData(stmMethod, key, data, aes)];
+    };
+  }
+
+  // An object with strings and no stream: its bytes with each string decrypted (encrypt.ts replaceRawStrings).
+  if (strMethod !== 'None') {
+    table.decryptRawStrings = (ref, raw) => {
+      if (ref === encryptRef) return undefined;
+      let key: Uint8Array | undefined;
+      return replaceRawStrings(raw, (data) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data, aes));
     };
   }
 

@@ -26,7 +26,8 @@ import {
   PDFString,
 } from '../model/primitives.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
-import { type RawObject, stringSpans } from '../reader/skim.js';
+import type { RawObject } from '../reader/skim.js';
+import { replaceRawStrings, type RawStrings } from './raw-strings.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
 import { AesEncryptor, encryptData, encryptPieces, newEncryption, objectKeys, type Algorithm } from './standard.js';
 
@@ -102,12 +103,6 @@ export interface Encryption {
   encryptRawStrings(ref: PDFRef, raw: RawObject): RawStrings | undefined;
   /** What the output must show when it is read back (check-output.ts). */
   expected: ExpectedEncryption;
-}
-
-/** Strings replaced in an object's bytes: [start, end) pairs in its data, in order, and the bytes to write for each. */
-export interface RawStrings {
-  spans: readonly number[];
-  strings: readonly Uint8Array[];
 }
 
 /** An object's plaintext as encrypt() met it: its strings (in transformStrings order) and a stream's data. */
@@ -193,24 +188,8 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     streamProbe ? dataPieces(keyOf(ref.objectNumber, ref.generationNumber), data) : undefined;
   const encryptRawStrings = (ref: PDFRef, raw: RawObject): RawStrings | undefined => {
     if (!stringProbe) return undefined;
-    const { data, start, end } = raw;
-    const bytes = Buffer.from(data.buffer, data.byteOffset + start, end - start);
-    if (bytes.includes(BYTE_RANGE)) return undefined;
-    const spans = stringSpans(data, start, end);
-    // A `#` in a string is only text; anywhere else it is a name's escape, which could spell /ByteRange.
-    for (let hash = bytes.indexOf(0x23); hash >= 0; hash = bytes.indexOf(0x23, hash + 1)) {
-      const at = start + hash;
-      let inString = false;
-      for (let i = 0; i < spans.length && spans[i] <= at; i += 2) if (at < spans[i + 1]) inString = true;
-      if (!inString) return undefined;
-    }
     const key = keyOf(ref.objectNumber, ref.generationNumber);
-    const strings: Uint8Array[] = [];
-    for (let i = 0; i < spans.length; i += 2) {
-      const plain = spanBytes(bytes, spans[i] - start, spans[i + 1] - start);
-      strings.push(literalBytes(encryptData(method, key, plain, aes)));
-    }
-    return { spans, strings };
+    return replaceRawStrings(raw, (plain) => encryptData(method, key, plain, aes));
   };
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
@@ -244,54 +223,6 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   };
   return { dictRef, encrypt, encryptRawStream, encryptRawStrings, expected };
 }
-
-const BYTE_RANGE = Buffer.from('ByteRange', 'latin1');
-
-/** The bytes of the string written at bytes[start, end) (delimiters included), as the parser and stringBytes read them. */
-function spanBytes(bytes: Buffer, start: number, end: number): Uint8Array {
-  if (bytes[start] === 0x3c) {
-    const text = bytes.toString('latin1', start + 1, end - 1);
-    // Node decodes hex up to the first pair that is not two digits: all of it came through when the length is whole.
-    const decoded = Buffer.from(text, 'hex');
-    if (decoded.length * 2 === text.length) return decoded;
-    // Line breaks and other non-digits are dropped, as the parser does; an odd last digit is followed by 0.
-    return stringBytes(PDFHexString.of(text.replace(/[^0-9A-Fa-f]/g, '')));
-  }
-  // Without escapes a literal string's bytes are what is written.
-  const inner = bytes.subarray(start + 1, end - 1);
-  return inner.includes(0x5c) ? stringBytes(PDFString.of(inner.toString('latin1'))) : inner;
-}
-
-/** `bytes` written as a literal string, parentheses included, escaped as literalString does. */
-function literalBytes(bytes: Uint8Array): Uint8Array {
-  // A loop over each byte runs interpreted: over a string of megabytes (object-streams has three of 1.3 MB) native string code is faster.
-  if (bytes.length > 256) {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    return Buffer.from(`(${text.replaceAll('\\', '\\\\').replaceAll('(', '\\(').replaceAll(')', '\\)').replaceAll('\r', '\\r')})`, 'latin1');
-  }
-  let escapes = 0;
-  for (let i = 0; i < bytes.length; i++) if (NEEDS_ESCAPE[bytes[i]]) escapes++;
-  const out = Buffer.allocUnsafe(bytes.length + escapes + 2);
-  let at = 0;
-  out[at++] = 0x28;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i];
-    const escape = NEEDS_ESCAPE[byte];
-    if (escape) {
-      out[at++] = 0x5c;
-      out[at++] = escape;
-    } else out[at++] = byte;
-  }
-  out[at] = 0x29;
-  return out;
-}
-
-/** For each byte, the letter written after a backslash for it (0: written as it is): `\\`, `\(`, `\)`, `\r`. */
-const NEEDS_ESCAPE = new Uint8Array(256);
-NEEDS_ESCAPE[0x5c] = 0x5c;
-NEEDS_ESCAPE[0x28] = 0x28;
-NEEDS_ESCAPE[0x29] = 0x29;
-NEEDS_ESCAPE[0x0d] = 0x72;
 
 /**
  * Stream dictionaries a reader does not decrypt as it does the others (a

@@ -17,7 +17,8 @@ import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { storeOf, type RawSource } from '../model/store.js';
 import { nullifyReached, type RefTargets } from '../model/objects.js';
-import type { Encryption, RawStrings } from '../security/encrypt.js';
+import type { Encryption } from '../security/encrypt.js';
+import type { RawStrings } from '../security/raw-strings.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
 import { walkGraph, type ObjectSource } from '../model/graph.js';
@@ -102,7 +103,7 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
     offsets.push(out.offset);
     const source = plan.written.get(ref)!;
     const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
-    const strings = encryption && !encrypted && encryptedRawStrings(ref, source, encryption);
+    const strings = !encrypted && (encryption ? encryptedRawStrings(ref, source, encryption) : decryptedRawStrings(ref, source));
     if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
     else if (strings) out.rawWithStrings(ref, source as RawSource, strings, plan.written);
     else out.object(ref, toWrite(ref, source, encryption), plan.written);
@@ -181,6 +182,14 @@ function encryptedRawStrings(ref: PDFRef, source: ObjectSource, encryption: Encr
   const { raw } = source;
   if (raw.stream || !raw.strings || raw.end <= raw.start || !source.table.bytesAreClear(ref)) return undefined;
   return encryption.encryptRawStrings(ref, raw);
+}
+
+/** The same for a decrypted input: its strings decrypted (security/decrypt.ts says when it must be parsed). */
+function decryptedRawStrings(ref: PDFRef, source: ObjectSource): RawStrings | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw, table } = source;
+  if (raw.stream || !raw.strings || raw.end <= raw.start || !table.decryptRawStrings || table.bytesAreClear(ref)) return undefined;
+  return table.decryptRawStrings(ref, raw);
 }
 
 /**

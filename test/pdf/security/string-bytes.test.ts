@@ -60,6 +60,15 @@ async function show(path: string, num: number, password?: string): Promise<strin
   return stdout.replace(/\s+/g, ' ').trim();
 }
 
+/** The objects the catalog's /Extra lists, in order. */
+async function extraObjects(path: string): Promise<number[]> {
+  const trailer = await execa('qpdf', ['--show-object=trailer', path]);
+  const root = /\/Root (\d+) 0 R/.exec(trailer.stdout)![1];
+  const catalog = await execa('qpdf', [`--show-object=${root}`, path]);
+  const extra = /\/Extra \[([^\]]*)\]/.exec(catalog.stdout)![1];
+  return [...extra.matchAll(/(\d+) 0 R/g)].map((m) => Number(m[1]));
+}
+
 describe.each(['AES-128', 'AES-256'])('objects without a stream, their strings replaced in their bytes, %s', (algorithm) => {
   it('qpdf decrypts every object to what it reads from the input; only strings changed', async () => {
     const input = tempFile(INPUT);
@@ -96,5 +105,45 @@ describe.each(['AES-128', 'AES-256'])('objects without a stream, their strings r
     expect(object(61)).toContain('/Page 3 0 R /Gone null /Angles (');
     expect(object(70)).toContain('/Member true /Spelling 1.500000 /A (');
     expect(object(62)).toMatch(/^\n62 0 obj\n\s*\[\(.*\) \(.*\) 3 0 R 1\.250\]/s);
+  });
+});
+
+/**
+ * remove_password the other way: the same objects encrypted by qpdf (which
+ * writes every string in hex and keeps a signature's /Contents plain), each
+ * string decrypted in the object's bytes.
+ */
+describe.each([
+  ['AES-128', [], ['128', '--use-aes=y']],
+  ['AES-256', [], ['256']],
+  ['RC4 128-bit', ['--allow-weak-crypto'], ['128', '--use-aes=n']],
+])('remove_password, strings decrypted in their bytes, %s', (_name, qpdfGlobal, qpdfOptions) => {
+  it('every object reads as in the input; only strings changed', async () => {
+    const input = tempFile(INPUT);
+    const encrypted = tempFile(new Uint8Array(0));
+    // Exit status 3: qpdf's warnings about the input's reference to an object it lacks.
+    // Without object streams: remove_password then writes the classic layout, each object on its own.
+    const made = await execa('qpdf', [...qpdfGlobal, '--object-streams=disable', '--encrypt', PASSWORD, PASSWORD, ...qpdfOptions, '--', input, encrypted], {
+      reject: false,
+    });
+    expect([0, 3], made.stderr).toContain(made.exitCode);
+    const output = tempFile(new Uint8Array(0));
+    await execa('node', [CLI, 'remove-password', '--password', PASSWORD, encrypted, '-o', output, '--force']);
+    const check = await qpdfCheck(readFileSync(output));
+    expect(check.exitCode, check.output).toBe(0);
+    // qpdf numbers the objects anew: each case is found by its place in the catalog's /Extra.
+    const numbers = await extraObjects(output);
+    expect(numbers).toHaveLength(CASES.length);
+    for (const [i, c] of CASES.entries()) {
+      // qpdf drops the reference to what the input lacks, writes reals without trailing zeros, numbers objects anew.
+      const normal = (text: string) => text.replace(/\d+ 0 R/g, 'N 0 R').replace(/(\d\.\d*?)0+(?=[\s\]>])/g, '$1');
+      const expected = normal((await show(input, c.num)).replace(' /Gone 999 0 R', ''));
+      const got = normal((await show(output, numbers[i])).replace(' /Gone null', ''));
+      expect(got, c.note).toBe(expected);
+    }
+    const bytes = Buffer.from(readFileSync(output)).toString('latin1');
+    expect(bytes).toContain('(plain words)');
+    // qpdf writes hex in lower case.
+    expect(bytes.toLowerCase()).toContain(`/contents <${SIGNATURE.toLowerCase()}>`);
   });
 });
