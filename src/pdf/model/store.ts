@@ -8,6 +8,9 @@
  */
 import type { PDFContext, PDFObject, PDFRef } from './primitives.js';
 import type { RawObject } from '../reader/skim.js';
+import type { FileRange } from '../../core/lazy-file.js';
+import type { Piece } from '../../core/sink.js';
+import type { RawStrings } from '../security/raw-strings.js';
 
 /** What a raw source's bytes came from: an input table that can say which references lead somewhere. */
 export interface RawOrigin {
@@ -23,6 +26,15 @@ export interface RawOrigin {
   bytesAreClear(ref: PDFRef): boolean;
   /** The object parsed afresh and not kept (a writer that reads each object once). */
   parseDetached(ref: PDFRef): PDFObject | undefined;
+  /**
+   * For a decrypted input (security/decrypt.ts): the plaintext of a stream
+   * whose dictionary holds no string, from its input bytes (data: in memory,
+   * or a range of the input file), the dictionary unparsed; undefined when
+   * the object must be parsed and decrypted instead.
+   */
+  decryptRawStream?: (ref: PDFRef, raw: RawObject, data: Uint8Array | FileRange) => Piece[] | undefined;
+  /** The same for an object with strings and no stream: where its strings lie and their plaintext, as literals. */
+  decryptRawStrings?: (ref: PDFRef, raw: RawObject) => RawStrings | undefined;
 }
 
 /** An untouched input object as its input bytes, with the table it is in. */

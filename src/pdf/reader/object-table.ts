@@ -53,6 +53,9 @@ export class ObjectTable extends LayeredObjects {
   trailer: PDFDict;
   private decryptObjectStream?: ObjectStreamDecryptor;
   private decryptObject?: ObjectDecryptor;
+  /** Set with decryptObject (security/decrypt.ts): the writer asks it before parsing a stream (RawOrigin). */
+  decryptRawStream?: RawOrigin['decryptRawStream'];
+  decryptRawStrings?: RawOrigin['decryptRawStrings'];
 
   constructor(
     readonly bytes: Uint8Array,

@@ -311,6 +311,31 @@ function skimStream(
   return raw;
 }
 
+/**
+ * Where the strings of a body the skim found clean lie, as [start, end)
+ * pairs (delimiters included), in order: an encrypted output replaces only
+ * them (security/encrypt.ts). Found again when asked rather than kept with
+ * every skim: few objects are ever asked.
+ */
+export function stringSpans(data: Uint8Array, start: number, end: number): number[] {
+  const spans: number[] = [];
+  let pos = start;
+  while ((pos = skipWhite(data, pos, end)) < end) {
+    const c = data[pos];
+    const pair = c === 0x3c || c === 0x3e ? data[pos + 1] === c : false;
+    let close = -1;
+    if (c === 0x28) close = skipLiteralString(data, pos, end);
+    else if (c === 0x3c && !pair) close = data.subarray(pos, end).indexOf(0x3e) + pos + 1;
+    if (close > pos) {
+      spans.push(pos, close);
+      pos = close;
+    } else if (c === 0x2f) pos = tokenEnd(data, pos + 1, end);
+    else if (CHAR_CLASS[c] === 2) pos += pair ? 2 : 1;
+    else pos = tokenEnd(data, pos, end);
+  }
+  return spans;
+}
+
 /** Past a literal string that starts at `pos` (nested parentheses, escapes); -1 when unterminated. */
 export function skipLiteralString(data: Uint8Array, pos: number, end: number): number {
   let depth = 0;

@@ -12,6 +12,8 @@ import { PDFArray, PDFContext, PDFDict, PDFHexString, PDFName, PDFNumber, PDFObj
 import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { DeferredPiece } from '../../core/sink.js';
+import { FileRange } from '../../core/lazy-file.js';
+import { replaceRawStrings } from './raw-strings.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -310,9 +312,40 @@ export function decryptWith(context: PDFContext, table: ObjectTable, params: Enc
     return object;
   });
 
+  // A stream whose dictionary holds no string needs only its data decrypted: the writer copies the
+  // dictionary's bytes with /Length changed (as add_password does). Not when attachments have a cipher
+  // of their own (known only from the parsed file specifications), nor for a dictionary that might
+  // name a crypt filter, clear-text metadata or a structure stream (or spell one with `#` escapes).
+  if (!embedded) {
+    table.decryptRawStream = (ref, raw, data) => {
+      if (ref === encryptRef || stmMethod === 'None') return undefined;
+      const dict = Buffer.from(raw.data.buffer, raw.data.byteOffset + raw.start, raw.dictEnd! - raw.start);
+      if (SPECIAL_WORDS.some((word) => dict.includes(word))) return undefined;
+      const key = keyFor(ref, stmMethod);
+      if (data instanceof FileRange) {
+        const plain = isAes(stmMethod) ? decryptFromFile(stmMethod, key, data, aes) : undefined;
+        if (plain) return [plain];
+        data = data.readCopy();
+      }
+      return [decryptData(stmMethod, key, data, aes)];
+    };
+  }
+
+  // An object with strings and no stream: its bytes with each string decrypted (encrypt.ts replaceRawStrings).
+  if (strMethod !== 'None') {
+    table.decryptRawStrings = (ref, raw) => {
+      if (ref === encryptRef) return undefined;
+      let key: Uint8Array | undefined;
+      return replaceRawStrings(raw, (data) => decryptData(strMethod, (key ??= keyFor(ref, strMethod)), data, aes));
+    };
+  }
+
   if (encryptRef) context.delete(encryptRef);
   delete context.trailerInfo.Encrypt;
 }
+
+/** Words in a stream dictionary that send the stream the parsed way (decryptWith). */
+const SPECIAL_WORDS = ['Crypt', 'Metadata', 'ObjStm', 'XRef', '#'].map((word) => Buffer.from(word, 'latin1'));
 
 /** Object streams and cross-reference streams: read by the reader, never written. */
 function isStructureStream(object: PDFObject): boolean {

@@ -26,6 +26,8 @@ import {
   PDFString,
 } from '../model/primitives.js';
 import { literalString, stringBytes, transformStrings } from './decrypt.js';
+import type { RawObject } from '../reader/skim.js';
+import { replaceRawStrings, type RawStrings } from './raw-strings.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
 import { AesEncryptor, encryptData, encryptPieces, newEncryption, objectKeys, type Algorithm } from './standard.js';
 
@@ -90,6 +92,15 @@ export interface Encryption {
    * and goes through encrypt().
    */
   encryptRawStream(ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined;
+  /**
+   * The strings of an object that is not a stream, from its input bytes
+   * (which the skim found clean): where each lies and what to write in its
+   * place; the writer copies the rest of the bytes as they are. Undefined
+   * when the object must be parsed and go through encrypt(): while no string
+   * is kept as a probe, and for what might be a signature dictionary, whose
+   * /Contents stays plain (a /ByteRange, or a name spelled with `#` escapes).
+   */
+  encryptRawStrings(ref: PDFRef, raw: RawObject): RawStrings | undefined;
   /** What the output must show when it is read back (check-output.ts). */
   expected: ExpectedEncryption;
 }
@@ -175,6 +186,11 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
   };
   const encryptRawStream = (ref: PDFRef, data: Uint8Array | FileRange): Piece[] | undefined =>
     streamProbe ? dataPieces(keyOf(ref.objectNumber, ref.generationNumber), data) : undefined;
+  const encryptRawStrings = (ref: PDFRef, raw: RawObject): RawStrings | undefined => {
+    if (!stringProbe) return undefined;
+    const key = keyOf(ref.objectNumber, ref.generationNumber);
+    return replaceRawStrings(raw, (plain) => encryptData(method, key, plain, aes));
+  };
   const encrypt = (ref: PDFRef, object: PDFObject): PDFObject => {
     if (ref === dictRef) return object;
     const key = keyOf(ref.objectNumber, ref.generationNumber);
@@ -205,7 +221,7 @@ export function prepareEncryption(context: PDFContext, options: EncryptOptions):
     }
     return object;
   };
-  return { dictRef, encrypt, encryptRawStream, expected };
+  return { dictRef, encrypt, encryptRawStream, encryptRawStrings, expected };
 }
 
 /**

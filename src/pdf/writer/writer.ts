@@ -18,6 +18,7 @@ import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PD
 import { storeOf, type RawSource } from '../model/store.js';
 import { nullifyReached, type RefTargets } from '../model/objects.js';
 import type { Encryption } from '../security/encrypt.js';
+import type { RawStrings } from '../security/raw-strings.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
 import { walkGraph, type ObjectSource } from '../model/graph.js';
@@ -101,8 +102,10 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   for (const ref of plan.order) {
     offsets.push(out.offset);
     const source = plan.written.get(ref)!;
-    const encrypted = encryption && encryptedRawStream(ref, source, encryption);
+    const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
+    const strings = !encrypted && (encryption ? encryptedRawStrings(ref, source, encryption) : decryptedRawStrings(ref, source));
     if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
+    else if (strings) out.rawWithStrings(ref, source as RawSource, strings, plan.written);
     else out.object(ref, toWrite(ref, source, encryption), plan.written);
   }
 
@@ -151,6 +154,42 @@ function encryptedRawStream(ref: PDFRef, source: ObjectSource, encryption: Encry
   const start = raw.dataStart!;
   const end = raw.dataEnd!;
   return encryption.encryptRawStream(ref, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
+}
+
+/**
+ * The plaintext of a stream of a decrypted input whose dictionary holds no
+ * string, from its input bytes without parsing the object (security/decrypt.ts
+ * says when it must be parsed instead): its dictionary's bytes hold no
+ * ciphertext, only its data and /Length change.
+ */
+function decryptedRawStream(ref: PDFRef, source: ObjectSource): Piece[] | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw, table } = source;
+  if (!raw.stream || raw.strings || raw.lengthAt === undefined || !table.decryptRawStream || table.bytesAreClear(ref)) return undefined;
+  const start = raw.dataStart!;
+  const end = raw.dataEnd!;
+  return table.decryptRawStream(ref, raw, unreadRange(raw.data, start, end) ?? raw.data.subarray(start, end));
+}
+
+/**
+ * The encrypted strings of an object that is not a stream, from its input
+ * bytes; undefined when it must be parsed (encrypt.ts's encryptRawStrings
+ * says when). Parsing and serializing such an object (3,480 of
+ * small-objects') to change only its strings was most of what it cost.
+ */
+function encryptedRawStrings(ref: PDFRef, source: ObjectSource, encryption: Encryption): RawStrings | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw } = source;
+  if (raw.stream || !raw.strings || raw.end <= raw.start || !source.table.bytesAreClear(ref)) return undefined;
+  return encryption.encryptRawStrings(ref, raw);
+}
+
+/** The same for a decrypted input: its strings decrypted (security/decrypt.ts says when it must be parsed). */
+function decryptedRawStrings(ref: PDFRef, source: ObjectSource): RawStrings | undefined {
+  if (source.kind !== 'raw') return undefined;
+  const { raw, table } = source;
+  if (raw.stream || !raw.strings || raw.end <= raw.start || !table.decryptRawStrings || table.bytesAreClear(ref)) return undefined;
+  return table.decryptRawStrings(ref, raw);
 }
 
 /**
@@ -338,6 +377,25 @@ class Output implements TokenWriter {
     this.push(STREAM_START);
     for (const piece of data) this.push(piece);
     this.push(STREAM_END);
+    this.push(OBJECT_END);
+  }
+
+  /** An object that is not a stream as its input bytes (references the output lacks written as null), its strings replaced. */
+  rawWithStrings(ref: PDFRef, source: RawSource, replaced: RawStrings, written: WrittenRefs): void {
+    this.header(ref);
+    const { spans, strings } = replaced;
+    const input = source.raw.data;
+    let next = 0;
+    // Strings lie in the runs of input bytes between references, never across one.
+    eachRange(source, source.raw.end, written, (data, start, end) => {
+      for (; data === input && next < spans.length && spans[next] < end; next += 2) {
+        this.range(data, start, spans[next]);
+        const string = strings[next >> 1];
+        this.range(string, 0, string.length);
+        start = spans[next + 1];
+      }
+      this.range(data, start, end);
+    });
     this.push(OBJECT_END);
   }
 

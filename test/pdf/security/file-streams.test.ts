@@ -105,10 +105,10 @@ describe('streams without strings, their dictionary kept as it is', () => {
   const doc = simpleDoc(['RAW STREAM DICTIONARIES'], { catalog: `/Extra [${plain.map((p) => `${p.num} 0 R`).join(' ')}]` });
   const bodyOf = (p: (typeof plain)[number]) => {
     const text = p.data.toString('latin1');
-    if (p.kind === 'First') return `<< /Length ${p.data.length} /Page 3 0 R /Gone 999 0 R /Kind /First >>\nstream\n${text}\nendstream`;
-    if (p.kind === 'Indirect') return { dict: '/Kind /Indirect /Page 3 0 R', stream: p.data, length: `${LENGTH_OBJECT + p.num} 0 R` };
-    if (p.kind === 'Twice') return { dict: `/Length ${p.data.length} /Kind /Twice /Page 3 0 R`, stream: p.data };
-    return { dict: '/Page 3 0 R /Kind /Last', stream: p.data };
+    if (p.kind === 'First') return `<< /Length ${p.data.length} /Page 3 0 R /Gone 999 0 R /Kind /First /Spelling 1.500000 >>\nstream\n${text}\nendstream`;
+    if (p.kind === 'Indirect') return { dict: '/Kind /Indirect /Page 3 0 R /Spelling 1.500000', stream: p.data, length: `${LENGTH_OBJECT + p.num} 0 R` };
+    if (p.kind === 'Twice') return { dict: `/Length ${p.data.length} /Kind /Twice /Page 3 0 R /Spelling 1.500000`, stream: p.data };
+    return { dict: '/Page 3 0 R /Kind /Last /Spelling 1.500000', stream: p.data };
   };
   const input = buildPdf([
     {
@@ -132,6 +132,43 @@ describe('streams without strings, their dictionary kept as it is', () => {
       expect(object.data.equals(p.data), `data of the ${p.kind} stream of ${p.data.length} bytes`).toBe(true);
       expect(object.dict).toContain(`/Kind /${p.kind}`);
       expect(object.dict).toMatch(/\/Page \d+ 0 R/);
+    }
+  });
+
+  /**
+   * remove_password of such streams, as qpdf encrypted them: the data is
+   * decrypted and the dictionary's bytes are kept (the serializer would
+   * write 1.5), /Length set to the plaintext's size (qpdf writes one /Length,
+   * direct, in every dictionary).
+   */
+  it.each([
+    ['AES-128', [], ['128', '--use-aes=y']],
+    ['AES-256', [], ['256']],
+    ['RC4 128-bit', ['--allow-weak-crypto'], ['128', '--use-aes=n']],
+  ])('remove_password %s: every stream decrypted, its dictionary as qpdf wrote it', async (_name, qpdfGlobal, qpdfOptions) => {
+    const encrypted = tempFile(new Uint8Array(0));
+    // Exit status 3: qpdf's warnings about the input's reference to an object it lacks.
+    const made = await execa(
+      'qpdf',
+      [...qpdfGlobal, '--compress-streams=n', '--encrypt', PASSWORD, PASSWORD, ...qpdfOptions, '--', tempFile(input), encrypted],
+      {
+        reject: false,
+      },
+    );
+    expect([0, 3], made.stderr).toContain(made.exitCode);
+    const output = tempFile(new Uint8Array(0));
+    await execa('node', [CLI, 'remove-password', '--password', PASSWORD, encrypted, '-o', output, '--force']);
+    const check = await qpdfCheck(readFileSync(output));
+    expect(check.exitCode, check.output).toBe(0);
+    const numbers = await extraObjects(output);
+    expect(numbers).toHaveLength(plain.length);
+    const bytes = Buffer.from(readFileSync(output)).toString('latin1');
+    for (const [i, p] of plain.entries()) {
+      const object = await qpdfObject(output, numbers[i]);
+      expect(object.data.equals(p.data), `data of the ${p.kind} stream of ${p.data.length} bytes`).toBe(true);
+      expect(object.dict).toContain(`/Kind /${p.kind}`);
+      const written = bytes.slice(bytes.indexOf(`\n${numbers[i]} 0 obj\n`), bytes.indexOf('stream', bytes.indexOf(`\n${numbers[i]} 0 obj\n`)));
+      expect(written, `dictionary of the ${p.kind} stream`).toContain(`/Spelling 1.500000 /Length ${p.data.length} >>`);
     }
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * Strings replaced in an object's input bytes, for a writer that copies the
+ * rest of them: add_password encrypts each string (encrypt.ts),
+ * remove_password decrypts it (decrypt.ts). Where the strings lie is found
+ * with the skim's own tokens (skim.ts stringSpans).
+ */
+import { PDFHexString, PDFString } from '../model/primitives.js';
+import { type RawObject, stringSpans } from '../reader/skim.js';
+
+/** Strings replaced in an object's bytes: [start, end) pairs in its data, in order, and the bytes to write for each. */
+export interface RawStrings {
+  spans: readonly number[];
+  strings: readonly Uint8Array[];
+}
+
+/**
+ * The strings of an object that is not a stream (its bytes clean: skimmed)
+ * with `transform` applied to each one's bytes, written as literals; undefined
+ * for what might be a signature dictionary, whose /Contents is neither
+ * encrypted nor decrypted (a /ByteRange, or a `#` outside strings: a name
+ * escape could spell one): such an object is parsed instead.
+ */
+export function replaceRawStrings(raw: RawObject, transform: (bytes: Uint8Array) => Uint8Array): RawStrings | undefined {
+  const { data, start, end } = raw;
+  const bytes = Buffer.from(data.buffer, data.byteOffset + start, end - start);
+  if (bytes.includes(BYTE_RANGE)) return undefined;
+  const spans = stringSpans(data, start, end);
+  // A `#` in a string is only text; anywhere else it is a name's escape.
+  for (let hash = bytes.indexOf(0x23); hash >= 0; hash = bytes.indexOf(0x23, hash + 1)) {
+    const at = start + hash;
+    let inString = false;
+    for (let i = 0; i < spans.length && spans[i] <= at; i += 2) if (at < spans[i + 1]) inString = true;
+    if (!inString) return undefined;
+  }
+  const strings: Uint8Array[] = [];
+  for (let i = 0; i < spans.length; i += 2) strings.push(literalBytes(transform(spanBytes(bytes, spans[i] - start, spans[i + 1] - start))));
+  return { spans, strings };
+}
+
+const BYTE_RANGE = Buffer.from('ByteRange', 'latin1');
+
+/** The bytes of the string written at bytes[start, end) (delimiters included), as the parser reads them. */
+function spanBytes(bytes: Buffer, start: number, end: number): Uint8Array {
+  if (bytes[start] === 0x3c) {
+    const text = bytes.toString('latin1', start + 1, end - 1);
+    // Node decodes hex up to the first pair that is not two digits: all of it came through when the length is whole.
+    const decoded = Buffer.from(text, 'hex');
+    if (decoded.length * 2 === text.length) return decoded;
+    // Line breaks and other non-digits are dropped, as the parser does; an odd last digit is followed by 0.
+    return PDFHexString.of(text.replace(/[^0-9A-Fa-f]/g, '')).asBytes();
+  }
+  // Without escapes a literal string's bytes are what is written.
+  const inner = bytes.subarray(start + 1, end - 1);
+  return inner.includes(0x5c) ? PDFString.of(inner.toString('latin1')).asBytes() : inner;
+}
+
+/** `bytes` written as a literal string, parentheses included, escaped as literalString does. */
+function literalBytes(bytes: Uint8Array): Uint8Array {
+  // A loop over each byte runs interpreted: over a string of megabytes (object-streams has three of 1.3 MB) native string code is faster.
+  if (bytes.length > 256) {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    return Buffer.from(`(${text.replaceAll('\\', '\\\\').replaceAll('(', '\\(').replaceAll(')', '\\)').replaceAll('\r', '\\r')})`, 'latin1');
+  }
+  let escapes = 0;
+  for (let i = 0; i < bytes.length; i++) if (NEEDS_ESCAPE[bytes[i]]) escapes++;
+  const out = Buffer.allocUnsafe(bytes.length + escapes + 2);
+  let at = 0;
+  out[at++] = 0x28;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    const escape = NEEDS_ESCAPE[byte];
+    if (escape) {
+      out[at++] = 0x5c;
+      out[at++] = escape;
+    } else out[at++] = byte;
+  }
+  out[at] = 0x29;
+  return out;
+}
+
+/** For each byte, the letter written after a backslash for it (0: written as it is): `\\`, `\(`, `\)`, `\r`. */
+const NEEDS_ESCAPE = new Uint8Array(256);
+NEEDS_ESCAPE[0x5c] = 0x5c;
+NEEDS_ESCAPE[0x28] = 0x28;
+NEEDS_ESCAPE[0x29] = 0x29;
+NEEDS_ESCAPE[0x0d] = 0x72;
