@@ -334,6 +334,11 @@ function readSoundTree(doc: PDFDocument): SoundTree | undefined {
   return walk(root, new Map(), 1) ? tree : undefined;
 }
 
+// As bytes: a string needle is encoded anew by every search, one per leaf of the tree.
+const KIDS_WORD = Buffer.from('Kids', 'latin1');
+const PAGES_WORD = Buffer.from('Pages', 'latin1');
+const STREAM_WORD = Buffer.from('stream', 'latin1');
+const ANNOTS_WORD = Buffer.from('Annots', 'latin1');
 const NOT_A_LEAF = 0;
 const LEAF = 1;
 const LEAF_WITHOUT_ANNOTS = 2;
@@ -353,12 +358,12 @@ function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref
   const leaf =
     text[at] === 0x3c &&
     text[at + 1] === 0x3c &&
-    bytes.indexOf('Kids') < 0 &&
-    bytes.indexOf('Pages') < 0 &&
+    bytes.indexOf(KIDS_WORD) < 0 &&
+    bytes.indexOf(PAGES_WORD) < 0 &&
     bytes.indexOf(0x23) < 0 &&
-    bytes.indexOf('stream') < 0;
+    bytes.indexOf(STREAM_WORD) < 0;
   if (!leaf) return NOT_A_LEAF;
-  return bytes.indexOf('Annots') < 0 ? LEAF_WITHOUT_ANNOTS : LEAF;
+  return bytes.indexOf(ANNOTS_WORD) < 0 ? LEAF_WITHOUT_ANNOTS : LEAF;
 }
 
 /** The number of pages, from a sound tree without parsing its pages, else from the full walk. */
