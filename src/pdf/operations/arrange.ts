@@ -148,6 +148,8 @@ function droppedPagesToRead(doc: PDFDocument, entries: PageEntry[], dropped: Dro
   const ifReached: Array<{ entry: PageEntry; annotations: PDFRef[] }> = [];
   for (const entry of entries) {
     if (!dropped.has(entry.ref)) continue;
+    // A page the sound tree's walk saw without /Annots (the bytes annotationsWrittenIn would look at): none.
+    if (entry.annotsUnwritten && table?.isUntouched(entry.ref)) continue;
     const annotations = table?.annotationsWrittenIn(entry.ref);
     if (annotations === undefined || (everyAnnotated && annotations.length > 0)) read.add(entry);
     else if (annotations.length > 0) ifReached.push({ entry, annotations });

@@ -43,6 +43,12 @@ const ROTATE = PDFName.of('Rotate');
 export interface PageEntry {
   ref: PDFRef;
   dict: PDFDict;
+  /**
+   * True when the page's input bytes, looked at whole by the sound tree's
+   * walk, hold no /Annots (and no `#`): while the page is untouched it has
+   * no annotations, told without looking at its bytes again.
+   */
+  annotsUnwritten?: boolean;
 }
 
 /** What pageEntries found wrong with a page tree, for the warning (and the refusal) openDocument gives. */
@@ -255,6 +261,8 @@ export function damageWarnings(damage: PageTreeDamage): string[] {
 interface SoundTree {
   refs: PDFRef[];
   inherited: Map<string, PDFObject>[];
+  /** Leaves whose bytes the walk looked at and found without /Annots (PageEntry.annotsUnwritten). */
+  annotsUnwritten: Set<PDFRef>;
 }
 
 /** Per document, its sound tree (null: not sound); forgotten when the tree is rebuilt (setPages). */
@@ -288,7 +296,7 @@ function readSoundTree(doc: PDFDocument): SoundTree | undefined {
   const rootRef = doc.catalog.get(PDFName.of('Pages'));
   const root = context.lookup(rootRef);
   if (!table || !(rootRef instanceof PDFRef) || !(root instanceof PDFDict) || root.has(PDFName.of('Parent'))) return undefined;
-  const tree: SoundTree = { refs: [], inherited: [] };
+  const tree: SoundTree = { refs: [], inherited: [], annotsUnwritten: new Set() };
   const seen = new Set<PDFRef>([rootRef]);
   /** Adds the pages below `node`; false when the tree is not sound there. */
   const walk = (node: PDFDict, above: Map<string, PDFObject>, depth: number): boolean => {
@@ -306,7 +314,9 @@ function readSoundTree(doc: PDFDocument): SoundTree | undefined {
       const kid = kids.get(i);
       if (!(kid instanceof PDFRef) || seen.has(kid)) return false;
       seen.add(kid);
-      if (!looksLikeLeaf(table, kid)) {
+      const leaf = looksLikeLeaf(table, kid);
+      if (leaf === LEAF_WITHOUT_ANNOTS) tree.annotsUnwritten.add(kid);
+      else if (leaf === NOT_A_LEAF) {
         const dict = context.lookup(kid);
         if (!(dict instanceof PDFDict)) return false;
         const type = dict.lookup(PDFName.of('Type'));
@@ -324,24 +334,36 @@ function readSoundTree(doc: PDFDocument): SoundTree | undefined {
   return walk(root, new Map(), 1) ? tree : undefined;
 }
 
+// As bytes: a string needle is encoded anew by every search, one per leaf of the tree.
+const KIDS_WORD = Buffer.from('Kids', 'latin1');
+const PAGES_WORD = Buffer.from('Pages', 'latin1');
+const STREAM_WORD = Buffer.from('stream', 'latin1');
+const ANNOTS_WORD = Buffer.from('Annots', 'latin1');
+const NOT_A_LEAF = 0;
+const LEAF = 1;
+const LEAF_WITHOUT_ANNOTS = 2;
+
 /**
  * Whether an object's input bytes show a dictionary with no /Kids that is not
- * typed /Pages: a leaf, one page. No `#` (a name escape could spell either
- * word) and no `stream` (a stream is no page).
+ * typed /Pages: a leaf, one page (LEAF_WITHOUT_ANNOTS when they hold no
+ * /Annots either: looked for here, so that an arrangement that drops the
+ * page need not look at its bytes again). No `#` (a name escape could spell
+ * either word) and no `stream` (a stream is no page).
  */
-function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref: PDFRef): boolean {
+function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref: PDFRef): number {
   const text = table.textAround(ref, 1 << 16);
-  if (!text) return false;
+  if (!text) return NOT_A_LEAF;
   const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   const at = skipWhite(text, 0, text.length);
-  return (
+  const leaf =
     text[at] === 0x3c &&
     text[at + 1] === 0x3c &&
-    bytes.indexOf('Kids') < 0 &&
-    bytes.indexOf('Pages') < 0 &&
+    bytes.indexOf(KIDS_WORD) < 0 &&
+    bytes.indexOf(PAGES_WORD) < 0 &&
     bytes.indexOf(0x23) < 0 &&
-    bytes.indexOf('stream') < 0
-  );
+    bytes.indexOf(STREAM_WORD) < 0;
+  if (!leaf) return NOT_A_LEAF;
+  return bytes.indexOf(ANNOTS_WORD) < 0 ? LEAF_WITHOUT_ANNOTS : LEAF;
 }
 
 /** The number of pages, from a sound tree without parsing its pages, else from the full walk. */
@@ -365,7 +387,7 @@ export function pageEntriesKeeping(doc: PDFDocument, kept: Iterable<number>): Pa
   const tree = soundPageTree(doc);
   if (!tree) return pageEntries(doc);
   const { context } = doc;
-  const entries: PageEntry[] = tree.refs.map((ref) => new PageByRef(ref, context));
+  const entries: PageEntry[] = tree.refs.map((ref) => new PageByRef(ref, context, tree.annotsUnwritten.has(ref)));
   const table = objectTableOf(context);
   const keptPages: number[] = [];
   for (const i of new Set(kept)) {
@@ -457,6 +479,7 @@ class PageByRef implements PageEntry {
   constructor(
     readonly ref: PDFRef,
     private readonly context: PDFContext,
+    readonly annotsUnwritten: boolean,
   ) {}
 
   get dict(): PDFDict {
