@@ -46,24 +46,24 @@ export function optimizeLater(inputSizes: number[]): void {
   if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }
 
-/** A page action's (merge: its inputs' in all), watermark's or split's input up to this size has TurboFan inline less (inlineLess). */
+/** An action's input up to this size (merge: its inputs in all) has TurboFan inline less (inlineLess). */
 const SMALL_INPUT = 8 * 2 ** 20;
 
 /**
  * Makes V8's optimizing compiler, TurboFan, stop inlining the functions a
- * function calls into it, for a page action, merge, watermark or split of a
- * small input (at most 8 MB; a merge's inputs in all). Such a run does its
- * per-page or per-part code a few thousand times at most and ends: the large
- * graphs that inlining builds cost compile time on the threads beside the
- * main one, and their memory is at the peak. Measured on long-text (1.2 MB;
- * medians in turn, main thread / all threads CPU, peak RSS): split into 10
- * pages 0.266 -> 0.273 s / 0.402 -> 0.350 s, 62.4 -> 61.0 MiB; split by size
- * 0.504 -> 0.521 / 0.692 -> 0.641, 64.6 -> 62.5 MiB (bench/README.md,
- * "splitlt"); rotate, reverse, reorder, remove and both watermarks: main
- * thread the same or a few ms less, all threads 10-15 % less, peak RSS
- * 0.4-1.2 MiB less; merge-50 (5.9 MB in all) 0.7-1.2 MiB less ("ltrss"). On
- * the 60 MB small-objects it cost a split's main thread 4 % (0.80 -> 0.83
- * s), hence the bound.
+ * function calls into it, for an action on a small input (at most 8 MB; a
+ * merge's inputs in all). Such a run does its per-page or per-object code a
+ * few thousand times at most and ends: the large graphs that inlining builds
+ * cost compile time on the threads beside the main one, and their memory is
+ * at the peak. Measured on long-text (1.2 MB; medians in turn, main thread /
+ * all threads CPU, peak RSS): split into 10 pages 0.266 -> 0.273 s / 0.402
+ * -> 0.350 s, 62.4 -> 61.0 MiB; split by size 0.504 -> 0.521 / 0.692 ->
+ * 0.641, 64.6 -> 62.5 MiB (bench/README.md, "splitlt"); rotate, reverse,
+ * reorder, remove, both watermarks, add and remove password: main thread the
+ * same or a few ms less, all threads 10-15 % less, peak RSS 0.4-2.4 MiB
+ * less; merge-50 (5.9 MB in all) 0.7-1.2 MiB less ("ltrss"). On the 60 MB
+ * small-objects it cost a split's main thread 4 % (0.80 -> 0.83 s), hence
+ * the bound.
  */
 export function inlineLess(inputSize: number): void {
   if (inputSize <= SMALL_INPUT) v8.setFlagsFromString('--no-turbo-inlining');
