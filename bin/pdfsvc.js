@@ -48,13 +48,16 @@ function loadOneFileCli(name, v8Flags) {
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, dist);
-  return { cli: mod.exports, script, cacheFile, cachedData };
+  return { cli: mod.exports, script, cacheFile, cachedData, v8Flags };
 }
 
 /** For the build (scripts/build.mjs): writes the code cache after a run, or checks that V8 took it. */
 function codeCacheStep(loaded) {
   const mode = process.env.PDFSVC_CODE_CACHE;
   if (mode === 'write') {
+    // V8 stamps a cache with the flags in force when it is made and takes it only under the same ones; a run
+    // may have changed one for itself once its input was seen (src/core/heap-growth.ts): the load's go back.
+    require('node:v8').setFlagsFromString(loaded.v8Flags);
     const partial = `${loaded.cacheFile}.${process.pid}`;
     writeFileSync(partial, loaded.script.createCachedData());
     renameSync(partial, loaded.cacheFile);

@@ -158,6 +158,39 @@ const fastFontJson = {
     });
   },
 };
+/**
+ * The text watermark draws Latin-1 text in Helvetica-Bold only
+ * (src/pdf/watermark/text.ts), yet pdf-lib's font table imports the metrics
+ * of all fourteen standard fonts: 116 KB of the watermark CLI's source that
+ * every run reads and compiles (peak RSS -0.2 MiB without them). In the
+ * one-file CLIs the other thirteen are left out, and asking for one of them
+ * throws, naming this plugin. The build fails if pdfsvc's code names another
+ * standard font or pdf-lib's file no longer reads as expected.
+ */
+const DRAWN_STANDARD_FONT = 'Helvetica-Bold';
+const onlyDrawnStandardFont = {
+  name: 'only-drawn-standard-font',
+  setup(build) {
+    const watermarkDir = join(root, 'src', 'pdf', 'watermark');
+    for (const file of ['text.ts', 'drawing-lib.ts']) {
+      const named = readFileSync(join(watermarkDir, file), 'utf8').match(/\bStandardFonts\.(?!js\b)\w+/g) ?? [];
+      if (named.some((name) => name !== 'StandardFonts.HelveticaBold'))
+        throw new Error(`src/pdf/watermark/${file} names another standard font: see onlyDrawnStandardFont in scripts/build.mjs`);
+    }
+    build.onLoad({ filter: /[\\/]@cantoo[\\/]pdf-lib[\\/]es[\\/]packages[\\/]standard-fonts[\\/][A-Za-z-]+\.compressed\.json$/ }, (args) => {
+      if (/[\\/](?:all-encodings|Helvetica-Bold)\.compressed\.json$/.test(args.path)) return undefined;
+      return { contents: 'export default undefined;', loader: 'js' };
+    });
+    build.onLoad({ filter: /[\\/]@cantoo[\\/]pdf-lib[\\/]es[\\/]packages[\\/]standard-fonts[\\/]Font\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const load = '    const json = decompressJson(compressedJsonForFontName[fontName]);\n';
+      if (!source.includes(load) || !source.includes(`'${DRAWN_STANDARD_FONT}': `))
+        throw new Error(`${args.path} has changed: see onlyDrawnStandardFont in scripts/build.mjs`);
+      const checked = `    if (compressedJsonForFontName[fontName] === undefined) throw new Error(\`the standard font \${fontName} is not in this build (scripts/build.mjs, onlyDrawnStandardFont)\`);\n${load}`;
+      return { contents: source.replace(load, checked), loader: 'js' };
+    });
+  },
+};
 /** Each one-file CLI: its file in dist/, its actions (undefined: every action no other one holds), the run that makes its code cache. */
 const ONE_FILE_CLIS = [
   { file: 'cli-watermark', actions: ['add_text_watermark', 'add_image_watermark'], warmUp: 'watermarks' },
@@ -189,7 +222,7 @@ const oneFileCli = (cli) => ({
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
   external: [...nodeBuild.external, '@cantoo/fontkit'],
-  plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson],
+  plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson, onlyDrawnStandardFont],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
   supported: { 'dynamic-import': false },

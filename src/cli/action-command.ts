@@ -228,8 +228,12 @@ function inputSizes(input: RawValues[string]): number[] {
 
 function runLocally(action: AnyAction, raw: RawValues, progress?: Progress, staged?: StagedParts) {
   // A V8 flag is the whole process's: set by the command line only, after the code cache is taken, once the inputs' size is known.
-  if (action.name === 'merge_documents') optimizeLater(inputSizes(raw.file));
-  else if (action.group === 'split') inlineLess(inputSizes(raw.file)[0]);
+  const sizes = inputSizes(raw.file);
+  if (action.name === 'merge_documents') optimizeLater(sizes);
+  inlineLess(
+    sizes.reduce((sum, size) => sum + size, 0),
+    action.name === 'merge_documents' || action.group === 'split',
+  );
   // Damage the input was read through: the output is made, and the user told.
   return run(action, raw, {
     keepPart: staged?.keep,

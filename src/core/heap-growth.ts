@@ -46,21 +46,29 @@ export function optimizeLater(inputSizes: number[]): void {
   if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }
 
-/** A split's input up to this size has TurboFan inline less (inlineLess). */
-const SMALL_SPLIT_INPUT = 8 * 2 ** 20;
+/** A split's or merge's input up to this size (a merge's in all) has TurboFan inline less (inlineLess). */
+const SMALL_INPUT_IN_PARTS = 8 * 2 ** 20;
+/** Any other action's input up to this size has TurboFan inline less (inlineLess). */
+const SMALL_INPUT = 4 * 2 ** 20;
 
 /**
  * Makes V8's optimizing compiler, TurboFan, stop inlining the functions a
- * function calls into it, for a split of a small input (at most 8 MB). Such
- * a split runs the same per-part code a few hundred times (202 parts of the
- * 1.2 MB long-text shape) and ends: the large graphs that inlining builds cost
- * compile time on the threads beside the main one, and their memory is at
- * the peak. Measured on long-text (medians of 11 in turn, main thread / all
- * threads CPU, peak RSS): split into 10 pages 0.266 -> 0.273 s / 0.402 ->
- * 0.350 s, 62.4 -> 61.0 MiB; split by size 0.504 -> 0.521 / 0.692 -> 0.641,
- * 64.6 -> 62.5 MiB. On the 60 MB small-objects it cost the main thread 4 %
- * (0.80 -> 0.83 s), hence the bound. bench/README.md, "splitlt".
+ * function calls into it, for an action on a small input (at most 4 MB; a
+ * split's at most 8, a merge's 8 in all). Such a run does its per-page or per-object code a
+ * few thousand times at most and ends: the large graphs that inlining builds
+ * cost compile time on the threads beside the main one, and their memory is
+ * at the peak. Measured on long-text (1.2 MB; medians in turn, main thread /
+ * all threads CPU, peak RSS): split into 10 pages 0.266 -> 0.273 s / 0.402
+ * -> 0.350 s, 62.4 -> 61.0 MiB; split by size 0.504 -> 0.521 / 0.692 ->
+ * 0.641, 64.6 -> 62.5 MiB (bench/README.md, "splitlt"); rotate, reverse,
+ * reorder, remove, both watermarks, add and remove password: main thread the
+ * same or a few ms less, all threads 10-15 % less, peak RSS 0.4-2.4 MiB
+ * less; merge-50 (5.9 MB in all) 0.7-1.2 MiB less ("ltrss"). On larger
+ * inputs it costs the main thread: the 60 MB small-objects split 4 % (0.80
+ * -> 0.83 s); a rotate of long-text six times over (7.3 MB) 2.4 % (438 ->
+ * 449 ms), when three times over (3.6 MB) gained (286 -> 271 ms), hence the
+ * bounds. `inParts`: a split or a merge.
  */
-export function inlineLess(inputSize: number): void {
-  if (inputSize <= SMALL_SPLIT_INPUT) v8.setFlagsFromString('--no-turbo-inlining');
+export function inlineLess(inputSize: number, inParts: boolean): void {
+  if (inputSize <= (inParts ? SMALL_INPUT_IN_PARTS : SMALL_INPUT)) v8.setFlagsFromString('--no-turbo-inlining');
 }

@@ -15,5 +15,10 @@ const ACTION_INTERRUPT_BUDGET = 4 * V8_INTERRUPT_BUDGET;
 /** A merge: sixteen times V8's budget (core/heap-growth.ts, optimizeLater, says why). */
 export const MERGE_INTERRUPT_BUDGET = 16 * V8_INTERRUPT_BUDGET;
 
-/** What bin/pdfsvc.js sets before compiling a one-file CLI; its code cache is made and taken under these. */
-export const ONE_FILE_CLI_V8_FLAGS = `--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=${ACTION_INTERRUPT_BUDGET}`;
+/**
+ * What bin/pdfsvc.js sets before compiling a one-file CLI; its code cache is
+ * made and taken under these. `--turbo-inlining` is V8's default, named so
+ * that the bin sets it back before it writes the cache after a run that
+ * turned it off (core/heap-growth.ts, inlineLess).
+ */
+export const ONE_FILE_CLI_V8_FLAGS = `--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=${ACTION_INTERRUPT_BUDGET} --turbo-inlining`;
