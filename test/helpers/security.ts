@@ -82,3 +82,28 @@ export async function refused(work: () => Promise<unknown>): Promise<Record<stri
 export function allMessages(errors: Record<string, string[]>): string {
   return Object.values(errors).flat().join('\n');
 }
+
+/** The objects a test document's catalog lists in /Extra, in order, as qpdf reads them (a writer may number them anew). */
+export async function extraObjects(path: string, password?: string): Promise<number[]> {
+  const pw = password ? [`--password=${password}`] : [];
+  const trailer = await execa('qpdf', [...pw, '--show-object=trailer', path]);
+  const root = /\/Root (\d+) 0 R/.exec(trailer.stdout)![1];
+  const catalog = await execa('qpdf', [...pw, `--show-object=${root}`, path]);
+  const extra = /\/Extra \[([^\]]*)\]/.exec(catalog.stdout)![1];
+  return [...extra.matchAll(/(\d+) 0 R/g)].map((m) => Number(m[1]));
+}
+
+/**
+ * `input` encrypted by qpdf with `password` (qpdf's global options, then its
+ * --encrypt options), then decrypted by the built CLI's remove-password: the
+ * output's path. Exit status 3 of qpdf is allowed: its warnings about the
+ * input's reference to an object it lacks.
+ */
+export async function qpdfEncryptedThenRemoved(input: string, password: string, qpdfGlobal: string[], qpdfOptions: string[], cli: string): Promise<string> {
+  const encrypted = tempFile(new Uint8Array(0));
+  const made = await execa('qpdf', [...qpdfGlobal, '--encrypt', password, password, ...qpdfOptions, '--', input, encrypted], { reject: false });
+  expect([0, 3], made.stderr).toContain(made.exitCode);
+  const output = tempFile(new Uint8Array(0));
+  await execa('node', [cli, 'remove-password', '--password', password, encrypted, '-o', output, '--force']);
+  return output;
+}

@@ -32,13 +32,14 @@ function page(n: number, entries = `/Type /Page /Parent 2 0 R ${RESOURCES} /Medi
   ];
 }
 
-function doc(pages: RawObject[][], root = ''): Uint8Array {
+function doc(pages: RawObject[][], root = '', extra: RawObject[] = []): Uint8Array {
   const kids = pages.map((_, i) => `${2 * i + 4} 0 R`).join(' ');
   const objects: RawObject[] = [
     { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
     { num: 2, body: `<< /Type /Pages /Kids [${kids}] /Count ${pages.length} ${root} >>` },
     { num: 3, body: FONT },
     ...pages.flat(),
+    ...extra,
   ];
   return buildPdf([{ objects }]).bytes;
 }
@@ -196,7 +197,7 @@ describe('rotate turns a page in its bytes', () => {
   it.each(parsed)('%s: the page is parsed and turned as before', async (_, pages, root, rotation, expectedSizes) => {
     const objects = doc(pages, root);
     // Object 20: the number a /Rotate refers to.
-    const input = root || !latin1(objects).includes('20 0 R') ? objects : withObject(pages, root, { num: 20, body: '90' });
+    const input = root || !latin1(objects).includes('20 0 R') ? objects : doc(pages, root, [{ num: 20, body: '90' }]);
     const bytes = await rotated(input, { angle: 90 });
     await expectCleanOutput(bytes, { texts, sizes: expectedSizes, rotation }, 'rotate 90');
     // The pages whose bytes tell their rotation are turned in them even so.
@@ -215,16 +216,3 @@ describe('rotate turns a page in its bytes', () => {
     await expectCleanOutput(joinPdf(await saveDocumentPieces(document)), { texts, sizes, rotation: [0, 90, 0] }, 'turned, then parsed');
   });
 });
-
-/** doc(pages, root), with one more object. */
-function withObject(pages: RawObject[][], root: string, extra: RawObject): Uint8Array {
-  const kids = pages.map((_, i) => `${2 * i + 4} 0 R`).join(' ');
-  const objects: RawObject[] = [
-    { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
-    { num: 2, body: `<< /Type /Pages /Kids [${kids}] /Count ${pages.length} ${root} >>` },
-    { num: 3, body: FONT },
-    ...pages.flat(),
-    extra,
-  ];
-  return buildPdf([{ objects }]).bytes;
-}
