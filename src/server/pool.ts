@@ -13,6 +13,7 @@
  */
 import { Piscina } from 'piscina';
 import { availableParallelism } from 'node:os';
+import v8 from 'node:v8';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { limitHeapGrowth } from '../core/heap-growth.js';
 import type { WorkResult, WorkTask } from './work.js';
@@ -102,6 +103,10 @@ const WORKER_YOUNG_GENERATION_MB = 8;
 export function createPool(options: PoolOptions = {}): Pool {
   // Several worker heaps share this process: each may grow a quarter past what is live (core/heap-growth.ts).
   limitHeapGrowth(25);
+  // The workers' contexts, made after this, get `gc` (src/server/worker.ts collects after a large task). Set once
+  // here, on the main thread before any worker starts: V8's flags are the process's, and each worker setting and
+  // clearing it while the others ran could race on them.
+  v8.setFlagsFromString('--expose-gc');
   const threads = options.workers ?? availableParallelism();
   const maxQueue = options.maxQueue ?? Math.max(64, threads * 16);
   const piscina = new Piscina({

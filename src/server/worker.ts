@@ -5,8 +5,6 @@
  * errors cross the thread boundary as plain data.
  */
 import { readlinkSync } from 'node:fs';
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { getPriority, setPriority } from 'node:os';
 import { Piscina } from 'piscina';
 import { PdfsvcError, ValidationError, type ErrorCode } from '../core/errors.js';
@@ -38,12 +36,10 @@ function lowerThreadPriority(by: number): void {
  * 200,000 objects) while idle or until well into its next task, and two such
  * workers, each with the last document's garbage and the next one's objects,
  * took the server's peak to 460-510 MiB in test/system/hostile.test.ts.
- * `gc` is taken from a context made while --expose-gc is set, then the flag
- * is cleared, so that no other context sees it.
+ * `gc` is there because the pool sets --expose-gc before it starts the
+ * workers (src/server/pool.ts); a worker started otherwise does without.
  */
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-v8.setFlagsFromString('--no-expose-gc');
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
 
 /**
  * Heap in use after a task past which it is collected at once: a document of
@@ -60,7 +56,7 @@ const COLLECT_AFTER_HEAP_BYTES = 32 * 2 ** 20;
  * costs the answer 5-60 ms of a request that took seconds.
  */
 function collectIfLarge(): void {
-  if (process.memoryUsage().heapUsed > COLLECT_AFTER_HEAP_BYTES) collectGarbage();
+  if (collectGarbage && process.memoryUsage().heapUsed > COLLECT_AFTER_HEAP_BYTES) collectGarbage();
 }
 
 export type WorkerReply =
