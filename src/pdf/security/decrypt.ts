@@ -13,7 +13,7 @@ import { openContext, type ObjectTable } from '../reader/object-table.js';
 import { setChild, walkInside } from '../model/walk.js';
 import { DeferredPiece } from '../../core/sink.js';
 import { FileRange } from '../../core/lazy-file.js';
-import { replaceRawStrings } from './raw-strings.js';
+import { escapedLiteralText, replaceRawStrings } from './raw-strings.js';
 import { decryptFromFile, isAes, piecewiseStream, unreadData } from './file-crypto.js';
 import { AesDecryptor, authenticate, decryptData, objectKeys, type CipherMethod, type EncryptionParameters } from './standard.js';
 
@@ -144,13 +144,8 @@ function padded(bytes: Uint8Array, length: number): Uint8Array {
 
 /** Literal-string form of raw bytes: backslash, parentheses and CR escaped, everything else as is. */
 export function literalString(bytes: Uint8Array): PDFString {
-  // Built as one flat string: appending byte by byte made a rope node per byte (hundreds of MB of garbage on a large document).
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-  return PDFString.of(text.replace(NEEDS_ESCAPE, (ch) => ESCAPES[ch]));
+  return PDFString.of(escapedLiteralText(bytes));
 }
-
-const NEEDS_ESCAPE = /[\\()\r]/g;
-const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', '\r': '\\r' };
 
 /** A string object's bytes. asBytes builds an array of numbers; the common cases need none. */
 export function stringBytes(value: PDFString | PDFHexString): Uint8Array {

@@ -54,13 +54,10 @@ function spanBytes(bytes: Buffer, start: number, end: number): Uint8Array {
   return inner.includes(0x5c) ? PDFString.of(inner.toString('latin1')).asBytes() : inner;
 }
 
-/** `bytes` written as a literal string, parentheses included, escaped as literalString does. */
+/** `bytes` written as a literal string, parentheses included, escaped as escapedLiteralText does. */
 function literalBytes(bytes: Uint8Array): Uint8Array {
   // A loop over each byte runs interpreted: over a string of megabytes (object-streams has three of 1.3 MB) native string code is faster.
-  if (bytes.length > 256) {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    return Buffer.from(`(${text.replaceAll('\\', '\\\\').replaceAll('(', '\\(').replaceAll(')', '\\)').replaceAll('\r', '\\r')})`, 'latin1');
-  }
+  if (bytes.length > 256) return Buffer.from(`(${escapedLiteralText(bytes)})`, 'latin1');
   let escapes = 0;
   for (let i = 0; i < bytes.length; i++) if (NEEDS_ESCAPE[bytes[i]]) escapes++;
   const out = Buffer.allocUnsafe(bytes.length + escapes + 2);
@@ -84,3 +81,13 @@ NEEDS_ESCAPE[0x5c] = 0x5c;
 NEEDS_ESCAPE[0x28] = 0x28;
 NEEDS_ESCAPE[0x29] = 0x29;
 NEEDS_ESCAPE[0x0d] = 0x72;
+
+/** `bytes` as the text of a literal string, without its parentheses: `\`, `(`, `)` and CR escaped. */
+export function escapedLiteralText(bytes: Uint8Array): string {
+  // Built as one flat string: appending byte by byte made a rope node per byte (hundreds of MB of garbage on a large document).
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  return text.replace(LITERAL_ESCAPES, (ch) => ESCAPES[ch]);
+}
+
+const LITERAL_ESCAPES = /[\\()\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '(': '\\(', ')': '\\)', '\r': '\\r' };

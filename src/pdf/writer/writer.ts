@@ -103,7 +103,7 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
     offsets.push(out.offset);
     const source = plan.written.get(ref)!;
     const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
-    const strings = !encrypted && (encryption ? encryptedRawStrings(ref, source, encryption) : decryptedRawStrings(ref, source));
+    const strings = !encrypted && replacedRawStrings(ref, source, encryption);
     if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
     else if (strings) out.rawWithStrings(ref, source as RawSource, strings, plan.written);
     else out.object(ref, toWrite(ref, source, encryption), plan.written);
@@ -172,24 +172,19 @@ function decryptedRawStream(ref: PDFRef, source: ObjectSource): Piece[] | undefi
 }
 
 /**
- * The encrypted strings of an object that is not a stream, from its input
- * bytes; undefined when it must be parsed (encrypt.ts's encryptRawStrings
- * says when). Parsing and serializing such an object (3,480 of
- * small-objects') to change only its strings was most of what it cost.
+ * The strings of an object that is not a stream, replaced in its input bytes:
+ * encrypted for an encrypted output (bytes read in the clear), decrypted for
+ * a plain one (ciphertext); undefined when it must be parsed (encrypt.ts's
+ * encryptRawStrings and decrypt.ts say when). Parsing and serializing such an
+ * object (3,480 of small-objects') to change only its strings was most of
+ * what it cost.
  */
-function encryptedRawStrings(ref: PDFRef, source: ObjectSource, encryption: Encryption): RawStrings | undefined {
-  if (source.kind !== 'raw') return undefined;
-  const { raw } = source;
-  if (raw.stream || !raw.strings || raw.end <= raw.start || !source.table.bytesAreClear(ref)) return undefined;
-  return encryption.encryptRawStrings(ref, raw);
-}
-
-/** The same for a decrypted input: its strings decrypted (security/decrypt.ts says when it must be parsed). */
-function decryptedRawStrings(ref: PDFRef, source: ObjectSource): RawStrings | undefined {
+function replacedRawStrings(ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined): RawStrings | undefined {
   if (source.kind !== 'raw') return undefined;
   const { raw, table } = source;
-  if (raw.stream || !raw.strings || raw.end <= raw.start || !table.decryptRawStrings || table.bytesAreClear(ref)) return undefined;
-  return table.decryptRawStrings(ref, raw);
+  if (raw.stream || !raw.strings || raw.end <= raw.start) return undefined;
+  if (encryption) return table.bytesAreClear(ref) ? encryption.encryptRawStrings(ref, raw) : undefined;
+  return table.decryptRawStrings && !table.bytesAreClear(ref) ? table.decryptRawStrings(ref, raw) : undefined;
 }
 
 /**
