@@ -43,6 +43,10 @@ describe('pdfsvc keys', () => {
       ]);
       expect(list.stdout).not.toContain(replacement);
       for (const row of rows) expect(Object.keys(row).sort()).toEqual(['created', 'expires', 'id', 'name', 'plan']);
+    } catch (error) {
+      // Once in CI a request here met ECONNREFUSED: say whether the server had exited, and what it logged.
+      const exit = served.child.exitCode ?? served.child.signalCode ?? 'still running';
+      throw new Error(`${(error as Error).message}\nserver: ${exit}\nits stderr:\n${served.stderr().slice(-4000)}`, { cause: error });
     } finally {
       await served.stop();
     }
