@@ -123,6 +123,7 @@ export function splitBySize(doc: PDFDocument, limit: number, options: SplitBySiz
       parts.push({ pages: alone!.pages, pdf: keep(alone!.pdf, parts.length) });
       first += 1;
     }
+    weights.forgetBefore(first);
   }
   return parts;
 }
@@ -191,6 +192,14 @@ class PageWeights {
     }
     return closure;
   }
+
+  /** Lets go of the closures of pages before `page`: parts only grow forwards, so they are not asked for again. */
+  forgetBefore(page: number): void {
+    for (let i = this.forgotten; i < page; i++) this.closures[i] = undefined;
+    this.forgotten = page;
+  }
+
+  private forgotten = 0;
 
   extra(page: number): number {
     return this.extras[page];
