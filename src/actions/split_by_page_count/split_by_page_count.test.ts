@@ -29,10 +29,28 @@ import {
   unpack,
 } from '../../../test/helpers/split-tools.js';
 import { formRequest, inProcessApp, keys, problemOf } from '../../../test/server/harness.js';
+import { openDocument } from '../../pdf/document.js';
+import { splitDocument } from '../../pdf/operations/split.js';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('split_by_page_count', () => {
+  it('a part of a few KB holds a few KB of memory until it is written, not a 64 KB block of the writer', async () => {
+    const input = fixture('pages-10.pdf');
+    const parts = splitDocument(
+      await openDocument(input),
+      range(0, 9).map((page) => [page]),
+    );
+    for (const [i, part] of parts.entries()) {
+      // The writer's own buffers: views of the input (stream data) are not the part's.
+      const held = new Set(part.pieces.flatMap((piece) => (piece instanceof Uint8Array && piece.buffer !== input.buffer ? [piece.buffer] : [])));
+      const bytes = [...held].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+      expect(part.byteLength, `part ${i + 1}`).toBeLessThan(2_000);
+      expect(bytes, `part ${i + 1}`).toBeLessThanOrEqual(8_192);
+      expect(await pageMarkers(part.join()), `part ${i + 1}`).toEqual([i + 1]);
+    }
+  });
+
   it.each([
     [3, [range(1, 3), range(4, 6), range(7, 9), [10]]],
     [1, range(1, 10).map((n) => [n])],

@@ -20,7 +20,19 @@ import type { NamedDocument } from '../../core/action.js';
 import { openDocument } from '../../pdf/document.js';
 import { splitBySize as splitBySizeLayer } from '../../pdf/operations/split-by-size.js';
 import { fixture, fixturePath, pageMarkers, qpdfJson } from '../../../test/helpers/pdf-tools.js';
-import { catalogKeys, checkedMarkers, formFields, imagesHeld, outlineLines, partNames, refusal, split, unpack } from '../../../test/helpers/split-tools.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
+import {
+  catalogKeys,
+  checkedMarkers,
+  formFields,
+  imagesHeld,
+  outlineLines,
+  pageLabels,
+  partNames,
+  refusal,
+  split,
+  unpack,
+} from '../../../test/helpers/split-tools.js';
 import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js';
 
 /**
@@ -28,7 +40,7 @@ import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js
  * each part's pages (from the markers, 1-based). Every part also passes
  * `qpdf --check`.
  */
-async function checkRules(file: string, limit: number): Promise<number[][]> {
+async function checkRules(file: string | Uint8Array, limit: number): Promise<number[][]> {
   const parts = await split(splitBySize, file, { maximum_bytes: limit });
   expect(parts.map((p) => p.name)).toEqual(partNames(parts.length));
   const pages = await checkedMarkers(parts);
@@ -106,6 +118,26 @@ describe('split_by_size', () => {
       let saves = 0;
       const parts = splitBySizeLayer(await openDocument(fixture('sized.pdf')), limit, { onSave: () => saves++ });
       expect(saves, `limit ${limit}: ${parts.length} parts`).toBeLessThanOrEqual(parts.length + 2);
+    }
+  });
+
+  it('a document of many label ranges: rules and labels hold, each part saved once', async () => {
+    // 40 small pages sharing one font; a label range starts on every third page (roman, decimal, prefixed), so
+    // how many entries a part's /PageLabels has, and its /Kids, grow with its pages. Left out of the estimate,
+    // they made it miss and parts be saved again.
+    const ranges = Array.from({ length: 14 }, (_, r) => `${3 * r} ${['<< /S /r >>', '<< /S /D /St 7 >>', '<< /S /D /P (A-) >>'][r % 3]}`);
+    const texts = Array.from({ length: 40 }, (_, i) => `PDFSVC PAGE ${i + 1}`);
+    const input = buildPdf([{ objects: simpleDoc(texts, { catalog: `/PageLabels << /Nums [${ranges.join(' ')}] >>` }).objects }]).bytes;
+    const labels = await pageLabels(input);
+    expect(labels.slice(0, 7)).toEqual(['i', 'ii', 'iii', '7', '8', '9', 'A-1']);
+    for (const limit of [1_400, 2_000, 3_000, 5_000]) {
+      const pages = await checkRules(input, limit);
+      const parts = await split(splitBySize, input, { maximum_bytes: limit });
+      for (const [i, part] of parts.entries()) expect(await pageLabels(part.bytes), `part ${i + 1}`).toEqual(pages[i].map((page) => labels[page - 1]));
+      let saves = 0;
+      splitBySizeLayer(await openDocument(input), limit, { onSave: () => saves++ });
+      // Once each: the estimate knows the labels and /Kids, and the lower bound proves every part packed.
+      expect(saves, `limit ${limit}: ${parts.length} parts`).toBe(parts.length);
     }
   });
 

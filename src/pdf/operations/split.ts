@@ -46,7 +46,7 @@ export function splitDocument(doc: PDFDocument, parts: number[][], keep: KeepPar
 /** The pages of the loaded document and what is read of them, found once for all of its parts. */
 const pagesOf = new WeakMap<PDFDocument, { refs: PDFRef[]; facts: PageFacts }>();
 
-function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
+export function pagesAndFacts(doc: PDFDocument): { refs: PDFRef[]; facts: PageFacts } {
   let known = pagesOf.get(doc);
   if (!known) {
     const entries = pageEntries(doc);

@@ -59,18 +59,25 @@ const P = PDFName.of('P');
 const ST = PDFName.of('St');
 const DECIMAL = PDFName.of('D');
 
+/** Whether `label` follows on from `prev` in one range: then a tree of labels has no entry for it. */
+export function continuesRange(prev: PageLabel | undefined, label: PageLabel): boolean {
+  return prev !== undefined && prev.style === label.style && prev.prefixText === label.prefixText && prev.value + 1 === label.value;
+}
+
+/** The dictionary of the range that starts with `label`, as writePageLabels writes it. */
+export function rangeDict(doc: PDFDocument, label: PageLabel): PDFDict {
+  const dict = doc.context.obj({}) as PDFDict;
+  if (label.style) dict.set(S, label.style);
+  if (label.prefix) dict.set(P, label.prefix);
+  if (label.value !== 1) dict.set(ST, PDFNumber.of(label.value));
+  return dict;
+}
+
 /** Writes a /PageLabels tree that gives page i the label `labels[i]`. */
 export function writePageLabels(doc: PDFDocument, labels: PageLabel[]): void {
   const nums: PDFObject[] = [];
   labels.forEach((label, i) => {
-    const prev = labels[i - 1];
-    const continues = prev && prev.style === label.style && prev.prefixText === label.prefixText && prev.value + 1 === label.value;
-    if (continues) return;
-    const dict = doc.context.obj({}) as PDFDict;
-    if (label.style) dict.set(S, label.style);
-    if (label.prefix) dict.set(P, label.prefix);
-    if (label.value !== 1) dict.set(ST, PDFNumber.of(label.value));
-    nums.push(PDFNumber.of(i), dict);
+    if (!continuesRange(labels[i - 1], label)) nums.push(PDFNumber.of(i), rangeDict(doc, label));
   });
   const tree = doc.context.obj({}) as PDFDict;
   tree.set(PDFName.of('Nums'), doc.context.obj(nums) as PDFArray);

@@ -219,6 +219,8 @@ function writeNumbers(block: Uint8Array, at: number, ref: PDFRef): number {
 /** Pieces smaller than this are copied into the current block instead of being kept as views. */
 const SMALL_PIECE = 4096;
 const BLOCK = 1 << 16;
+/** An output's first block: a split's part of a few KB made a 64 KB block each (blocks double up to BLOCK). */
+const FIRST_BLOCK = 1 << 13;
 
 /**
  * The output as it grows, handed to the sink in order, and the offset of the
@@ -231,6 +233,7 @@ class Output implements TokenWriter {
   private block: Buffer | undefined;
   private blockStart = 0;
   private blockUsed = 0;
+  private nextBlock = FIRST_BLOCK;
   offset = 0;
 
   constructor(
@@ -414,7 +417,8 @@ class Output implements TokenWriter {
   private room(length: number): void {
     if (this.block && this.blockUsed + length <= this.block.length) return;
     this.flush();
-    this.block = Buffer.allocUnsafe(Math.max(BLOCK, length));
+    this.block = Buffer.allocUnsafe(Math.max(this.nextBlock, length));
+    this.nextBlock = Math.min(2 * this.nextBlock, BLOCK);
     this.blockStart = this.blockUsed = 0;
   }
 
