@@ -343,9 +343,16 @@ try {
 renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.meta.url));
 rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
 
-/** A document with the parts of a real one a merge reads (outline, named destinations, a link, Info, object streams). */
+/**
+ * A document with the parts of real ones that a merge reads and in.pdf lacks: object and cross-reference
+ * streams, an outline, named destinations, a link, an opening action, page labels, a layer, a form field, a title.
+ */
 function richDoc() {
-  const doc = simpleDoc(['one', 'two'], { catalog: '/Outlines 20 0 R /Names << /Dests 23 0 R >>', page: (i) => (i === 0 ? '/Annots [24 0 R]' : '') });
+  const catalog = [
+    '/Outlines 20 0 R /Names << /Dests 23 0 R >> /OpenAction [4 0 R /Fit] /PageLabels << /Nums [0 << /S /r >>] >>',
+    '/OCProperties << /OCGs [26 0 R] /D << /Order [26 0 R] /ON [26 0 R] >> >> /AcroForm << /Fields [27 0 R] /DA (/Helv 0 Tf 0 g) >>',
+  ].join(' ');
+  const doc = simpleDoc(['one', 'two'], { catalog, page: (i) => (i === 0 ? '/Annots [24 0 R 27 0 R]' : '') });
   doc.objects.push(
     { num: 20, body: '<< /Type /Outlines /First 21 0 R /Last 22 0 R /Count 2 >>' },
     { num: 21, body: '<< /Title (One) /Parent 20 0 R /Next 22 0 R /Dest (one) >>' },
@@ -353,8 +360,10 @@ function richDoc() {
     { num: 23, body: '<< /Names [(one) [4 0 R /XYZ 0 792 0]] >>' },
     { num: 24, body: '<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /Dest (one) >>' },
     { num: 25, body: '<< /Title (Rich) >>' },
+    { num: 26, body: '<< /Type /OCG /Name (Layer) >>' },
+    { num: 27, body: '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (value) /Rect [0 0 100 20] /P 4 0 R >>' },
   );
-  return { ...doc, xref: 'stream', trailer: '/Info 25 0 R', objectStreams: [{ num: 30, members: [1, 2, 3, 4, 6, 20, 21, 22, 23, 24, 25] }] };
+  return { ...doc, xref: 'stream', trailer: '/Info 25 0 R', objectStreams: [{ num: 30, members: [1, 2, 3, 4, 6, 20, 21, 22, 23, 24, 25, 26, 27] }] };
 }
 
 // The code caches of the one-file CLIs: bin/pdfsvc.js runs their actions on a
