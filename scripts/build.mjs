@@ -194,7 +194,7 @@ const onlyDrawnStandardFont = {
 /** Each one-file CLI: its file in dist/, its actions (undefined: every action no other one holds), the run that makes its code cache. */
 const ONE_FILE_CLIS = [
   { file: 'cli-watermark', actions: ['add_text_watermark', 'add_image_watermark'], warmUp: 'watermarks' },
-  { file: 'cli-action', actions: undefined, warmUp: 'rotate' },
+  { file: 'cli-action', actions: undefined, warmUp: 'rotateAndMerge' },
 ];
 /** Whether `action` is in `cli`'s file. */
 const holds = (cli, action) => cli.actions?.includes(action) ?? !ONE_FILE_CLIS.some((other) => other.actions?.includes(action));
@@ -343,6 +343,29 @@ try {
 renameSync(new URL(`../${next}`, import.meta.url), new URL('../dist', import.meta.url));
 rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
 
+/**
+ * A document with the parts of real ones that a merge reads and in.pdf lacks: object and cross-reference
+ * streams, an outline, named destinations, a link, an opening action, page labels, a layer, a form field, a title.
+ */
+function richDoc() {
+  const catalog = [
+    '/Outlines 20 0 R /Names << /Dests 23 0 R >> /OpenAction [4 0 R /Fit] /PageLabels << /Nums [0 << /S /r >>] >>',
+    '/OCProperties << /OCGs [26 0 R] /D << /Order [26 0 R] /ON [26 0 R] >> >> /AcroForm << /Fields [27 0 R] /DA (/Helv 0 Tf 0 g) >>',
+  ].join(' ');
+  const doc = simpleDoc(['one', 'two'], { catalog, page: (i) => (i === 0 ? '/Annots [24 0 R 27 0 R]' : '') });
+  doc.objects.push(
+    { num: 20, body: '<< /Type /Outlines /First 21 0 R /Last 22 0 R /Count 2 >>' },
+    { num: 21, body: '<< /Title (One) /Parent 20 0 R /Next 22 0 R /Dest (one) >>' },
+    { num: 22, body: '<< /Title (Two) /Parent 20 0 R /Prev 21 0 R /A << /S /GoTo /D [6 0 R /Fit] >> >>' },
+    { num: 23, body: '<< /Names [(one) [4 0 R /XYZ 0 792 0]] >>' },
+    { num: 24, body: '<< /Type /Annot /Subtype /Link /Rect [0 0 100 100] /Dest (one) >>' },
+    { num: 25, body: '<< /Title (Rich) >>' },
+    { num: 26, body: '<< /Type /OCG /Name (Layer) >>' },
+    { num: 27, body: '<< /Type /Annot /Subtype /Widget /FT /Tx /T (name) /V (value) /Rect [0 0 100 20] /P 4 0 R >>' },
+  );
+  return { ...doc, xref: 'stream', trailer: '/Info 25 0 R', objectStreams: [{ num: 30, members: [1, 2, 3, 4, 6, 20, 21, 22, 23, 24, 25, 26, 27] }] };
+}
+
 // The code caches of the one-file CLIs: bin/pdfsvc.js runs their actions on a
 // small document and writes what V8 compiled by then (each run adds to the
 // cache the one before wrote), and a second pass checks that V8 accepts it.
@@ -353,6 +376,10 @@ rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
   try {
     const input = join(work, 'in.pdf');
     writeFileSync(input, buildPdf([simpleDoc(['one', 'two', 'three'])]).bytes);
+    // For the merge's run: what real inputs have and in.pdf lacks (cross-reference and object streams, an
+    // outline, named destinations, a link, a title), so that the code reading them is in the cache too.
+    const rich = join(work, 'rich.pdf');
+    writeFileSync(rich, buildPdf([richDoc()]).bytes);
     const image = join(work, 'mark.png');
     // A 4 x 4 RGBA PNG (the common watermark image: colour and alpha).
     writeFileSync(
@@ -363,7 +390,12 @@ rmSync(new URL(`../${old}`, import.meta.url), { recursive: true, force: true });
       ),
     );
     const warmUps = {
-      rotate: [['rotate', '--angle', '90', input]],
+      rotateAndMerge: [
+        ['rotate', '--angle', '90', input],
+        // The merge's own code (outline, names, the merged store) compiled from the cache, not from source: merge-50
+        // main thread 5-10 ms less, a 10-page rotate within 1 ms (bench/README.md, merge50).
+        ['merge', rich, input, rich],
+      ],
       watermarks: [
         ['add-text-watermark', '--line-1', 'DRAFT', input],
         ['add-image-watermark', '--image', image, input],

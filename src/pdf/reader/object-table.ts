@@ -104,7 +104,8 @@ export class ObjectTable extends LayeredObjects {
 
   renumberAs(origin: RawOrigin): void {
     this.origin = origin;
-    this.raws.clear();
+    // The skims made so far (a merge's input, opened: its pages' content streams) stay good: only their origin changes.
+    for (const source of this.raws.values()) if (source) source.table = origin;
   }
 
   /**
