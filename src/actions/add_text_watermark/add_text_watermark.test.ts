@@ -12,6 +12,7 @@ import { StandardFontEmbedder, StandardFonts } from '../../pdf/watermark/drawing
 import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
 import { centroid, findPixels, pixel, reddish, renderPage } from '../../../test/helpers/render.js';
 import { expectPlaced, PAGE_KINDS, POSITIONS } from '../../../test/helpers/placement.js';
+import { buildPdf, FONT, pageDict, type RawObject } from '../../../test/helpers/raw-pdf.js';
 
 const DPI = 20;
 const PX = DPI / 72;
@@ -110,6 +111,50 @@ describe('add_text_watermark placement on every kind of page', () => {
     expect(Math.abs((topLine.x0 + topLine.x1) / 2 - (box.x0 + box.x1) / 2)).toBeLessThanOrEqual(2);
     const text = (await pageTexts(out))[0];
     expect(text.indexOf('TOP LINE')).toBeLessThan(text.indexOf('A MUCH LONGER SECOND LINE'));
+  });
+});
+
+describe('add_text_watermark on consecutive pages that share or change their geometry and depth', () => {
+  // Each page is placed by the view of the page before when its boxes and rotation read the same (stamp.ts), and
+  // wrapped by the streams made for the page before when its content leaves the same q/Q depth: every change below
+  // must be noticed, whatever the page before was.
+  const geometry = [
+    '/MediaBox [0 0 612 792]',
+    '/MediaBox [0 0 612 792]',
+    '/MediaBox [0 0 612 792] /CropBox [100 100 400 500]',
+    '/MediaBox [0 0 612 792] /CropBox [100 100 400 500] /Rotate 90',
+    '/MediaBox [0 0 612.0 792.000]',
+    '/MediaBox [0 0 792 612]',
+    '/MediaBox 30 0 R',
+    '/MediaBox [0 0 612 792]',
+  ];
+  // Pages 2 and 7 leave a q open after a scale that would double the mark; page 8 has a Q too many.
+  const content = (i: number) =>
+    i === 1 || i === 6 ? 'q 2 0 0 2 0 0 cm 0 0 1 rg 10 10 20 20 re f' : i === 7 ? 'Q 0 0 1 rg 10 10 20 20 re f' : '0 0 1 rg 10 10 20 20 re f';
+  const objects: RawObject[] = [
+    { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { num: 2, body: `<< /Type /Pages /Kids [${geometry.map((_, i) => `${4 + 2 * i} 0 R`).join(' ')}] /Count ${geometry.length} >>` },
+    { num: 3, body: FONT },
+    { num: 30, body: '[0 0 792 612]' },
+  ];
+  geometry.forEach((entries, i) => {
+    objects.push({ num: 4 + 2 * i, body: pageDict(2, 5 + 2 * i, entries) });
+    objects.push({ num: 5 + 2 * i, body: { dict: '', stream: content(i) } });
+  });
+  const input = buildPdf([{ objects }]).bytes;
+
+  it.each(['center', 'bottom-right'] as const)('each page gets the mark at its own position, at its true size (%s)', async (position) => {
+    const out = await addTextWatermark({ file: input, line_1: WORD, color: '#ff0000', transparency: 0, rotation: 0, font_size: SIZE, margin: 36, position });
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    for (let page = 1; page <= geometry.length; page++) {
+      const raster = await renderPage(out, page, DPI);
+      const box = findPixels(raster, reddish);
+      const where = `page ${page} (${geometry[page - 1]}), ${position}`;
+      expect(box, where).not.toBeNull();
+      expect(Math.abs(box!.x1 - box!.x0 + 1 - wordWidth * PX), `${where}: width`).toBeLessThanOrEqual(TOL + 1);
+      expect(box!.y1 - box!.y0 + 1, `${where}: height`).toBeLessThan(SIZE * PX);
+      expectPlaced(box!, raster.width, raster.height, position, 36, where);
+    }
   });
 });
 

@@ -84,6 +84,36 @@ function visibleBox(page: PDFDict): Box {
   return box[2] - box[0] > 0 && box[3] - box[1] > 0 ? box : media;
 }
 
+const ROTATE = PDFName.of('Rotate');
+
+/**
+ * Whether `page` has the same boxes and rotation as `other`, told from their
+ * direct values (numbers compared; anything else, such as a reference to a
+ * number, counts as different): then it has the same view (readerView). Most
+ * pages share the one before's, and asking is cheaper than working the view
+ * out again (2,000 pages, interpreted).
+ */
+export function sameGeometry(page: PDFDict, other: PDFDict): boolean {
+  return (
+    sameValue(page.get(MEDIA_BOX), other.get(MEDIA_BOX)) && sameValue(page.get(CROP_BOX), other.get(CROP_BOX)) && sameValue(page.get(ROTATE), other.get(ROTATE))
+  );
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  // The same object (or both absent) reads the same.
+  if (a === b) return true;
+  if (a instanceof PDFNumber) return b instanceof PDFNumber && a.asNumber() === b.asNumber();
+  if (!(a instanceof PDFArray && b instanceof PDFArray) || a.size() !== 4 || b.size() !== 4) return false;
+  const x = a.asArray();
+  const y = b.asArray();
+  for (let k = 0; k < 4; k++) {
+    const u = x[k];
+    const v = y[k];
+    if (!(u instanceof PDFNumber && v instanceof PDFNumber && u.asNumber() === v.asNumber())) return false;
+  }
+  return true;
+}
+
 /**
  * Reader space of a page. /Rotate turns the page clockwise for display, so
  * the reader's bottom-left corner is the visible box's bottom-left (0°),

@@ -14,7 +14,7 @@ import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../mo
 import type { PageEntry } from '../structure/page-tree.js';
 import { readOnly } from '../reader/object-table.js';
 import { ContentDepths } from './balance.js';
-import { formatMatrix, readerView, type Matrix, type ReaderView } from './geometry.js';
+import { formatMatrix, readerView, sameGeometry, type Matrix, type ReaderView } from './geometry.js';
 
 export type Layer = 'over' | 'under';
 
@@ -57,25 +57,48 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
   };
 
   const depths = new ContentDepths();
+  // The two streams around the content of a page that is `saves` and `closes` short of balanced and leaves nothing
+  // open, per mark drawn: found without making their text again (most pages of a document need the same).
+  const plainWraps = new Map<string, Map<number, [PDFRef, PDFRef]>>();
   // `q` … page … `Q`, with one more `q` for each `Q` the page has too many, and a `Q` for each `q` it leaves open;
   // an array, dictionary, string or inline image the page leaves open is closed first.
   const wrapped = (original: PDFRef[]) => (draw: string) => {
     const { min, end, unclosed } = depths.of(context, original);
     const saves = 1 - min;
-    return [streamFor('q\n'.repeat(saves)), ...original, streamFor(`\n${unclosed}${unclosed ? '\n' : ''}${'Q\n'.repeat(saves + end)}${draw}`)];
+    const closes = saves + end;
+    const plain = unclosed === '' && saves < 1024 && closes < 1024;
+    let known = plain ? plainWraps.get(draw) : undefined;
+    let pair = known?.get(saves * 1024 + closes);
+    if (!pair) {
+      pair = [streamFor('q\n'.repeat(saves)), streamFor(`\n${unclosed}${unclosed ? '\n' : ''}${'Q\n'.repeat(closes)}${draw}`)];
+      if (plain) {
+        if (!known) plainWraps.set(draw, (known = new Map()));
+        known.set(saves * 1024 + closes, pair);
+      }
+    }
+    return original.length === 1 ? [pair[0], original[0], pair[1]] : [pair[0], ...original, pair[1]];
   };
-  // The placement depends only on the page's visible box and rotation, which most pages share: worked out (and formatted) once per view.
+  // The placement depends only on the page's visible box and rotation, which most pages share: worked out (and
+  // formatted) once per view, and taken again without working out the view when a page has the one before's.
   const placements = new Map<string, string | null>();
+  let before: { page: PDFDict; placed: string | null } | undefined;
+  // The mark's drawing for the last placement and form name.
+  let drawn = { placed: '', name: '', draw: '' };
   for (const i of chosen) {
     const page = all[i].dict;
-    const view = readerView(page);
-    const viewKey = `${view.rotation} ${view.box.join(' ')}`;
-    let placed = placements.get(viewKey);
-    if (placed === undefined) {
-      const matrix = options.matrixFor(view);
-      placed = matrix && formatMatrix(matrix);
-      placements.set(viewKey, placed);
+    let placed: string | null | undefined;
+    if (before && sameGeometry(page, before.page)) placed = before.placed;
+    else {
+      const view = readerView(page);
+      const viewKey = `${view.rotation} ${view.box.join(' ')}`;
+      placed = placements.get(viewKey);
+      if (placed === undefined) {
+        const matrix = options.matrixFor(view);
+        placed = matrix && formatMatrix(matrix);
+        placements.set(viewKey, placed);
+      }
     }
+    before = { page, placed };
     if (placed === null) continue;
     const key = keys[i];
     let target = edited.get(key);
@@ -85,7 +108,8 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     }
     page.set(RESOURCES, target.value);
 
-    const draw = `q ${placed} cm /${target.name} Do Q\n`;
+    if (drawn.placed !== placed || drawn.name !== target.name) drawn = { placed, name: target.name, draw: `q ${placed} cm /${target.name} Do Q\n` };
+    const draw = drawn.draw;
     const contents = readOnly(context, () => {
       const original = contentRefs(context, page, depths);
       return options.layer === 'under' ? [streamFor(draw), ...original] : original.length === 0 ? [streamFor(draw)] : wrapped(original)(draw);
