@@ -1,11 +1,11 @@
 import type { Transform } from '../../core/action.js';
-import { openInput } from '../inputs.js';
+import { openEveryPage } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
 import { permissionValue } from '../../pdf/security/permissions.js';
 import type { fields } from './action.js';
 
 const addRestrictions: Transform<typeof fields, 'document'> = async (values, context) => {
-  const doc = await openInput(values.file, context);
+  const doc = await openEveryPage(values.file, context);
   return saveDocumentPieces(doc, {
     encrypt: {
       algorithm: values.encryption_algorithm,

@@ -278,7 +278,9 @@ export function objectKeys(fileKey: Uint8Array, method: CipherMethod): (objectNu
     input[at + 2] = (objectNumber >> 16) & 0xff;
     input[at + 3] = generation & 0xff;
     input[at + 4] = (generation >> 8) & 0xff;
-    return hash('md5', input, 'buffer').subarray(0, length);
+    const key = hash('md5', input, 'buffer');
+    // A 16-byte file key (every AES-128 document) keeps the whole digest: no view of it to make per object.
+    return length === key.length ? key : key.subarray(0, length);
   };
 }
 
@@ -329,7 +331,9 @@ abstract class RunningAes<C extends Cipher | Decipher> {
 
   /** The running cipher for `key`: the same object while the key is the same (AES-128's keys are made once per object). */
   protected cipher(method: 'AESV2' | 'AESV3', key: Uint8Array): C {
-    if (this.running && method === this.method && (key === this.key || Buffer.from(key.buffer, key.byteOffset, key.byteLength).equals(this.key!))) {
+    // The same key object: callers make an object's key once (objectKeys), and AES-256's is the file key
+    // itself. Keys equal but not the same object only cost a cipher more (no comparison of bytes per object).
+    if (this.running && method === this.method && key === this.key) {
       return this.running;
     }
     this.running = this.make(aesCipherName(method), key);
@@ -417,7 +421,7 @@ export class AesEncryptor extends RunningAes<Cipher> {
     const cipher = this.cipher(method, key);
     const pad = 16 - (data.length % 16);
     const input = Buffer.allocUnsafe(16 + data.length + pad);
-    this.firstBlock(this.random.next(), input);
+    this.random.nextXor(this.last, input);
     input.set(data, 16);
     input.fill(pad, 16 + data.length);
     return this.track(cipher.update(input));
@@ -459,7 +463,8 @@ export class AesEncryptor extends RunningAes<Cipher> {
 
   /** Notes the last block of what the cipher wrote (whole blocks: never 1 to 15 bytes). */
   private track(out: Buffer): Buffer {
-    if (out.length >= 16) this.last.set(out.subarray(out.length - 16));
+    // copy(), not set() of a subarray: no view to make per message.
+    if (out.length >= 16) out.copy(this.last, 0, out.length - 16);
     return out;
   }
 }
@@ -469,14 +474,26 @@ class RandomBlocks {
   private pool = new Uint8Array(0);
   private at = 0;
   next(): Uint8Array {
+    const at = this.take();
+    return this.pool.subarray(at, at + 16);
+  }
+
+  /** The next block xor `last`, into `into`'s first 16 bytes (no view of the block made: one per string or small stream). */
+  nextXor(last: Uint8Array, into: Uint8Array): void {
+    const at = this.take();
+    const pool = this.pool;
+    for (let i = 0; i < 16; i++) into[i] = pool[at + i] ^ last[i];
+  }
+
+  /** Where the next block starts in the pool. */
+  private take(): number {
     if (this.at + 16 > this.pool.length) {
       const fresh = randomBytes(16 * 1024);
       this.pool = new Uint8Array(fresh.buffer, fresh.byteOffset, fresh.length);
       this.at = 0;
     }
-    const block = this.pool.subarray(this.at, this.at + 16);
     this.at += 16;
-    return block;
+    return this.at - 16;
   }
 }
 
