@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { addPassword, addRestrictions, PdfsvcError, rotatePages } from '../../../src/index.js';
+import { PDFHexString } from '../../../src/pdf/model/primitives.js';
 import { qpdfCheck, qpdfJson, tempFile } from '../../helpers/pdf-tools.js';
 import { buildPdf, replaceOnce, simpleDoc, type RawObject } from '../../helpers/raw-pdf.js';
 import { showEncryption } from '../../helpers/security.js';
@@ -105,12 +106,31 @@ const CASES: Array<[string, () => Uint8Array, string | undefined]> = [
   ['three strings', () => withId(`/ID [<${A}> <${B}> <${A}>]`), undefined],
 ];
 
+/** Each PDFDocEncoding character's byte (the encoding's own decoder run over every byte). */
+const PDF_DOC_BYTE = new Map(Array.from({ length: 256 }, (_, byte) => [PDFHexString.fromBytes(Uint8Array.of(byte)).decodeText(), byte]));
+
+/**
+ * A string of qpdf --json=2 as hex: "b:<hex>", or "u:<text>", which qpdf
+ * writes when the bytes read losslessly as PDFDocEncoding or carry a UTF-16
+ * byte-order mark. A random new /ID does so about once in 1,900, so "u:" must
+ * be read back too.
+ */
+function qpdfStringHex(value: string): string | undefined {
+  if (value.startsWith('b:')) return value.slice(2);
+  if (!value.startsWith('u:')) return undefined;
+  const text = [...value.slice(2)];
+  const bytes = text.map((ch) => PDF_DOC_BYTE.get(ch));
+  if (bytes.every((byte) => byte !== undefined)) return Buffer.from(bytes as number[]).toString('hex');
+  return `feff${Buffer.from(value.slice(2), 'utf16le').swap16().toString('hex')}`;
+}
+
 /** The output's trailer /ID as qpdf reads it: both strings in hex, or what stands there instead. */
 async function writtenId(bytes: Uint8Array, password: string): Promise<unknown> {
   const trailer = (await qpdfJson(bytes, password)).qpdf[1].trailer?.value ?? {};
   const id = trailer['/ID'];
-  // qpdf --json=2 writes a string as "b:<hex>" (or "u:<text>"), a reference as "N 0 R".
-  return Array.isArray(id) && id.every((s) => typeof s === 'string' && s.startsWith('b:')) ? id.map((s: string) => s.slice(2)) : id;
+  // qpdf --json=2 writes a string as "b:<hex>" or "u:<text>", a reference as "N 0 R".
+  const hex = Array.isArray(id) ? id.map((s) => (typeof s === 'string' ? qpdfStringHex(s) : undefined)) : [];
+  return hex.length > 0 && hex.every((s) => s !== undefined) ? hex : id;
 }
 
 async function pdftotext(bytes: Uint8Array, flag: '-upw' | '-opw', password: string): Promise<string> {
