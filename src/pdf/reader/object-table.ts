@@ -34,6 +34,10 @@ export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8
 /** Decrypts an object parsed from its offset: its strings and stream data, in place or as a new object. */
 export type ObjectDecryptor = (ref: PDFRef, object: PDFObject) => PDFObject;
 
+/** textSpans' marks: textAround gives no bytes; its bytes are not the file's (ask it). */
+export const NO_TEXT = -1;
+export const ASK_TEXT = -2;
+
 /** An object this small is read whole when parsed (its bytes are a page or two of the file at most). */
 const SMALL_OBJECT = 4096;
 
@@ -338,6 +342,39 @@ export class ObjectTable extends LayeredObjects {
     if (entry.type !== 2) return undefined;
     const member = this.member(num, entry);
     return member && member.end - member.start <= atMost ? member.data.subarray(member.start, member.end) : undefined;
+  }
+
+  /**
+   * Where textAround's bytes for each of `refs` lie in the file's bytes, as
+   * start and end pairs (made readable), for a look at many objects with
+   * one search over the bytes they span rather than several per object.
+   * A pair is NO_TEXT when textAround gives none, ASK_TEXT when its bytes
+   * are not the file's (an object stream's member, rewritten bytes): ask
+   * textAround. Undefined when an object's header is not where the table
+   * says: textAround, one object at a time, rebuilds the table then.
+   */
+  textSpans(refs: readonly PDFRef[], atMost: number): Float64Array | undefined {
+    const spans = new Float64Array(2 * refs.length);
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i];
+      const num = ref.objectNumber;
+      const entry = this.entries_.get(num);
+      spans[2 * i] = spans[2 * i + 1] = NO_TEXT;
+      if (!this.isUntouched(ref) || !entry) continue;
+      if (entry.type !== 1 || this.rewritten.has(num)) {
+        spans[2 * i] = spans[2 * i + 1] = ASK_TEXT;
+        continue;
+      }
+      this.ensure(entry.offset, entry.offset + 256);
+      const header = readObjectHeader(this.bytes, entry.offset);
+      if (!header || header.num !== num || header.gen !== entry.gen) return undefined;
+      const end = this.nextOffset(entry.offset);
+      if (end - header.bodyStart > atMost) continue;
+      this.ensure(header.bodyStart, end);
+      spans[2 * i] = header.bodyStart;
+      spans[2 * i + 1] = end;
+    }
+    return spans;
   }
 
   /**
