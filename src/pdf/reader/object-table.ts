@@ -353,26 +353,30 @@ export class ObjectTable extends LayeredObjects {
    * textAround. Undefined when an object's header is not where the table
    * says: textAround, one object at a time, rebuilds the table then.
    */
-  textSpans(refs: readonly PDFRef[], atMost: number): Float64Array | undefined {
-    const spans = new Float64Array(2 * refs.length);
+  textSpans(refs: readonly PDFRef[], atMost: number): number[] | undefined {
+    // A plain array (small integers), not a Float64Array: see nextOffset.
+    const spans: number[] = [];
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i];
       const num = ref.objectNumber;
       const entry = this.entries_.get(num);
-      spans[2 * i] = spans[2 * i + 1] = NO_TEXT;
-      if (!this.isUntouched(ref) || !entry) continue;
+      if (!this.isUntouched(ref) || !entry) {
+        spans.push(NO_TEXT, NO_TEXT);
+        continue;
+      }
       if (entry.type !== 1 || this.rewritten.has(num)) {
-        spans[2 * i] = spans[2 * i + 1] = ASK_TEXT;
+        spans.push(ASK_TEXT, ASK_TEXT);
         continue;
       }
       this.ensure(entry.offset, entry.offset + 256);
       const header = readObjectHeader(this.bytes, entry.offset);
       if (!header || header.num !== num || header.gen !== entry.gen) return undefined;
       const end = this.nextOffset(entry.offset);
-      if (end - header.bodyStart > atMost) continue;
-      this.ensure(header.bodyStart, end);
-      spans[2 * i] = header.bodyStart;
-      spans[2 * i + 1] = end;
+      if (end - header.bodyStart > atMost) spans.push(NO_TEXT, NO_TEXT);
+      else {
+        this.ensure(header.bodyStart, end);
+        spans.push(header.bodyStart, end);
+      }
     }
     return spans;
   }
@@ -581,7 +585,10 @@ export class ObjectTable extends LayeredObjects {
       if (list[mid] <= offset) lo = mid + 1;
       else hi = mid;
     }
-    return lo < list.length ? list[lo] : this.bytes.length;
+    // Math.floor: a number read from a Float64Array is a boxed double (HeapNumber) however whole, and V8 threw away
+    // the optimized code of skipWhite, unsignedEnd and the skim when one came as the end of what they read ("not a Smi");
+    // Math.floor gives back a small integer.
+    return lo < list.length ? Math.floor(list[lo]) : this.bytes.length;
   }
 
   /** The same, with the object's bytes up to there made readable. */
