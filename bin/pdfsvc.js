@@ -13,8 +13,9 @@ const { join } = require('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
-/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `v8Flags`: dist/cli-route.cjs's. */
-function loadOneFileCli(name, v8Flags) {
+/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `route`: dist/cli-route.cjs. */
+function loadOneFileCli(name, route) {
+  const v8Flags = route.ONE_FILE_CLI_V8_FLAGS;
   const file = join(dist, name);
   let source;
   try {
@@ -40,15 +41,16 @@ function loadOneFileCli(name, v8Flags) {
   // V8's budget of calls and loops before they are optimized: by default its optimizing compiler
   // (TurboFan, on a background thread that the process waits for at exit) took 15-20 ms of a
   // 10-page rotate's CPU for functions hot only for a moment, and more than it saved on longer
-  // runs too (bench/README.md, "Start-up"). The flags are src/core/v8-flags.ts's.
-  require('node:v8').setFlagsFromString(v8Flags);
+  // runs too (bench/README.md, "Start-up"). The flags are src/core/v8-flags.ts's, set as it sets them
+  // (without loading node:v8 and Node's streams with it).
+  route.setV8Flags(v8Flags);
   const vm = require('node:vm');
   const Module = require('node:module');
   // The file has no import(): the build makes them require().
   const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = { exports: {} };
   script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, dist);
-  return { cli: mod.exports, script, cacheFile, cachedData, v8Flags };
+  return { cli: mod.exports, script, cacheFile, cachedData, v8Flags, route };
 }
 
 /** For the build (scripts/build.mjs): writes the code cache after a run, or checks that V8 took it. */
@@ -57,7 +59,7 @@ function codeCacheStep(loaded) {
   if (mode === 'write') {
     // V8 stamps a cache with the flags in force when it is made and takes it only under the same ones; a run
     // may have changed one for itself once its input was seen (src/core/heap-growth.ts): the load's go back.
-    require('node:v8').setFlagsFromString(loaded.v8Flags);
+    loaded.route.setV8Flags(loaded.v8Flags);
     const partial = `${loaded.cacheFile}.${process.pid}`;
     writeFileSync(partial, loaded.script.createCachedData());
     renameSync(partial, loaded.cacheFile);
@@ -76,12 +78,12 @@ function fail(err) {
   process.exitCode = 1;
 }
 
-/** The one-file CLI in dist/ that runs this command line, if any, and its V8 flags (dist/cli-route.cjs knows; a few KB to load). */
+/** The one-file CLI in dist/ that runs this command line, if any, and dist/cli-route.cjs (which knows; a few KB to load). */
 function oneFileCli() {
   try {
     const route = require(join(dist, 'cli-route.cjs'));
     const name = route.oneFileCliFor(process.argv);
-    return name === undefined ? undefined : { name, v8Flags: route.ONE_FILE_CLI_V8_FLAGS };
+    return name === undefined ? undefined : { name, route };
   } catch (err) {
     if (err.code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
@@ -91,7 +93,7 @@ function oneFileCli() {
 let loaded;
 try {
   const found = oneFileCli();
-  loaded = found === undefined ? undefined : loadOneFileCli(found.name, found.v8Flags);
+  loaded = found === undefined ? undefined : loadOneFileCli(found.name, found.route);
 } catch (err) {
   fail(err);
 }

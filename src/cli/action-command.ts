@@ -15,7 +15,7 @@ import type { RemoteSettings } from './remote.js';
 import { inlineLess, optimizeLater } from '../core/heap-growth.js';
 import { describeFsError, readInput, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
-import { formatBytes, Progress } from './progress.js';
+import { formatBytes, Progress, stderrIsTerminal } from './progress.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
 function positionalField(action: AnyAction): [string, Field] | undefined {
@@ -194,7 +194,7 @@ async function runFromCli(
   }
   const raw = await collectRawValues(action, inputName, positional, options, !remote);
   // Off the terminal (pipes, scripts) nothing changes: no thread, no counting.
-  const progress = process.stderr.isTTY && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
+  const progress = stderrIsTerminal() && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
   // A local split into a directory writes each part as it is made.
   const staged = !remote && action.output === 'documents' && output !== undefined ? new StagedParts(output, Boolean(options.force)) : undefined;
   try {

@@ -13,8 +13,8 @@ import { basename, dirname, join } from 'node:path';
 import { partName } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
-import { setFlagsFromString } from 'node:v8';
 import { openLazyFile } from '../core/lazy-file.js';
+import { setV8Flags } from '../core/v8-flags.js';
 import { CopySink, FileSink, type Piece, type WrittenBytes } from '../core/sink.js';
 import { endAsKilledBySigpipe, guardStdout } from './stdout.js';
 
@@ -56,8 +56,8 @@ export async function readInput(path: string | undefined, field: string, lazy = 
  */
 const LARGE_INPUT = 8 * 2 ** 20;
 function keepHeapSmall(): void {
-  setFlagsFromString('--semi-space-growth-factor=1');
-  setFlagsFromString('--heap-growing-percent=50');
+  setV8Flags('--semi-space-growth-factor=1');
+  setV8Flags('--heap-growing-percent=50');
 }
 
 export function describeFsError(err: unknown): string {

@@ -9,7 +9,26 @@
  * lock that keeps the worker from drawing while the main thread writes a
  * message, or ever again once the main thread has cleared the line.
  */
+import { fstatSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
+
+/**
+ * Whether standard error is a terminal, where the progress line is drawn. A
+ * file, a pipe or /dev/null is none, told by fstat without making
+ * process.stderr, whose stream loads Node's streams: 1.7 ms of CPU in a
+ * fresh process, in every run whose standard error is no terminal (`node -e
+ * process.stderr.isTTY` against `node -e 0`, medians of 15). Any other
+ * character device: Node says.
+ */
+export function stderrIsTerminal(): boolean {
+  try {
+    const stderr = fstatSync(2);
+    if (!stderr.isCharacterDevice() || stderr.rdev === statSync('/dev/null').rdev) return false;
+  } catch {
+    // Nothing to stat (no /dev/null on Windows): Node says.
+  }
+  return process.stderr.isTTY === true;
+}
 
 /** Slots of the Int32Array: the lock's state, and whether anything was drawn. */
 export const STATE = 0;

@@ -13,12 +13,11 @@
  * V8's flags belong to the whole process: the command line and the server
  * set this, the library never touches its host's settings.
  */
-import v8 from 'node:v8';
-import { MERGE_INTERRUPT_BUDGET } from './v8-flags.js';
+import { MERGE_INTERRUPT_BUDGET, setV8Flags } from './v8-flags.js';
 
 /** Lets a heap grow at most `percent` past what is live before a major collection. */
 export function limitHeapGrowth(percent: number): void {
-  v8.setFlagsFromString(`--heap-growing-percent=${percent}`);
+  setV8Flags(`--heap-growing-percent=${percent}`);
 }
 
 /** Many small inputs: at most this size on average, and at most MANY_SMALL_TOTAL in all. optimizeLater says why. */
@@ -43,7 +42,7 @@ const MANY_SMALL_TOTAL = 8 * 2 ** 20;
  */
 export function optimizeLater(inputSizes: number[]): void {
   const total = inputSizes.reduce((sum, size) => sum + size, 0);
-  if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) v8.setFlagsFromString(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
+  if (total <= MANY_SMALL_TOTAL && total <= MANY_SMALL_AVERAGE * inputSizes.length) setV8Flags(`--interrupt-budget=${MERGE_INTERRUPT_BUDGET}`);
 }
 
 /** A split's or merge's input up to this size (a merge's in all) has TurboFan inline less (inlineLess). */
@@ -70,5 +69,5 @@ const SMALL_INPUT = 4 * 2 ** 20;
  * bounds. `inParts`: a split or a merge.
  */
 export function inlineLess(inputSize: number, inParts: boolean): void {
-  if (inputSize <= (inParts ? SMALL_INPUT_IN_PARTS : SMALL_INPUT)) v8.setFlagsFromString('--no-turbo-inlining');
+  if (inputSize <= (inParts ? SMALL_INPUT_IN_PARTS : SMALL_INPUT)) setV8Flags('--no-turbo-inlining');
 }

@@ -68,6 +68,40 @@ describe('pdfsvc CLI', () => {
     expect(await pageMarkers(dash.stdout)).toEqual([2, 4]);
   });
 
+  it('sets its V8 flags without node:v8, and draws no progress into a file: a local rotate loads neither node:v8 nor streams', async () => {
+    // Node's modules a run loaded, written at exit; node:v8 and process.stderr each load Node's streams (src/core/v8-flags.ts).
+    const loaded = join(dir, 'loaded.txt');
+    const preload = join(dir, 'loaded.cjs');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(loaded)}, process.moduleLoadList.join('\\n')));`);
+    const out = join(dir, 'rotated.pdf');
+    const errors = join(dir, 'stderr.txt');
+    const run = await execa(
+      'sh',
+      ['-c', `node -r "$1" bin/pdfsvc.js rotate --angle 90 "$2" -o "$3" 2>"$4"`, 'sh', preload, fixturePath('pages-10.pdf'), out, errors],
+      {
+        reject: false,
+        env: { NODE_OPTIONS: '--pending-deprecation', PDFSVC_PROGRESS_AFTER_MS: '0' },
+      },
+    );
+    expect(run.exitCode).toBe(0);
+    // Standard error a file: no progress line, and no deprecation warning for the flags.
+    expect(readFileSync(errors, 'latin1')).toBe('');
+    expect((await pdfinfo(readFileSync(out))).pages.map((page) => page.rotation)).toEqual(Array(10).fill(90));
+    const modules = () => readFileSync(loaded, 'latin1').split('\n');
+    expect(modules().filter((m) => /^NativeModule (v8|stream|internal\/heap_utils)$/.test(m))).toEqual([]);
+    // Standard error /dev/null (a character device, no terminal): the same.
+    const quiet = await execa(
+      'sh',
+      ['-c', `node -r "$1" bin/pdfsvc.js rotate --angle 90 "$2" -o "$3" 2>/dev/null`, 'sh', preload, fixturePath('pages-10.pdf'), out],
+      {
+        reject: false,
+        env: { PDFSVC_PROGRESS_AFTER_MS: '0' },
+      },
+    );
+    expect(quiet.exitCode).toBe(0);
+    expect(modules().filter((m) => /^NativeModule (v8|stream|internal\/heap_utils)$/.test(m))).toEqual([]);
+  });
+
   it('writes -o FILE and leaves nothing behind when a run fails', async () => {
     const out = join(dir, 'out.pdf');
     const ok = await pdfsvc(['reorder', '--page-order', '3,1,2', fixturePath('pages-3.pdf'), '-o', out]);

@@ -75,6 +75,28 @@ function mixedPieces(file: LazyFile, source: Buffer): { pieces: Piece[]; expecte
   return { pieces, expected: Buffer.concat(expected) };
 }
 
+describe('openLazyFile', () => {
+  it('reads an input of at most 2 MB whole when it opens it, a larger one only where it is looked at', () => {
+    for (const [size, whole] of [
+      [2 * MB, true],
+      [2 * MB + 1, false],
+    ] as const) {
+      const source = randomBytes(size);
+      const path = join(dir, `whole-${size}`);
+      writeFileSync(path, source);
+      const file = openLazyFile(path)!;
+      try {
+        expect(file.isLoaded(0, size), `${size} bytes`).toBe(whole);
+        expect(Buffer.from(file.bytes.subarray(0, 65536)).equals(source.subarray(0, 65536))).toBe(true);
+        file.ensure(MB, MB + 10);
+        expect(Buffer.from(file.bytes.subarray(MB, MB + 10)).equals(source.subarray(MB, MB + 10))).toBe(true);
+      } finally {
+        file.close();
+      }
+    }
+  });
+});
+
 describe('FileSink and BufferSink', () => {
   it('write the same bytes, ranges never read copied from the input file without reading them into memory', () => {
     const { file, source } = inputFile();

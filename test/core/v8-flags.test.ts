@@ -23,8 +23,24 @@ describe('V8 interrupt budgets', () => {
 
   it('are written as numbers nowhere else: the bin takes its flags from dist/cli-route.cjs', () => {
     for (const file of ['bin/pdfsvc.js', 'src/core/heap-growth.ts']) expect(read(file), file).not.toMatch(/interrupt-budget=\d/);
-    expect(read('bin/pdfsvc.js')).toContain('setFlagsFromString(v8Flags)');
+    expect(read('bin/pdfsvc.js')).toContain('route.setV8Flags(v8Flags)');
     const route = createRequire(import.meta.url)('../../dist/cli-route.cjs') as { ONE_FILE_CLI_V8_FLAGS?: string };
     expect(route.ONE_FILE_CLI_V8_FLAGS).toBe(ONE_FILE_CLI_V8_FLAGS);
+  });
+
+  it("take effect when set by setV8Flags, through Node's binding or (without it) node:v8, with no warning", async () => {
+    // --trace-gc set at run time: V8 then prints each collection of the garbage the script makes.
+    const script = (withoutBinding: boolean) =>
+      `${withoutBinding ? "process.binding = () => { throw new Error('no binding'); };" : ''}
+      require('./dist/cli-route.cjs').setV8Flags('--trace-gc');
+      const kept = [];
+      for (let i = 0; i < 300000; i++) kept.push({ i });
+      process.stdout.write(String(process.moduleLoadList.includes('NativeModule v8')));`;
+    for (const withoutBinding of [false, true]) {
+      const { stdout, stderr } = await execa('node', ['--pending-deprecation', '-e', script(withoutBinding)]);
+      expect(stdout, withoutBinding ? 'node:v8' : 'the binding').toMatch(/Scavenge/);
+      expect(stdout.endsWith(String(withoutBinding)), 'node:v8 loaded only without the binding').toBe(true);
+      expect(stderr).toBe('');
+    }
   });
 });

@@ -34,6 +34,10 @@ export type ObjectStreamDecryptor = (ref: PDFRef, stream: PDFRawStream) => Uint8
 /** Decrypts an object parsed from its offset: its strings and stream data, in place or as a new object. */
 export type ObjectDecryptor = (ref: PDFRef, object: PDFObject) => PDFObject;
 
+/** textSpans' marks: textAround gives no bytes; its bytes are not the file's (ask it). */
+export const NO_TEXT = -1;
+export const ASK_TEXT = -2;
+
 /** An object this small is read whole when parsed (its bytes are a page or two of the file at most). */
 const SMALL_OBJECT = 4096;
 
@@ -342,6 +346,43 @@ export class ObjectTable extends LayeredObjects {
   }
 
   /**
+   * Where textAround's bytes for each of `refs` lie in the file's bytes, as
+   * start and end pairs (made readable), for a look at many objects with
+   * one search over the bytes they span rather than several per object.
+   * A pair is NO_TEXT when textAround gives none, ASK_TEXT when its bytes
+   * are not the file's (an object stream's member, rewritten bytes): ask
+   * textAround. Undefined when an object's header is not where the table
+   * says: textAround, one object at a time, rebuilds the table then.
+   */
+  textSpans(refs: readonly PDFRef[], atMost: number): number[] | undefined {
+    // A plain array (small integers), not a Float64Array: see nextOffset.
+    const spans: number[] = [];
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i];
+      const num = ref.objectNumber;
+      const entry = this.entries_.get(num);
+      if (!this.isUntouched(ref) || !entry) {
+        spans.push(NO_TEXT, NO_TEXT);
+        continue;
+      }
+      if (entry.type !== 1 || this.rewritten.has(num)) {
+        spans.push(ASK_TEXT, ASK_TEXT);
+        continue;
+      }
+      this.ensure(entry.offset, entry.offset + 256);
+      const header = readObjectHeader(this.bytes, entry.offset);
+      if (!header || header.num !== num || header.gen !== entry.gen) return undefined;
+      const end = this.nextOffset(entry.offset);
+      if (end - header.bodyStart > atMost) spans.push(NO_TEXT, NO_TEXT);
+      else {
+        this.ensure(header.bodyStart, end);
+        spans.push(header.bodyStart, end);
+      }
+    }
+    return spans;
+  }
+
+  /**
    * True when an untouched object's input bytes (textAround, at most 64 KB)
    * hold none of `words` and no `#` (a name escape could spell one): a dictionary
    * written so has none of those keys, told without parsing it. False when
@@ -545,7 +586,10 @@ export class ObjectTable extends LayeredObjects {
       if (list[mid] <= offset) lo = mid + 1;
       else hi = mid;
     }
-    return lo < list.length ? list[lo] : this.bytes.length;
+    // Math.floor: a number read from a Float64Array is a boxed double (HeapNumber) however whole, and V8 threw away
+    // the optimized code of skipWhite, unsignedEnd and the skim when one came as the end of what they read ("not a Smi");
+    // Math.floor gives back a small integer.
+    return lo < list.length ? Math.floor(list[lo]) : this.bytes.length;
   }
 
   /** The same, with the object's bytes up to there made readable. */

@@ -8,7 +8,7 @@ import { duplicatePage } from './duplicate-page.js';
 import { parentChain } from './trees.js';
 import { sourceOf } from '../model/graph.js';
 import { storeOf } from '../model/store.js';
-import { objectTableOf } from '../reader/object-table.js';
+import { ASK_TEXT, NO_TEXT, objectTableOf } from '../reader/object-table.js';
 import { isKeywordAt, skipWhite } from '../reader/syntax.js';
 import {
   type LeafScan,
@@ -310,11 +310,15 @@ function readSoundTree(doc: PDFDocument): SoundTree | undefined {
       if (value !== undefined) inherited.set(key, value);
     }
     const pagesBefore = tree.refs.length;
+    // What looksLikeLeaf would say of each kid, unless a nested node's walk rebuilds the table meanwhile.
+    const kinds = leavesAmong(table, kids);
+    const recovered = table.recovered;
     for (let i = 0; i < kids.size(); i++) {
       const kid = kids.get(i);
       if (!(kid instanceof PDFRef) || seen.has(kid)) return false;
       seen.add(kid);
-      const leaf = looksLikeLeaf(table, kid);
+      const kind = kinds !== undefined && table.recovered === recovered ? kinds[i] : ASK_BYTES;
+      const leaf = kind === ASK_BYTES ? looksLikeLeaf(table, kid) : kind;
       if (leaf === LEAF_WITHOUT_ANNOTS) tree.annotsUnwritten.add(kid);
       else if (leaf === NOT_A_LEAF) {
         const dict = context.lookup(kid);
@@ -364,6 +368,79 @@ function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref
     bytes.indexOf(STREAM_WORD) < 0;
   if (!leaf) return NOT_A_LEAF;
   return bytes.indexOf(ANNOTS_WORD) < 0 ? LEAF_WITHOUT_ANNOTS : LEAF;
+}
+
+/** leavesAmong's mark for a kid whose bytes it cannot look at: looksLikeLeaf must. */
+const ASK_BYTES = 3;
+const LEAF_WORDS = [KIDS_WORD, PAGES_WORD, Buffer.from('#', 'latin1'), STREAM_WORD];
+
+/**
+ * looksLikeLeaf for every kid of a node (ASK_BYTES where it must be asked),
+ * from one search per word over the bytes the kids span: five searches per
+ * leaf were most of a sound tree's walk over the 2,013 pages of a long
+ * document. Undefined when a kid is no reference, when a header is not
+ * where the table says (looksLikeLeaf then rebuilds the table, in the
+ * walk's order), or when the kids' bytes lie too far apart to read the
+ * bytes between them.
+ */
+function leavesAmong(table: NonNullable<ReturnType<typeof objectTableOf>>, kids: PDFArray): Uint8Array | undefined {
+  const refs: PDFRef[] = [];
+  for (let i = 0; i < kids.size(); i++) {
+    const kid = kids.get(i);
+    if (!(kid instanceof PDFRef)) return undefined;
+    refs.push(kid);
+  }
+  const spans = table.textSpans(refs, 1 << 16);
+  if (!spans) return undefined;
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = 0;
+  let total = 0;
+  for (let i = 0; i < spans.length; i += 2) {
+    if (spans[i] < 0) continue;
+    lo = Math.min(lo, spans[i]);
+    hi = Math.max(hi, spans[i + 1]);
+    total += spans[i + 1] - spans[i];
+  }
+  if (total > 0 && hi - lo > 2 * total + (1 << 16)) return undefined;
+  const { bytes } = table;
+  // Only the kids' own bytes are read in (textSpans), and the gap bound keeps the search short: a word
+  // found between them is within no kid.
+  const span = total > 0 ? Buffer.from(bytes.buffer, bytes.byteOffset + lo, hi - lo) : undefined;
+  /** Where each word starts in the span, ascending (in the file's bytes). */
+  const found = (word: Buffer): number[] => {
+    const at: number[] = [];
+    if (span) for (let i = span.indexOf(word); i >= 0; i = span.indexOf(word, i + 1)) at.push(lo + i);
+    return at;
+  };
+  const lacking = LEAF_WORDS.map(found);
+  const annots = found(ANNOTS_WORD);
+  const kinds = new Uint8Array(refs.length);
+  for (let k = 0; k < refs.length; k++) {
+    const start = spans[2 * k];
+    const end = spans[2 * k + 1];
+    if (start === ASK_TEXT) kinds[k] = ASK_BYTES;
+    else if (start === NO_TEXT) kinds[k] = NOT_A_LEAF;
+    else {
+      const at = skipWhite(bytes, start, end);
+      let leaf = at + 1 < end && bytes[at] === 0x3c && bytes[at + 1] === 0x3c;
+      for (let w = 0; leaf && w < LEAF_WORDS.length; w++) if (wordWithin(lacking[w], LEAF_WORDS[w].length, start, end)) leaf = false;
+      kinds[k] = !leaf ? NOT_A_LEAF : wordWithin(annots, ANNOTS_WORD.length, start, end) ? LEAF : LEAF_WITHOUT_ANNOTS;
+    }
+  }
+  return kinds;
+}
+
+/** Whether a word of `length` bytes found at the ascending positions `at` lies wholly within [start, end). */
+function wordWithin(at: readonly number[], length: number, start: number, end: number): boolean {
+  if (at.length === 0) return false;
+  let lo = 0;
+  let hi = at.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (at[mid] < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < at.length && at[lo] + length <= end;
 }
 
 /** The number of pages, from a sound tree without parsing its pages, else from the full walk. */

@@ -22,9 +22,16 @@ describe('copyObject', () => {
   it('shares the data of a stream still in the input file without reading it in', () => {
     const data = 'x'.repeat(400_000);
     const doc = simpleDoc(['Page']);
-    // Far from the head and the tail, which are read on opening.
+    // Far from the head and the tail, which are read on opening, in a file over 2 MB (a smaller one is read whole then).
     const pdf = buildPdf([
-      { objects: [...doc.objects, { num: 50, body: { dict: '/Subtype /Form /BBox [0 0 1 1]', stream: data } }, { num: 51, body: `(${'p'.repeat(100_000)})` }] },
+      {
+        objects: [
+          ...doc.objects,
+          { num: 50, body: { dict: '/Subtype /Form /BBox [0 0 1 1]', stream: data } },
+          { num: 51, body: `(${'p'.repeat(100_000)})` },
+          { num: 52, body: { dict: '', stream: 'q'.repeat(2_000_000) } },
+        ],
+      },
     ]);
     const path = join(dir, 'lazy.pdf');
     writeFileSync(path, pdf.bytes);

@@ -12,7 +12,8 @@ import type { Warning } from '../../../src/core/warnings.js';
 import { runAction } from '../../../src/core/run.js';
 import { loadPdf } from '../../../src/pdf/document.js';
 import { soundPageTree } from '../../../src/pdf/structure/page-tree.js';
-import { buildPdf, drawText, FONT, type RawObject } from '../../helpers/raw-pdf.js';
+import { objectTableOf } from '../../../src/pdf/reader/object-table.js';
+import { buildPdf, drawText, FONT, type RawObject, replaceOnce } from '../../helpers/raw-pdf.js';
 import { dictOf, expectCleanOutput, qpdfView } from '../../helpers/reader-checks.js';
 
 // Objects: 1 catalog, 2 root /Pages, 3 font; pages 4, 6, 8, 12 with contents 5, 7, 9, 13; inner nodes 10, 11.
@@ -81,6 +82,55 @@ describe('soundPageTree: which trees are read without parsing their pages', () =
     ['a root with /Parent', tree('<< /Type /Pages /Parent 2 0 R /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>', FLAT)],
   ])('%s: not sound (the full walk repairs it)', (_, bytes) => {
     expect(pagesOf(bytes)).toBeUndefined();
+  });
+});
+
+/**
+ * The walk looks at all the leaves of a node with one search per word over
+ * the bytes they span (leavesAmong), not several searches per leaf. What it
+ * finds must be what a look at each leaf's own bytes finds: a word in the
+ * object next to a leaf is not the leaf's, and kids whose bytes are far
+ * apart, packed in an object stream or not where the table says are looked
+ * at one by one.
+ */
+describe('soundPageTree: the leaves of a node looked at together', () => {
+  const FLAT_ROOT = '<< /Type /Pages /Kids [4 0 R 6 0 R 8 0 R] /Count 3 >>';
+  const read = (bytes: Uint8Array) => {
+    const found = soundPageTree(loadPdf(bytes));
+    return { pages: found?.refs.map((ref) => ref.objectNumber), withoutAnnots: [...(found?.annotsUnwritten ?? [])].map((ref) => ref.objectNumber).sort() };
+  };
+
+  it("a word in the content stream right after a page is not the page's: every page is a leaf without annotations", () => {
+    // Each content stream (5, 7, 9: written between the pages) holds every word the look searches for.
+    const words = [4, 6, 8].flatMap((n) => page(n, 2, `PAGE ${n} /Kids /Pages /Annots # stream`, RESOURCES));
+    expect(read(tree(FLAT_ROOT, words))).toEqual({ pages: [4, 6, 8], withoutAnnots: [4, 6, 8] });
+  });
+
+  it("a page's own /Annots or `#` is found: that page alone is not taken as without annotations", () => {
+    const pages = [
+      ...page(4, 2, 'ONE', `${RESOURCES} /Annots []`),
+      ...page(6, 2, 'TWO', `${RESOURCES} /PieceInfo << /A#42 1 >>`),
+      ...page(8, 2, 'THREE', RESOURCES),
+    ];
+    expect(read(tree(FLAT_ROOT, pages))).toEqual({ pages: [4, 6, 8], withoutAnnots: [8] });
+  });
+
+  it('pages far apart in the file (a large stream between them), packed in an object stream, or not at their listed offset: the same pages', () => {
+    const large = { num: 20, body: { dict: '', stream: `% ${'/Kids /Annots # '.repeat(10_000)}\n` } };
+    const apart = [...page(4, 2, 'ONE', RESOURCES), large, ...page(6, 2, 'TWO', RESOURCES), ...page(8, 2, 'THREE', RESOURCES)];
+    expect(read(tree(FLAT_ROOT, apart))).toEqual({ pages: [4, 6, 8], withoutAnnots: [4, 6, 8] });
+
+    const objects: RawObject[] = [{ num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' }, { num: 2, body: FLAT_ROOT }, { num: 3, body: FONT }, ...FLAT];
+    const packed = buildPdf([{ objects, xref: 'stream', objectStreams: [{ num: 30, members: [1, 2, 3, 6] }], xrefNum: 31 }]).bytes;
+    expect(read(packed)).toEqual({ pages: [4, 6, 8], withoutAnnots: [4, 6, 8] });
+
+    // Page two's row in the table points one byte past its object: the table is rebuilt and the pages found as before.
+    const whole = buildPdf([{ objects }]);
+    const row = (offset: number) => `${String(offset).padStart(10, '0')} 00000 n`;
+    const moved = replaceOnce(whole, row(whole.offsets.get(6)!), row(whole.offsets.get(6)! + 1), whole.sections[0].xrefAt);
+    const doc = loadPdf(moved);
+    expect(soundPageTree(doc)?.refs.map((ref) => ref.objectNumber)).toEqual([4, 6, 8]);
+    expect(objectTableOf(doc.context)?.recovered).toBe(true);
   });
 });
 
