@@ -144,7 +144,7 @@ async function collectRawValues(
       if (field.multiple) {
         const paths = (positional as string[] | undefined) ?? [];
         if (paths.filter((p) => p === '-').length > 1) throw ValidationError.field(name, 'standard input (-) can be given only once');
-        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name, lazy)));
+        raw[name] = paths.length === 0 ? [await readInput(undefined, name)] : await Promise.all(paths.map((p) => readInput(p, name, lazy, paths.length > 1)));
       } else {
         raw[name] = await readInput(positional as string | undefined, name, lazy);
       }

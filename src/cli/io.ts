@@ -26,9 +26,10 @@ async function readStdin(): Promise<Uint8Array> {
 
 /**
  * Reads an input path, `-` meaning standard input; errors name the field.
- * `lazy`: a PDF, which the reader reads only where it looks (core/lazy-file.ts).
+ * `lazy`: a PDF, which the reader reads only where it looks (core/lazy-file.ts);
+ * `oneOfMany`: one of several inputs of one action (a merge's).
  */
-export async function readInput(path: string | undefined, field: string, lazy = false): Promise<Uint8Array> {
+export async function readInput(path: string | undefined, field: string, lazy = false, oneOfMany = false): Promise<Uint8Array> {
   if (path === undefined || path === '-') {
     if (process.stdin.isTTY) {
       throw ValidationError.field(field, 'no input: give a file path, or pipe the PDF into standard input');
@@ -36,7 +37,7 @@ export async function readInput(path: string | undefined, field: string, lazy = 
     return readStdin();
   }
   try {
-    const file = lazy ? openLazyFile(path) : undefined;
+    const file = lazy ? openLazyFile(path, oneOfMany) : undefined;
     if (file && file.bytes.length >= LARGE_INPUT) keepHeapSmall();
     return file?.bytes || readFileSync(path);
   } catch (err) {

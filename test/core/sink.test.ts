@@ -95,6 +95,21 @@ describe('openLazyFile', () => {
       }
     }
   });
+
+  it('reads a small input only where it is looked at when it is one of many (a merge)', () => {
+    const source = randomBytes(MB);
+    const path = join(dir, 'one-of-many');
+    writeFileSync(path, source);
+    const file = openLazyFile(path, true)!;
+    try {
+      expect(file.isLoaded(0, MB)).toBe(false);
+      expect(file.isLoaded(0, 65536)).toBe(true);
+      file.ensure(MB / 2, MB / 2 + 10);
+      expect(Buffer.from(file.bytes.subarray(MB / 2, MB / 2 + 10)).equals(source.subarray(MB / 2, MB / 2 + 10))).toBe(true);
+    } finally {
+      file.close();
+    }
+  });
 });
 
 describe('FileSink and BufferSink', () => {
