@@ -9,7 +9,7 @@ import { ValidationError, type ErrorCode } from '../core/errors.js';
 import { openDocument, type OpenOptions } from '../pdf/document.js';
 import { PdfError } from '../pdf/errors.js';
 import type { PDFDocument } from '../pdf/model/primitives.js';
-import { pageCount, pageEntriesKeeping } from '../pdf/structure/page-tree.js';
+import { pageCount, pageEntriesKeeping, type PageEntry } from '../pdf/structure/page-tree.js';
 
 export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password' | 'fewPages'> {
   /** The field the bytes came from (default `file`). */
@@ -44,24 +44,29 @@ export async function openInput(bytes: Uint8Array, context: TransformContext, op
 }
 
 /**
- * openInput for an action that writes every page as it is (the passwords and
- * restrictions): each page is read and repaired as the opening walk would
- * (pageEntriesKeeping), but a page whose bytes need no repair stays unparsed
- * and goes out as its input bytes, its strings replaced where it has any.
- * Parsing and serializing the 2,013 pages of long-text was 35 ms of an
- * add_password's 0.32 s CPU, and their garbage more (bench/README.md, "ltenc").
+ * openInput for an action that writes every page as it is (rotate, the
+ * passwords and restrictions), with its pages: each page is read and
+ * repaired as the opening walk would (pageEntriesKeeping), but a page whose
+ * bytes need no repair stays unparsed and goes out as its input bytes (its
+ * strings replaced where it has any; rotate turns it in them). Parsing and
+ * serializing the 2,013 pages of long-text was 35 ms of an add_password's
+ * 0.32 s CPU, and their garbage more (bench/README.md, "ltenc").
  */
-export async function openEveryPage(bytes: Uint8Array, context: TransformContext, options: Omit<InputOptions, 'fewPages'> = {}): Promise<PDFDocument> {
+export async function openEveryPage(
+  bytes: Uint8Array,
+  context: TransformContext,
+  options: Omit<InputOptions, 'fewPages'> = {},
+): Promise<{ doc: PDFDocument; pages: PageEntry[] }> {
   const doc = await openInput(bytes, context, { ...options, fewPages: true });
   try {
-    pageEntriesKeeping(
+    const pages = pageEntriesKeeping(
       doc,
       Array.from({ length: pageCount(doc) }, (_, i) => i),
     );
+    return { doc, pages };
   } catch (err) {
     throw fieldErrorOf(err, options.field ?? 'file', { position: options.position, action: context.action });
   }
-  return doc;
 }
 
 /**

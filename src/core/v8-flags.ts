@@ -28,7 +28,8 @@ function v8Binding(): { setFlagsFromString(flags: string): void } | undefined {
   const { noDeprecation } = process;
   try {
     process.noDeprecation = true;
-    const binding = (process as unknown as { binding(name: string): { setFlagsFromString?: unknown } }).binding('v8');
+    // Node's types no longer declare process.binding.
+    const binding = (process as NodeJS.Process & { binding(name: string): { setFlagsFromString?: unknown } }).binding('v8');
     return typeof binding?.setFlagsFromString === 'function' ? (binding as { setFlagsFromString(flags: string): void }) : undefined;
   } catch {
     return undefined;

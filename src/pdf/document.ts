@@ -34,9 +34,10 @@ export interface OpenOptions {
   onWarning?: (message: string) => void;
   /**
    * The action reads its pages through pageEntriesKeeping (extract, remove,
-   * reverse, reorder, rotate): a sound page tree is not walked page by page when the
-   * document is opened; the pages kept are read and repaired later, and only
-   * those whose bytes show something to repair. Not for the splits: they read
+   * reverse, reorder, rotate, the passwords and restrictions): a sound page
+   * tree is not walked page by page when the document is opened; the pages
+   * kept are read and repaired later, and only those whose bytes show
+   * something to repair. Not for the splits: they read
    * every page, and the walk at opening costs them less (bench/README.md,
    * "Long text: pages left as their bytes").
    */

@@ -5,7 +5,7 @@ import { ALL_PERMISSIONS } from '../../pdf/security/permissions.js';
 import type { fields } from './action.js';
 
 const addPassword: Transform<typeof fields, 'document'> = async (values, context) => {
-  const doc = await openEveryPage(values.file, context);
+  const { doc } = await openEveryPage(values.file, context);
   return saveDocumentPieces(doc, {
     encrypt: {
       algorithm: values.encryption_algorithm,

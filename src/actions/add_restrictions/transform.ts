@@ -5,7 +5,7 @@ import { permissionValue } from '../../pdf/security/permissions.js';
 import type { fields } from './action.js';
 
 const addRestrictions: Transform<typeof fields, 'document'> = async (values, context) => {
-  const doc = await openEveryPage(values.file, context);
+  const { doc } = await openEveryPage(values.file, context);
   return saveDocumentPieces(doc, {
     encrypt: {
       algorithm: values.encryption_algorithm,

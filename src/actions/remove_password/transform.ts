@@ -6,7 +6,7 @@ import type { fields } from './action.js';
 
 const removePassword: Transform<typeof fields, 'document'> = async (values, context) => {
   try {
-    const doc = await openEveryPage(values.file, context, { allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
+    const { doc } = await openEveryPage(values.file, context, { allowEncrypted: true, allowSigned: true, password: values.password ?? '' });
     // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
     return await saveDocumentPieces(doc);
   } catch (err) {

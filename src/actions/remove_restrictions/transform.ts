@@ -7,7 +7,7 @@ import type { fields } from './action.js';
 const removeRestrictions: Transform<typeof fields, 'document'> = async (values, context) => {
   try {
     // Restrictions alone leave the user password empty: the empty password opens the file.
-    const doc = await openEveryPage(values.file, context, { allowEncrypted: true, allowSigned: true, password: '' });
+    const { doc } = await openEveryPage(values.file, context, { allowEncrypted: true, allowSigned: true, password: '' });
     // What the document reaches is written, as qpdf --decrypt does: each object parsed, decrypted and let go in turn.
     return await saveDocumentPieces(doc);
   } catch (err) {

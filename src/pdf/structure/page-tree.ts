@@ -343,6 +343,8 @@ const KIDS_WORD = Buffer.from('Kids', 'latin1');
 const PAGES_WORD = Buffer.from('Pages', 'latin1');
 const STREAM_WORD = Buffer.from('stream', 'latin1');
 const ANNOTS_WORD = Buffer.from('Annots', 'latin1');
+/** Words whose presence (`#`: a name escape could spell any) tells an object is no leaf (looksLikeLeaf). */
+const LEAF_WORDS = [KIDS_WORD, PAGES_WORD, Buffer.from('#', 'latin1'), STREAM_WORD];
 const NOT_A_LEAF = 0;
 const LEAF = 1;
 const LEAF_WITHOUT_ANNOTS = 2;
@@ -359,20 +361,13 @@ function looksLikeLeaf(table: NonNullable<ReturnType<typeof objectTableOf>>, ref
   if (!text) return NOT_A_LEAF;
   const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
   const at = skipWhite(text, 0, text.length);
-  const leaf =
-    text[at] === 0x3c &&
-    text[at + 1] === 0x3c &&
-    bytes.indexOf(KIDS_WORD) < 0 &&
-    bytes.indexOf(PAGES_WORD) < 0 &&
-    bytes.indexOf(0x23) < 0 &&
-    bytes.indexOf(STREAM_WORD) < 0;
-  if (!leaf) return NOT_A_LEAF;
+  if (text[at] !== 0x3c || text[at + 1] !== 0x3c) return NOT_A_LEAF;
+  for (const word of LEAF_WORDS) if (bytes.indexOf(word) >= 0) return NOT_A_LEAF;
   return bytes.indexOf(ANNOTS_WORD) < 0 ? LEAF_WITHOUT_ANNOTS : LEAF;
 }
 
 /** leavesAmong's mark for a kid whose bytes it cannot look at: looksLikeLeaf must. */
 const ASK_BYTES = 3;
-const LEAF_WORDS = [KIDS_WORD, PAGES_WORD, Buffer.from('#', 'latin1'), STREAM_WORD];
 
 /**
  * looksLikeLeaf for every kid of a node (ASK_BYTES where it must be asked),
