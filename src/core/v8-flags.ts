@@ -2,9 +2,10 @@
  * V8 flags of the command line's short runs, in one place: bin/pdfsvc.js
  * sets the one-file CLIs' before it compiles them (it reads them from
  * dist/cli-route.cjs, which it loads anyway, so start-up loads no more code),
- * and src/core/heap-growth.ts sets merge's. No imports: dist/cli-route.cjs
- * stays a few KB.
+ * and src/core/heap-growth.ts sets merge's. One import, of a few lines
+ * (core/node-binding.ts): dist/cli-route.cjs stays a few KB.
  */
+import { nodeBinding } from './node-binding.js';
 
 /** What sets V8's flags: Node's binding, else node:v8 (setV8Flags says why). */
 let flagSetter: { setFlagsFromString(flags: string): void } | undefined;
@@ -14,10 +15,8 @@ let flagSetter: { setFlagsFromString(flags: string): void } | undefined;
  * without loading node:v8 where Node's binding is at hand: that module loads
  * Node's streams with it (internal/heap_utils), 3.7 ms of CPU and 2.3 MiB of
  * RSS in a fresh process (`node -e "require('v8')"` against `node -e 0`,
- * medians of 15), on every one-action run, which needs neither. Node warns
- * once about `process.binding('v8')` (DEP0111, for code that uses its other
- * functions): that warning is silenced for the one call. A Node without the
- * binding, or without the function in it, gets node:v8.
+ * medians of 15), on every one-action run, which needs neither. A Node
+ * without the binding, or without the function in it, gets node:v8.
  */
 export function setV8Flags(flags: string): void {
   flagSetter ??= v8Binding() ?? (process.getBuiltinModule('node:v8') as typeof import('node:v8'));
@@ -25,17 +24,8 @@ export function setV8Flags(flags: string): void {
 }
 
 function v8Binding(): { setFlagsFromString(flags: string): void } | undefined {
-  const { noDeprecation } = process;
-  try {
-    process.noDeprecation = true;
-    // Node's types no longer declare process.binding.
-    const binding = (process as NodeJS.Process & { binding(name: string): { setFlagsFromString?: unknown } }).binding('v8');
-    return typeof binding?.setFlagsFromString === 'function' ? (binding as { setFlagsFromString(flags: string): void }) : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    process.noDeprecation = noDeprecation;
-  }
+  const binding = nodeBinding('v8');
+  return typeof binding?.setFlagsFromString === 'function' ? (binding as { setFlagsFromString(flags: string): void }) : undefined;
 }
 
 /** V8's own interrupt budget (Node 20's V8 11.3: `node --v8-options`): bytecode a function runs before it is weighed for TurboFan. */

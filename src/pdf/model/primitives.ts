@@ -11,7 +11,7 @@
  * same. pdf-lib itself is only the drawing side's (watermark/drawing-lib.ts),
  * whose embedded fonts and images come across through that adapter.
  */
-import { deflateSync } from 'node:zlib';
+import { deflateSync } from '../../core/zlib-native.js';
 import type { ObjectStore } from './store.js';
 
 /** Any PDF object. */

@@ -8,14 +8,15 @@
  * so do LZW (up to 2,700 times) and RunLength (64 times).
  *
  * node:zlib has no public synchronous streaming API: inflateSync returns the
- * whole output, and a zlib stream is asynchronous. Flate drives the stream's
- * native handle the way inflateSync itself does (writeSync, then the
- * counters in _writeState); when a Node version lacks those internals, the
- * data is inflated in one piece, capped at what is left of the budget.
+ * whole output, and a zlib stream is asynchronous. Flate drives zlib's
+ * native handle the way inflateSync itself does (core/zlib-native.ts:
+ * writeSync, then the counters it leaves); when a Node version lacks that
+ * binding, the data is inflated in one piece, capped at what is left of the
+ * budget.
  * pdf-lib's decoders (decodePDFRawStream) are not used: they keep all they
  * decode and know no cap.
  */
-import { constants, createInflate, inflateSync } from 'node:zlib';
+import { INFLATE, inflateSync, openZlib, Z_SYNC_FLUSH, type ZlibHandle } from '../../core/zlib-native.js';
 import { PDFArray, PDFDict, PDFName, PDFNumber, type PDFObject } from '../model/primitives.js';
 
 /**
@@ -205,13 +206,6 @@ abstract class BufferedDecoder implements Decoder {
   }
 }
 
-interface NativeZlib {
-  writeSync(flush: number, input: Uint8Array, inOffset: number, inLength: number, output: Uint8Array, outOffset: number, outLength: number): void;
-  onerror: (message: string, errno: number) => void;
-}
-
-type Inflater = { _handle?: NativeZlib; _writeState?: Uint32Array; close(): void; reset(): void };
-
 /**
  * Decoders for reuse, their inflaters reset between streams: making a zlib
  * stream (its native state, its buffers, a stream object) cost more than
@@ -227,8 +221,7 @@ class FlateDecoder implements Decoder {
   private broken = false;
 
   private constructor(
-    private readonly inflater: Inflater,
-    private readonly handle: NativeZlib,
+    private readonly handle: ZlibHandle,
     private readonly state: Uint32Array,
   ) {
     handle.onerror = () => {
@@ -236,21 +229,15 @@ class FlateDecoder implements Decoder {
     };
   }
 
-  /** Undefined when this Node version lacks the internals. */
+  /** Undefined when this Node version lacks the binding. */
   static create(): FlateDecoder | undefined {
     const spare = spareFlate.pop();
     if (spare) {
       spare.out = borrow();
       return spare;
     }
-    const inflater: Inflater = createInflate();
-    const handle = inflater._handle;
-    const state = inflater._writeState;
-    if (typeof handle?.writeSync !== 'function' || !(state instanceof Uint32Array) || typeof inflater.reset !== 'function') {
-      inflater.close();
-      return undefined;
-    }
-    return new FlateDecoder(inflater, handle, state);
+    const opened = openZlib(INFLATE);
+    return opened && new FlateDecoder(opened.handle, opened.state);
   }
 
   write(input: Uint8Array, emit: (piece: Uint8Array) => boolean): boolean {
@@ -258,7 +245,7 @@ class FlateDecoder implements Decoder {
     let inOffset = 0;
     let inLength = input.length;
     while (!this.broken) {
-      this.handle.writeSync(constants.Z_SYNC_FLUSH, input, inOffset, inLength, out, 0, PIECE);
+      this.handle.writeSync(Z_SYNC_FLUSH, input, inOffset, inLength, out, 0, PIECE);
       // Damage ends the data; what came before it was handed over.
       if (this.broken) return true;
       const [availOut, availIn] = this.state;
@@ -278,9 +265,9 @@ class FlateDecoder implements Decoder {
   close(): void {
     if (!this.out) return;
     // A sound inflater is reset and kept for the next stream; one that met damage is dropped.
-    if (this.broken || spareFlate.length >= 4) this.inflater.close();
+    if (this.broken || spareFlate.length >= 4) this.handle.close();
     else {
-      this.inflater.reset();
+      this.handle.reset();
       spareFlate.push(this);
     }
     giveBack(this.out);
@@ -306,7 +293,7 @@ class WholeFlateDecoder implements Decoder {
     let out: Buffer;
     try {
       // One byte past the budget is enough to tell "over".
-      out = inflateSync(Buffer.concat(this.input), { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: this.budget + 1 });
+      out = inflateSync(Buffer.concat(this.input), { finishFlush: Z_SYNC_FLUSH, maxOutputLength: this.budget + 1 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new OverBudget();
       // Damage ends the data (node's one-piece inflate gives nothing of it then).

@@ -5,7 +5,7 @@
  * claim gigabytes (a decompression bomb), and the reader never needs more
  * than the cap to read structure.
  */
-import { constants, inflateSync } from 'node:zlib';
+import { inflateSync, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObject } from '../model/primitives.js';
 import { PdfSyntaxError } from './syntax.js';
 
@@ -48,7 +48,7 @@ export function decodeStructureStream(dict: PDFDict, data: Uint8Array, maxBytes 
 function inflate(data: Uint8Array, left: number, maxBytes: number): Uint8Array {
   try {
     // Sync flush: a truncated stream gives what it has, as qpdf and pdf.js recover it.
-    return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: left });
+    return inflateSync(data, { finishFlush: Z_SYNC_FLUSH, maxOutputLength: left });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw new PdfSyntaxError(`a structure stream inflates to more than ${maxBytes} bytes`);

@@ -8,7 +8,7 @@
  * Adler-32 checksum are skipped rather than checked (a PNG with a wrong
  * checksum still decodes), and data cut off early gives what it decoded.
  */
-import { constants, deflateSync, inflateRawSync } from 'node:zlib';
+import { deflateSync, inflateRawSync, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 
 interface DeflateOptions {
   level?: number;
@@ -28,7 +28,7 @@ export function zlibSync(data: Uint8Array, options: DeflateOptions = {}): Uint8A
 
 /** Raw inflate, as fflate's `inflateSync`. */
 export function inflateSync(data: Uint8Array): Uint8Array {
-  return own(inflateRawSync(data, { finishFlush: constants.Z_SYNC_FLUSH }));
+  return own(inflateRawSync(data, { finishFlush: Z_SYNC_FLUSH }));
 }
 
 /** zlib-wrapped inflate, as fflate's `unzlibSync`: the 2-byte header (6 with a preset dictionary) and the 4-byte checksum are not checked. */

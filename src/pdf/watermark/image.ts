@@ -3,7 +3,7 @@
  * (baseline or progressive; grey, RGB or CMYK). Anything else is refused with
  * a message that says what the bytes look like.
  */
-import { constants as zlibConstants, inflateSync } from 'node:zlib';
+import { inflateSync, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import type { PDFContext, PDFRef } from '../model/primitives.js';
 import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
@@ -109,7 +109,7 @@ function checkPngSize(bytes: Uint8Array): Buffer | undefined {
   // Interlaced images store seven reduced passes, each row with its filter byte: less than twice the plain size.
   const needed = height * rowBytes * (bytes[28] === 1 ? 2 : 1) + 1024;
   try {
-    return inflateSync(pngData(bytes), { maxOutputLength: needed, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    return inflateSync(pngData(bytes), { maxOutputLength: needed, finishFlush: Z_SYNC_FLUSH });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw badImage(`its pixel data inflates past the ${width} x ${height} pixels it declares; the image is damaged or malicious: export it again`);

@@ -10,7 +10,7 @@
  * stream) come after every number referenced anywhere, so that a dangling
  * reference can never come to mean one of them.
  */
-import { deflateSync } from 'node:zlib';
+import { deflateSync } from '../../core/zlib-native.js';
 import { unreadRange } from '../../core/lazy-file.js';
 import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';

@@ -1,0 +1,144 @@
+/**
+ * Inflating and deflating whole buffers through Node's zlib binding: the
+ * native handle that node:zlib's own synchronous functions drive (its
+ * `writeSync`, then the two counters it leaves), without loading node:zlib.
+ * That module loads Node's streams with it (twenty internal modules): about
+ * 1 MiB of peak RSS on every run that inflates or deflates anything, which
+ * none of these calls use (a long-text rotate 58.6 -> 59.6 MiB with `-r
+ * zlib`, bench/README.md "wmrss"). The same zlib, given the same parameters,
+ * input and flush as node:zlib gives it: the same bytes. A Node without the
+ * binding gets node:zlib.
+ */
+import { nodeBinding } from './node-binding.js';
+
+/** zlib's flush values (zlib.h). */
+export const Z_SYNC_FLUSH = 2;
+const Z_FINISH = 4;
+
+/** The binding's modes (Node's node_zlib.cc). */
+const DEFLATE = 1;
+export const INFLATE = 2;
+const INFLATERAW = 6;
+type Mode = typeof DEFLATE | typeof INFLATE | typeof INFLATERAW;
+
+/** What node:zlib passes by default (zlib.h's defaults; a window of 0 has inflate read it from the header). */
+const WINDOW_BITS = 15;
+const MEM_LEVEL = 8;
+const STRATEGY = 0;
+const DEFAULT_LEVEL = -1;
+
+/** node:zlib's output chunk (Z_DEFAULT_CHUNK): the output is made in buffers of this size, as there. */
+const CHUNK = 16 * 1024;
+
+export interface ZlibOptions {
+  /** Deflate's level (default: zlib's). */
+  level?: number;
+  /** The flush of the one write (default Z_FINISH: data cut off is an error; Z_SYNC_FLUSH gives what it decoded). */
+  finishFlush?: number;
+  /** More output than this throws a RangeError whose code is ERR_BUFFER_TOO_LARGE, as node:zlib's does. */
+  maxOutputLength?: number;
+}
+
+/** A native zlib stream, as node:zlib's classes hold it. */
+export interface ZlibHandle {
+  writeSync(flush: number, input: Uint8Array, inOffset: number, inLength: number, output: Uint8Array, outOffset: number, outLength: number): void;
+  /** Called during writeSync when zlib fails (required: the binding calls it). */
+  onerror: (message: string, errno: number, code?: string) => void;
+  reset(): void;
+  close(): void;
+}
+
+interface ZlibBinding {
+  Zlib: new (
+    mode: Mode,
+  ) => ZlibHandle & {
+    init(windowBits: number, level: number, memLevel: number, strategy: number, state: Uint32Array, processCallback: () => void, dictionary: undefined): void;
+  };
+}
+
+let binding: ZlibBinding | null | undefined;
+
+/**
+ * A native zlib stream of `mode` and the counters each `writeSync` leaves in
+ * `state`: [output room left, input left]. Undefined when this Node has no
+ * binding to make one.
+ */
+export function openZlib(mode: Mode, level = DEFAULT_LEVEL): { handle: ZlibHandle; state: Uint32Array } | undefined {
+  if (binding === undefined) {
+    const found = nodeBinding('zlib');
+    binding = typeof found?.Zlib === 'function' ? (found as unknown as ZlibBinding) : null;
+  }
+  if (binding === null) return undefined;
+  const handle = new binding.Zlib(mode);
+  const state = new Uint32Array(2);
+  // The callback is for asynchronous writes, which are never made here.
+  handle.init(mode === INFLATE ? 0 : WINDOW_BITS, level, MEM_LEVEL, STRATEGY, state, noAsyncWrites, undefined);
+  return { handle, state };
+}
+
+function noAsyncWrites(): void {
+  throw new Error('zlib-native makes synchronous writes only');
+}
+
+/** zlib-wrapped inflate, as node:zlib's inflateSync. */
+export function inflateSync(data: Uint8Array, options: ZlibOptions = {}): Buffer {
+  return whole(INFLATE, data, options) ?? nodeZlib().inflateSync(data, options);
+}
+
+/** Raw inflate, as node:zlib's inflateRawSync. */
+export function inflateRawSync(data: Uint8Array, options: ZlibOptions = {}): Buffer {
+  return whole(INFLATERAW, data, options) ?? nodeZlib().inflateRawSync(data, options);
+}
+
+/** zlib-wrapped deflate, as node:zlib's deflateSync. */
+export function deflateSync(data: Uint8Array, options: ZlibOptions = {}): Buffer {
+  return whole(DEFLATE, data, options) ?? nodeZlib().deflateSync(data, options);
+}
+
+function nodeZlib(): typeof import('node:zlib') {
+  return process.getBuiltinModule('node:zlib') as typeof import('node:zlib');
+}
+
+/** `data` through a fresh stream in one write, as node:zlib's processChunkSync does it; undefined without the binding. */
+function whole(mode: Mode, data: Uint8Array, options: ZlibOptions): Buffer | undefined {
+  const opened = openZlib(mode, options.level);
+  if (!opened) return undefined;
+  const { handle, state } = opened;
+  const flush = options.finishFlush ?? Z_FINISH;
+  const max = options.maxOutputLength ?? Infinity;
+  let failure: Error | undefined;
+  handle.onerror = (message, errno, code) => {
+    failure = Object.assign(new Error(message), { errno, code });
+  };
+  try {
+    const pieces: Buffer[] = [];
+    let total = 0;
+    let inOffset = 0;
+    let inLength = data.byteLength;
+    let out = Buffer.allocUnsafe(CHUNK);
+    let outOffset = 0;
+    for (;;) {
+      handle.writeSync(flush, data, inOffset, inLength, out, outOffset, CHUNK - outOffset);
+      if (failure) throw failure;
+      const [roomLeft, inputLeft] = state;
+      const made = CHUNK - outOffset - roomLeft;
+      if (made > 0) {
+        pieces.push(out.subarray(outOffset, outOffset + made));
+        outOffset += made;
+        total += made;
+        if (total > max) throw Object.assign(new RangeError(`Cannot create a Buffer larger than ${max} bytes`), { code: 'ERR_BUFFER_TOO_LARGE' });
+      }
+      if (roomLeft === 0 || outOffset >= CHUNK) {
+        out = Buffer.allocUnsafe(CHUNK);
+        outOffset = 0;
+      }
+      // Room left in the output: zlib took all it could (the input is used up, or the stream ended).
+      if (roomLeft !== 0) break;
+      inOffset += inLength - inputLeft;
+      inLength = inputLeft;
+    }
+    return total === 0 ? Buffer.alloc(0) : pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, total);
+  } finally {
+    handle.close();
+  }
+}

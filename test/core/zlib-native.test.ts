@@ -1,0 +1,101 @@
+/**
+ * zlib through Node's binding (src/core/zlib-native.ts) against node:zlib
+ * itself: the same bytes out, the same failures, and node:zlib (with Node's
+ * streams) never loaded by a run that inflates and deflates.
+ */
+import { execa } from 'execa';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as nodeZlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { deflateSync, inflateRawSync, inflateSync, Z_SYNC_FLUSH } from '../../src/core/zlib-native.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
+
+/** Text that compresses (a page's content, many times over) and bytes that do not, of sizes around node:zlib's 16 KB chunk. */
+const inputs = [
+  Buffer.alloc(0),
+  Buffer.from('q 1 0 0 1 72 720 cm BT /F1 12 Tf (Hello) Tj ET Q\n'),
+  Buffer.from('0 0 m 100 100 l S\n'.repeat(40_000)),
+  randomBytes(16 * 1024),
+  randomBytes(70_000),
+];
+
+/** What a call threw, as its code and message. */
+function failure(run: () => unknown): { code?: string; message: string } | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (err) {
+    return { code: (err as NodeJS.ErrnoException).code, message: (err as Error).message };
+  }
+}
+
+describe('zlib through the binding', () => {
+  it('deflates to the bytes node:zlib makes, at every level asked', () => {
+    for (const input of inputs) {
+      for (const level of [undefined, 1, 6, 9]) {
+        const options = level === undefined ? {} : { level };
+        const ours = deflateSync(input, options);
+        expect(Buffer.compare(ours, nodeZlib.deflateSync(input, options)), `${input.length} bytes, level ${level}`).toBe(0);
+        expect(Buffer.compare(nodeZlib.inflateSync(ours), input)).toBe(0);
+      }
+    }
+  });
+
+  it('inflates what node:zlib inflates, whole, raw, or cut off with a sync flush', () => {
+    for (const input of inputs) {
+      const deflated = nodeZlib.deflateSync(input);
+      expect(Buffer.compare(inflateSync(deflated), input)).toBe(0);
+      expect(Buffer.compare(inflateRawSync(nodeZlib.deflateRawSync(input)), input)).toBe(0);
+      const cut = deflated.subarray(0, Math.floor(deflated.length / 2));
+      const options = { finishFlush: Z_SYNC_FLUSH };
+      expect(Buffer.compare(inflateSync(cut, options), nodeZlib.inflateSync(cut, options)), `${input.length} bytes cut`).toBe(0);
+    }
+  });
+
+  it('fails as node:zlib does: damage, data cut off, and output past maxOutputLength', () => {
+    const deflated = nodeZlib.deflateSync(inputs[2]);
+    const damaged = Buffer.from(deflated);
+    damaged[0] = 0x79;
+    const corrupt = Buffer.from(deflated);
+    corrupt.fill(0xff, 10, 40);
+    const cases: Array<[string, (zlib: typeof nodeZlib) => unknown]> = [
+      ['a bad header', (zlib) => zlib.inflateSync(damaged)],
+      ['bad data', (zlib) => zlib.inflateSync(corrupt)],
+      ['data cut off', (zlib) => zlib.inflateSync(deflated.subarray(0, 100))],
+      ['too much output', (zlib) => zlib.inflateSync(deflated, { maxOutputLength: 1000 })],
+      ['a raw stream cut off', (zlib) => zlib.inflateRawSync(nodeZlib.deflateRawSync(inputs[2]).subarray(0, 50))],
+    ];
+    const ours = { inflateSync, inflateRawSync } as unknown as typeof nodeZlib;
+    for (const [what, run] of cases) {
+      const expected = failure(() => run(nodeZlib));
+      expect(expected, what).toBeDefined();
+      expect(
+        failure(() => run(ours)),
+        what,
+      ).toEqual(expected);
+    }
+  });
+
+  it('lets a watermark run inflate and deflate without loading node:zlib', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-zlib-'));
+    try {
+      const input = join(dir, 'in.pdf');
+      writeFileSync(input, buildPdf([simpleDoc(['one', 'two'])]).bytes);
+      const preload = join(dir, 'modules.cjs');
+      writeFileSync(preload, "process.on('exit', () => process.stderr.write(JSON.stringify(process.moduleLoadList)));");
+      const bin = new URL('../../bin/pdfsvc.js', import.meta.url).pathname;
+      const { stderr } = await execa('node', ['-r', preload, bin, 'add-text-watermark', '--line-1', 'DRAFT', input, '-o', join(dir, 'out.pdf')]);
+      const loaded = JSON.parse(stderr) as string[];
+      // The run inflated the font's metrics and deflated the mark's form, through the binding.
+      expect(loaded).toContain('Internal Binding zlib');
+      expect(loaded).not.toContain('NativeModule zlib');
+      const { stdout } = await execa('pdftotext', [join(dir, 'out.pdf'), '-']);
+      expect(stdout).toContain('DRAFT');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
