@@ -65,8 +65,8 @@ let binding: ZlibBinding | null | undefined;
  */
 export function openZlib(mode: Mode, level = DEFAULT_LEVEL): { handle: ZlibHandle; state: Uint32Array } | undefined {
   if (binding === undefined) {
-    const found = nodeBinding('zlib');
-    binding = typeof found?.Zlib === 'function' ? (found as unknown as ZlibBinding) : null;
+    const Zlib = nodeBinding('zlib')?.Zlib;
+    binding = typeof Zlib === 'function' ? { Zlib: Zlib as ZlibBinding['Zlib'] } : null;
   }
   if (binding === null) return undefined;
   const handle = new binding.Zlib(mode);
