@@ -39,11 +39,100 @@ for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
 const PLAIN = new Uint8Array(256).fill(1);
 for (const c of 'qQI(%/<[') PLAIN[c.charCodeAt(0)] = 0;
 
-/** Counts `q` and `Q` operators, skipping strings, comments, names and inline image data. */
-export function graphicsDepth(data: Uint8Array): Depth {
+/**
+ * Counts `q` and `Q` operators, skipping strings, comments, names and inline
+ * image data. `quick`: whether the quick look (quickDepth) may be tried first.
+ */
+export function graphicsDepth(data: Uint8Array, quick = true): Depth {
+  const looked = quick && data.length <= QUICK_PIECE && quickSpent < QUICK_BYTES ? quickLook(latin1(data)) : undefined;
+  if (looked) return looked;
   const scan = new DepthScan();
   scan.feed(data, true);
   return scan.result();
+}
+
+/** `data` as Latin-1 text: one character per byte. */
+function latin1(data: Uint8Array): string {
+  return (Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)).toString('latin1');
+}
+
+/**
+ * The quick look (quickDepth) is for the first bytes a process scans: in a
+ * short run DepthScan runs interpreted there (and is deoptimized and
+ * optimized again several times, on V8's compiler thread), at ~10 ns a byte;
+ * a regular expression is machine code from its second call, ~4 ns a byte
+ * on page content. Once DepthScan is optimized (a few MB on, or in the
+ * server) it takes ~2 ns a byte, so past QUICK_BYTES the scan alone is used.
+ */
+const QUICK_BYTES = 4 * 2 ** 20;
+/**
+ * Content larger than this goes to the scan: on a large stream it is soon
+ * optimized, and damaged content (strings that never close, say) costs the
+ * regular expression more per byte.
+ */
+const QUICK_PIECE = 256 * 2 ** 10;
+/** What the quick look has been given so far in this process. */
+let quickSpent = 0;
+
+/** quickDepth while this process has not spent QUICK_BYTES on it. */
+function quickLook(text: string): Depth | undefined {
+  if (quickSpent >= QUICK_BYTES) return undefined;
+  quickSpent += text.length;
+  return quickDepth(text);
+}
+
+const WHITE = '\\x00\\t\\n\\f\\r ';
+const DELIMITERS = '()<>\\[\\]{}/%';
+const REGULAR = `[^${WHITE}${DELIMITERS}]`;
+/**
+ * One pass that removes what cannot count: strings (their escapes stepped
+ * over), names, hex strings, white space, and every token but `q`, `Q` and
+ * those with an `I` in them (`BI`, `ID`, `EI`: an inline image); `<<` is kept
+ * (group 1), so that its second `<` is not taken for a hex string. What is
+ * left of plain content is its `q`, `Q`, `[`, `]`, `<<` and `>>`.
+ */
+const NOT_COUNTED = new RegExp(
+  `(<<)|\\((?:[^()\\\\]|\\\\[^])*\\)|\\/${REGULAR}*|<[0-9A-Fa-f${WHITE}]*>|` +
+    `(?:[${WHITE}]+|[^${WHITE}${DELIMITERS}qQI][^${WHITE}${DELIMITERS}I]*|[qQ][^${WHITE}${DELIMITERS}I]+)+`,
+  'g',
+);
+
+/**
+ * The depth of `text` (content as Latin-1) by one regular expression, when
+ * its syntax is plain enough to be sure of it: no comment, inline image,
+ * nested or cut-off string, lone `<` or `>`, `{` or `}`; else undefined, and
+ * the content goes to DepthScan. Arrays and dictionaries are followed
+ * without DepthScan's rule that an operator inside one ends it (readers'
+ * recovery): that rule only empties what is open, so when they close here
+ * they close there too; when they do not, the scan decides.
+ */
+export function quickDepth(text: string): Depth | undefined {
+  // Inline image data (any bytes) is the scan's to step over: not searched through first.
+  if (text.includes(' ID') || text.includes('\nID')) return undefined;
+  const counted = text.replace(NOT_COUNTED, '$1');
+  let depth = 0;
+  let min = 0;
+  const open: number[] = [];
+  for (let i = 0; i < counted.length; i++) {
+    const c = counted.charCodeAt(i);
+    if (c === 0x71) depth++;
+    else if (c === 0x51) {
+      if (--depth < min) min = depth;
+    } else if (c === 0x5b) open.push(0x5d);
+    else if (c === 0x5d) {
+      if (open[open.length - 1] === 0x5d) open.pop();
+    } else if (c === 0x3c && counted.charCodeAt(i + 1) === 0x3c) {
+      open.push(0x3e);
+      i++;
+    } else if (c === 0x3e && counted.charCodeAt(i + 1) === 0x3e) {
+      if (open[open.length - 1] === 0x3e) open.pop();
+      i++;
+    } else {
+      // What the pass left of what it does not know: the scan's.
+      return undefined;
+    }
+  }
+  return open.length === 0 ? { min, end: depth, unclosed: '' } : undefined;
 }
 
 /** What the scan is inside of when a piece ends (so the next piece goes on with it). */
@@ -310,6 +399,17 @@ export const MAX_DOCUMENT_CONTENT_BYTES = 512 * 2 ** 20;
 
 /** The depths of a document's content streams, each scanned once, under the document's budget. */
 export class ContentDepths {
+  /**
+   * Whether the quick look is tried on this document's streams: decided on
+   * the first, from its decoded size times the pages to stamp. Content of
+   * more than QUICK_BYTES would take the scan through its slow start anyway
+   * (after the quick look), so the quick look would only add to it.
+   */
+  private quick: boolean | undefined;
+
+  /** `pages`: how many pages will be looked at. */
+  constructor(private readonly pages: number) {}
+
   private readonly known = new Map<PDFRef, Depth>();
   /** What the input bytes say of each stream looked at: see plainContent. */
   private readonly plain = new Map<PDFRef, PlainContent | null>();
@@ -355,8 +455,9 @@ export class ContentDepths {
   private decoded(chain: readonly Filter[], data: Uint8Array | FileRange): Depth {
     const left = MAX_DOCUMENT_CONTENT_BYTES - this.spent;
     if (chain.length > 0 && left <= 0) return BALANCED;
-    const { depth, made } = decodedDepth(data, chain, Math.min(MAX_CONTENT_BYTES, left));
+    const { depth, made } = decodedDepth(data, chain, Math.min(MAX_CONTENT_BYTES, left), this.quick ?? true);
     this.spent += made;
+    this.quick ??= (chain.length > 0 ? made : data.byteLength) * this.pages <= QUICK_BYTES;
     return depth;
   }
 
@@ -410,16 +511,45 @@ function plainContent(context: PDFContext, ref: PDFRef): PlainContent | undefine
 /**
  * The depth of `data` decoded through `chain`, scanned a piece at a time as
  * it decodes, and how many bytes the filters made (decodePieces); past
- * `budget` it is taken as balanced.
+ * `budget` it is taken as balanced. `quick`: as for graphicsDepth.
  */
-export function decodedDepth(data: Uint8Array | FileRange, chain: readonly Filter[], budget: number = MAX_CONTENT_BYTES): { depth: Depth; made: number } {
+export function decodedDepth(
+  data: Uint8Array | FileRange,
+  chain: readonly Filter[],
+  budget: number = MAX_CONTENT_BYTES,
+  quick = true,
+): { depth: Depth; made: number } {
   // Data still in a lazily read file: unfiltered, it is copied into the scratch buffer; filtered, it is decoded as it is read, a chunk at a time.
-  if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch)), made: 0 };
+  if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch), quick), made: 0 };
   const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
   // What the scan left for the next piece: a short token that may go on (fewer than LONG_TOKEN bytes, see DepthScan).
   let carry: Uint8Array = NOTHING;
+  // Most content decodes to far less than QUICK_PIECE (in one to three writes, as its bytes cross the file's 4 KB
+  // chunks): its text is gathered for the quick look, and handed to the scan if it grows past that.
+  let gathered: string | undefined = quick && quickSpent < QUICK_BYTES ? '' : undefined;
   const { ended, made } = decodePieces(encoded, chain, budget, (piece) => {
+    if (gathered !== undefined) {
+      if (gathered.length + piece.length <= QUICK_PIECE) {
+        gathered += latin1(piece);
+        return;
+      }
+      quickSpent += gathered.length;
+      scanPiece(Buffer.from(gathered, 'latin1'));
+      gathered = undefined;
+    }
+    scanPiece(piece);
+  });
+  if (ended === 'over budget') return { depth: BALANCED, made };
+  if (gathered !== undefined) {
+    const quick = quickLook(gathered);
+    if (quick) return { depth: quick, made };
+    scanPiece(Buffer.from(gathered, 'latin1'));
+  }
+  scan.feed(carry, true);
+  return { depth: scan.result(), made };
+
+  function scanPiece(piece: Uint8Array): void {
     let rest = piece;
     if (carry.length > 0) {
       // The carried token joined with the piece's first bytes only: enough to end it, or to make it long enough to be stepped over.
@@ -436,10 +566,7 @@ export function decodedDepth(data: Uint8Array | FileRange, chain: readonly Filte
     // The common case: the piece is scanned where it lies, and only a short token cut at its end is kept.
     const consumed = scan.feed(rest, false);
     if (consumed < rest.length) carry = Buffer.from(rest.subarray(consumed));
-  });
-  if (ended === 'over budget') return { depth: BALANCED, made };
-  scan.feed(carry, true);
-  return { depth: scan.result(), made };
+  }
 }
 
 /** No bytes: what is carried after a piece scanned to its end (most content streams are one piece). */

@@ -56,7 +56,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     return ref;
   };
 
-  const depths = new ContentDepths();
+  const depths = new ContentDepths(chosen.length);
   // The two streams around the content of a page that is `saves` and `closes` short of balanced and leaves nothing
   // open, per mark drawn: found without making their text again (most pages of a document need the same).
   const plainWraps = new Map<string, Map<number, [PDFRef, PDFRef]>>();

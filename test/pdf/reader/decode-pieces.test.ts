@@ -358,7 +358,7 @@ describe('the budget holds for every filter of the chain', () => {
       doc.contents.includes(o.num) ? { num: o.num, body: { dict: '/Filter [/FlateDecode /FlateDecode]', stream: bomb } } : o,
     );
     const pdf = loadPdf(buildPdf([{ objects }]).bytes);
-    const depths = new ContentDepths();
+    const depths = new ContentDepths(pages);
     for (const num of doc.contents) expect(depths.of(pdf.context, [PDFRef.of(num)])).toEqual({ min: 0, end: 0, unclosed: '' });
     // Eight bombs at 128 MB each would be 1 GiB; the document stops at its 512 MB.
     expect(pages * MAX_CONTENT_BYTES).toBeGreaterThan(MAX_DOCUMENT_CONTENT_BYTES);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
-import { decodedDepth, DepthScan, graphicsDepth } from '../../../src/pdf/watermark/balance.js';
+import { decodedDepth, DepthScan, graphicsDepth, quickDepth } from '../../../src/pdf/watermark/balance.js';
 import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
 import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
@@ -49,6 +49,94 @@ describe('graphicsDepth', () => {
       scan.feed(Buffer.concat([carried, bytes.subarray(at)]), true);
       expect(scan.result(), `split at ${at}`).toEqual(expected);
     }
+  });
+});
+
+/** DepthScan's answer for `content` (Latin-1), fed whole. */
+function scanned(content: string): { min: number; end: number; unclosed: string } {
+  const scan = new DepthScan();
+  scan.feed(Buffer.from(content, 'latin1'), true);
+  return scan.result();
+}
+
+describe('quickDepth (regular expressions first, DepthScan for what they are not sure of)', () => {
+  it.each([
+    ['q 1 0 0 1 5 5 cm Q', { min: 0, end: 0, unclosed: '' }],
+    ['Q q q', { min: -1, end: 1, unclosed: '' }],
+    ['BT [(a q) -10 (b\\) Q)] TJ ET /P << /MCID 0 /Q [1 2] >> BDC EMC q', { min: 0, end: 1, unclosed: '' }],
+    ['(a)q [1]Q <41>q<<>>Q /Nq xq qx Q2', { min: 0, end: 0, unclosed: '' }],
+    ['<<<41>>> q', { min: 0, end: 1, unclosed: '' }],
+    ['[ 1 2 q 0 0 m ]', { min: 0, end: 1, unclosed: '' }],
+  ])('gives what DepthScan gives for plain content: %j', (content, expected) => {
+    expect(quickDepth(content)).toEqual(expected);
+    expect(scanned(content)).toEqual(expected);
+  });
+
+  it.each([
+    'q % Q\n',
+    'BI /W 1 /H 1 ID \x00 Q EI q',
+    'q (nested (string) Q) Q',
+    'q (cut off',
+    'q <41 zz> Q',
+    'q [ 1 2',
+    '{ q } Q',
+    'q BIx Q',
+    '[ 1 Tf ] ] [ 2 [',
+  ])('leaves to DepthScan what it is not sure of: %j', (content) => {
+    expect(quickDepth(content)).toBeUndefined();
+  });
+
+  it('never answers otherwise than DepthScan (random token soup)', () => {
+    const parts = [
+      'q',
+      'Q',
+      ' ',
+      ' ',
+      '\n',
+      '\x00',
+      '(',
+      ')',
+      '\\',
+      '<',
+      '>',
+      '<<',
+      '>>',
+      '[',
+      ']',
+      '{',
+      '}',
+      '/N',
+      '/',
+      '%',
+      'ID',
+      'BI',
+      'EI',
+      'I',
+      'x',
+      '1',
+      '-2.5',
+      'true',
+      'Tf',
+      '<41>',
+      '(a q)',
+      '\r',
+    ];
+    let seed = 22;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    let answered = 0;
+    for (let run = 0; run < 20_000; run++) {
+      let content = '';
+      for (let length = 1 + random(24); length > 0; length--) content += parts[random(parts.length)];
+      const quick = quickDepth(content);
+      if (quick === undefined) continue;
+      answered++;
+      expect(quick, JSON.stringify(content)).toEqual(scanned(content));
+    }
+    // Most random soups have something only the scan knows; enough of them do not.
+    expect(answered).toBeGreaterThan(1_000);
   });
 });
 
