@@ -71,8 +71,14 @@ export function openZlib(mode: Mode, level = DEFAULT_LEVEL): { handle: ZlibHandl
   if (binding === null) return undefined;
   const handle = new binding.Zlib(mode);
   const state = new Uint32Array(2);
-  // The callback is for asynchronous writes, which are never made here.
-  handle.init(mode === INFLATE ? 0 : WINDOW_BITS, level, MEM_LEVEL, STRATEGY, state, noAsyncWrites, undefined);
+  try {
+    // The callback is for asynchronous writes, which are never made here.
+    handle.init(mode === INFLATE ? 0 : WINDOW_BITS, level, MEM_LEVEL, STRATEGY, state, noAsyncWrites, undefined);
+  } catch {
+    // An internal binding may change between Node versions: one that no longer takes these arguments gets node:zlib.
+    binding = null;
+    return undefined;
+  }
   return { handle, state };
 }
 
