@@ -7,7 +7,7 @@
  *   import { rotatePages } from 'pdfsvc';
  *   const out = await rotatePages({ file: bytes, angle: 90, pages: '1..3' });
  */
-import type { ActionDefinition, ActionInput, NamedDocument } from './core/action.js';
+import type { ActionDefinition, ActionInput, ActionOutput, NamedDocument } from './core/action.js';
 import { runAction, type RunOptions } from './core/run.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
@@ -15,7 +15,8 @@ import * as catalog from './actions/index.js';
 // biome-ignore lint/suspicious/noExplicitAny: matches a split action whatever its fields.
 type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] : Uint8Array;
 
-function library<A extends ActionDefinition<any, any>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
+// biome-ignore lint/suspicious/noExplicitAny: any action whatever its fields (its `check` takes its own fields' values, so a FieldMap constraint refuses it).
+function library<A extends ActionDefinition<any, ActionOutput>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
   return async (input, options = {}) => {
     const result = await runAction(action, input as unknown as RawValues, options);
     return (result.output === 'document' ? result.bytes : result.documents) as Output<A>;

@@ -136,7 +136,7 @@ function control(operation: string, name: string, schema: Schema, required: bool
 
 /** A value as one shell word: quoted when it holds anything but safe characters. */
 function shellWord(text: string): string {
-  return /^[\w.,:@%+=\/-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+  return /^[\w.,:@%+=/-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function curlExample(path: string, properties: Record<string, Schema>, required: string[], splits: boolean): string {

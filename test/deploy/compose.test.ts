@@ -65,6 +65,7 @@ describe('deploy/compose.yaml', () => {
     expect(service.read_only).toBe(true);
     // One database for every region: the same URL, to the postgres service, its password from the environment.
     expect(service.environment?.PDFSVC_DATABASE_URL).toBe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Compose's own ${…} substitution, checked as written.
       'postgres://pdfsvc:${PDFSVC_DB_PASSWORD:?set PDFSVC_DB_PASSWORD to the database password}@postgres:5432/pdfsvc',
     );
     expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
