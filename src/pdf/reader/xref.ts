@@ -125,21 +125,26 @@ export class XrefEntries {
    * a few of the entries.
    */
   add(num: number, type: 0 | 1 | 2, first: number, second: number): void {
-    if (!this.inArrays(num)) {
-      // A number far past the others (a sparse or hostile table).
-      if (!this.has(num)) this.set(num, type === 0 ? FREE_ENTRY : type === 1 ? { type, offset: first, gen: second } : { type, stream: first, index: second });
-      return;
-    }
     const states = this.states;
-    if (states[num] !== ABSENT) return;
-    if (type !== 0 && (first > MAX_IN_ARRAY || second > MAX_IN_ARRAY)) {
-      this.set(num, type === 1 ? { type, offset: first, gen: second } : { type, stream: first, index: second });
+    if (!(num >= 0 && num < states.length) || first > MAX_IN_ARRAY || second > MAX_IN_ARRAY) {
+      this.addElsewhere(num, type, first, second);
       return;
     }
+    if (states[num] !== ABSENT) return;
     this.size++;
     states[num] = type;
     this.firsts[num] = first;
     this.seconds[num] = second;
+  }
+
+  /**
+   * add() for a number the arrays do not reach yet, or numbers too large
+   * for them: apart, so that the loops that call add() stay small to compile.
+   */
+  private addElsewhere(num: number, type: 0 | 1 | 2, first: number, second: number): void {
+    if (this.inArrays(num) && first <= MAX_IN_ARRAY && second <= MAX_IN_ARRAY) this.add(num, type, first, second);
+    else if (!this.has(num))
+      this.set(num, type === 0 ? FREE_ENTRY : type === 1 ? { type, offset: first, gen: second } : { type, stream: first, index: second });
   }
 
   /** Adds the entries of `older` (an older section) that this lacks. */
@@ -161,6 +166,12 @@ export class XrefEntries {
   private inArrays(num: number): boolean {
     if (num < this.states.length) return num >= 0;
     if (!Number.isSafeInteger(num) || num > 2 * this.size + NEAR_GAP) return false;
+    this.grow(num);
+    return true;
+  }
+
+  /** Makes the arrays reach `num`. */
+  private grow(num: number): void {
     const length = Math.max(num + 1, 2 * this.states.length, NEAR_GAP);
     const states = new Uint8Array(length).fill(ABSENT);
     states.set(this.states);
@@ -179,7 +190,6 @@ export class XrefEntries {
         this.hold(at, entry);
       }
     });
-    return true;
   }
 
   private hold(num: number, entry: XrefEntry): void {
@@ -325,17 +335,10 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   return { entries: entries!, trailer: trailer!, recovered: false, ...(staleEncrypt ? { staleEncrypt } : {}) };
 }
 
-
 const ENCRYPT = PDFName.of('Encrypt');
 const ROOT = PDFName.of('Root');
 
-function readSection(
-  bytes: Uint8Array,
-  offset: number,
-  context: PDFContext,
-  limit: number,
-  ensure: Ensure,
-): { entries: XrefEntries; trailer: PDFDict } {
+function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, ensure: Ensure): { entries: XrefEntries; trailer: PDFDict } {
   ensure(offset, offset + SECTION_WINDOW);
   const pos = skipWhite(bytes, offset);
   if (isKeywordAt(bytes, pos, XREF)) {
@@ -466,33 +469,52 @@ function readXrefStream(
   const index = dict.lookup(PDFName.of('Index'));
   const ranges =
     index instanceof PDFArray ? index.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : 0)) : [0, size instanceof PDFNumber ? size.asNumber() : 0];
-  const rowLength = widths[0] + widths[1] + widths[2];
   const entries = new XrefEntries();
   let row = 0;
-  const field = (start: number, width: number) => {
-    let value = 0;
-    for (let i = 0; i < width; i++) value = value * 256 + data[start + i];
-    return value;
-  };
-  for (let r = 0; r + 1 < ranges.length; r += 2) {
-    const first = ranges[r];
-    const count = ranges[r + 1];
-    for (let i = 0; i < count; i++, row++) {
-      const at = row * rowLength;
-      // Rows past the data are damage; a huge /Size costs nothing here.
-      if (rowLength === 0 || at + rowLength > data.length) return { entries, trailer: dict };
-      const num = first + i;
-      if (num > limit) continue;
-      const type = widths[0] === 0 ? 1 : field(at, widths[0]);
-      const second = field(at + widths[0], widths[1]);
-      const third = field(at + widths[0] + widths[1], widths[2]);
-      if (type === 1 && num !== 0 && second > 0 && second < bytes.length) entries.add(num, 1, second, third);
-      else if (type === 2 && second <= limit) entries.add(num, 2, second, third);
-      else if (type === 0 || type === 1) entries.add(num, 0, 0, 0);
-      // Other types are reserved: a reader treats them as null.
-    }
-  }
+  for (let r = 0; r + 1 < ranges.length && row >= 0; r += 2) row = readStreamRows(data, row, ranges[r], ranges[r + 1], widths, limit, bytes.length, entries);
   return { entries, trailer: dict };
+}
+
+/**
+ * Reads `count` rows of a cross-reference stream's `data` from row `row`,
+ * numbered from `first`, into `entries`; returns the next row, or -1 where
+ * the data ends first. A small function of its own, as readSubsection is.
+ */
+function readStreamRows(
+  data: Uint8Array,
+  row: number,
+  first: number,
+  count: number,
+  widths: number[],
+  limit: number,
+  fileLength: number,
+  entries: XrefEntries,
+): number {
+  const typeWidth = widths[0];
+  const secondWidth = widths[1];
+  const rowLength = typeWidth + secondWidth + widths[2];
+  for (let i = 0; i < count; i++, row++) {
+    const at = row * rowLength;
+    // Rows past the data are damage; a huge /Size costs nothing here.
+    if (rowLength === 0 || at + rowLength > data.length) return -1;
+    const num = first + i;
+    if (num > limit) continue;
+    const type = typeWidth === 0 ? 1 : bigEndian(data, at, typeWidth);
+    const second = bigEndian(data, at + typeWidth, secondWidth);
+    const third = bigEndian(data, at + typeWidth + secondWidth, widths[2]);
+    if (type === 1 && num !== 0 && second > 0 && second < fileLength) entries.add(num, 1, second, third);
+    else if (type === 2 && second <= limit) entries.add(num, 2, second, third);
+    else if (type === 0 || type === 1) entries.add(num, 0, 0, 0);
+    // Other types are reserved: a reader treats them as null.
+  }
+  return row;
+}
+
+/** The `width` bytes at `at` as a big-endian number. */
+function bigEndian(data: Uint8Array, at: number, width: number): number {
+  let value = 0;
+  for (let i = 0; i < width; i++) value = value * 256 + data[at + i];
+  return value;
 }
 
 const CATALOG = ascii('/Catalog');
