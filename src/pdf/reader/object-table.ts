@@ -18,7 +18,7 @@ import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
 import { PdfSyntaxError, STREAM, indexOf, readObjectHeader, skipWhite } from './syntax.js';
-import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, type XrefEntry } from './xref.js';
+import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, XrefEntries } from './xref.js';
 import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
 interface ObjectStream {
@@ -42,7 +42,7 @@ export const ASK_TEXT = -2;
 const SMALL_OBJECT = 4096;
 
 export class ObjectTable extends LayeredObjects {
-  private entries_: Map<number, XrefEntry>;
+  private entries_: XrefEntries;
   /** Skims of untouched objects, kept as the sources the graph walk hands around (graph.ts), so that a walk makes none. */
   private readonly raws = new Map<number, RawSource | null>();
   private readonly objectStreams = new Map<number, ObjectStream | null>();
@@ -138,9 +138,7 @@ export class ObjectTable extends LayeredObjects {
 
   /** True when the input has object `num gen` (a reference to anything else is null). */
   exists(num: number, gen: number): boolean {
-    const entry = this.entries_.get(num);
-    if (!entry || entry.type === 0) return false;
-    return entry.type === 2 ? gen === 0 : entry.gen === gen;
+    return this.entries_.exists(num, gen);
   }
 
   /** The input's own numbers are the output's. */
@@ -149,19 +147,16 @@ export class ObjectTable extends LayeredObjects {
   }
 
   /** True when the input kept objects in object streams. */
-  // forEach in these loops over every entry: for-of makes an iterator result per entry.
   get hasObjectStreams(): boolean {
-    let found = false;
-    this.entries_.forEach((entry) => {
-      if (entry.type === 2) found = true;
-    });
-    return found;
+    return this.entries_.anyInStream();
   }
 
   /** Every object the input has, by reference, in number order (for a search that damage makes necessary). */
   inputRefs(): PDFRef[] {
     const refs: PDFRef[] = [];
-    for (const [num, entry] of this.entries_) if (entry.type !== 0) refs.push(PDFRef.of(num, entry.type === 1 ? entry.gen : 0));
+    this.entries_.forEach((entry, num) => {
+      if (entry.type !== 0) refs.push(PDFRef.of(num, entry.type === 1 ? entry.gen : 0));
+    });
     return refs.sort((a, b) => a.objectNumber - b.objectNumber);
   }
 
@@ -172,11 +167,7 @@ export class ObjectTable extends LayeredObjects {
   }
 
   get largestNumber(): number {
-    let largest = 0;
-    this.entries_.forEach((_, num) => {
-      if (num > largest) largest = num;
-    });
-    return largest;
+    return this.entries_.largestNumber();
   }
 
   /**
@@ -264,9 +255,7 @@ export class ObjectTable extends LayeredObjects {
   /** Parses every object: for work that must see all of them (encryption, decryption). */
   materializeAll(): void {
     if (this.everything) return;
-    for (const [num, entry] of [...this.entries_].sort((a, b) => a[0] - b[0])) {
-      if (entry.type === 0) continue;
-      const ref = PDFRef.of(num, entry.type === 1 ? entry.gen : 0);
+    for (const ref of this.inputRefs()) {
       if (this.removed.has(ref) || this.own.has(ref)) continue;
       // An object that cannot be parsed at all is dropped from a full enumeration; its bytes are lost to it anyway.
       this.get(ref);
@@ -561,7 +550,7 @@ export class ObjectTable extends LayeredObjects {
   release(): void {
     this.own.clear();
     this.rewritten.clear();
-    this.entries_ = new Map();
+    this.entries_ = new XrefEntries();
     this.raws.clear();
     this.objectStreams.clear();
     this.offsets = undefined;
@@ -570,10 +559,7 @@ export class ObjectTable extends LayeredObjects {
   /** Where the object at `offset` ends at the latest: the next object's offset (objects do not overlap), else the end of the file. */
   private nextOffset(offset: number): number {
     if (!this.offsets) {
-      const offsets: number[] = [];
-      this.entries_.forEach((entry) => {
-        if (entry.type === 1) offsets.push(entry.offset);
-      });
+      const offsets = this.entries_.offsetList();
       // A typed array sorts numerically in native code; a comparator called from code not yet optimized
       // took 5-10 ms for the 4,700 offsets of the images shape, once per document.
       this.offsets = Float64Array.from(offsets).sort();

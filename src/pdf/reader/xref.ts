@@ -9,6 +9,7 @@ import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef
 import { decodeStructureStream } from './filters.js';
 import { ObjectParser, parseIndirectObject, type ParseContext } from './parser.js';
 import {
+  CHAR_CLASS,
   OBJ,
   PdfSyntaxError,
   STARTXREF,
@@ -36,8 +37,236 @@ const SECTION_WINDOW = 256 * 1024;
 /** 0: free; 1: at a byte offset; 2: member `index` of object stream `stream`. */
 export type XrefEntry = { type: 0 } | { type: 1; offset: number; gen: number } | { type: 2; stream: number; index: number };
 
+/** How far past twice the entries held a number may lie and still be kept in the arrays (see XrefEntries). */
+const NEAR_GAP = 1024;
+
+// What XrefEntries holds at a number in its arrays. FREE, AT_OFFSET and IN_STREAM are XrefEntry's types
+// (add() takes them as they are); AT_OFFSET and IN_STREAM keep their two numbers in the arrays.
+const FREE = 0;
+const AT_OFFSET = 1;
+const IN_STREAM = 2;
+/** An XrefEntry given to set(), or made by get(): in `held`. */
+const HELD = 3;
+const ABSENT = 4;
+
+const FREE_ENTRY: XrefEntry = { type: 0 };
+/** Numbers above this are held as entries (the arrays are of 32-bit integers). */
+const MAX_IN_ARRAY = 0x7fffffff;
+
+/**
+ * The table's entries by object number. A real table numbers its objects
+ * from 0 with few gaps, so they are kept in arrays indexed by number, and
+ * the entries a table or stream reads as numbers, not objects: a Map of
+ * small-objects' 18,969 entry objects took about 5 ms of the ~9 ms its
+ * table took to read, at every opening and again in the check of an
+ * encrypted output, which looks up a handful of them. An entry's object is
+ * made when it is first asked for, and kept. A number far past the others
+ * (a sparse /Index, a newest section read before the older ones, a hostile
+ * table) goes to a Map, so that the arrays never hold more than about
+ * twice the entries and NEAR_GAP.
+ */
+export class XrefEntries {
+  /** FREE, AT_OFFSET, IN_STREAM, HELD or ABSENT, for each number below its length. */
+  private states = new Uint8Array(0);
+  /** AT_OFFSET: offset and generation; IN_STREAM: object stream and index. */
+  private firsts = new Int32Array(0);
+  private seconds = new Int32Array(0);
+  // Made with one slot so that its elements are of one kind from the start: an empty array's kind changed at
+  // the first entry, and the code optimized for it was thrown away at the next opening.
+  private readonly held: Array<XrefEntry | undefined> = [undefined];
+  /** Entries at numbers the arrays do not reach; none at a number they do. */
+  private far: Map<number, XrefEntry> | undefined;
+  size = 0;
+
+  get(num: number): XrefEntry | undefined {
+    if (num >= this.states.length) return this.far?.get(num);
+    const state = this.states[num];
+    if (state === HELD) return this.held[num];
+    if (state === FREE) return FREE_ENTRY;
+    if (state === AT_OFFSET || state === IN_STREAM) return this.make(num, state);
+    return undefined;
+  }
+
+  has(num: number): boolean {
+    if (num >= this.states.length) return this.far?.has(num) === true;
+    const state = this.states[num];
+    return state !== undefined && state !== ABSENT;
+  }
+
+  /** True when `num` is an object the file has under generation `gen` (an object stream's member: 0). */
+  exists(num: number, gen: number): boolean {
+    // Read from the arrays where the entry is there: the reader asks this of every reference it meets.
+    if (num < this.states.length) {
+      const state = this.states[num];
+      if (state === AT_OFFSET) return this.seconds[num] === gen;
+      if (state === IN_STREAM) return gen === 0;
+    }
+    const entry = this.get(num);
+    if (!entry || entry.type === 0) return false;
+    return entry.type === 2 ? gen === 0 : entry.gen === gen;
+  }
+
+  set(num: number, entry: XrefEntry): void {
+    if (!this.inArrays(num)) {
+      const far = (this.far ??= new Map());
+      if (!far.has(num)) this.size++;
+      far.set(num, entry);
+      return;
+    }
+    if (this.states[num] === ABSENT) this.size++;
+    this.hold(num, entry);
+  }
+
+  /**
+   * An entry of `type` for `num` (offset and generation, or object stream
+   * and index), unless `num` has one already (newer sections are read
+   * first). One call and no object: a table's loop runs once per object of
+   * the file, mostly before V8 has optimized it, and most openings look at
+   * a few of the entries.
+   */
+  add(num: number, type: 0 | 1 | 2, first: number, second: number): void {
+    const states = this.states;
+    if (!(num >= 0 && num < states.length) || first > MAX_IN_ARRAY || second > MAX_IN_ARRAY) {
+      this.addElsewhere(num, type, first, second);
+      return;
+    }
+    if (states[num] !== ABSENT) return;
+    this.size++;
+    states[num] = type;
+    this.firsts[num] = first;
+    this.seconds[num] = second;
+  }
+
+  /**
+   * add() for a number the arrays do not reach yet, or numbers too large
+   * for them: apart, so that the loops that call add() stay small to compile.
+   */
+  private addElsewhere(num: number, type: 0 | 1 | 2, first: number, second: number): void {
+    if (this.inArrays(num) && first <= MAX_IN_ARRAY && second <= MAX_IN_ARRAY) this.add(num, type, first, second);
+    else if (!this.has(num))
+      this.set(num, type === 0 ? FREE_ENTRY : type === 1 ? { type, offset: first, gen: second } : { type, stream: first, index: second });
+  }
+
+  /** Adds the entries of `older` (an older section) that this lacks. */
+  addMissing(older: XrefEntries): void {
+    const states = older.states;
+    for (let num = 0; num < states.length; num++) {
+      const state = states[num];
+      if (state === ABSENT) continue;
+      if (state === HELD) {
+        if (!this.has(num)) this.set(num, older.held[num]!);
+      } else this.add(num, state as 0 | 1 | 2, older.firsts[num], older.seconds[num]);
+    }
+    older.far?.forEach((entry, num) => {
+      if (!this.has(num)) this.set(num, entry);
+    });
+  }
+
+  /** True when number `num` is kept in the arrays (grown to it when it is near enough). */
+  private inArrays(num: number): boolean {
+    if (num < this.states.length) return num >= 0;
+    if (!Number.isSafeInteger(num) || num > 2 * this.size + NEAR_GAP) return false;
+    this.grow(num);
+    return true;
+  }
+
+  /** Makes the arrays reach `num`. */
+  private grow(num: number): void {
+    const length = Math.max(num + 1, 2 * this.states.length, NEAR_GAP);
+    const states = new Uint8Array(length).fill(ABSENT);
+    states.set(this.states);
+    const firsts = new Int32Array(length);
+    firsts.set(this.firsts);
+    const seconds = new Int32Array(length);
+    seconds.set(this.seconds);
+    const old = this.states.length;
+    this.states = states;
+    this.firsts = firsts;
+    this.seconds = seconds;
+    // What the Map held at the numbers the arrays now reach moves into them.
+    this.far?.forEach((entry, at) => {
+      if (at >= old && at < length) {
+        this.far!.delete(at);
+        this.hold(at, entry);
+      }
+    });
+  }
+
+  private hold(num: number, entry: XrefEntry): void {
+    if (entry.type === 0) {
+      this.states[num] = FREE;
+      return;
+    }
+    const held = this.held;
+    while (held.length <= num) held.push(undefined);
+    held[num] = entry;
+    this.states[num] = HELD;
+  }
+
+  private make(num: number, state: typeof AT_OFFSET | typeof IN_STREAM): XrefEntry {
+    const entry: XrefEntry =
+      state === AT_OFFSET ? { type: 1, offset: this.firsts[num], gen: this.seconds[num] } : { type: 2, stream: this.firsts[num], index: this.seconds[num] };
+    this.hold(num, entry);
+    return entry;
+  }
+
+  /** Each entry with its number: those in the arrays in number order, then the others. */
+  forEach(each: (entry: XrefEntry, num: number) => void): void {
+    for (let num = 0; num < this.states.length; num++) {
+      if (this.states[num] !== ABSENT) each(this.get(num)!, num);
+    }
+    this.far?.forEach(each);
+  }
+
+  /** The offsets of the entries at an offset (in no order), without making their objects. */
+  offsetList(): number[] {
+    const list: number[] = [];
+    const states = this.states;
+    for (let num = 0; num < states.length; num++) {
+      const state = states[num];
+      if (state === AT_OFFSET) list.push(this.firsts[num]);
+      else if (state === HELD) {
+        const entry = this.held[num]!;
+        if (entry.type === 1) list.push(entry.offset);
+      }
+    }
+    this.far?.forEach((entry) => {
+      if (entry.type === 1) list.push(entry.offset);
+    });
+    return list;
+  }
+
+  /** True when an entry is of an object in an object stream. */
+  anyInStream(): boolean {
+    let found = false;
+    const states = this.states;
+    for (let num = 0; num < states.length && !found; num++) {
+      found = states[num] === IN_STREAM || (states[num] === HELD && this.held[num]!.type === 2);
+    }
+    this.far?.forEach((entry) => {
+      if (entry.type === 2) found = true;
+    });
+    return found;
+  }
+
+  /** The largest number with an entry (0 when none). */
+  largestNumber(): number {
+    let largest = 0;
+    for (let num = this.states.length - 1; num > 0; num--) {
+      if (this.states[num] !== ABSENT) {
+        largest = num;
+        break;
+      }
+    }
+    this.far?.forEach((_, num) => {
+      if (num > largest) largest = num;
+    });
+    return largest;
+  }
+}
+
 export interface CrossReference {
-  entries: Map<number, XrefEntry>;
+  entries: XrefEntries;
   trailer: PDFDict;
   /** True when the table was rebuilt by scanning the file. */
   recovered: boolean;
@@ -74,7 +303,7 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
   if (at < 0) throw new PdfSyntaxError('no startxref near the end of the file');
   const start = readUnsigned(bytes, skipWhite(bytes, at + STARTXREF.length));
   if (!start || start.value >= bytes.length) throw new PdfSyntaxError('startxref points past the end of the file');
-  let entries: Map<number, XrefEntry> | undefined;
+  let entries: XrefEntries | undefined;
   const limit = MAX_OBJECT_NUMBER;
   let trailer: PDFDict | undefined;
   let staleEncrypt = false;
@@ -99,30 +328,17 @@ export function readCrossReference(bytes: Uint8Array, context: PDFContext, ensur
     // map is taken as it is: copying it (a for-of makes an array per entry) was 1.5 MB of garbage on a
     // table of 4,700 objects, most files have one section.
     if (!entries) entries = section.entries;
-    else mergeOlder(entries, section.entries);
+    else entries.addMissing(section.entries);
     const prev = section.trailer.get(PDFName.of('Prev'));
     offset = prev instanceof PDFNumber && prev.asNumber() >= 0 && prev.asNumber() < bytes.length ? prev.asNumber() : undefined;
   }
   return { entries: entries!, trailer: trailer!, recovered: false, ...(staleEncrypt ? { staleEncrypt } : {}) };
 }
 
-/** Adds an older section's entries that the newer ones lack. */
-function mergeOlder(entries: Map<number, XrefEntry>, older: Map<number, XrefEntry>): void {
-  older.forEach((entry, num) => {
-    if (!entries.has(num)) entries.set(num, entry);
-  });
-}
-
 const ENCRYPT = PDFName.of('Encrypt');
 const ROOT = PDFName.of('Root');
 
-function readSection(
-  bytes: Uint8Array,
-  offset: number,
-  context: PDFContext,
-  limit: number,
-  ensure: Ensure,
-): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+function readSection(bytes: Uint8Array, offset: number, context: PDFContext, limit: number, ensure: Ensure): { entries: XrefEntries; trailer: PDFDict } {
   ensure(offset, offset + SECTION_WINDOW);
   const pos = skipWhite(bytes, offset);
   if (isKeywordAt(bytes, pos, XREF)) {
@@ -133,9 +349,9 @@ function readSection(
       try {
         ensure(stm.asNumber(), stm.asNumber() + SECTION_WINDOW);
         const extra = readXrefStream(bytes, stm.asNumber(), context, limit, bytes.length, ensure);
-        for (const [num, entry] of extra.entries) {
+        extra.entries.forEach((entry, num) => {
           if (entry.type !== 0 && section.entries.get(num)?.type !== 1) section.entries.set(num, entry);
-        }
+        });
       } catch {
         // The table alone still describes the file for a pre-1.5 reader.
       }
@@ -146,8 +362,8 @@ function readSection(
 }
 
 /** A classic table section and its trailer dictionary. */
-function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: number, ensure: Ensure): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
-  const entries = new Map<number, XrefEntry>();
+function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: number, ensure: Ensure): { entries: XrefEntries; trailer: PDFDict } {
+  const entries = new XrefEntries();
   for (;;) {
     pos = skipWhite(bytes, pos);
     if (isKeywordAt(bytes, pos, TRAILER)) break;
@@ -160,26 +376,66 @@ function readTable(bytes: Uint8Array, pos: number, context: PDFContext, limit: n
     if (count.value > (bytes.length - pos) / 6) throw new PdfSyntaxError('cross-reference subsection longer than the file', pos);
     // Entries are 20 bytes; a few more for sloppy writers, and the trailer after them.
     ensure(pos, pos + count.value * 21 + SECTION_WINDOW);
-    for (let i = 0; i < count.value; i++) {
-      // Read without result objects: two per entry, for every entry of the table.
-      const offsetEnd = unsignedEnd(bytes, skipWhite(bytes, pos), bytes.length);
-      const offset = lastUnsigned();
-      const genEnd = offsetEnd < 0 ? -1 : unsignedEnd(bytes, skipWhite(bytes, offsetEnd), bytes.length);
-      const gen = lastUnsigned();
-      const kindAt = genEnd >= 0 ? skipWhite(bytes, genEnd) : -1;
-      const kind = kindAt >= 0 ? bytes[kindAt] : 0;
-      if (kind !== 0x6e && kind !== 0x66) throw new PdfSyntaxError('damaged cross-reference entry', pos);
-      pos = kindAt + 1;
-      const num = first.value + i;
-      if (num > limit || entries.has(num)) continue;
-      // Object 0 is always free, whatever the entry says.
-      entries.set(num, kind === 0x6e && num !== 0 && offset > 0 ? { type: 1, offset, gen } : { type: 0 });
-    }
+    pos = readSubsection(bytes, pos, first.value, count.value, limit, entries);
   }
   const parser = new ObjectParser(bytes, pos + TRAILER.length, bytes.length, structureContext(context));
   const trailer = parser.value();
   if (!(trailer instanceof PDFDict)) throw new PdfSyntaxError('trailer is not a dictionary', pos);
   return { entries, trailer };
+}
+
+/**
+ * Reads `count` entries numbered from `first` at `pos` into `entries`;
+ * returns where they end. A function of its own, and small: V8 compiles a
+ * long table's loop while it runs (on-stack replacement), and compiling
+ * readTable with the trailer's parser inlined took ~10 ms, during which the
+ * loop ran unoptimized.
+ */
+function readSubsection(bytes: Uint8Array, pos: number, first: number, count: number, limit: number, entries: XrefEntries): number {
+  for (let i = 0; i < count; i++) {
+    if (!isDigit(bytes[pos])) pos = skipWhite(bytes, pos);
+    // The form writers use, "oooooooooo ggggg n" and a two-byte end of line, is read in two calls; any
+    // other spelling (one-byte ends of line, short numbers, comments) the general way below, which reads
+    // the same numbers from this form.
+    const fixedOffset = pos + 20 <= bytes.length && bytes[pos + 10] === 0x20 && bytes[pos + 16] === 0x20 ? fixedDigits(bytes, pos, 10) : -1;
+    const fixedGen = fixedOffset < 0 ? -1 : fixedDigits(bytes, pos + 11, 5);
+    let offset: number;
+    let gen: number;
+    let kindAt: number;
+    if (fixedGen >= 0) {
+      offset = fixedOffset;
+      gen = fixedGen;
+      kindAt = pos + 17;
+    } else {
+      // Read without result objects: two per entry, for every entry of the table.
+      const offsetEnd = unsignedEnd(bytes, skipWhite(bytes, pos), bytes.length);
+      offset = lastUnsigned();
+      const genEnd = offsetEnd < 0 ? -1 : unsignedEnd(bytes, skipWhite(bytes, offsetEnd), bytes.length);
+      gen = lastUnsigned();
+      kindAt = genEnd >= 0 ? skipWhite(bytes, genEnd) : -1;
+    }
+    const kind = kindAt >= 0 ? bytes[kindAt] : 0;
+    if (kind !== 0x6e && kind !== 0x66) throw new PdfSyntaxError('damaged cross-reference entry', pos);
+    // Past a two-byte end of line; anything else is skipped by skipWhite above (a call per entry less).
+    pos = kindAt + 1;
+    if (CHAR_CLASS[bytes[pos]] === 1 && CHAR_CLASS[bytes[pos + 1]] === 1) pos += 2;
+    const num = first + i;
+    if (num > limit) continue;
+    // Object 0 is always free, whatever the entry says.
+    entries.add(num, kind === 0x6e && num !== 0 && offset > 0 ? 1 : 0, offset, gen);
+  }
+  return pos;
+}
+
+/** The number the `count` digits at `at` spell, or -1 when one is not a digit. */
+function fixedDigits(bytes: Uint8Array, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = bytes[i] - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**
@@ -195,7 +451,7 @@ function readXrefStream(
   limit: number,
   end = bytes.length,
   ensure: Ensure = () => {},
-): { entries: Map<number, XrefEntry>; trailer: PDFDict } {
+): { entries: XrefEntries; trailer: PDFDict } {
   const header = readObjectHeader(bytes, offset, end);
   if (!header) throw new PdfSyntaxError('no object header', offset);
   const parser = new ObjectParser(bytes, header.bodyStart, end, structureContext(context));
@@ -213,33 +469,52 @@ function readXrefStream(
   const index = dict.lookup(PDFName.of('Index'));
   const ranges =
     index instanceof PDFArray ? index.asArray().map((n) => (n instanceof PDFNumber ? n.asNumber() : 0)) : [0, size instanceof PDFNumber ? size.asNumber() : 0];
-  const rowLength = widths[0] + widths[1] + widths[2];
-  const entries = new Map<number, XrefEntry>();
+  const entries = new XrefEntries();
   let row = 0;
-  const field = (start: number, width: number) => {
-    let value = 0;
-    for (let i = 0; i < width; i++) value = value * 256 + data[start + i];
-    return value;
-  };
-  for (let r = 0; r + 1 < ranges.length; r += 2) {
-    const first = ranges[r];
-    const count = ranges[r + 1];
-    for (let i = 0; i < count; i++, row++) {
-      const at = row * rowLength;
-      // Rows past the data are damage; a huge /Size costs nothing here.
-      if (rowLength === 0 || at + rowLength > data.length) return { entries, trailer: dict };
-      const num = first + i;
-      if (num > limit || entries.has(num)) continue;
-      const type = widths[0] === 0 ? 1 : field(at, widths[0]);
-      const second = field(at + widths[0], widths[1]);
-      const third = field(at + widths[0] + widths[1], widths[2]);
-      if (type === 1 && num !== 0 && second > 0 && second < bytes.length) entries.set(num, { type: 1, offset: second, gen: third });
-      else if (type === 2 && second <= limit) entries.set(num, { type: 2, stream: second, index: third });
-      else if (type === 0 || type === 1) entries.set(num, { type: 0 });
-      // Other types are reserved: a reader treats them as null.
-    }
-  }
+  for (let r = 0; r + 1 < ranges.length && row >= 0; r += 2) row = readStreamRows(data, row, ranges[r], ranges[r + 1], widths, limit, bytes.length, entries);
   return { entries, trailer: dict };
+}
+
+/**
+ * Reads `count` rows of a cross-reference stream's `data` from row `row`,
+ * numbered from `first`, into `entries`; returns the next row, or -1 where
+ * the data ends first. A small function of its own, as readSubsection is.
+ */
+function readStreamRows(
+  data: Uint8Array,
+  row: number,
+  first: number,
+  count: number,
+  widths: number[],
+  limit: number,
+  fileLength: number,
+  entries: XrefEntries,
+): number {
+  const typeWidth = widths[0];
+  const secondWidth = widths[1];
+  const rowLength = typeWidth + secondWidth + widths[2];
+  for (let i = 0; i < count; i++, row++) {
+    const at = row * rowLength;
+    // Rows past the data are damage; a huge /Size costs nothing here.
+    if (rowLength === 0 || at + rowLength > data.length) return -1;
+    const num = first + i;
+    if (num > limit) continue;
+    const type = typeWidth === 0 ? 1 : bigEndian(data, at, typeWidth);
+    const second = bigEndian(data, at + typeWidth, secondWidth);
+    const third = bigEndian(data, at + typeWidth + secondWidth, widths[2]);
+    if (type === 1 && num !== 0 && second > 0 && second < fileLength) entries.add(num, 1, second, third);
+    else if (type === 2 && second <= limit) entries.add(num, 2, second, third);
+    else if (type === 0 || type === 1) entries.add(num, 0, 0, 0);
+    // Other types are reserved: a reader treats them as null.
+  }
+  return row;
+}
+
+/** The `width` bytes at `at` as a big-endian number. */
+function bigEndian(data: Uint8Array, at: number, width: number): number {
+  let value = 0;
+  for (let i = 0; i < width; i++) value = value * 256 + data[at + i];
+  return value;
 }
 
 const CATALOG = ascii('/Catalog');
@@ -262,7 +537,7 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
     if (!header || header.num === 0 || header.num > limit || header.gen > 65535) continue;
     found.set(header.num, { offset: start, gen: header.gen });
   }
-  const entries = new Map<number, XrefEntry>();
+  const entries = new XrefEntries();
   for (const [num, { offset, gen }] of found) entries.set(num, { type: 1, offset, gen });
 
   const ctx = structureContext(context);
@@ -292,7 +567,9 @@ export function reconstructCrossReference(bytes: Uint8Array, context: PDFContext
     if (indexOf(bytes, XREF_TYPE, offset, windowEnd) >= 0) {
       try {
         const section = readXrefStream(bytes, offset, context, limit, objectEnd);
-        for (const [member, entry] of section.entries) if (entry.type === 2 && !found.has(member)) entries.set(member, entry);
+        section.entries.forEach((entry, member) => {
+          if (entry.type === 2 && !found.has(member)) entries.set(member, entry);
+        });
         if (section.trailer.has(PDFName.of('Root'))) xrefTrailer = section.trailer;
       } catch {
         // Not a readable cross-reference stream after all.
@@ -372,7 +649,7 @@ function objectStreamMembers(bytes: Uint8Array, offset: number, context: PDFCont
   return new Map(objectStreamPairs(data, count).map(([num], index) => [num, index]));
 }
 
-function rootIsCatalog(trailer: PDFDict, entries: Map<number, XrefEntry>, bytes: Uint8Array): boolean {
+function rootIsCatalog(trailer: PDFDict, entries: XrefEntries, bytes: Uint8Array): boolean {
   const root = trailer.get(PDFName.of('Root'));
   if (root instanceof PDFDict) return true;
   if (!(root instanceof PDFRef)) return false;
