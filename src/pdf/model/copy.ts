@@ -7,7 +7,7 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import { PDFArray, type PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, arrayOf, entriesOf, itemsOf } from './primitives.js';
+import { PDFArray, type PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, arrayOf, itemsOf } from './primitives.js';
 import { streamWithDataOf } from '../reader/object-table.js';
 import { holdsChildren } from './walk.js';
 
@@ -24,7 +24,7 @@ export function copyObject<T extends PDFObject>(object: T, context: PDFContext, 
 interface Unfilled {
   readonly values: PDFObject[];
   readonly keys: PDFName[] | undefined;
-  readonly map: Map<PDFName, PDFObject> | undefined;
+  readonly dict: PDFDict | undefined;
   next: number;
 }
 
@@ -50,7 +50,7 @@ function copy(object: PDFObject, context: PDFContext, mapRef?: (ref: PDFRef) => 
     const value = top.values[i];
     const copied = begin(value, context, mapRef, stack);
     if (copied === value) continue;
-    if (top.map) top.map.set(top.keys![i], copied);
+    if (top.dict) top.dict.set(top.keys![i], copied);
     else top.values[i] = copied;
   }
   return result;
@@ -62,7 +62,7 @@ function begin(from: PDFObject, context: PDFContext, mapRef: ((ref: PDFRef) => P
   if (from instanceof PDFDict) return copyDict(from, context, stack);
   if (from instanceof PDFArray) {
     const values = itemsOf(from).slice();
-    if (values.length > 0) stack.push({ values, keys: undefined, map: undefined, next: 0 });
+    if (values.length > 0) stack.push({ values, keys: undefined, dict: undefined, next: 0 });
     return arrayOf(context, values);
   }
   if (from instanceof PDFStream) {
@@ -75,9 +75,9 @@ function begin(from: PDFObject, context: PDFContext, mapRef: ((ref: PDFRef) => P
 
 /** A new dictionary with `from`'s entries in their order, stacked for `copy` to replace its values by copies. */
 function copyDict(from: PDFDict, context: PDFContext, stack: Unfilled[]): PDFDict {
-  const map = new Map(entriesOf(from));
-  if (map.size > 0) stack.push({ values: [...map.values()], keys: [...map.keys()], map, next: 0 });
-  return PDFDict.fromMapWithContext(map, context);
+  const dict = from.copyIn(context);
+  if (dict.size > 0) stack.push({ values: dict.values(), keys: dict.keys(), dict, next: 0 });
+  return dict;
 }
 
 /**
@@ -102,7 +102,7 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
     // In place, without copying the entries or items first: replacing a key's value keeps a map's order.
     if (container instanceof PDFDict) {
       const dict = container;
-      entriesOf(dict).forEach((value, key) => {
+      dict.forEach((value, key) => {
         if (value instanceof PDFRef) dict.set(key, mapRef(value));
         else if (holdsChildren(value)) pending.push(value);
       });

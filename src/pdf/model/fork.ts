@@ -16,7 +16,7 @@
  */
 import { copyObject } from './copy.js';
 import { LayeredObjects } from './layered-objects.js';
-import { PDFContext, PDFDict, type PDFDocument, type PDFName, PDFNull, type PDFObject, type PDFRef, entriesOf } from './primitives.js';
+import { PDFContext, PDFDict, type PDFDocument, type PDFName, PDFNull, type PDFObject, type PDFRef } from './primitives.js';
 import { type ObjectSource, type ObjectStore, storeOf } from './store.js';
 
 /** The object store of a fork: its own copies over the shared originals. */
@@ -74,9 +74,9 @@ class ForkedObjects extends LayeredObjects {
 
 /** `dict` with null at `keys` (those present), in the same order: what the fork copies instead of values it would throw away. */
 function withNullAt(dict: PDFDict, keys: readonly PDFName[]): PDFDict {
-  const map = new Map(entriesOf(dict));
-  for (const key of keys) if (map.has(key)) map.set(key, PDFNull);
-  return PDFDict.fromMapWithContext(map, dict.context);
+  const copy = dict.copyIn(dict.context);
+  for (const key of keys) if (copy.get(key, true) !== undefined) copy.set(key, PDFNull);
+  return copy;
 }
 
 /**

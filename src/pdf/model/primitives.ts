@@ -394,55 +394,156 @@ export class UnexpectedObjectTypeError extends Error {
   }
 }
 
-/** A dictionary: its entries in a Map, in the order they were set. */
+/**
+ * Entries a dictionary keeps as key/value pairs in one array; beyond, a Map. A Map with its hash table is ~180
+ * bytes more than the pairs for a few entries, and a document has a few dictionaries a page (long-text at the
+ * end of a watermark's save: 8,645 dictionaries, 1.8 MB of Maps). Scanning up to this many keys costs no more
+ * than hashing one.
+ */
+const SMALL_DICT = 12;
+
+/** A dictionary: its entries in the order they were set. */
 export class PDFDict extends PDFObject {
+  /** Up to SMALL_DICT entries: [key0, value0, key1, value1, …]; undefined once the entries are in `map`. */
+  private pairs: PDFObject[] | undefined;
+  private map: Map<PDFName, PDFObject> | undefined;
+
+  /** Through withContext or fromMapWithContext (public for look-ups typed by class). */
   constructor(
-    /** The entries, read in place (a walk over a large document would otherwise copy them many times over). */
-    readonly entriesMap: Map<PDFName, PDFObject>,
+    pairs: PDFObject[] | undefined,
+    map: Map<PDFName, PDFObject> | undefined,
     /** The document whose references the dictionary's look-ups resolve. */
     public context: PDFContext,
   ) {
     super();
+    this.pairs = pairs;
+    this.map = map;
   }
 
   static withContext(context: PDFContext): PDFDict {
-    return new PDFDict(new Map(), context);
+    return new PDFDict([], undefined, context);
   }
 
-  /** A dictionary holding `map` itself (not a copy). */
+  /** A dictionary of `map`'s entries (`map` itself when it is large: not to be changed after). */
   static fromMapWithContext(map: Map<PDFName, PDFObject>, context: PDFContext): PDFDict {
-    return new PDFDict(map, context);
+    if (map.size > SMALL_DICT) return new PDFDict(undefined, map, context);
+    const pairs: PDFObject[] = new Array(map.size * 2);
+    let i = 0;
+    map.forEach((value, key) => {
+      pairs[i++] = key;
+      pairs[i++] = value;
+    });
+    return new PDFDict(pairs, undefined, context);
+  }
+
+  /**
+   * A dictionary of `pairs` as read ([key0, value0, …]; a key met again replaces the earlier value in its place,
+   * as set does). `pairs` itself is not kept: it was grown by push, with room to spare.
+   */
+  static fromPairsWithContext(pairs: readonly PDFObject[], context: PDFContext): PDFDict {
+    if (pairs.length <= SMALL_DICT * 2 && distinctKeys(pairs)) return new PDFDict(pairs.slice(), undefined, context);
+    const dict = new PDFDict([], undefined, context);
+    for (let i = 0; i < pairs.length; i += 2) dict.set(pairs[i] as PDFName, pairs[i + 1]);
+    return dict;
+  }
+
+  /** A new dictionary of the same entries, in the same order, in `context`. */
+  copyIn(context: PDFContext): PDFDict {
+    return new PDFDict(this.pairs?.slice(), this.map && new Map(this.map), context);
+  }
+
+  get size(): number {
+    return this.pairs ? this.pairs.length / 2 : this.map!.size;
+  }
+
+  /** Calls `visit(value, key)` for each entry in order, with `thisArg` as its this (as Map's forEach). */
+  forEach<T>(visit: (this: T, value: PDFObject, key: PDFName) => void, thisArg?: T): void {
+    const pairs = this.pairs;
+    if (!pairs) {
+      this.map!.forEach(visit as (value: PDFObject, key: PDFName) => void, thisArg);
+      return;
+    }
+    for (let i = 0; i < pairs.length; i += 2) visit.call(thisArg as T, pairs[i + 1], pairs[i] as PDFName);
   }
 
   keys(): PDFName[] {
-    return [...this.entriesMap.keys()];
+    const pairs = this.pairs;
+    if (!pairs) return [...this.map!.keys()];
+    const keys: PDFName[] = [];
+    for (let i = 0; i < pairs.length; i += 2) keys.push(pairs[i] as PDFName);
+    return keys;
   }
 
   values(): PDFObject[] {
-    return [...this.entriesMap.values()];
+    const pairs = this.pairs;
+    if (!pairs) return [...this.map!.values()];
+    const values: PDFObject[] = [];
+    for (let i = 1; i < pairs.length; i += 2) values.push(pairs[i]);
+    return values;
   }
 
   entries(): [PDFName, PDFObject][] {
-    return [...this.entriesMap.entries()];
+    const pairs = this.pairs;
+    if (!pairs) return [...this.map!.entries()];
+    const entries: [PDFName, PDFObject][] = [];
+    for (let i = 0; i < pairs.length; i += 2) entries.push([pairs[i] as PDFName, pairs[i + 1]]);
+    return entries;
   }
 
+  /** Replaces the value of a key present (in its place), else adds the entry last. */
   set(key: PDFName, value: PDFObject): void {
-    this.entriesMap.set(key, value);
+    const pairs = this.pairs;
+    if (!pairs) {
+      this.map!.set(key, value);
+      return;
+    }
+    for (let i = 0; i < pairs.length; i += 2) {
+      if (pairs[i] === key) {
+        pairs[i + 1] = value;
+        return;
+      }
+    }
+    if (pairs.length < SMALL_DICT * 2) {
+      // An array of exactly the entries: push would leave room for 8 more, kept as long as the dictionary is.
+      this.pairs = pairs.concat(key, value);
+      return;
+    }
+    const map = new Map<PDFName, PDFObject>();
+    for (let i = 0; i < pairs.length; i += 2) map.set(pairs[i] as PDFName, pairs[i + 1]);
+    map.set(key, value);
+    this.map = map;
+    this.pairs = undefined;
+  }
+
+  /** The value at `key`, null included. */
+  private find(key: PDFName): PDFObject | undefined {
+    const pairs = this.pairs;
+    if (!pairs) return this.map!.get(key);
+    for (let i = 0; i < pairs.length; i += 2) if (pairs[i] === key) return pairs[i + 1];
+    return undefined;
   }
 
   /** The entry as written (a reference is not followed); null counts as absent unless `keepNull`. */
   get(key: PDFName, keepNull = false): PDFObject | undefined {
-    const value = this.entriesMap.get(key);
+    const value = this.find(key);
     return value === PDFNull && !keepNull ? undefined : value;
   }
 
   has(key: PDFName): boolean {
-    const value = this.entriesMap.get(key);
+    const value = this.find(key);
     return value !== undefined && value !== PDFNull;
   }
 
   delete(key: PDFName): boolean {
-    return this.entriesMap.delete(key);
+    const pairs = this.pairs;
+    if (!pairs) return this.map!.delete(key);
+    for (let i = 0; i < pairs.length; i += 2) {
+      if (pairs[i] === key) {
+        pairs.splice(i, 2);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The entry with its reference followed. With types, it must be one of them (else UnexpectedObjectTypeError). */
@@ -450,7 +551,7 @@ export class PDFDict extends PDFObject {
   lookup<T extends TypeArg[]>(key: PDFName, ...types: T): Instance<T[number]>;
   lookup(key: PDFName, ...types: TypeArg[]): PDFObject | undefined {
     // Untyped (nearly every call): no spread of the types into the context's look-up, which made two arrays a call.
-    if (types.length === 0) return present(resolved(this.context, this.entriesMap.get(key)));
+    if (types.length === 0) return present(resolved(this.context, this.find(key)));
     const keepNull = types.includes(PDFNull);
     const value = this.context.lookup(this.get(key, keepNull), ...types);
     return value === PDFNull && !keepNull ? undefined : value;
@@ -465,7 +566,7 @@ export class PDFDict extends PDFObject {
 
   toString(): string {
     let text = '<<\n';
-    this.entriesMap.forEach((value, key) => {
+    this.forEach((value, key) => {
       text += `${key.toString()} ${value.toString()}\n`;
     });
     return `${text}>>`;
@@ -473,11 +574,16 @@ export class PDFDict extends PDFObject {
 
   override sizeInBytes(): number {
     let size = 5;
-    this.entriesMap.forEach((value, key) => {
+    this.forEach((value, key) => {
       size += key.sizeInBytes() + value.sizeInBytes() + 2;
     });
     return size;
   }
+}
+
+function distinctKeys(pairs: readonly PDFObject[]): boolean {
+  for (let i = 2; i < pairs.length; i += 2) for (let j = 0; j < i; j += 2) if (pairs[i] === pairs[j]) return false;
+  return true;
 }
 
 /** An array. */
@@ -773,11 +879,6 @@ export interface PDFDocument {
   readonly context: PDFContext;
   readonly catalog: PDFDict;
   readonly isEncrypted: boolean;
-}
-
-/** A dictionary's entries where they are kept, for reading only. */
-export function entriesOf(dict: PDFDict): ReadonlyMap<PDFName, PDFObject> {
-  return dict.entriesMap;
 }
 
 /** An array's items where they are kept, for reading only. */

@@ -6,7 +6,7 @@
  * these. The walk keeps a stack of its own rather than recursing: nesting is
  * bounded by the parser, but objects made in memory are not.
  */
-import { entriesOf, itemsOf, PDFArray, PDFDict, type PDFName, type PDFObject, PDFStream } from './primitives.js';
+import { itemsOf, PDFArray, PDFDict, type PDFName, type PDFObject, PDFStream } from './primitives.js';
 
 /** Where a child is written: the dictionary or array that holds it, and its key or index there. */
 export type Holder = PDFDict | PDFArray;
@@ -28,7 +28,7 @@ export function forEachChild(obj: PDFObject, visit: Visit): void {
     entryVisit = visit;
     entryHolder = container;
     try {
-      entriesOf(container).forEach(visitEntry);
+      container.forEach(visitEntry);
     } finally {
       entryVisit = outerVisit;
       entryHolder = outerHolder;

@@ -292,7 +292,7 @@ export class ObjectParser {
 
   private dict(depth: number): PDFDict {
     const { bytes, end } = this;
-    const map = new Map<PDFName, PDFObject>();
+    const pairs: PDFObject[] = [];
     this.pos += 2;
     for (;;) {
       this.pos = skipWhite(bytes, this.pos, end);
@@ -321,12 +321,12 @@ export class ObjectParser {
       const at = skipWhite(bytes, this.pos, end);
       // A key with no value before `>>` (or the end of lenient data) is null.
       if ((bytes[at] === 0x3e && bytes[at + 1] === 0x3e) || (this.lenient && at >= end)) {
-        map.set(key, PDFNull);
+        pairs.push(key, PDFNull);
         continue;
       }
-      map.set(key, this.value(depth + 1));
+      pairs.push(key, this.value(depth + 1));
     }
-    return PDFDict.fromMapWithContext(map, this.ctx.context);
+    return PDFDict.fromPairsWithContext(pairs, this.ctx.context);
   }
 
   /**

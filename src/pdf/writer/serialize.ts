@@ -6,7 +6,7 @@
  * tokens rather than building each container's text (nested containers
  * would be built once per level).
  */
-import { entriesOf, itemsOf, PDFArray, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
+import { itemsOf, PDFArray, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 
 /**
  * Where the written form goes, a token at a time. A reference is handed over
@@ -36,7 +36,7 @@ export function writeTokens(object: PDFObject, out: TokenWriter): void {
   else if (object instanceof PDFDict) {
     out.token('<<\n');
     // forEach with `out` as its this: neither an array per entry (for-of) nor a closure per dictionary.
-    entriesOf(object).forEach(writeEntry, out);
+    object.forEach(writeEntry, out);
     out.token('>>');
   } else if (object instanceof PDFArray) {
     out.token('[ ');

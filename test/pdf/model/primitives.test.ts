@@ -20,6 +20,7 @@ import {
   PDFString,
   UnexpectedObjectTypeError,
 } from '../../../src/pdf/model/primitives.js';
+import { parseValue } from '../../../src/pdf/reader/parser.js';
 import { memoryContext } from '../../helpers/memory-context.js';
 
 /**
@@ -148,5 +149,60 @@ describe('look-ups', () => {
     expect(() => page.lookup(PDFName.of('Kids'), PDFDict)).toThrow('Expected instance of PDFDict, but got instance of PDFArray');
     expect(context.enumerateIndirectObjects()).toEqual([[ref, kids]]);
     expect(ref.objectNumber).toBe(context.largestObjectNumber);
+  });
+});
+
+describe('dictionaries, small (pairs) and large (a Map)', () => {
+  const ctx = { context: new PDFContext(), exists: () => true, lengthOf: () => undefined };
+  const entriesOf = (dict: PDFDict) => dict.entries().map(([key, value]) => [key.asString(), value.toString()]);
+  const mapEntries = (map: Map<string, string>) => [...map.entries()].map(([key, value]) => [`/${key}`, value]);
+
+  it('keep the order and values a Map keeps through sets and deletes, across the size where they change form', () => {
+    const dict = PDFDict.withContext(new PDFContext());
+    const oracle = new Map<string, string>();
+    // A fixed pseudo-random walk: sets of new and present keys, deletes, up to 30 keys and down again.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let step = 0; step < 2000; step++) {
+      const key = `K${next(step < 1000 ? 30 : 14)}`;
+      if (next(4) === 0) expect(dict.delete(PDFName.of(key))).toBe(oracle.delete(key));
+      else {
+        dict.set(PDFName.of(key), PDFNumber.of(step));
+        oracle.set(key, String(step));
+      }
+      expect(entriesOf(dict)).toEqual(mapEntries(oracle));
+      expect(dict.size).toBe(oracle.size);
+      expect(dict.get(PDFName.of(key))?.toString()).toBe(oracle.get(key));
+    }
+  });
+
+  it('parsed: a key written twice keeps its first place and takes its last value, in small and large dictionaries', () => {
+    const parse = (text: string) => parseValue(Buffer.from(text, 'latin1'), 0, text.length, ctx) as PDFDict;
+    expect(entriesOf(parse('<< /A 1 /B 2 /A 3 /C >>'))).toEqual([
+      ['/A', '3'],
+      ['/B', '2'],
+      ['/C', 'null'],
+    ]);
+    const keys = Array.from({ length: 20 }, (_, i) => `/K${i % 15}`);
+    const oracle = new Map<string, string>();
+    keys.forEach((key, i) => oracle.set(key.slice(1), String(i)));
+    const large = parse(`<< ${keys.map((key, i) => `${key} ${i}`).join(' ')} >>`);
+    expect(entriesOf(large)).toEqual(mapEntries(oracle));
+    expect(large.get(PDFName.of('K3'))?.toString()).toBe('18');
+  });
+
+  it('a copy has the same entries and changes apart from the original', () => {
+    for (const size of [0, 3, 20]) {
+      const original = PDFDict.withContext(new PDFContext());
+      for (let i = 0; i < size; i++) original.set(PDFName.of(`K${i}`), PDFNumber.of(i));
+      const copy = original.copyIn(original.context);
+      copy.set(PDFName.of('Added'), PDFNull);
+      copy.delete(PDFName.of('K0'));
+      expect(original.size).toBe(size);
+      expect(entriesOf(original)).toEqual(Array.from({ length: size }, (_, i) => [`/K${i}`, String(i)]));
+    }
   });
 });
