@@ -29,7 +29,7 @@ import { literalString, stringBytes, transformStrings } from './decrypt.js';
 import type { RawObject } from '../reader/skim.js';
 import { replaceRawStrings, type RawStrings } from './raw-strings.js';
 import { directFileId, fileIdArray, hexString as hex } from './file-id.js';
-import { AesEncryptor, encryptData, encryptPieces, newEncryption, objectKeys, type Algorithm } from './standard.js';
+import { AesEncryptor, encryptData, encryptPieces, type Derivations, newEncryption, objectKeys, type Algorithm } from './standard.js';
 
 export interface EncryptOptions {
   algorithm: Algorithm;
@@ -116,6 +116,8 @@ export interface ExpectedEncryption {
   options: EncryptOptions;
   /** The key every object was encrypted with. */
   fileKey: Uint8Array;
+  /** The derivations of /O, /U and the key (standard.ts Derivations): the check's passwords find them by their inputs. */
+  memo: Derivations;
   /** Objects to decrypt from the output and compare: the first with a string, the first stream with at most PROBE_DATA_LIMIT bytes of data. */
   probes: Probe[];
 }
@@ -132,11 +134,11 @@ const PROBE_DATA_LIMIT = 1 << 16;
 export function prepareEncryption(context: PDFContext, options: EncryptOptions): Encryption {
   raiseVersion(context, options.algorithm);
   const id0 = setFileId(context);
-  const { params, fileKey } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
+  const { params, fileKey, memo } = newEncryption(options.algorithm, options.userPassword, options.ownerPassword, options.permissions, id0);
   const method = params.filters.get(params.stmF)!;
   // One running cipher per key (standard.ts): AES-256's one key serves the whole document.
   const aes = new AesEncryptor();
-  const expected: ExpectedEncryption = { options, fileKey, probes: [] };
+  const expected: ExpectedEncryption = { options, fileKey, memo, probes: [] };
   let stringProbe = false;
   let streamProbe = false;
 

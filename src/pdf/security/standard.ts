@@ -104,16 +104,47 @@ function rc4PasswordCandidates(password: string): Buffer[] {
   return candidates.map((c) => c.subarray(0, Math.min(32, c.length)));
 }
 
+/**
+ * The slow derivations one encryption made (revisions 2 to 4: 51 MD5s for a
+ * key, 20 RC4s for /U; revision 6: hashes of 64+ rounds of AES and SHA-2),
+ * by all of their inputs. Its output check (check-output.ts) derives again
+ * from the same passwords and from the values it reads back: a derivation of
+ * the very same bytes has the same result, so it is taken, not computed
+ * again; bytes read back that differ from those written find no entry and
+ * are derived. Held as long as the encryption, which holds its passwords.
+ */
+export class Derivations {
+  private readonly entries: { inputs: Uint8Array[]; value: Buffer }[] = [];
+
+  derive(inputs: Uint8Array[], compute: () => Buffer): Buffer {
+    for (const entry of this.entries) {
+      if (entry.inputs.length === inputs.length && entry.inputs.every((input, i) => sameBytes(input, inputs[i]))) return entry.value;
+    }
+    const value = compute();
+    this.entries.push({ inputs: inputs.map((input) => Uint8Array.from(input)), value });
+    return value;
+  }
+}
+
+/** What a derivation is, and the numbers it takes besides bytes: the first of its inputs. */
+const FILE_KEY = 1;
+const USER_VALUE = 2;
+const OWNER_KEY = 3;
+const HASH_R6 = 4;
+const derivation = (kind: number, R: number, n = 0): Uint8Array => Uint8Array.of(kind, R, n);
+
 // ---------------------------------------------------------------------------
 // Revisions 2 to 4
 
 /** Algorithm 2: the file key of `n` bytes from a (user) password. */
-function fileKeyR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer {
+function fileKeyR4(params: EncryptionParameters, password: Uint8Array, n: number, memo: Derivations): Buffer {
   const parts = [padPassword(password), params.O.subarray(0, 32), int32le(params.P), params.id0];
   if (params.R >= 4 && !params.encryptMetadata) parts.push(Buffer.from([0xff, 0xff, 0xff, 0xff]));
-  let digest = md5(...parts);
-  if (params.R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest.subarray(0, n));
-  return digest.subarray(0, n);
+  return memo.derive([derivation(FILE_KEY, params.R, n), ...parts], () => {
+    let digest = md5(...parts);
+    if (params.R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest.subarray(0, n));
+    return digest.subarray(0, n);
+  });
 }
 
 function xorKey(key: Uint8Array, i: number): Uint8Array {
@@ -123,36 +154,40 @@ function xorKey(key: Uint8Array, i: number): Uint8Array {
 }
 
 /** Algorithms 4 and 5: the /U value for a file key (R3+: 16 significant bytes). */
-function userValueR4(params: Pick<EncryptionParameters, 'R' | 'id0'>, key: Uint8Array): Uint8Array {
-  if (params.R === 2) return rc4(key, PASSWORD_PADDING);
-  let x = rc4(key, md5(PASSWORD_PADDING, params.id0));
-  for (let i = 1; i <= 19; i++) x = rc4(xorKey(key, i), x);
-  return x;
+function userValueR4(params: Pick<EncryptionParameters, 'R' | 'id0'>, key: Uint8Array, memo: Derivations): Uint8Array {
+  return memo.derive([derivation(USER_VALUE, params.R), key, params.id0], () => {
+    if (params.R === 2) return Buffer.from(rc4(key, PASSWORD_PADDING));
+    let x = rc4(key, md5(PASSWORD_PADDING, params.id0));
+    for (let i = 1; i <= 19; i++) x = rc4(xorKey(key, i), x);
+    return Buffer.from(x);
+  });
 }
 
 /** Algorithm 3, steps a to d: the RC4 key of `n` bytes that encrypts the padded user password into /O. */
-function ownerKeyR4(R: number, n: number, ownerPassword: Uint8Array): Buffer {
-  let digest = md5(padPassword(ownerPassword));
-  if (R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest);
-  return digest.subarray(0, n);
+function ownerKeyR4(R: number, n: number, ownerPassword: Uint8Array, memo: Derivations): Buffer {
+  return memo.derive([derivation(OWNER_KEY, R, n), ownerPassword], () => {
+    let digest = md5(padPassword(ownerPassword));
+    if (R >= 3) for (let i = 0; i < 50; i++) digest = md5(digest);
+    return digest.subarray(0, n);
+  });
 }
 
 /** Algorithm 6: the file key of `n` bytes when `password` is the user password, else undefined. */
-function authenticateUserR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer | undefined {
-  const key = fileKeyR4(params, password, n);
-  const expected = userValueR4(params, key);
+function authenticateUserR4(params: EncryptionParameters, password: Uint8Array, n: number, memo: Derivations): Buffer | undefined {
+  const key = fileKeyR4(params, password, n, memo);
+  const expected = userValueR4(params, key, memo);
   const significant = params.R === 2 ? 32 : 16;
   if (params.U.length < significant) return undefined;
   return sameBytes(expected.subarray(0, significant), params.U.subarray(0, significant)) ? key : undefined;
 }
 
 /** Algorithm 7: the file key of `n` bytes when `password` is the owner password, else undefined. */
-function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array, n: number): Buffer | undefined {
-  const key = ownerKeyR4(params.R, n, password);
+function authenticateOwnerR4(params: EncryptionParameters, password: Uint8Array, n: number, memo: Derivations): Buffer | undefined {
+  const key = ownerKeyR4(params.R, n, password, memo);
   let user: Uint8Array = params.O.subarray(0, 32);
   if (params.R === 2) user = rc4(key, user);
   else for (let i = 19; i >= 0; i--) user = rc4(xorKey(key, i), user);
-  return authenticateUserR4(params, user, n);
+  return authenticateUserR4(params, user, n, memo);
 }
 
 /**
@@ -194,7 +229,11 @@ function aesNoPadding(mode: 'encrypt' | 'decrypt', algorithm: string, key: Uint8
 }
 
 /** Algorithm 2.B (revision 6); revision 5 is its first SHA-256 alone. */
-function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint8Array = new Uint8Array(0)): Buffer {
+function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint8Array, memo: Derivations): Buffer {
+  return memo.derive([derivation(HASH_R6, R), password, salt, userKey], () => hashR6Rounds(R, password, salt, userKey));
+}
+
+function hashR6Rounds(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint8Array): Buffer {
   let k = sha('sha256', password, salt, userKey);
   if (R === 5) return k;
   let e: Buffer = Buffer.alloc(0);
@@ -210,18 +249,20 @@ function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint
   return k.subarray(0, 32);
 }
 
+const NO_USER_KEY = new Uint8Array(0);
+
 /** Algorithm 2.A: the file key when `password` is the owner or (unless `only` says owner) the user password. */
-function authenticateR6(params: EncryptionParameters, password: Buffer, only?: 'owner'): Buffer | undefined {
+function authenticateR6(params: EncryptionParameters, password: Buffer, only: 'owner' | undefined, memo: Derivations): Buffer | undefined {
   const { O, U, OE, UE, R } = params;
   if (O.length < 48 || U.length < 48) return undefined;
   const zeroIv = Buffer.alloc(16);
   const u48 = U.subarray(0, 48);
-  if (OE && OE.length >= 32 && sameBytes(hashR6(R, password, O.subarray(32, 40), u48), O.subarray(0, 32))) {
-    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, O.subarray(40, 48), u48), zeroIv, OE.subarray(0, 32));
+  if (OE && OE.length >= 32 && sameBytes(hashR6(R, password, O.subarray(32, 40), u48, memo), O.subarray(0, 32))) {
+    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, O.subarray(40, 48), u48, memo), zeroIv, OE.subarray(0, 32));
   }
   if (only === 'owner') return undefined;
-  if (UE && UE.length >= 32 && sameBytes(hashR6(R, password, U.subarray(32, 40)), U.subarray(0, 32))) {
-    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, U.subarray(40, 48)), zeroIv, UE.subarray(0, 32));
+  if (UE && UE.length >= 32 && sameBytes(hashR6(R, password, U.subarray(32, 40), NO_USER_KEY, memo), U.subarray(0, 32))) {
+    return aesNoPadding('decrypt', 'aes-256-cbc', hashR6(R, password, U.subarray(40, 48), NO_USER_KEY, memo), zeroIv, UE.subarray(0, 32));
   }
   return undefined;
 }
@@ -233,11 +274,11 @@ function authenticateR6(params: EncryptionParameters, password: Buffer, only?: '
  * opens nothing. Every candidate encoding and key length is tried; none is
  * short-circuited on a partial match.
  */
-export function authenticate(params: EncryptionParameters, password: string): Uint8Array | undefined {
-  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password));
+export function authenticate(params: EncryptionParameters, password: string, memo = new Derivations()): Uint8Array | undefined {
+  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), undefined, memo);
   for (const n of keyLengthCandidates(params)) {
     for (const candidate of rc4PasswordCandidates(password)) {
-      const key = authenticateUserR4(params, candidate, n) ?? authenticateOwnerR4(params, candidate, n);
+      const key = authenticateUserR4(params, candidate, n, memo) ?? authenticateOwnerR4(params, candidate, n, memo);
       if (key) return key;
     }
   }
@@ -245,11 +286,11 @@ export function authenticate(params: EncryptionParameters, password: string): Ui
 }
 
 /** The file key when `password` is the owner password (not merely the user password), else undefined. */
-export function authenticateOwner(params: EncryptionParameters, password: string): Uint8Array | undefined {
-  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), 'owner');
+export function authenticateOwner(params: EncryptionParameters, password: string, memo = new Derivations()): Uint8Array | undefined {
+  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), 'owner', memo);
   for (const n of keyLengthCandidates(params)) {
     for (const candidate of rc4PasswordCandidates(password)) {
-      const key = authenticateOwnerR4(params, candidate, n);
+      const key = authenticateOwnerR4(params, candidate, n, memo);
       if (key) return key;
     }
   }
@@ -530,6 +571,8 @@ export type Algorithm = 'AES-128' | 'AES-256';
 export interface NewEncryption {
   params: EncryptionParameters;
   fileKey: Uint8Array;
+  /** The derivations /O, /U and the file key were made with, for the output check to find again. */
+  memo: Derivations;
 }
 
 /**
@@ -542,7 +585,8 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
     const user = Buffer.from(userPassword, 'latin1').subarray(0, 32);
     const owner = Buffer.from(ownerPassword, 'latin1').subarray(0, 32);
     let O: Uint8Array = padPassword(user);
-    const ownerKey = ownerKeyR4(4, 16, owner);
+    const memo = new Derivations();
+    const ownerKey = ownerKeyR4(4, 16, owner, memo);
     for (let i = 0; i <= 19; i++) O = rc4(xorKey(ownerKey, i), O);
     const params: EncryptionParameters = {
       filter: 'Standard',
@@ -560,20 +604,21 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
       efF: 'StdCF',
       id0,
     };
-    const fileKey = fileKeyR4(params, user, 16);
-    params.U = Buffer.concat([userValueR4(params, fileKey), randomBytes(16)]);
-    return { params, fileKey };
+    const fileKey = fileKeyR4(params, user, 16, memo);
+    params.U = Buffer.concat([userValueR4(params, fileKey, memo), randomBytes(16)]);
+    return { params, fileKey, memo };
   }
   const fileKey = randomBytes(32);
+  const memo = new Derivations();
   const user = aesPasswordBytes(userPassword);
   const owner = aesPasswordBytes(ownerPassword);
   const zeroIv = Buffer.alloc(16);
   const userSalts = randomBytes(16);
-  const U = Buffer.concat([hashR6(6, user, userSalts.subarray(0, 8)), userSalts]);
-  const UE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, user, userSalts.subarray(8, 16)), zeroIv, fileKey);
+  const U = Buffer.concat([hashR6(6, user, userSalts.subarray(0, 8), NO_USER_KEY, memo), userSalts]);
+  const UE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, user, userSalts.subarray(8, 16), NO_USER_KEY, memo), zeroIv, fileKey);
   const ownerSalts = randomBytes(16);
-  const O = Buffer.concat([hashR6(6, owner, ownerSalts.subarray(0, 8), U), ownerSalts]);
-  const OE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, owner, ownerSalts.subarray(8, 16), U), zeroIv, fileKey);
+  const O = Buffer.concat([hashR6(6, owner, ownerSalts.subarray(0, 8), U, memo), ownerSalts]);
+  const OE = aesNoPadding('encrypt', 'aes-256-cbc', hashR6(6, owner, ownerSalts.subarray(8, 16), U, memo), zeroIv, fileKey);
   // /Perms: P, then 0xFFFFFFFF, 'T' (metadata encrypted), 'adb', four random bytes; AES-256-ECB.
   const perms = Buffer.concat([int32le(P), Buffer.from([0xff, 0xff, 0xff, 0xff]), Buffer.from('Tadb', 'latin1'), randomBytes(4)]);
   const Perms = aesNoPadding('encrypt', 'aes-256-ecb', fileKey, null, perms);
@@ -596,5 +641,5 @@ export function newEncryption(algorithm: Algorithm, userPassword: string, ownerP
     efF: 'StdCF',
     id0,
   };
-  return { params, fileKey };
+  return { params, fileKey, memo };
 }
