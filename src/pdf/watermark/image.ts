@@ -156,13 +156,18 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   if (inflated.length < height * (stride + 1)) return undefined;
   if (!unfilter(inflated, height, stride, channels)) return undefined;
   const count = width * height;
-  // Grey widens to three bytes a pixel: its own buffer. RGB and RGBA narrow: written over the rows they are read from, behind the reading.
-  const rgbChannel = channels < 3 ? new Uint8Array(count * 3) : inflated.subarray(0, count * 3);
+  if (colorType === 2) {
+    // The rows moved up over their filter bytes: the colour as it is.
+    for (let y = 0; y < height; y++) inflated.copyWithin(y * stride, y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    return { width, height, rgbChannel: inflated.subarray(0, count * 3) };
+  }
+  // Grey widens to three bytes a pixel: its own buffer. RGBA narrows: written over the rows it is read from, behind the reading.
+  const rgbChannel = colorType === 6 ? inflated.subarray(0, count * 3) : new Uint8Array(count * 3);
   const alphaChannel = colorType === 4 || colorType === 6 ? new Uint8Array(count) : undefined;
   let translucent = false;
   for (let y = 0, i = 0; y < height; y++) {
     for (let x = 0, at = y * (stride + 1) + 1; x < width; x++, i++, at += channels) {
-      if (channels >= 3) {
+      if (colorType === 6) {
         rgbChannel[3 * i] = inflated[at];
         rgbChannel[3 * i + 1] = inflated[at + 1];
         rgbChannel[3 * i + 2] = inflated[at + 2];
