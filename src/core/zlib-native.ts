@@ -91,6 +91,33 @@ export function inflateSync(data: Uint8Array, options: ZlibOptions = {}): Buffer
   return whole(INFLATE, data, options) ?? nodeZlib().inflateSync(data, options);
 }
 
+/**
+ * zlib-wrapped inflate, as inflateSync with `maxOutputLength: size`, into one
+ * buffer of `size` + 1 bytes made up front (pages never written are never
+ * touched): for output whose most is known, without the 16 KB pieces and
+ * their joined copy held beside each other.
+ */
+export function inflateSized(data: Uint8Array, size: number, finishFlush = Z_FINISH): Buffer {
+  const opened = openZlib(INFLATE);
+  if (!opened) return nodeZlib().inflateSync(data, { finishFlush, maxOutputLength: size });
+  const { handle, state } = opened;
+  let failure: Error | undefined;
+  handle.onerror = (message, errno, code) => {
+    failure = Object.assign(new Error(message), { errno, code });
+  };
+  try {
+    const out = Buffer.allocUnsafeSlow(size + 1);
+    // One write: zlib stops with room left only when the input is used up or the stream has ended.
+    handle.writeSync(finishFlush, data, 0, data.byteLength, out, 0, out.length);
+    if (failure) throw failure;
+    const [roomLeft] = state;
+    if (roomLeft === 0) throw Object.assign(new RangeError(`Cannot create a Buffer larger than ${size} bytes`), { code: 'ERR_BUFFER_TOO_LARGE' });
+    return out.subarray(0, out.length - roomLeft);
+  } finally {
+    handle.close();
+  }
+}
+
 /** Raw inflate, as node:zlib's inflateRawSync. */
 export function inflateRawSync(data: Uint8Array, options: ZlibOptions = {}): Buffer {
   return whole(INFLATERAW, data, options) ?? nodeZlib().inflateRawSync(data, options);

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as nodeZlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { deflateSync, inflateRawSync, inflateSync, Z_SYNC_FLUSH } from '../../src/core/zlib-native.js';
+import { deflateSync, inflateRawSync, inflateSized, inflateSync, Z_SYNC_FLUSH } from '../../src/core/zlib-native.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 
 /** Text that compresses (a page's content, many times over) and bytes that do not, of sizes around node:zlib's 16 KB chunk. */
@@ -76,6 +76,37 @@ describe('zlib through the binding', () => {
         failure(() => run(ours)),
         what,
       ).toEqual(expected);
+    }
+  });
+
+  it('inflates into one buffer of a known most as node:zlib does with that maxOutputLength: the bytes, and the failures', () => {
+    for (const input of inputs) {
+      const deflated = nodeZlib.deflateSync(input);
+      const cut = deflated.subarray(0, Math.floor(deflated.length / 2));
+      const damaged = Buffer.from(deflated);
+      damaged.fill(0xff, 2, Math.min(damaged.length, 40));
+      const cases: Array<[string, Buffer, number, number | undefined]> = [
+        ['exactly its size', deflated, input.length, undefined],
+        ['room to spare', deflated, input.length + 1000, undefined],
+        ['one byte short', deflated, input.length - 1, undefined],
+        ['cut off, sync flush', cut, input.length, Z_SYNC_FLUSH],
+        ['cut off', cut, input.length, undefined],
+        ['damaged', damaged, input.length, undefined],
+      ];
+      for (const [what, data, size, finishFlush] of cases) {
+        // node:zlib takes a maxOutputLength of 1 or more.
+        if (size < 1) continue;
+        const options = { maxOutputLength: size, ...(finishFlush === undefined ? {} : { finishFlush }) };
+        const label = `${input.length} bytes, ${what}`;
+        let expected: Buffer | undefined;
+        const expectedFailure = failure(() => (expected = nodeZlib.inflateSync(data, options)));
+        let ours: Buffer | undefined;
+        expect(
+          failure(() => (ours = inflateSized(data, size, finishFlush))),
+          label,
+        ).toEqual(expectedFailure);
+        if (expected) expect(Buffer.compare(ours as unknown as Buffer, expected), label).toBe(0);
+      }
     }
   });
 

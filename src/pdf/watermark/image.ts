@@ -3,7 +3,7 @@
  * (baseline or progressive; grey, RGB or CMYK). Anything else is refused with
  * a message that says what the bytes look like.
  */
-import { inflateSync, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
+import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import type { PDFContext, PDFRef } from '../model/primitives.js';
 import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
@@ -56,7 +56,11 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
   const inflated = isPng ? checkPngSize(bytes) : undefined;
   try {
     const plain = inflated && plainPng(bytes, inflated);
-    if (plain) return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, plain) };
+    if (plain) {
+      // Deflated now, before the document is opened: the pixels and zlib's state are freed before the reader's memory is taken, not held beside it.
+      const deflated = deflatePngPixels(plain);
+      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated) };
+    }
     const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
     if (isJpeg) checkJpegEnd(bytes);
@@ -109,7 +113,7 @@ function checkPngSize(bytes: Uint8Array): Buffer | undefined {
   // Interlaced images store seven reduced passes, each row with its filter byte: less than twice the plain size.
   const needed = height * rowBytes * (bytes[28] === 1 ? 2 : 1) + 1024;
   try {
-    return inflateSync(pngData(bytes), { maxOutputLength: needed, finishFlush: Z_SYNC_FLUSH });
+    return inflateSized(pngData(bytes), needed, Z_SYNC_FLUSH);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw badImage(`its pixel data inflates past the ${width} x ${height} pixels it declares; the image is damaged or malicious: export it again`);
@@ -134,6 +138,9 @@ export interface PngPixels {
  * (its filters and format conversion run in generic JavaScript loops: 20-30
  * ms of a 600 x 200 watermark). Undefined for any other PNG, or data that
  * does not decode cleanly: pdf-lib's decoder takes those, as before.
+ *
+ * Decodes in place: `inflated` is overwritten, and an RGB or RGBA image's
+ * colour is a view of it (no second and third copy of the pixels).
  */
 export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -147,88 +154,113 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   }
   const stride = width * channels;
   if (inflated.length < height * (stride + 1)) return undefined;
-  const pixels = unfilter(inflated, height, stride, channels);
-  if (!pixels) return undefined;
-  if (colorType === 2) return { width, height, rgbChannel: pixels };
+  if (!unfilter(inflated, height, stride, channels)) return undefined;
   const count = width * height;
-  const rgbChannel = new Uint8Array(count * 3);
+  if (colorType === 2) {
+    // The rows moved up over their filter bytes: the colour as it is.
+    for (let y = 0; y < height; y++) inflated.copyWithin(y * stride, y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    return { width, height, rgbChannel: inflated.subarray(0, count * 3) };
+  }
+  // Grey widens to three bytes a pixel: its own buffer. RGBA narrows: written over the rows it is read from, behind the reading.
+  const rgbChannel = colorType === 6 ? inflated.subarray(0, count * 3) : new Uint8Array(count * 3);
   const alphaChannel = colorType === 4 || colorType === 6 ? new Uint8Array(count) : undefined;
   let translucent = false;
-  for (let i = 0, at = 0; i < count; i++, at += channels) {
-    if (colorType === 6) {
-      rgbChannel[3 * i] = pixels[at];
-      rgbChannel[3 * i + 1] = pixels[at + 1];
-      rgbChannel[3 * i + 2] = pixels[at + 2];
-    } else {
-      rgbChannel[3 * i] = rgbChannel[3 * i + 1] = rgbChannel[3 * i + 2] = pixels[at];
-    }
-    if (alphaChannel) {
-      const alpha = pixels[at + channels - 1];
-      alphaChannel[i] = alpha;
-      if (alpha < 255) translucent = true;
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0, at = y * (stride + 1) + 1; x < width; x++, i++, at += channels) {
+      if (colorType === 6) {
+        rgbChannel[3 * i] = inflated[at];
+        rgbChannel[3 * i + 1] = inflated[at + 1];
+        rgbChannel[3 * i + 2] = inflated[at + 2];
+      } else {
+        rgbChannel[3 * i] = rgbChannel[3 * i + 1] = rgbChannel[3 * i + 2] = inflated[at];
+      }
+      if (alphaChannel) {
+        const alpha = inflated[at + channels - 1];
+        alphaChannel[i] = alpha;
+        if (alpha < 255) translucent = true;
+      }
     }
   }
   return { width, height, rgbChannel, alphaChannel: translucent ? alphaChannel : undefined };
 }
 
-/** PNG's row filters undone (None, Sub, Up, Average, Paeth); undefined for a filter type that does not exist. */
-function unfilter(data: Uint8Array, height: number, stride: number, bpp: number): Uint8Array | undefined {
-  const out = new Uint8Array(height * stride);
+/** PNG's row filters undone in place, each row after its filter byte (None, Sub, Up, Average, Paeth); false for a filter type that does not exist. */
+function unfilter(data: Uint8Array, height: number, stride: number, bpp: number): boolean {
   for (let y = 0; y < height; y++) {
     const filter = data[y * (stride + 1)];
-    const from = y * (stride + 1) + 1;
-    const at = y * stride;
+    const at = y * (stride + 1) + 1;
     // The row above (none for the first: zeros).
-    const up = y > 0 ? at - stride : -1;
-    if (filter === 0 || (filter === 2 && up < 0)) {
-      out.set(data.subarray(from, from + stride), at);
-    } else if (filter === 1) {
-      for (let i = 0; i < stride; i++) out[at + i] = (data[from + i] + (i >= bpp ? out[at + i - bpp] : 0)) & 255;
-    } else if (filter === 2) {
-      for (let i = 0; i < stride; i++) out[at + i] = (data[from + i] + out[up + i]) & 255;
+    const up = y > 0 ? at - stride - 1 : -1;
+    // None leaves the row as it is, and so does Up on the first row.
+    if (filter === 1) {
+      for (let i = bpp; i < stride; i++) data[at + i] = (data[at + i] + data[at + i - bpp]) & 255;
+    } else if (filter === 2 && up >= 0) {
+      for (let i = 0; i < stride; i++) data[at + i] = (data[at + i] + data[up + i]) & 255;
     } else if (filter === 3) {
       for (let i = 0; i < stride; i++) {
-        const left = i >= bpp ? out[at + i - bpp] : 0;
-        const above = up >= 0 ? out[up + i] : 0;
-        out[at + i] = (data[from + i] + ((left + above) >> 1)) & 255;
+        const left = i >= bpp ? data[at + i - bpp] : 0;
+        const above = up >= 0 ? data[up + i] : 0;
+        data[at + i] = (data[at + i] + ((left + above) >> 1)) & 255;
       }
     } else if (filter === 4) {
       for (let i = 0; i < stride; i++) {
-        const a = i >= bpp ? out[at + i - bpp] : 0;
-        const b = up >= 0 ? out[up + i] : 0;
-        const c = i >= bpp && up >= 0 ? out[up + i - bpp] : 0;
+        const a = i >= bpp ? data[at + i - bpp] : 0;
+        const b = up >= 0 ? data[up + i] : 0;
+        const c = i >= bpp && up >= 0 ? data[up + i - bpp] : 0;
         const p = a + b - c;
         const pa = Math.abs(p - a);
         const pb = Math.abs(p - b);
         const pc = Math.abs(p - c);
-        out[at + i] = (data[from + i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
+        data[at + i] = (data[at + i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
       }
-    } else {
-      return undefined;
+    } else if (filter !== 0 && filter !== 2) {
+      return false;
     }
   }
-  return out;
+  return true;
+}
+
+/** A plain PNG's channels, each deflated as `PDFContext.flateStream` deflates a stream's contents. */
+interface DeflatedPng {
+  width: number;
+  height: number;
+  rgb: Uint8Array;
+  alpha?: Uint8Array;
+}
+
+/** The alpha channel first, then the colour: the order pdf-lib's embedder deflates them in. */
+function deflatePngPixels(pixels: PngPixels): DeflatedPng {
+  const alpha = pixels.alphaChannel && deflateSync(pixels.alphaChannel);
+  return { width: pixels.width, height: pixels.height, alpha, rgb: deflateSync(pixels.rgbChannel) };
 }
 
 /**
  * Pixels decoded here, embedded as pdf-lib's PNG embedder embeds its own
  * decoder's: the alpha channel (when there is one) as a soft mask first,
- * then the colour, each deflated, with the same entries in the same order.
+ * then the colour, with the same entries in the same order.
  */
-function embedPngPixels(context: PDFContext, pixels: PngPixels): PDFRef {
+function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
   const { width, height } = pixels;
   const image = { Type: 'XObject', Subtype: 'Image' };
   const SMask =
-    pixels.alphaChannel &&
+    pixels.alpha &&
     context.register(
-      context.flateStream(pixels.alphaChannel, { ...image, Height: height, Width: width, BitsPerComponent: 8, ColorSpace: 'DeviceGray', Decode: [0, 1] }),
+      context.stream(pixels.alpha, {
+        ...image,
+        Height: height,
+        Width: width,
+        BitsPerComponent: 8,
+        ColorSpace: 'DeviceGray',
+        Decode: [0, 1],
+        Filter: 'FlateDecode',
+      }),
     );
   return context.register(
-    context.flateStream(pixels.rgbChannel, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask }),
+    context.stream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask, Filter: 'FlateDecode' }),
   );
 }
 
-/** The PNG's compressed pixel data: its IDAT chunks, joined. */
+/** The PNG's compressed pixel data: its IDAT chunks, joined (one chunk is not copied). */
 function pngData(bytes: Uint8Array): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const parts: Uint8Array[] = [];
@@ -237,7 +269,7 @@ function pngData(bytes: Uint8Array): Uint8Array {
     if (startsWith(bytes, 'IDAT', pos + 4)) parts.push(bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + length)));
     pos += 12 + length;
   }
-  return Buffer.concat(parts);
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
 /** pdf-lib only reads a JPEG's header: refuse a file cut off before its image data. */
