@@ -836,7 +836,12 @@ export class PDFContext {
   /** As stream, compressed with Flate (by Node's native zlib). */
   flateStream(contents: string | Uint8Array, dict: { [key: string]: Literal } = {}): PDFRawStream {
     const bytes = typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents;
-    return this.stream(deflateSync(bytes), { ...dict, Filter: 'FlateDecode' });
+    return this.deflatedStream(deflateSync(bytes), dict);
+  }
+
+  /** A stream of contents already deflated (as flateStream deflates them), its dictionary saying so. */
+  deflatedStream(deflated: Uint8Array, dict: { [key: string]: Literal } = {}): PDFRawStream {
+    return this.stream(deflated, { ...dict, Filter: 'FlateDecode' });
   }
 }
 

@@ -245,19 +245,9 @@ function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
   const SMask =
     pixels.alpha &&
     context.register(
-      context.stream(pixels.alpha, {
-        ...image,
-        Height: height,
-        Width: width,
-        BitsPerComponent: 8,
-        ColorSpace: 'DeviceGray',
-        Decode: [0, 1],
-        Filter: 'FlateDecode',
-      }),
+      context.deflatedStream(pixels.alpha, { ...image, Height: height, Width: width, BitsPerComponent: 8, ColorSpace: 'DeviceGray', Decode: [0, 1] }),
     );
-  return context.register(
-    context.stream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask, Filter: 'FlateDecode' }),
-  );
+  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask }));
 }
 
 /** The PNG's compressed pixel data: its IDAT chunks, joined (one chunk is not copied). */
