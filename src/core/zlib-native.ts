@@ -98,24 +98,15 @@ export function inflateSync(data: Uint8Array, options: ZlibOptions = {}): Buffer
  * their joined copy held beside each other.
  */
 export function inflateSized(data: Uint8Array, size: number, finishFlush = Z_FINISH): Buffer {
-  const opened = openZlib(INFLATE);
-  if (!opened) return nodeZlib().inflateSync(data, { finishFlush, maxOutputLength: size });
-  const { handle, state } = opened;
-  let failure: Error | undefined;
-  handle.onerror = (message, errno, code) => {
-    failure = Object.assign(new Error(message), { errno, code });
-  };
-  try {
+  const made = withStream(INFLATE, DEFAULT_LEVEL, (write, state) => {
     const out = Buffer.allocUnsafeSlow(size + 1);
     // One write: zlib stops with room left only when the input is used up or the stream has ended.
-    handle.writeSync(finishFlush, data, 0, data.byteLength, out, 0, out.length);
-    if (failure) throw failure;
+    write(finishFlush, data, 0, data.byteLength, out, 0, out.length);
     const [roomLeft] = state;
-    if (roomLeft === 0) throw Object.assign(new RangeError(`Cannot create a Buffer larger than ${size} bytes`), { code: 'ERR_BUFFER_TOO_LARGE' });
+    if (roomLeft === 0) throw tooLarge(size);
     return out.subarray(0, out.length - roomLeft);
-  } finally {
-    handle.close();
-  }
+  });
+  return made ?? nodeZlib().inflateSync(data, { finishFlush, maxOutputLength: size });
 }
 
 /** Raw inflate, as node:zlib's inflateRawSync. */
@@ -134,16 +125,9 @@ function nodeZlib(): typeof import('node:zlib') {
 
 /** `data` through a fresh stream in one write, as node:zlib's processChunkSync does it; undefined without the binding. */
 function whole(mode: Mode, data: Uint8Array, options: ZlibOptions): Buffer | undefined {
-  const opened = openZlib(mode, options.level);
-  if (!opened) return undefined;
-  const { handle, state } = opened;
   const flush = options.finishFlush ?? Z_FINISH;
   const max = options.maxOutputLength ?? Infinity;
-  let failure: Error | undefined;
-  handle.onerror = (message, errno, code) => {
-    failure = Object.assign(new Error(message), { errno, code });
-  };
-  try {
+  return withStream(mode, options.level ?? DEFAULT_LEVEL, (write, state) => {
     const pieces: Buffer[] = [];
     let total = 0;
     let inOffset = 0;
@@ -151,15 +135,14 @@ function whole(mode: Mode, data: Uint8Array, options: ZlibOptions): Buffer | und
     let out = Buffer.allocUnsafe(CHUNK);
     let outOffset = 0;
     for (;;) {
-      handle.writeSync(flush, data, inOffset, inLength, out, outOffset, CHUNK - outOffset);
-      if (failure) throw failure;
+      write(flush, data, inOffset, inLength, out, outOffset, CHUNK - outOffset);
       const [roomLeft, inputLeft] = state;
       const made = CHUNK - outOffset - roomLeft;
       if (made > 0) {
         pieces.push(out.subarray(outOffset, outOffset + made));
         outOffset += made;
         total += made;
-        if (total > max) throw Object.assign(new RangeError(`Cannot create a Buffer larger than ${max} bytes`), { code: 'ERR_BUFFER_TOO_LARGE' });
+        if (total > max) throw tooLarge(max);
       }
       if (roomLeft === 0 || outOffset >= CHUNK) {
         out = Buffer.allocUnsafe(CHUNK);
@@ -171,7 +154,34 @@ function whole(mode: Mode, data: Uint8Array, options: ZlibOptions): Buffer | und
       inLength = inputLeft;
     }
     return total === 0 ? Buffer.alloc(0) : pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, total);
+  });
+}
+
+/**
+ * `run` given a fresh stream's writeSync (which throws what zlib reported, as
+ * node:zlib's error) and its counters; the stream is closed after.
+ * Undefined without the binding.
+ */
+function withStream(mode: Mode, level: number, run: (write: ZlibHandle['writeSync'], state: Uint32Array) => Buffer): Buffer | undefined {
+  const opened = openZlib(mode, level);
+  if (!opened) return undefined;
+  const { handle, state } = opened;
+  let failure: Error | undefined;
+  handle.onerror = (message, errno, code) => {
+    failure = Object.assign(new Error(message), { errno, code });
+  };
+  const write: ZlibHandle['writeSync'] = (...args) => {
+    handle.writeSync(...args);
+    if (failure) throw failure;
+  };
+  try {
+    return run(write, state);
   } finally {
     handle.close();
   }
+}
+
+/** node:zlib's error for output past maxOutputLength. */
+function tooLarge(max: number): RangeError {
+  return Object.assign(new RangeError(`Cannot create a Buffer larger than ${max} bytes`), { code: 'ERR_BUFFER_TOO_LARGE' });
 }
