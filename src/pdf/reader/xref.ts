@@ -204,16 +204,30 @@ export class XrefEntries {
   }
 
   private make(num: number, state: typeof AT_OFFSET | typeof IN_STREAM): XrefEntry {
-    const entry: XrefEntry =
-      state === AT_OFFSET ? { type: 1, offset: this.firsts[num], gen: this.seconds[num] } : { type: 2, stream: this.firsts[num], index: this.seconds[num] };
+    const entry = this.entryOf(num, state);
     this.hold(num, entry);
     return entry;
   }
 
-  /** Each entry with its number: those in the arrays in number order, then the others. */
+  /** A new object of the entry the arrays hold at `num`. */
+  private entryOf(num: number, state: typeof AT_OFFSET | typeof IN_STREAM): XrefEntry {
+    return state === AT_OFFSET
+      ? { type: 1, offset: this.firsts[num], gen: this.seconds[num] }
+      : { type: 2, stream: this.firsts[num], index: this.seconds[num] };
+  }
+
+  /**
+   * Each entry with its number: those in the arrays in number order, then the
+   * others. The objects made for it are not kept (a walk over every entry,
+   * as materializeAll's, would keep one per object of the file).
+   */
   forEach(each: (entry: XrefEntry, num: number) => void): void {
-    for (let num = 0; num < this.states.length; num++) {
-      if (this.states[num] !== ABSENT) each(this.get(num)!, num);
+    const states = this.states;
+    for (let num = 0; num < states.length; num++) {
+      const state = states[num];
+      if (state === AT_OFFSET || state === IN_STREAM) each(this.entryOf(num, state), num);
+      else if (state === HELD) each(this.held[num]!, num);
+      else if (state === FREE) each(FREE_ENTRY, num);
     }
     this.far?.forEach(each);
   }
