@@ -376,6 +376,48 @@ export class DepthScan {
   }
 }
 
+/**
+ * Content that takes DepthScan through each of its branches, in pieces that
+ * end inside a hex string, a comment, inline image data, a name, a string
+ * (after a backslash), a long token, a short one and a `<`.
+ */
+const PRIMING = [
+  '0 0 1 rg q 1 0 0 1 72 720 cm BT /F1 12 Tf (a\\)(b)c) Tj <414 2> Tj [1 (x) -2 <4',
+  '3>] TJ [1 true Tj] ET Q Q % a comm',
+  'ent\nq BI /W 1 /H 1 ID \x00E\x01 E',
+  'I Q << /MCID 0 >> BDC EMC q /Fm',
+  '1 Do Q (str\\',
+  ')) qqqqqqqqqqqq',
+  'qq Q <',
+  '< /A 1 >> BDC EMC Q',
+  ' Q 1 (open',
+];
+let primed = false;
+
+/**
+ * Runs DepthScan over PRIMING (a few microseconds), so that V8 has seen
+ * every branch of its loop when it optimizes it. A document whose first
+ * thousand pages have no `q`, string or array (long-text's) had the
+ * optimized scan thrown away at the first page that did ("insufficient type
+ * feedback") and compiled again, once or twice: 10-30 ms of a compiler
+ * thread each time, and its memory.
+ */
+function primeScan(): void {
+  if (primed) return;
+  primed = true;
+  // Twice: V8 gives a function its feedback vector only after it ran a while (lazy feedback allocation).
+  for (let round = 0; round < 2; round++) {
+    const scan = new DepthScan();
+    let carry = NOTHING;
+    PRIMING.forEach((text, k) => {
+      const piece = Buffer.concat([carry, Buffer.from(text, 'latin1')]);
+      const consumed = scan.feed(piece, k === PRIMING.length - 1);
+      carry = piece.subarray(consumed);
+    });
+    scan.result();
+  }
+}
+
 /** Numbers, true, false and null are operands; any other bare token is an operator. */
 function isOperand(bytes: Uint8Array, start: number, length: number): boolean {
   const c = bytes[start];
@@ -411,7 +453,9 @@ export class ContentDepths {
   private quick: boolean | undefined;
 
   /** `pages`: how many pages will be looked at. */
-  constructor(private readonly pages: number) {}
+  constructor(private readonly pages: number) {
+    primeScan();
+  }
 
   private readonly known = new Map<PDFRef, Depth>();
   /**
