@@ -8,7 +8,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { addTextWatermark, ValidationError } from '../../index.js';
-import { StandardFontEmbedder, StandardFonts } from '../../pdf/watermark/drawing-lib.js';
+import { StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
 import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
 import { centroid, findPixels, pixel, reddish, renderPage } from '../../../test/helpers/render.js';
 import { expectPlaced, PAGE_KINDS, POSITIONS } from '../../../test/helpers/placement.js';

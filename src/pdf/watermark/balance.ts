@@ -369,7 +369,52 @@ export class DepthScan {
   }
 
   result(): Depth {
-    return { min: this.min, end: this.depth, unclosed: this.cutOff + [...this.open].reverse().join(' ') };
+    const unclosed = this.cutOff + [...this.open].reverse().join(' ');
+    // Most content is balanced: one object for all of it (ContentDepths keeps a depth per stream to the end of the stamping).
+    if (this.min === 0 && this.depth === 0 && unclosed === '') return BALANCED;
+    return { min: this.min, end: this.depth, unclosed };
+  }
+}
+
+/**
+ * Content that takes DepthScan through each of its branches, in pieces that
+ * end inside a hex string, a comment, inline image data, a name, a string
+ * (after a backslash), a long token, a short one and a `<`.
+ */
+const PRIMING = [
+  '0 0 1 rg q 1 0 0 1 72 720 cm BT /F1 12 Tf (a\\)(b)c) Tj <414 2> Tj [1 (x) -2 <4',
+  '3>] TJ [1 true Tj] ET Q Q % a comm',
+  'ent\nq BI /W 1 /H 1 ID \x00E\x01 E',
+  'I Q << /MCID 0 >> BDC EMC q /Fm',
+  '1 Do Q (str\\',
+  ')) qqqqqqqqqqqq',
+  'qq Q <',
+  '< /A 1 >> BDC EMC Q',
+  ' Q 1 (open',
+];
+let primed = false;
+
+/**
+ * Runs DepthScan over PRIMING (a few microseconds), so that V8 has seen
+ * every branch of its loop when it optimizes it. A document whose first
+ * thousand pages have no `q`, string or array (long-text's) had the
+ * optimized scan thrown away at the first page that did ("insufficient type
+ * feedback") and compiled again, once or twice: 10-30 ms of a compiler
+ * thread each time, and its memory.
+ */
+function primeScan(): void {
+  if (primed) return;
+  primed = true;
+  // Twice: V8 gives a function its feedback vector only after it ran a while (lazy feedback allocation).
+  for (let round = 0; round < 2; round++) {
+    const scan = new DepthScan();
+    let carry = NOTHING;
+    PRIMING.forEach((text, k) => {
+      const piece = Buffer.concat([carry, Buffer.from(text, 'latin1')]);
+      const consumed = scan.feed(piece, k === PRIMING.length - 1);
+      carry = piece.subarray(consumed);
+    });
+    scan.result();
   }
 }
 
@@ -408,11 +453,17 @@ export class ContentDepths {
   private quick: boolean | undefined;
 
   /** `pages`: how many pages will be looked at. */
-  constructor(private readonly pages: number) {}
+  constructor(private readonly pages: number) {
+    primeScan();
+  }
 
   private readonly known = new Map<PDFRef, Depth>();
-  /** What the input bytes say of each stream looked at: see plainContent. */
-  private readonly plain = new Map<PDFRef, PlainContent | null>();
+  /**
+   * What the input bytes say of the stream looked at last (see plainContent): a page's stream is asked for by
+   * isStream, then scanned. Not one per stream: a view of each stream's data, kept to the end of the stamping, was
+   * ~0.3 MB of heap on a 2,000-page document.
+   */
+  private lastPlain: { ref: PDFRef; plain: PlainContent | undefined } | undefined;
   /** What the filters of the streams scanned so far made (unfiltered streams cost nothing to decode). */
   spent = 0;
 
@@ -462,12 +513,8 @@ export class ContentDepths {
   }
 
   private plainContent(context: PDFContext, ref: PDFRef): PlainContent | undefined {
-    let plain = this.plain.get(ref);
-    if (plain === undefined) {
-      plain = plainContent(context, ref) ?? null;
-      this.plain.set(ref, plain);
-    }
-    return plain ?? undefined;
+    if (this.lastPlain?.ref !== ref) this.lastPlain = { ref, plain: plainContent(context, ref) };
+    return this.lastPlain.plain;
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The one door to pdf-lib, where it earns its place: its font embedders
- * (Helvetica's metrics and encoding; subsetting a Noto face) and its image
+ * The one door to pdf-lib, where it earns its place: its font embedder
+ * (subsetting a Noto face) and its image
  * embedders (decoding a PNG into colour and alpha; a JPEG's header). Only
  * the watermarks load this module.
  *
@@ -18,12 +18,10 @@
  * pdf-lib Node's native zlib in fflate's place (fflate-node.ts).
  */
 import type * as PdfLib from '@cantoo/pdf-lib';
-import { StandardFonts as StandardFontsModule } from '../../../node_modules/@cantoo/pdf-lib/es/api/StandardFonts.js';
 import PDFContextModule from '../../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
 import CustomFontSubsetEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/CustomFontSubsetEmbedder.js';
 import JpegEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/JpegEmbedder.js';
 import PngEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/PngEmbedder.js';
-import StandardFontEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/StandardFontEmbedder.js';
 import PDFArrayModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
 import PDFBoolModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
 import PDFDictModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFDict.js';
@@ -52,9 +50,6 @@ export const CustomFontSubsetEmbedder = CustomFontSubsetEmbedderModule as unknow
 export type CustomFontSubsetEmbedder = PdfLib.CustomFontSubsetEmbedder;
 export const JpegEmbedder = JpegEmbedderModule as unknown as typeof PdfLib.JpegEmbedder;
 export const PngEmbedder = PngEmbedderModule as unknown as typeof PdfLib.PngEmbedder;
-export const StandardFontEmbedder = StandardFontEmbedderModule as unknown as typeof PdfLib.StandardFontEmbedder;
-export type StandardFontEmbedder = PdfLib.StandardFontEmbedder;
-export const StandardFonts = StandardFontsModule as unknown as typeof PdfLib.StandardFonts;
 
 const LibContext = PDFContextModule as unknown as typeof PdfLib.PDFContext;
 type LibContext = PdfLib.PDFContext;

@@ -10,10 +10,11 @@
  * (Devanagari).
  */
 import { PdfError } from '../errors.js';
-import { PDFContext, PDFHexString, PDFRef } from '../model/primitives.js';
-import { CustomFontSubsetEmbedder, embedWithPdfLib, StandardFontEmbedder, StandardFonts } from './drawing-lib.js';
+import { PDFContext, PDFDict, PDFHexString, PDFRef } from '../model/primitives.js';
+import { CustomFontSubsetEmbedder, embedWithPdfLib } from './drawing-lib.js';
 import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face } from './fonts.js';
 import { formatNumber } from './geometry.js';
+import { KERNING, WIDTHS, WIN_ANSI_CHARS } from './helvetica-bold.js';
 
 /** The size the form is drawn at; pages scale it. */
 export const REFERENCE_SIZE = 100;
@@ -67,22 +68,60 @@ function checkLines(lines: TextLine[]): void {
 
 export async function prepareText(lines: TextLine[]): Promise<PreparedText> {
   checkLines(lines);
-  const helvetica = StandardFontEmbedder.for(StandardFonts.HelveticaBold as never);
-  const standard = lines.every(({ text }) => [...text].every((c) => helvetica.encoding.canEncodeUnicodeCodePoint(c.codePointAt(0)!)));
-  return standard ? layOutStandard(lines, helvetica) : layOutNoto(lines);
+  const codes = lines.map(({ text }) => winAnsiCodes(text));
+  return codes.every((line) => line !== undefined) ? layOutStandard(lines, codes as number[][]) : layOutNoto(lines);
 }
 
-function layOutStandard(lines: TextLine[], embedder: StandardFontEmbedder): PreparedText {
-  const laidOut = lines.map(({ text }): LaidOutLine => {
-    const width = embedder.widthOfTextAtSize(text, REFERENCE_SIZE);
+/**
+ * The WinAnsi code of each character of `text`, or undefined when one has
+ * none. Helvetica-Bold's metrics are pdfsvc's own table (helvetica-bold.ts),
+ * the numbers pdf-lib's StandardFontEmbedder uses: loading them through
+ * pdf-lib (base64, inflate, 67 KB of JSON made into objects kept to the end)
+ * cost 5-7 ms and ~1 MiB of peak RSS of every text watermark.
+ */
+function winAnsiCodes(text: string): number[] | undefined {
+  const codes: number[] = [];
+  for (const c of text) {
+    // Code 0 has no character: its '\0' in the table stands for none.
+    const code = WIN_ANSI_CHARS.indexOf(c);
+    if (code <= 0) return undefined;
+    codes.push(code);
+  }
+  return codes;
+}
+
+/** The line's advance at `size`, kerned, as pdf-lib's StandardFontEmbedder.widthOfTextAtSize works it out. */
+function standardWidth(codes: number[], size: number): number {
+  let total = 0;
+  for (let i = 0; i < codes.length; i++) total += WIDTHS[codes[i]] + (i + 1 < codes.length ? kerning(codes[i], codes[i + 1]) : 0);
+  return total * (size / 1000);
+}
+
+function kerning(left: number, right: number): number {
+  const pair = WIN_ANSI_CHARS[left] + WIN_ANSI_CHARS[right];
+  for (const [amount, pairs] of KERNING) {
+    for (let at = pairs.indexOf(pair); at >= 0; at = pairs.indexOf(pair, at + 1)) if (at % 2 === 0) return amount;
+  }
+  return 0;
+}
+
+function layOutStandard(lines: TextLine[], codes: number[][]): PreparedText {
+  const laidOut = lines.map(({ text }, index): LaidOutLine => {
+    const width = standardWidth(codes[index], REFERENCE_SIZE);
     const [bottom, top] = standardInk(text);
-    return { text, width, ink: [0, bottom * REFERENCE_SIZE, width, top * REFERENCE_SIZE], runs: [], standard: embedder.encodeText(text).toString() };
+    const hex = codes[index].map((code) => code.toString(16).padStart(2, '0').toUpperCase()).join('');
+    return { text, width, ink: [0, bottom * REFERENCE_SIZE, width, top * REFERENCE_SIZE], runs: [], standard: PDFHexString.of(hex).toString() };
   });
   return {
     lines: laidOut,
-    fonts: new Map([['F0', { embed: (context: PDFContext) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)) }]]),
+    fonts: new Map([['F0', { embed: async (context: PDFContext) => context.register(helveticaBold(context)) }]]),
     widestPerPoint: Math.max(...laidOut.map((l) => l.width)) / REFERENCE_SIZE,
   };
+}
+
+/** The font dictionary pdf-lib's StandardFontEmbedder wrote for Helvetica-Bold. */
+function helveticaBold(context: PDFContext): PDFDict {
+  return context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'Helvetica-Bold', Encoding: 'WinAnsiEncoding' });
 }
 
 /**
