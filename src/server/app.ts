@@ -28,8 +28,11 @@ import { rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 import { boundaryOf } from '../client/multipart.js';
 import { faultSummary, missingBoundary, runWork, type WorkResult, type WorkTask } from './work.js';
 
-/** Runs one request's work somewhere (in process, or on a worker thread); honours the signal. */
-export type WorkRunner = (task: WorkTask, signal: AbortSignal) => Promise<WorkResult>;
+/**
+ * Runs one request's work somewhere (in process, or on a worker thread); honours the signals: `signal` (the
+ * deadline) at once, `clientGone` as the pool decides (a short task may finish first).
+ */
+export type WorkRunner = (task: WorkTask, signal: AbortSignal, clientGone: AbortSignal) => Promise<WorkResult>;
 
 export interface AppOptions {
   actions: readonly AnyAction[];
@@ -213,8 +216,8 @@ export function createApp(options: AppOptions): App {
       inFlight++;
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(), timeoutMs);
-      // The work stops when the deadline passes or the client goes away.
-      const signal = AbortSignal.any([deadline.signal, request.signal]);
+      // The upload stops when the deadline passes or the client goes away; the work too (run's signals).
+      const uploadSignal = AbortSignal.any([deadline.signal, request.signal]);
       let phase: 'upload' | 'work' = 'upload';
       // The request's share of the memory budget, grown with its body: at once from Content-Length, else as bytes arrive.
       const budget = options.memoryBudget;
@@ -234,13 +237,15 @@ export function createApp(options: AppOptions): App {
       try {
         const announced = Number(request.headers.get('content-length'));
         if (Number.isFinite(announced) && announced > 0 && announced <= options.maxUploadBytes) reserve(announced);
-        const body = await readBodyWithLimit(request, options.maxUploadBytes, signal, (n) => {
+        const body = await readBodyWithLimit(request, options.maxUploadBytes, uploadSignal, (n) => {
           notesOf(request).bytesIn = n;
           reserve(n);
         });
         phase = 'work';
         uploadsInFlight--;
-        const result = await run({ action: action.name, contentType, body, packaging }, signal);
+        const result = await run({ action: action.name, contentType, body, packaging }, deadline.signal, request.signal);
+        // A task let finish after its client left (pool.ts): nobody reads the answer.
+        request.signal.throwIfAborted();
         if (result.warnings) notesOf(request).warnings = result.warnings.map(({ field, message }) => `${field}: ${message}`);
         notesOf(request).pages = result.pages;
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.

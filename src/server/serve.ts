@@ -154,7 +154,7 @@ async function startServing(
     region,
     keys: keys.store,
     count: keys.meter ? (key, entry) => keys.meter!.record(key, entry) : undefined,
-    run: (task, signal) => pool.run(task, signal),
+    run: (task, signal, clientGone) => pool.run(task, signal, clientGone),
     poolStatus: () => pool.status(),
     memoryBudget,
     rateLimiter,

@@ -2,7 +2,8 @@
  * The worker pool behind the app, with a stand-in worker whose task can be
  * stuck in synchronous work: request deadlines answer with a problem object
  * and free the worker (the stuck thread is terminated), a full queue answers
- * 503 with Retry-After at once, a client that goes away stops its work, and
+ * 503 with Retry-After at once, a client that goes away stops its work (a
+ * short task is let finish on its thread first), and
  * the log line of each request says what happened without the key.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -188,6 +189,21 @@ describe('worker pool and request deadlines', () => {
     expect((await app.fetch(request('%PDF quick'))).status).toBe(200);
     expect(performance.now() - next).toBeLessThan(5000);
     expect(log.map((entry) => entry.status)).toEqual([499, 200]);
+  });
+
+  it('lets a short task of a client that goes away finish on its thread (no replacement), and logs it as 499', async () => {
+    pool = createPool({ workers: 1, filename: SPIN_WORKER });
+    const log: RequestLogEntry[] = [];
+    const app = inProcessApp('global', { run: pool.run, requestTimeoutMs: 20_000, log: (entry) => log.push(entry) });
+    const threadOf = async (response: Response) => /thread (\d+)/.exec(await response.text())?.[1];
+    const before = await threadOf(await app.fetch(request('%PDF quick')));
+    const controller = new AbortController();
+    // 100 ms of work, its client gone after 20: within GRACE_AFTER_CLIENT_GONE_MS.
+    const gone = app.fetch(request('BRIEF', { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 20);
+    expect((await gone).status).toBe(499);
+    expect(await threadOf(await app.fetch(request('%PDF quick')))).toBe(before);
+    expect(log.map((entry) => entry.status)).toEqual([200, 499, 200]);
   });
 });
 
