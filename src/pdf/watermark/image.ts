@@ -5,6 +5,7 @@
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
+import { unfilterPngRows } from '../reader/png-rows.js';
 import type { PDFContext, PDFRef } from '../model/primitives.js';
 import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
 
@@ -154,7 +155,7 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   }
   const stride = width * channels;
   if (inflated.length < height * (stride + 1)) return undefined;
-  if (!unfilter(inflated, height, stride, channels)) return undefined;
+  if (!unfilterPngRows(inflated, height, stride, channels, 'in place', 'refuse')) return undefined;
   const count = width * height;
   if (colorType === 2) {
     // The rows moved up over their filter bytes: the colour as it is.
@@ -182,42 +183,6 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
     }
   }
   return { width, height, rgbChannel, alphaChannel: translucent ? alphaChannel : undefined };
-}
-
-/** PNG's row filters undone in place, each row after its filter byte (None, Sub, Up, Average, Paeth); false for a filter type that does not exist. */
-function unfilter(data: Uint8Array, height: number, stride: number, bpp: number): boolean {
-  for (let y = 0; y < height; y++) {
-    const filter = data[y * (stride + 1)];
-    const at = y * (stride + 1) + 1;
-    // The row above (none for the first: zeros).
-    const up = y > 0 ? at - stride - 1 : -1;
-    // None leaves the row as it is, and so does Up on the first row.
-    if (filter === 1) {
-      for (let i = bpp; i < stride; i++) data[at + i] = (data[at + i] + data[at + i - bpp]) & 255;
-    } else if (filter === 2 && up >= 0) {
-      for (let i = 0; i < stride; i++) data[at + i] = (data[at + i] + data[up + i]) & 255;
-    } else if (filter === 3) {
-      for (let i = 0; i < stride; i++) {
-        const left = i >= bpp ? data[at + i - bpp] : 0;
-        const above = up >= 0 ? data[up + i] : 0;
-        data[at + i] = (data[at + i] + ((left + above) >> 1)) & 255;
-      }
-    } else if (filter === 4) {
-      for (let i = 0; i < stride; i++) {
-        const a = i >= bpp ? data[at + i - bpp] : 0;
-        const b = up >= 0 ? data[up + i] : 0;
-        const c = i >= bpp && up >= 0 ? data[up + i - bpp] : 0;
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        data[at + i] = (data[at + i] + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
-      }
-    } else if (filter !== 0 && filter !== 2) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /** A plain PNG's channels, each deflated as `PDFContext.flateStream` deflates a stream's contents. */
