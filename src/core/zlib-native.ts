@@ -144,7 +144,8 @@ function whole(mode: Mode, data: Uint8Array, options: ZlibOptions): Buffer | und
         total += made;
         if (total > max) throw tooLarge(max);
       }
-      if (roomLeft === 0 || outOffset >= CHUNK) {
+      // The buffer is full exactly when zlib had no room left.
+      if (outOffset === CHUNK) {
         out = Buffer.allocUnsafe(CHUNK);
         outOffset = 0;
       }
