@@ -111,8 +111,16 @@ export class PDFNumber extends PDFObject {
     return new PDFNumber(value);
   }
 
+  /**
+   * A whole number of 32 bits comes back as a small integer (-0 stays -0).
+   * Reals share the field, so V8 keeps it as a double and a plain read makes
+   * a boxed one; in code not yet optimized every offset computed from it
+   * (/Length, /Prev, /First) was another box, and so was every position
+   * derived from those, each object's extent and every step of a skim.
+   */
   asNumber(): number {
-    return this.number;
+    const value = this.number;
+    return (value | 0) === value && (value !== 0 || 1 / value > 0) ? value | 0 : value;
   }
 
   toString(): string {

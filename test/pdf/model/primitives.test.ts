@@ -72,6 +72,13 @@ describe('written forms are those pdf-lib writes', () => {
     }
   });
 
+  it('numbers read back as given: asNumber hands whole numbers of 32 bits back as small integers, and nothing else changes', () => {
+    const values = [0, -0, 1, -1, 0.5, -2.5, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1, 2 ** 40, Number.MAX_SAFE_INTEGER, 1e21, Number.NaN, Number.POSITIVE_INFINITY];
+    for (const n of values) expect(Object.is(PDFNumber.of(n).asNumber(), n), String(n)).toBe(true);
+    // After reals: V8 then holds the field as a double for every PDFNumber, which is what asNumber turns back.
+    for (const n of values) expect(Object.is(PDFNumber.of(n).asNumber(), n), String(n)).toBe(true);
+  });
+
   it('names: delimiters, white space, # and non-ASCII written as #xx; one instance per name', () => {
     for (const name of NAMES) {
       expect(PDFName.of(name).toString(), name).toBe(lib.PDFName.of(name).toString());
