@@ -201,11 +201,21 @@ function streamData(object: PDFStream): readonly Piece[] {
   return pieces;
 }
 
+/**
+ * `value` without its last decimal digit (a whole number, not negative). The
+ * remainder is taken off first so that the division is exact: in code not
+ * yet optimized, an inexact one makes a boxed double (and Math.floor a call),
+ * once per digit of every number and reference written.
+ */
+function dropDigit(value: number): number {
+  return (value - (value % 10)) / 10;
+}
+
 /** Writes `value` (a whole number) in decimal at `at`; returns where it ends. */
 function writeDigits(block: Uint8Array, at: number, value: number): number {
   let digits = 1;
-  for (let n = value; n >= 10; n = Math.floor(n / 10)) digits++;
-  for (let i = digits - 1, n = value; i >= 0; i--, n = Math.floor(n / 10)) block[at + i] = 0x30 + (n % 10);
+  for (let n = value; n >= 10; n = dropDigit(n)) digits++;
+  for (let i = digits - 1, n = value; i >= 0; i--, n = dropDigit(n)) block[at + i] = 0x30 + (n % 10);
   return at + digits;
 }
 
@@ -595,7 +605,7 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
   const digits = (value: number, width: number) => {
     for (let i = width - 1; i >= 0; i--) {
       table[at + i] = 0x30 + (value % 10);
-      value = Math.floor(value / 10);
+      value = dropDigit(value);
     }
     at += width;
   };

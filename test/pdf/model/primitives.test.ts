@@ -112,6 +112,9 @@ describe('written forms are those pdf-lib writes', () => {
     const bytes = Array.from({ length: 256 }, (_, i) => i).filter((b) => b !== 0x28 && b !== 0x29 && b !== 0x5c && b !== 0x0d);
     const written = String.fromCharCode(...bytes);
     expect(PDFString.of(written).decodeText()).toBe(lib.PDFString.of(written).decodeText());
+    // Strings that are their own text and strings that are not: escapes, a byte-order mark, bytes read otherwise than Latin-1.
+    const more = ['section.1', 'Caf\u00e9 au lait', '', 'a\\(b\\)', 'esc\\101', '\u00fe\u00ffx', '\u00fe\u00ff\u0000A', '\u00ff\u00feA\u0000', 'bullet \u0080', 'dash \u0084 end', '\u00fe', 'x\u009f'];
+    for (const text of more) expect(PDFString.of(text).decodeText(), text).toBe(lib.PDFString.of(text).decodeText());
   });
 
   it('dictionaries, arrays, references, booleans and null', () => {
