@@ -73,7 +73,23 @@ describe('written forms are those pdf-lib writes', () => {
   });
 
   it('numbers read back as given: asNumber hands whole numbers of 32 bits back as small integers, and nothing else changes', () => {
-    const values = [0, -0, 1, -1, 0.5, -2.5, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1, 2 ** 40, Number.MAX_SAFE_INTEGER, 1e21, Number.NaN, Number.POSITIVE_INFINITY];
+    const values = [
+      0,
+      -0,
+      1,
+      -1,
+      0.5,
+      -2.5,
+      2 ** 31 - 1,
+      -(2 ** 31),
+      2 ** 31,
+      -(2 ** 31) - 1,
+      2 ** 40,
+      Number.MAX_SAFE_INTEGER,
+      1e21,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+    ];
     for (const n of values) expect(Object.is(PDFNumber.of(n).asNumber(), n), String(n)).toBe(true);
     // After reals: V8 then holds the field as a double for every PDFNumber, which is what asNumber turns back.
     for (const n of values) expect(Object.is(PDFNumber.of(n).asNumber(), n), String(n)).toBe(true);
@@ -113,7 +129,20 @@ describe('written forms are those pdf-lib writes', () => {
     const written = String.fromCharCode(...bytes);
     expect(PDFString.of(written).decodeText()).toBe(lib.PDFString.of(written).decodeText());
     // Strings that are their own text and strings that are not: escapes, a byte-order mark, bytes read otherwise than Latin-1.
-    const more = ['section.1', 'Caf\u00e9 au lait', '', 'a\\(b\\)', 'esc\\101', '\u00fe\u00ffx', '\u00fe\u00ff\u0000A', '\u00ff\u00feA\u0000', 'bullet \u0080', 'dash \u0084 end', '\u00fe', 'x\u009f'];
+    const more = [
+      'section.1',
+      'Caf\u00e9 au lait',
+      '',
+      'a\\(b\\)',
+      'esc\\101',
+      '\u00fe\u00ffx',
+      '\u00fe\u00ff\u0000A',
+      '\u00ff\u00feA\u0000',
+      'bullet \u0080',
+      'dash \u0084 end',
+      '\u00fe',
+      'x\u009f',
+    ];
     for (const text of more) expect(PDFString.of(text).decodeText(), text).toBe(lib.PDFString.of(text).decodeText());
   });
 
