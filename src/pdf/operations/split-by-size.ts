@@ -331,7 +331,7 @@ class PageWeights {
     visit(pageDict, true);
     const certain = refs.length;
     for (const link of links) visit(link, false);
-    return { refs, certain, fieldNodes, hasLinks: links.length > 0 };
+    return { refs, certain, fieldNodes: fieldNodes.size > 0 ? fieldNodes : undefined, hasLinks: links.length > 0 };
   }
 
   /**
@@ -347,10 +347,11 @@ class PageWeights {
     const pageDict = this.entries[page].dict;
     const least = refs.slice(0, certain).map((ref) => {
       const source = sourceOf(context, ref);
-      if (source?.kind === 'raw' && !fieldNodes.has(ref)) return this.cost(ref) - this.subsectionLine - this.nullableRaw(source, page);
+      const fieldNode = fieldNodes?.has(ref) === true;
+      if (source?.kind === 'raw' && !fieldNode) return this.cost(ref) - this.subsectionLine - this.nullableRaw(source, page);
       const object = context.lookup(ref);
       let bytes = this.cost(ref) - this.subsectionLine - (object ? this.nullable(object, page) : 0);
-      if (fieldNodes.has(ref) && object instanceof PDFDict) bytes -= entrySize(object, KIDS);
+      if (fieldNode && object instanceof PDFDict) bytes -= entrySize(object, KIDS);
       return bytes;
     });
     // The part's copy of the page loses /StructParents (split.ts); and when a link on it leads
@@ -474,8 +475,8 @@ interface PageClosure {
   refs: PDFRef[];
   /** refs[0 … certain) are written whenever the page is. */
   certain: number;
-  /** The form's field nodes among refs (a widget's field and its parents). */
-  fieldNodes: Set<PDFRef>;
+  /** The form's field nodes among refs (a widget's field and its parents), if any. */
+  fieldNodes: Set<PDFRef> | undefined;
   /** Whether the page has links to other pages (they are last in refs, after `certain`). */
   hasLinks: boolean;
   /** least[i]: the least refs[i] adds to a part that does not hold it yet (i < certain); made when first asked. */
