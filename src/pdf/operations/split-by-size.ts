@@ -240,9 +240,10 @@ class PageWeights {
   leastGrowth(page: number, first: number, written: WrittenRefs): number {
     if (this.retargets.has(page)) return 0;
     const closure = this.closure(page);
+    const least = (closure.least ??= this.leastOf(page, closure));
     let growth = this.listing(page, first) - this.navigationSlack[page];
     for (let i = 0; i < closure.certain; i++) {
-      if (!written.has(closure.refs[i])) growth += closure.least[i];
+      if (!written.has(closure.refs[i])) growth += least[i];
     }
     return growth;
   }
@@ -330,29 +331,39 @@ class PageWeights {
     visit(pageDict, true);
     const certain = refs.length;
     for (const link of links) visit(link, false);
+    return { refs, certain, fieldNodes: fieldNodes.size > 0 ? fieldNodes : undefined, hasLinks: links.length > 0 };
+  }
 
-    // The least each certain object adds (see leastGrowth): its cost, less a cross-reference
-    // subsection header it may save, less every reference to another page or another page's
-    // annotation in it (the part writes null there when that page is not in it), less the
-    // /Kids of a field (the part lists only its own widgets there).
+  /**
+   * The least each certain object of a page's closure adds (see leastGrowth): its cost, less a
+   * cross-reference subsection header it may save, less every reference to another page or
+   * another page's annotation in it (the part writes null there when that page is not in it),
+   * less the /Kids of a field (the part lists only its own widgets there). Asked only for the
+   * page after a saved part, not for every page weighed: on long-text it was a third of the
+   * weighing.
+   */
+  private leastOf(page: number, { refs, certain, fieldNodes, hasLinks }: PageClosure): number[] {
+    const { context } = this.doc;
+    const pageDict = this.entries[page].dict;
     const least = refs.slice(0, certain).map((ref) => {
       const source = sourceOf(context, ref);
-      if (source?.kind === 'raw' && !fieldNodes.has(ref)) return this.cost(ref) - this.subsectionLine - this.nullableRaw(source, page);
+      const fieldNode = fieldNodes?.has(ref) === true;
+      if (source?.kind === 'raw' && !fieldNode) return this.cost(ref) - this.subsectionLine - this.nullableRaw(source, page);
       const object = context.lookup(ref);
       let bytes = this.cost(ref) - this.subsectionLine - (object ? this.nullable(object, page) : 0);
-      if (fieldNodes.has(ref) && object instanceof PDFDict) bytes -= entrySize(object, KIDS);
+      if (fieldNode && object instanceof PDFDict) bytes -= entrySize(object, KIDS);
       return bytes;
     });
     // The part's copy of the page loses /StructParents (split.ts); and when a link on it leads
     // out of the part, its /Annots is rewritten without that link: count neither.
     least[0] -= entrySize(pageDict, STRUCT_PARENTS);
     const annots = pageDict.get(ANNOTS);
-    if (links.length > 0 && annots !== undefined) {
+    if (hasLinks && annots !== undefined) {
       least[0] -= entrySize(pageDict, ANNOTS);
       const at = annots instanceof PDFRef ? refs.indexOf(annots, 1) : -1;
       if (at >= 0 && at < certain) least[at] = 0;
     }
-    return { refs, certain, least };
+    return least;
   }
 
   /** Bytes of references to other pages and their annotations written in an object (they may become null). */
@@ -464,8 +475,12 @@ interface PageClosure {
   refs: PDFRef[];
   /** refs[0 … certain) are written whenever the page is. */
   certain: number;
-  /** least[i]: the least refs[i] adds to a part that does not hold it yet (i < certain). */
-  least: number[];
+  /** The form's field nodes among refs (a widget's field and its parents), if any. */
+  fieldNodes: Set<PDFRef> | undefined;
+  /** Whether the page has links to other pages (they are last in refs, after `certain`). */
+  hasLinks: boolean;
+  /** least[i]: the least refs[i] adds to a part that does not hold it yet (i < certain); made when first asked. */
+  least?: number[];
 }
 
 const FIELD_KEYS = ['Parent', 'FT', 'T', 'Widget'].map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0)));
