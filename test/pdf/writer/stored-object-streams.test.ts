@@ -17,7 +17,7 @@ import addTextWatermark from '../../../src/actions/add_text_watermark/action.js'
 import removePages from '../../../src/actions/remove_pages/action.js';
 import removePassword from '../../../src/actions/remove_password/action.js';
 import rotatePages from '../../../src/actions/rotate_pages/action.js';
-import { buildPdf, FONT, simpleDoc, type Body, type RawObject } from '../../helpers/raw-pdf.js';
+import { buildPdf, FONT, simpleDoc, type Body, type RawObject, type Section } from '../../helpers/raw-pdf.js';
 import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
 
 const TEXTS = ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'];
@@ -30,7 +30,7 @@ const TEXTS = ['PAGE ONE', 'PAGE TWO', 'PAGE THREE'];
  * Numbers 10-13 are the ones a writer would give its next new objects: a
  * stored stream keeps its own, and new ones must not take it.
  */
-function input(font = FONT): { bytes: Uint8Array; objects: RawObject[] } {
+function input(font = FONT, later: Section[] = []): { bytes: Uint8Array; objects: RawObject[] } {
   const doc = simpleDoc(TEXTS, { page: (i) => `/PieceInfo << /Marker (SECRET PAGE ${i + 1}) >>` });
   const objects = doc.objects.map((o) => (o.num === 3 ? { num: 3, body: font } : o));
   const objectStreams = [
@@ -38,7 +38,7 @@ function input(font = FONT): { bytes: Uint8Array; objects: RawObject[] } {
     { num: 11, members: [3, 4] },
     { num: 12, members: [6, 8] },
   ];
-  return { bytes: buildPdf([{ objects, xref: 'stream', objectStreams, xrefNum: 13, compress: false }]).bytes, objects };
+  return { bytes: buildPdf([{ objects, xref: 'stream', objectStreams, xrefNum: 13, compress: false }, ...later]).bytes, objects };
 }
 
 async function run(action: AnyAction, bytes: Uint8Array, values: RawValues = {}): Promise<Uint8Array> {
@@ -143,6 +143,18 @@ describe('stored object streams', () => {
     await expectClean(output, TEXTS);
     expect((await listedIn(output)).get(3)).not.toBe(11);
     expect([...(await streamData(output)).values()].join('\n')).not.toContain('99 0 R');
+  });
+
+  it('a stream whose member a later revision replaced is packed anew: the old version does not come back', async () => {
+    const later: Section = { objects: [{ num: 3, body: FONT.replace('>>', '/Note (NEW FONT) >>') }], xref: 'stream', xrefNum: 14 };
+    const { bytes } = input(FONT.replace('>>', '/Note (OLD FONT) >>'), [later]);
+    // Page 1 (object 4, beside the font in stream 11) is not turned: it stays untouched.
+    const output = await run(rotatePages, bytes, { angle: 90, pages: '2' });
+    await expectClean(output, TEXTS);
+    expect((await listedIn(output)).get(3)).not.toBe(11);
+    const data = [...(await streamData(output)).values()].join('\n');
+    expect(data).not.toContain('OLD FONT');
+    expect(data).toContain('NEW FONT');
   });
 
   it('a stream that /Extends another is packed anew', async () => {
