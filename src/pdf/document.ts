@@ -181,6 +181,18 @@ export interface SaveOptions {
   encrypt?: EncryptOptions;
   /** References to leave out, the objects holding them given null instead (the writer's `nullify`: arrangePages' leaveNulls). */
   nullify?: RefTargets;
+  /**
+   * Input object streams may go out as their input bytes, a changed member
+   * superseded by its new copy (the writer's `storeObjectStreams`). Only for
+   * actions whose changes leave nothing removed in a stale copy: rotate,
+   * reorder and reverse (page dictionaries and the page tree), remove_pages
+   * (a stream holding a removed page or anything else dropped is packed
+   * anew; a stale page tree node or link lists a removed page's number,
+   * which the output does not have), the watermarks (pages and the catalog
+   * gain entries). Not remove_signatures, remove_password or anything that
+   * takes content out of an object it keeps.
+   */
+  storeObjectStreams?: boolean;
 }
 
 /** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
@@ -188,7 +200,7 @@ export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions 
   // As qpdf does by default: object streams in, object streams out.
   const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
-  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption, nullify: options.nullify });
+  const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption, nullify: options.nullify, storeObjectStreams: options.storeObjectStreams });
   // An encrypted output that its passwords do not open would lock its owner out: it is never returned.
   if (encryption) checkEncryptedOutput(pdf, encryption);
   return pdf;

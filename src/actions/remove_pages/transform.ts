@@ -22,7 +22,7 @@ const removePages: Transform<typeof fields, 'document'> = async (values, context
   arrangePages(doc, kept, pageEntriesKeeping(doc, kept), undefined, (targets) => {
     nullify = targets;
   });
-  return saveDocumentPieces(doc, { nullify });
+  return saveDocumentPieces(doc, { nullify, storeObjectStreams: true });
 };
 
 export default removePages;

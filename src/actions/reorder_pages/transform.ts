@@ -11,7 +11,7 @@ const reorderPages: Transform<typeof fields, 'document'> = async (values, contex
   const doc = await openInput(values.file, context, { fewPages: true });
   const order = orderPages(values.page_order, pageCount(doc), 'page_order');
   arrangePages(doc, order, pageEntriesKeeping(doc, order));
-  return saveDocumentPieces(doc);
+  return saveDocumentPieces(doc, { storeObjectStreams: true });
 };
 
 export default reorderPages;

@@ -11,7 +11,7 @@ const reversePages: Transform<typeof fields, 'document'> = async (values, contex
   const count = pageCount(doc);
   const order = Array.from({ length: count }, (_, i) => count - 1 - i);
   arrangePages(doc, order, pageEntriesKeeping(doc, order));
-  return saveDocumentPieces(doc);
+  return saveDocumentPieces(doc, { storeObjectStreams: true });
 };
 
 export default reversePages;

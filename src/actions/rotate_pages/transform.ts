@@ -11,7 +11,7 @@ const rotatePages: Transform<typeof fields, 'document'> = async (values, context
   const { doc, pages } = await openEveryPage(values.file, context);
   const selected = values.pages === undefined ? pages.keys() : selectPages(values.pages, pages.length, 'pages');
   for (const index of selected) turnPage(doc, pages[index], values.angle);
-  return saveDocumentPieces(doc);
+  return saveDocumentPieces(doc, { storeObjectStreams: true });
 };
 
 export default rotatePages;

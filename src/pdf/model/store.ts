@@ -35,6 +35,26 @@ export interface RawOrigin {
   decryptRawStream?: (ref: PDFRef, raw: RawObject, data: Uint8Array | FileRange) => Piece[] | undefined;
   /** The same for an object with strings and no stream: where its strings lie and their plaintext, as literals. */
   decryptRawStrings?: (ref: PDFRef, raw: RawObject) => RawStrings | undefined;
+  /**
+   * The input object stream that holds member `num` (an object of the
+   * input's own numbering), when it may go out as its input bytes: clear
+   * text, no /Extends, no reference in its dictionary, every member listed
+   * once at the index the cross-reference gives it. Undefined otherwise.
+   */
+  objectStreamOf?: (num: number) => InputObjectStream | undefined;
+}
+
+/** An input object stream that the writer may copy as its input bytes (writer.ts, writeWithObjectStreams). */
+export interface InputObjectStream {
+  ref: PDFRef;
+  /** The stream as its input bytes (dictionary and compressed data). */
+  source: RawSource;
+  /** The unpacked members' bytes: an untouched member's skim is a view of these. */
+  data: Uint8Array;
+  /** The members' object numbers, by index. */
+  members: readonly number[];
+  /** One past the input's largest object number: a stale member copy may refer to any of them. */
+  inputSize: number;
 }
 
 /** An untouched input object as its input bytes, with the table it is in. */

@@ -13,7 +13,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFHeader, PDFName, PDFNull, PDFNumber, PDFObject, PDFRawStream, PDFRef } from '../model/primitives.js';
 import { LayeredObjects } from '../model/layered-objects.js';
-import type { ObjectSource, RawOrigin, RawSource } from '../model/store.js';
+import type { InputObjectStream, ObjectSource, RawOrigin, RawSource } from '../model/store.js';
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
@@ -46,6 +46,8 @@ export class ObjectTable extends LayeredObjects {
   /** Skims of untouched objects, kept as the sources the graph walk hands around (graph.ts), so that a walk makes none. */
   private readonly raws = new Map<number, RawSource | null>();
   private readonly objectStreams = new Map<number, ObjectStream | null>();
+  /** objectStreamOf's answers, by the object stream's number. */
+  private readonly storable = new Map<number, InputObjectStream | null>();
   private readonly resolving = new Set<number>();
   private readonly parseContext: ParseContext;
   /** True when the bytes are a lazily read file (core/lazy-file.ts): stream data is then read only when used. */
@@ -84,6 +86,7 @@ export class ObjectTable extends LayeredObjects {
   setObjectStreamDecryptor(decryptor: ObjectStreamDecryptor): void {
     this.decryptObjectStream = decryptor;
     this.objectStreams.clear();
+    this.storable.clear();
     this.raws.clear();
   }
 
@@ -214,6 +217,43 @@ export class ObjectTable extends LayeredObjects {
   }
 
   private parsedDuringLook: Array<[PDFRef, PDFObject]> | undefined;
+
+  /**
+   * The object stream holding member `num`, when the writer may copy it as
+   * its input bytes (RawOrigin.objectStreamOf): not from a decrypted input
+   * (its bytes are ciphertext) nor a rebuilt table, unpacked cleanly, its
+   * dictionary free of references (/Extends, an indirect /Length), and every
+   * member listed once, at the index the cross-reference gives it (a writer
+   * that listed the stream itself as a member shifted them all).
+   */
+  objectStreamOf(num: number): InputObjectStream | undefined {
+    const entry = this.entries_.get(num);
+    if (entry?.type !== 2 || this.decryptObjectStream || this.recovered) return undefined;
+    let stored = this.storable.get(entry.stream);
+    if (stored === undefined) {
+      stored = this.storableStream(entry.stream) ?? null;
+      this.storable.set(entry.stream, stored);
+    }
+    return stored ?? undefined;
+  }
+
+  private storableStream(num: number): InputObjectStream | undefined {
+    const at = this.entries_.get(num);
+    if (at?.type !== 1) return undefined;
+    const stream = this.objectStream(num);
+    const ref = PDFRef.of(num, at.gen);
+    const source = stream && this.rawSource(ref);
+    // The xref stream's third field is two bytes wide: an index past them cannot be listed.
+    if (!stream || !source?.raw.stream || source.raw.refs.length > 0 || stream.members.length > 0xffff) return undefined;
+    const members = stream.members.map((member) => member[0]);
+    const seen = new Set<number>();
+    for (let index = 0; index < members.length; index++) {
+      const member = this.entries_.get(members[index]);
+      if (seen.has(members[index]) || member?.type !== 2 || member.stream !== num || member.index !== index) return undefined;
+      seen.add(members[index]);
+    }
+    return { ref, source, data: stream.data, members, inputSize: this.largestNumber + 1 };
+  }
 
   /** True when the object came out of an object stream (its strings were decrypted with the stream). */
   isCompressed(ref: PDFRef): boolean {
@@ -535,6 +575,7 @@ export class ObjectTable extends LayeredObjects {
     this.trailer = rebuilt.trailer;
     this.raws.clear();
     this.objectStreams.clear();
+    this.storable.clear();
     this.offsets = undefined;
     return true;
   }
@@ -553,6 +594,7 @@ export class ObjectTable extends LayeredObjects {
     this.entries_ = new XrefEntries();
     this.raws.clear();
     this.objectStreams.clear();
+    this.storable.clear();
     this.offsets = undefined;
   }
 

@@ -69,7 +69,7 @@ export async function addTextWatermark(options: TextWatermark): Promise<PdfPiece
   };
   stampPages(doc.context, pages, selected, { form: formRef, layer: options.layer, matrixFor });
   // Pieces: the CLI writes them out without joining 60 MB into one buffer.
-  return saveDocumentPieces(doc);
+  return saveDocumentPieces(doc, { storeObjectStreams: true });
 }
 
 const UNIT_SQUARE: Array<[number, number]> = [
@@ -104,7 +104,7 @@ export async function addImageWatermark(options: ImageWatermark): Promise<PdfPie
   };
   stampPages(doc.context, pages, selected, { form: formRef, layer: options.layer, matrixFor });
   // Pieces: the CLI writes them out without joining 60 MB into one buffer.
-  return saveDocumentPieces(doc);
+  return saveDocumentPieces(doc, { storeObjectStreams: true });
 }
 
 function rgbOf(color: string): [number, number, number] {

@@ -6,16 +6,18 @@
  * still a view of the input. Everything is joined once at the end: under a
  * classic cross-reference table, or (`objectStreams`) with the objects that
  * are not streams deflated by node:zlib into object streams under a
- * cross-reference stream. New numbers (object streams, the cross-reference
- * stream) come after every number referenced anywhere, so that a dangling
- * reference can never come to mean one of them.
+ * cross-reference stream; an input object stream whose members all go out
+ * may go out as its input bytes instead (`storeObjectStreams`). New numbers
+ * (object streams, the cross-reference stream) come after every number
+ * referenced anywhere, so that a dangling reference can never come to mean
+ * one of them.
  */
 import { deflateSync } from '../../core/zlib-native.js';
 import { unreadRange } from '../../core/lazy-file.js';
 import { PieceList, type PdfPieces } from '../../core/pdf-data.js';
 import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
-import { storeOf, type RawSource } from '../model/store.js';
+import { storeOf, type InputObjectStream, type RawSource } from '../model/store.js';
 import { nullifyReached, type RefTargets } from '../model/objects.js';
 import type { Encryption } from '../security/encrypt.js';
 import type { RawStrings } from '../security/raw-strings.js';
@@ -51,6 +53,16 @@ export interface WriteOptions {
    * hold null instead. One walk of the document rather than two (remove_pages).
    */
   nullify?: RefTargets;
+  /**
+   * With `objectStreams`: an input object stream goes out as its input
+   * bytes (not inflated to be written, nor deflated again) when every member
+   * goes out, each as its input bytes or changed. A changed member is written
+   * anew, and the cross-reference's entry for it supersedes the stale copy in
+   * the stored stream, as an incremental update does: so only for actions
+   * whose changes leave nothing in that stale copy that the action meant to
+   * remove (see saveDocumentPieces' callers).
+   */
+  storeObjectStreams?: boolean;
 }
 
 /** The references an output holds (split_by_size weighs what a part already wrote). */
@@ -94,7 +106,8 @@ function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions 
 function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOptions): void {
   // Encrypted output keeps the classic layout: strings inside an object stream
   // would have to be left to the stream's encryption instead of their own.
-  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt) return writeWithObjectStreams(context, plan, sink);
+  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt)
+    return writeWithObjectStreams(context, plan, sink, options.storeObjectStreams === true);
   const out = new Output(context.header.getVersionString(), sink);
   // Where each object of plan.order starts.
   const offsets: number[] = [];
@@ -647,9 +660,48 @@ function trailerDict(context: PDFContext, size: number): PDFDict {
 }
 
 /**
- * zlib's level for object streams: its fastest. A page action rewrites every
- * object stream (10 MB of objects in object-streams.pdf): level 6 (the
- * default) was 0.35 s of a 1.2 s rotate; level 4 half of that; level 1
+ * Whether an input object stream can go out as its input bytes: every
+ * member goes out (a member the output drops must not survive in the
+ * stream's bytes), and each member that goes out as its input bytes does so
+ * unchanged (no reference written as null or renumbered). A member parsed,
+ * rewritten or otherwise changed is written anew; the stored copy of it is
+ * stale and unlisted. At least one member must still be listed from it.
+ */
+function storesAsInput(input: InputObjectStream, written: ReadonlyMap<PDFRef, ObjectSource>): boolean {
+  let listed = 0;
+  for (const member of input.members) {
+    const source = written.get(PDFRef.of(member, 0));
+    if (source === undefined) return false;
+    if (!isStoredMember(source, input)) continue;
+    if (!bytesUnchanged(source as RawSource, written)) return false;
+    listed++;
+  }
+  return listed > 0;
+}
+
+/** True when `source` is the untouched skim of a member of `input` (a view of its unpacked data). */
+function isStoredMember(source: ObjectSource, input: InputObjectStream): boolean {
+  return source.kind === 'raw' && source.raw.data === input.data;
+}
+
+/** True when eachRange would write a skimmed object's bytes as they are: every reference kept under its own number. */
+function bytesUnchanged(source: RawSource, written: WrittenRefs): boolean {
+  const { raw, table } = source;
+  const refs = raw.refs;
+  for (let i = 0; i < refs.length; i += REF_FIELDS) {
+    const num = refs[i + REF_NUM];
+    const gen = refs[i + REF_GEN];
+    const ref = table.refAt(num, gen);
+    if (ref === undefined || !written.has(ref) || ref.objectNumber !== num || ref.generationNumber !== gen) return false;
+  }
+  return true;
+}
+
+/**
+ * zlib's level for object streams: its fastest. A page action rewrote every
+ * object stream before input streams could go out stored (10 MB of objects
+ * in object-streams.pdf): level 6 (the default) was 0.35 s of a 1.2 s
+ * rotate; level 4 half of that; level 1
  * deflates those 10 MB in 90 ms of CPU against level 4's 165 ms, and writes
  * 13 % more of them (3.70 MB against 3.27 MB: +0.8 % of that file).
  * bench/README.md, "Profiles: object streams" and "Remove pages, object
@@ -661,20 +713,43 @@ const OBJECT_STREAM_LEVEL = 1;
 const OBJECTS_PER_STREAM = 100;
 const SPACE = encoder.encode(' ');
 
-/** The same document with its non-stream objects in object streams and a cross-reference stream. */
-function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink): void {
+/**
+ * The same document with its non-stream objects in object streams and a
+ * cross-reference stream. With `store`, input object streams that may go
+ * out as their input bytes do (storesAsInput); the other objects are packed
+ * into new object streams.
+ */
+function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink, store: boolean): void {
   const version = context.header.getVersionString();
   const out = new Output(Number(version) >= 1.5 ? version : '1.5', sink);
   // Type 1 entries: [offset, generation]; type 2: [object stream, index].
   const entries = new Map<number, [1 | 2, number, number]>();
   let next = plan.next;
+  // The input object streams weighed for storing so far, and the object numbers the output has (a stored stream keeps its own).
+  const weighed = store ? new Set<InputObjectStream>() : undefined;
+  let numbers: Set<number> | undefined;
 
   const packed: PDFRef[] = [];
   for (const ref of plan.order) {
     const source = plan.written.get(ref)!;
     // Streams cannot be inside object streams, nor objects of a generation other than 0.
     if (!isStreamSource(source) && ref.generationNumber === 0) {
-      packed.push(ref);
+      const input = weighed && source.kind === 'raw' && !entries.has(ref.objectNumber) ? source.table.objectStreamOf?.(ref.objectNumber) : undefined;
+      if (input && !weighed!.has(input)) {
+        weighed!.add(input);
+        numbers ??= new Set(plan.order.map((r) => r.objectNumber));
+        if (!numbers.has(input.ref.objectNumber) && storesAsInput(input, plan.written)) {
+          input.members.forEach((member, index) => {
+            if (isStoredMember(plan.written.get(PDFRef.of(member, 0))!, input)) entries.set(member, [2, input.ref.objectNumber, index]);
+          });
+          entries.set(input.ref.objectNumber, [1, out.offset, input.ref.generationNumber]);
+          out.object(input.ref, input.source, plan.written);
+          // New numbers come after the stored stream's, and after any its stale copies refer to.
+          next = Math.max(next, input.ref.objectNumber + 1, input.inputSize);
+        }
+      }
+      // A member of a stored stream that goes out as its input bytes has its entry there; the rest are packed anew.
+      if (entries.get(ref.objectNumber)?.[0] !== 2) packed.push(ref);
       continue;
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
