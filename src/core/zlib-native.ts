@@ -21,7 +21,12 @@ export const INFLATE = 2;
 const INFLATERAW = 6;
 type Mode = typeof DEFLATE | typeof INFLATE | typeof INFLATERAW;
 
-/** What node:zlib passes by default (zlib.h's defaults; a window of 0 has inflate read it from the header). */
+/**
+ * What node:zlib passes by default (zlib.h's defaults), inflate included: a
+ * window of 0 (read from the header) would be kept by a reset as the first
+ * stream's, and a reused inflater would then refuse any later stream with a
+ * larger window ("invalid window size"); 15 takes every window a header may give.
+ */
 const WINDOW_BITS = 15;
 const MEM_LEVEL = 8;
 const STRATEGY = 0;
@@ -73,7 +78,7 @@ export function openZlib(mode: Mode, level = DEFAULT_LEVEL): { handle: ZlibHandl
   const state = new Uint32Array(2);
   try {
     // The callback is for asynchronous writes, which are never made here.
-    handle.init(mode === INFLATE ? 0 : WINDOW_BITS, level, MEM_LEVEL, STRATEGY, state, noAsyncWrites, undefined);
+    handle.init(WINDOW_BITS, level, MEM_LEVEL, STRATEGY, state, noAsyncWrites, undefined);
   } catch {
     // An internal binding may change between Node versions: one that no longer takes these arguments gets node:zlib.
     binding = null;

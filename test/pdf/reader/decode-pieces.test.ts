@@ -254,6 +254,20 @@ describe('each filter, and chains of them, decoded a piece at a time', () => {
       expect(again.data.equals(content)).toBe(true);
     }
   });
+
+  it('a stream with a larger window than the one before it decodes whole (a reused inflater keeps no window size)', async () => {
+    // Writers shrink the window of small streams (zlib header 0x48: 4 KB); the next stream may have the usual 32 KB.
+    const small = deflateSync('q 1 0 0 1 5 5 cm', { windowBits: 12 });
+    const large = deflateSync(content, { windowBits: 15 });
+    expect([small[0], large[0]]).toEqual([0x48, 0x78]);
+    expect((await qpdfDecoded('/Filter /FlateDecode', large)).equals(content)).toBe(true);
+    for (let round = 0; round < 2; round++) {
+      expect(decodeAll(small, chainOf('FlateDecode')).data.toString()).toBe('q 1 0 0 1 5 5 cm');
+      const again = decodeAll(large, chainOf('FlateDecode'));
+      expect(again.ended).toBe('done');
+      expect(again.data.equals(content)).toBe(true);
+    }
+  });
 });
 
 /** Object 5 of a one-page document whose content stream (object 5) has `dict` and `data`. */
