@@ -876,7 +876,9 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
   context.attach(table);
   // A table that reads but points at the wrong bytes for the catalog is rebuilt now, before anything is parsed.
   const root = xref.trailer.get(PDFName_Root);
-  if (!(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
+  // In an encrypted file a catalog inside an object stream cannot be read before the key is known: not damage.
+  const unreadableYet = root instanceof PDFRef && table.isCompressed(root) && xref.trailer.has(PDFName_Encrypt);
+  if (!unreadableYet && !(root instanceof PDFRef && table.get(root) instanceof PDFDict) && !(root instanceof PDFDict)) table.recover();
   setTrailerInfo(context, table.trailer, table);
   const notApplying = encryptionThatDoesNotApply(table, !table.recovered && xref.staleEncrypt === true);
   if (notApplying) {
@@ -897,6 +899,7 @@ export function openContext(bytes: Uint8Array): { context: PDFContext; table: Ob
 }
 
 const PDFName_Root = PDFName.of('Root');
+const PDFName_Encrypt = PDFName.of('Encrypt');
 
 /** `value` with every reference to an object the file lacks made null, in place (nesting is bounded by the parser). */
 function withoutDangling(value: PDFObject, table: ObjectTable): PDFObject {

@@ -169,3 +169,103 @@ describe('encryption dictionaries that qpdf refuses are still refused, saying wh
     expect((error as ValidationError).errors.file[0]).toMatch(message);
   });
 });
+
+/** RC4 as the standard gives it (algorithm 1): the test's own, so the file is not made by the code under test. */
+function rc4(key: Uint8Array, data: Uint8Array): Uint8Array {
+  const s = Array.from({ length: 256 }, (_, i) => i);
+  for (let i = 0, j = 0; i < 256; i++) {
+    j = (j + s[i] + key[i % key.length]) & 255;
+    [s[i], s[j]] = [s[j], s[i]];
+  }
+  const out = new Uint8Array(data.length);
+  for (let n = 0, i = 0, j = 0; n < data.length; n++) {
+    i = (i + 1) & 255;
+    j = (j + s[i]) & 255;
+    [s[i], s[j]] = [s[j], s[i]];
+    out[n] = data[n] ^ s[(s[i] + s[j]) & 255];
+  }
+  return out;
+}
+
+/**
+ * An RC4 40-bit (revision 2) file whose catalog, page tree and page sit in an
+ * object stream, as some writers make them (qpdf keeps the catalog out of
+ * object streams when it encrypts; pdfsvc too).
+ */
+async function catalogInEncryptedObjectStream(user: string): Promise<Uint8Array> {
+  const { createHash } = await import('node:crypto');
+  const { deflateSync } = await import('node:zlib');
+  const md5 = (...parts: Uint8Array[]) => createHash('md5').update(Buffer.concat(parts)).digest();
+  const pad = Buffer.from('28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A', 'hex');
+  const padded = (password: string) => Buffer.concat([Buffer.from(password, 'latin1'), pad]).subarray(0, 32);
+  const id = Buffer.from('00112233445566778899aabbccddeeff', 'hex');
+  const p = Buffer.alloc(4);
+  p.writeInt32LE(-4);
+  const o = rc4(md5(padded(OWNER)).subarray(0, 5), padded(user));
+  const key = md5(padded(user), o, p, id).subarray(0, 5);
+  const u = rc4(key, pad);
+  const objectKey = (num: number) => md5(key, Buffer.from([num & 255, (num >> 8) & 255, num >> 16, 0, 0])).subarray(0, 10);
+
+  const members: Array<[number, string]> = [
+    [2, '<< /Type /Catalog /Pages 3 0 R >>'],
+    [3, '<< /Type /Pages /Kids [4 0 R] /Count 1 >>'],
+    [
+      4,
+      '<< /Type /Page /Parent 3 0 R /MediaBox [0 0 300 200] /Contents 5 0 R /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>',
+    ],
+  ];
+  let body = '';
+  const offsets = members.map(([, text]) => {
+    const at = body.length;
+    body += `${text}\n`;
+    return at;
+  });
+  const head = `${members.map(([num], i) => `${num} ${offsets[i]}`).join(' ')}\n`;
+  const packed = rc4(objectKey(1), deflateSync(Buffer.from(head + body, 'latin1')));
+  const content = rc4(objectKey(5), Buffer.from(`BT /F1 18 Tf 20 100 Td (${TEXTS[0]}) Tj ET`, 'latin1'));
+
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const at: number[] = [];
+  const length = () => parts.reduce((sum, part) => sum + part.length, 0);
+  const object = (num: number, ...pieces: Array<string | Uint8Array>) => {
+    at[num] = length();
+    parts.push(Buffer.from(`${num} 0 obj\n`), ...pieces.map((piece) => Buffer.from(piece as never, 'latin1')), Buffer.from('\nendobj\n'));
+  };
+  object(1, `<< /Type /ObjStm /N 3 /First ${head.length} /Filter /FlateDecode /Length ${packed.length} >>\nstream\n`, packed, '\nendstream');
+  object(5, `<< /Length ${content.length} >>\nstream\n`, content, '\nendstream');
+  object(6, `<< /Filter /Standard /V 1 /R 2 /O <${Buffer.from(o).toString('hex')}> /U <${Buffer.from(u).toString('hex')}> /P -4 >>`);
+  const xrefAt = length();
+  const row = (type: number, second: number, third: number) =>
+    Buffer.from([type, ...Buffer.from(second.toString(16).padStart(8, '0'), 'hex'), third >> 8, third & 255]);
+  const rows = Buffer.concat([
+    row(0, 0, 65535),
+    row(1, at[1], 0),
+    row(2, 1, 0),
+    row(2, 1, 1),
+    row(2, 1, 2),
+    row(1, at[5], 0),
+    row(1, at[6], 0),
+    row(1, xrefAt, 0),
+  ]);
+  const hex = id.toString('hex');
+  object(7, `<< /Type /XRef /Size 8 /W [1 4 2] /Root 2 0 R /Encrypt 6 0 R /ID [<${hex}> <${hex}>] /Length ${rows.length} >>\nstream\n`, rows, '\nendstream');
+  parts.push(Buffer.from(`startxref\n${xrefAt}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
+describe('an encrypted file whose catalog is inside an object stream', () => {
+  it('opens with its password as it is, not as damage: no rebuild, no warning, the page and its text kept', async () => {
+    const input = await catalogInEncryptedObjectStream(USER);
+    // The premise: qpdf and poppler read it with the password.
+    expect((await qpdfCheck(input, USER)).exitCode).toBe(0);
+    expect(await text(input, USER)).toContain(TEXTS[0]);
+
+    const warnings: Warning[] = [];
+    const out = await removePassword({ file: input, password: USER }, { onWarning: (w) => warnings.push(w) });
+    expect(warnings.map((w) => w.message)).toEqual([]);
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    expect((await showEncryption(out)).encrypted).toBe(false);
+    expect(await text(out)).toContain(TEXTS[0]);
+    expect((await refused(() => removePassword({ file: input, password: 'not-the-password' }))).password[0]).toMatch(/does not open/);
+  });
+});
