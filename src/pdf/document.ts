@@ -189,7 +189,9 @@ export interface SaveOptions {
    * (a stream holding a removed page or anything else dropped is packed
    * anew; a stale page tree node or link lists a removed page's number,
    * which the output does not have), the watermarks (pages and the catalog
-   * gain entries). Not remove_signatures, remove_password or anything that
+   * gain entries), add_password and add_restrictions (only the /ID, /Encrypt
+   * and the catalog's /Extensions change; each stored stream is encrypted
+   * whole). Not remove_signatures, remove_password or anything that
    * takes content out of an object it keeps.
    */
   storeObjectStreams?: boolean;
@@ -198,7 +200,7 @@ export interface SaveOptions {
 /** Serializes a document the way every action writes its output, as pieces (see PdfPieces). */
 export async function saveDocumentPieces(doc: PDFDocument, options: SaveOptions = {}): Promise<PdfPieces> {
   // As qpdf does by default: object streams in, object streams out.
-  const objectStreams = !options.encrypt && hasObjectStreams(doc.context);
+  const objectStreams = hasObjectStreams(doc.context);
   const encryption = options.encrypt && prepareEncryption(doc.context, options.encrypt);
   const pdf = writeDocumentPieces(doc.context, { objectStreams, encryption, nullify: options.nullify, storeObjectStreams: options.storeObjectStreams });
   // An encrypted output that its passwords do not open would lock its owner out: it is never returned.

@@ -13,6 +13,8 @@ const addPassword: Transform<typeof fields, 'document'> = async (values, context
       ownerPassword: values.password,
       permissions: ALL_PERMISSIONS,
     },
+    // Input object streams go out as their bytes, each encrypted whole: the action changes no object's content.
+    storeObjectStreams: true,
   });
 };
 

@@ -13,6 +13,8 @@ const addRestrictions: Transform<typeof fields, 'document'> = async (values, con
       ownerPassword: values.owner_password,
       permissions: permissionValue(values),
     },
+    // Input object streams go out as their bytes, each encrypted whole: the action changes no object's content.
+    storeObjectStreams: true,
   });
 };
 

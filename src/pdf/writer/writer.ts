@@ -19,7 +19,7 @@ import type { Piece, Sink } from '../../core/sink.js';
 import { PDFContext, PDFDict, PDFName, PDFNull, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
 import { storeOf, type InputObjectStream, type RawSource } from '../model/store.js';
 import { nullifyReached, type RefTargets } from '../model/objects.js';
-import type { Encryption } from '../security/encrypt.js';
+import { plainStrings, type Encryption } from '../security/encrypt.js';
 import type { RawStrings } from '../security/raw-strings.js';
 import { fileIdToWrite } from '../security/file-id.js';
 import { PiecewiseStream } from '../security/file-crypto.js';
@@ -45,7 +45,7 @@ export interface WriteOptions {
    * tree) would otherwise come out several times its input's size.
    */
   objectStreams?: boolean;
-  /** Encrypt each object as it is written (security/encrypt.ts); the output then keeps the classic layout. */
+  /** Encrypt each object as it is written (security/encrypt.ts); object streams only with `storeObjectStreams` (writePlan). */
   encryption?: Encryption;
   /**
    * References to leave out, as nullifyReferences does, in the writer's own
@@ -104,22 +104,19 @@ function writeDocumentTo(context: PDFContext, sink: Sink, options: WriteOptions 
 }
 
 function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOptions): void {
-  // Encrypted output keeps the classic layout: strings inside an object stream
-  // would have to be left to the stream's encryption instead of their own.
-  if (options.objectStreams && !options.encryption && !context.trailerInfo.Encrypt)
-    return writeWithObjectStreams(context, plan, sink, options.storeObjectStreams === true);
+  const { encryption } = options;
+  const store = options.storeObjectStreams === true;
+  // An encrypted output has object streams only when input ones go out
+  // stored, each encrypted whole: packing every object anew (deflate, then
+  // AES) costs more than the classic layout's objects encrypted one by one.
+  // A document with /Encrypt but no encryption asked for keeps the classic layout.
+  if (options.objectStreams && (encryption ? store : !context.trailerInfo.Encrypt)) return writeWithObjectStreams(context, plan, sink, store, encryption);
   const out = new Output(context.header.getVersionString(), sink);
   // Where each object of plan.order starts.
   const offsets: number[] = [];
-  const { encryption } = options;
   for (const ref of plan.order) {
     offsets.push(out.offset);
-    const source = plan.written.get(ref)!;
-    const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
-    const strings = !encrypted && replacedRawStrings(ref, source, encryption);
-    if (encrypted) out.rawStream(ref, source as RawSource, encrypted, plan.written);
-    else if (strings) out.rawWithStrings(ref, source as RawSource, strings, plan.written);
-    else out.object(ref, toWrite(ref, source, encryption), plan.written);
+    writeTopLevel(out, ref, plan.written.get(ref)!, encryption, plan.written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
@@ -130,6 +127,15 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   out.push(serialize(trailerDict(context, size)));
   out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
   out.end();
+}
+
+/** One object at the top level, its strings and stream data encrypted or decrypted as the output asks. */
+function writeTopLevel(out: Output, ref: PDFRef, source: ObjectSource, encryption: Encryption | undefined, written: WrittenRefs): void {
+  const encrypted = encryption ? encryptedRawStream(ref, source, encryption) : decryptedRawStream(ref, source);
+  const strings = !encrypted && replacedRawStrings(ref, source, encryption);
+  if (encrypted) out.rawStream(ref, source as RawSource, encrypted, written);
+  else if (strings) out.rawWithStrings(ref, source as RawSource, strings, written);
+  else out.object(ref, toWrite(ref, source, encryption), written);
 }
 
 /**
@@ -698,6 +704,21 @@ function bytesUnchanged(source: RawSource, written: WrittenRefs): boolean {
 }
 
 /**
+ * Keeps the plaintext strings of a member of an object stream as a probe of
+ * the output check (check-output.ts), which then reads it back through its
+ * decrypted object stream: the streams' encryption is proved as the
+ * top-level objects' is. False when the member has no string.
+ */
+function probeMember(encryption: Encryption, ref: PDFRef, source: ObjectSource): boolean {
+  if (source.kind === 'damaged' || (source.kind === 'raw' && !source.raw.strings)) return false;
+  const object = source.kind === 'parsed' ? source.object : source.table.parseDetached(ref);
+  const strings = object === undefined ? [] : plainStrings(object);
+  if (strings.length === 0) return false;
+  encryption.expected.probes.push({ ref, strings });
+  return true;
+}
+
+/**
  * zlib's level for object streams: its fastest. A page action rewrote every
  * object stream before input streams could go out stored (10 MB of objects
  * in object-streams.pdf): level 6 (the default) was 0.35 s of a 1.2 s
@@ -717,9 +738,14 @@ const SPACE = encoder.encode(' ');
  * The same document with its non-stream objects in object streams and a
  * cross-reference stream. With `store`, input object streams that may go
  * out as their input bytes do (storesAsInput); the other objects are packed
- * into new object streams.
+ * into new object streams. With `encryption` (and `store`), a stored stream
+ * is encrypted whole under its own number, its members' strings not on their
+ * own (PDF 2.0 7.6.2); every other object goes out at the top level as in the
+ * classic layout (the catalog, read before a reader knows the key; the
+ * /Encrypt dictionary; a signature's plain /Contents), none packed anew; the
+ * cross-reference stream is never encrypted.
  */
-function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink, store: boolean): void {
+function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink, store: boolean, encryption?: Encryption): void {
   const version = context.header.getVersionString();
   const out = new Output(Number(version) >= 1.5 ? version : '1.5', sink);
   // Type 1 entries: [offset, generation]; type 2: [object stream, index].
@@ -729,6 +755,8 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink, sto
   const weighed = store ? new Set<InputObjectStream>() : undefined;
   let numbers: Set<number> | undefined;
 
+  // Whether a member with strings was kept as a probe for the output check (encrypted output only).
+  let probed = encryption === undefined;
   const packed: PDFRef[] = [];
   for (const ref of plan.order) {
     const source = plan.written.get(ref)!;
@@ -740,20 +768,30 @@ function writeWithObjectStreams(context: PDFContext, plan: Plan, sink: Sink, sto
         numbers ??= new Set(plan.order.map((r) => r.objectNumber));
         if (!numbers.has(input.ref.objectNumber) && storesAsInput(input, plan.written)) {
           input.members.forEach((member, index) => {
-            if (isStoredMember(plan.written.get(PDFRef.of(member, 0))!, input)) entries.set(member, [2, input.ref.objectNumber, index]);
+            const memberRef = PDFRef.of(member, 0);
+            const memberSource = plan.written.get(memberRef)!;
+            if (!isStoredMember(memberSource, input)) return;
+            entries.set(member, [2, input.ref.objectNumber, index]);
+            if (!probed) probed = probeMember(encryption!, memberRef, memberSource);
           });
           entries.set(input.ref.objectNumber, [1, out.offset, input.ref.generationNumber]);
-          out.object(input.ref, input.source, plan.written);
+          if (encryption) writeTopLevel(out, input.ref, input.source, encryption, plan.written);
+          else out.object(input.ref, input.source, plan.written);
           // New numbers come after the stored stream's, and after any its stale copies refer to.
           next = Math.max(next, input.ref.objectNumber + 1, input.inputSize);
         }
       }
-      // A member of a stored stream that goes out as its input bytes has its entry there; the rest are packed anew.
-      if (entries.get(ref.objectNumber)?.[0] !== 2) packed.push(ref);
-      continue;
+      // A member of a stored stream that goes out as its input bytes has its entry there; the rest are packed anew,
+      // or, encrypted, go out as top-level objects (each string encrypted on its own, as in the classic layout).
+      if (entries.get(ref.objectNumber)?.[0] === 2) continue;
+      if (!encryption) {
+        packed.push(ref);
+        continue;
+      }
     }
     entries.set(ref.objectNumber, [1, out.offset, ref.generationNumber]);
-    out.object(ref, toWrite(ref, source, undefined), plan.written);
+    if (encryption) writeTopLevel(out, ref, source, encryption, plan.written);
+    else out.object(ref, toWrite(ref, source, undefined), plan.written);
   }
 
   for (let start = 0; start < packed.length; start += OBJECTS_PER_STREAM) {

@@ -13,6 +13,7 @@ import type { RawValues } from '../../../src/core/fields.js';
 import { runAction } from '../../../src/core/run.js';
 import { openDocument } from '../../../src/pdf/document.js';
 import { objectTableOf } from '../../../src/pdf/reader/object-table.js';
+import addPassword from '../../../src/actions/add_password/action.js';
 import addTextWatermark from '../../../src/actions/add_text_watermark/action.js';
 import removePages from '../../../src/actions/remove_pages/action.js';
 import removePassword from '../../../src/actions/remove_password/action.js';
@@ -59,8 +60,12 @@ async function listedIn(bytes: Uint8Array, password?: string): Promise<Map<numbe
 }
 
 /** Every stream object qpdf lists (object streams included), its data decoded, by object key. */
-async function streamData(bytes: Uint8Array): Promise<Map<string, string>> {
-  const { stdout } = await execa('qpdf', ['--json=2', '--json-stream-data=inline', '--decode-level=generalized', tempFile(bytes)], { maxBuffer: 1 << 28 });
+async function streamData(bytes: Uint8Array, password?: string): Promise<Map<string, string>> {
+  const { stdout } = await execa(
+    'qpdf',
+    ['--json=2', ...(password ? [`--password=${password}`] : []), '--json-stream-data=inline', '--decode-level=generalized', tempFile(bytes)],
+    { maxBuffer: 1 << 28 },
+  );
   const objects = JSON.parse(stdout).qpdf[1] as Record<string, { stream?: { data?: string } }>;
   const data = new Map<string, string>();
   for (const [key, value] of Object.entries(objects))
@@ -69,8 +74,8 @@ async function streamData(bytes: Uint8Array): Promise<Map<string, string>> {
 }
 
 /** The page dictionaries as qpdf resolves them (the cross-reference's copy, not a stale one). */
-async function pageDictionaries(bytes: Uint8Array): Promise<Array<Record<string, unknown>>> {
-  const { stdout } = await execa('qpdf', ['--json=2', tempFile(bytes)], { maxBuffer: 1 << 28 });
+async function pageDictionaries(bytes: Uint8Array, password?: string): Promise<Array<Record<string, unknown>>> {
+  const { stdout } = await execa('qpdf', ['--json=2', ...(password ? [`--password=${password}`] : []), tempFile(bytes)], { maxBuffer: 1 << 28 });
   const json = JSON.parse(stdout) as { pages: Array<{ object: string }>; qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>] };
   return json.pages.map((page) => json.qpdf[1][`obj:${page.object}`].value ?? {});
 }
@@ -194,6 +199,37 @@ describe('stored object streams', () => {
     await expectClean(output, TEXTS);
     expect((await listedIn(output)).get(3)).not.toBe(11);
   });
+
+  for (const algorithm of ['AES-128', 'AES-256']) {
+    it(`add_password ${algorithm}: input streams go out stored, each encrypted whole; every other object top-level`, async () => {
+      const { bytes } = input();
+      const output = await run(addPassword, bytes, { password: 'pass', encryption_algorithm: algorithm });
+      const check = await qpdfCheck(output, 'pass');
+      expect(check.exitCode, check.output).toBe(0);
+      expect((await pageTexts(output, 'pass')).map((t) => t.trim())).toEqual(TEXTS);
+      // The input's streams are not compressed: their strings would show if a stream went out in the clear.
+      expect(Buffer.from(output).includes('SECRET PAGE')).toBe(false);
+      const rows = await listedIn(output, 'pass');
+      // 11 (the font and page 1) and 12 (pages 2 and 3), untouched, are stored: their members stay listed in them.
+      expect([3, 4, 6, 8].map((num) => rows.get(num))).toEqual([11, 11, 12, 12]);
+      // Nothing is packed anew: the catalog and page tree (parsed when the document is opened; stream 10 lists
+      // nothing any more) and the encryption dictionary are top-level objects, as in the classic layout.
+      const { stdout } = await execa('qpdf', ['--show-object=trailer', '--password=pass', tempFile(output)]);
+      const encryptNum = Number(/\/Encrypt (\d+) 0 R/.exec(stdout)![1]);
+      for (const num of [1, 2, encryptNum]) expect(rows.has(num) && rows.get(num) === undefined, `object ${num}`).toBe(true);
+      expect(rows.has(10)).toBe(false);
+      expect([...rows.values()].filter((stream) => stream !== undefined)).toEqual([11, 11, 12, 12]);
+      // Decrypted, stream 11 is the input's stream: encrypted whole, its members' strings not encrypted on their own.
+      const before = await streamData(bytes);
+      const after = await streamData(output, 'pass');
+      expect([after.get('obj:11 0 R'), after.get('obj:12 0 R')]).toEqual([before.get('obj:11 0 R'), before.get('obj:12 0 R')]);
+      expect((await pageDictionaries(output, 'pass')).map((page) => (page['/PieceInfo'] as Record<string, string>)['/Marker'])).toEqual([
+        'u:SECRET PAGE 1',
+        'u:SECRET PAGE 2',
+        'u:SECRET PAGE 3',
+      ]);
+    });
+  }
 
   it('a decrypted input: its object streams are ciphertext, never offered to be stored', async () => {
     const { bytes } = input();
