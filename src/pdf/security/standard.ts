@@ -254,7 +254,7 @@ function hashR6Rounds(R: number, password: Uint8Array, salt: Uint8Array, userKey
     e = createCipheriv('aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32)).setAutoPadding(false).update(k1);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i];
-    k = createHash(SHA_BY_REMAINDER[sum % 3]).update(e).digest();
+    k = sha(SHA_BY_REMAINDER[sum % 3], e);
   }
   return k.subarray(0, 32);
 }
