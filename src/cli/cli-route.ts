@@ -18,3 +18,16 @@ export function oneFileCliFor(argv: string[]): string | undefined {
   if (process.env.PDFSVC_SERVER || argv.some((arg) => arg === '--server' || arg.startsWith('--server='))) return undefined;
   return __PDFSVC_ONE_FILE_COMMANDS__[name];
 }
+
+/**
+ * The security actions: every run derives keys and runs ciphers with node:crypto (its 36 modules, streams
+ * among them). Node's built-ins come with a code cache that V8 takes only under the flags the process
+ * started with; loaded after setV8Flags, node:crypto compiled from source: ~5 ms more (bench/README.md, ltenc2).
+ */
+const CRYPTO_ACTIONS = new Set(['add_password', 'add_restrictions', 'remove_password', 'remove_restrictions']);
+
+/** The Node built-ins that `argv`'s run will load, for bin/pdfsvc.js to load before it sets the V8 flags. */
+export function builtinsToLoadFirst(argv: string[]): string[] {
+  const name = commandNameIn(argv);
+  return name !== undefined && CRYPTO_ACTIONS.has(name.replaceAll('-', '_')) ? ['node:crypto'] : [];
+}

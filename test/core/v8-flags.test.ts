@@ -5,10 +5,13 @@
  * writes a number of its own that could drift from the other.
  */
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MERGE_INTERRUPT_BUDGET, ONE_FILE_CLI_V8_FLAGS } from '../../src/core/v8-flags.js';
+import { fixturePath } from '../helpers/pdf-tools.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
@@ -41,6 +44,31 @@ describe('V8 interrupt budgets', () => {
       expect(stdout, withoutBinding ? 'node:v8' : 'the binding').toMatch(/Scavenge/);
       expect(stdout.endsWith(String(withoutBinding)), 'node:v8 loaded only without the binding').toBe(true);
       expect(stderr).toBe('');
+    }
+  });
+});
+
+describe("Node's built-ins and the flags the bin sets", () => {
+  it("the security actions load node:crypto while Node's code cache of it is taken; a page action loads none of it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-builtins-'));
+    try {
+      // Node reports each built-in it compiles and whether V8 took its code cache (rejected under changed flags).
+      const { NODE_OPTIONS: _, ...env } = process.env;
+      const run = (args: string[]) =>
+        execa('node', ['bin/pdfsvc.js', ...args], { env: { ...env, NODE_DEBUG_NATIVE: 'CODE_CACHE' }, extendEnv: false, all: true });
+      const encrypted = join(dir, 'encrypted.pdf');
+      for (const args of [
+        ['add-password', '--password', 'built-ins', fixturePath('pages-10.pdf'), '-o', encrypted],
+        ['remove-password', '--password', 'built-ins', encrypted, '-o', join(dir, 'decrypted.pdf')],
+      ]) {
+        const { all } = await run(args);
+        expect(all, args[0]).toMatch(/Code cache of crypto \(\w+\) is accepted/);
+        expect(all, args[0]).not.toMatch(/Code cache of [\w/]*(crypto|stream)[\w/]* \(\w+\) is rejected/);
+      }
+      const { all } = await run(['rotate', '--angle', '90', fixturePath('pages-10.pdf'), '-o', join(dir, 'rotated.pdf')]);
+      expect(all).not.toMatch(/Compiling [\w/]*crypto/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -238,18 +238,28 @@ function hashR6(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint
 function hashR6Rounds(R: number, password: Uint8Array, salt: Uint8Array, userKey: Uint8Array): Buffer {
   let k = sha('sha256', password, salt, userKey);
   if (R === 5) return k;
+  // The round's block and its 64 copies, in buffers of their longest (K is 32 to 64 bytes), reused by every round.
+  const longest = password.length + 64 + userKey.length;
+  const blocks = Buffer.allocUnsafe(longest);
+  const copies = Buffer.allocUnsafe(longest * 64);
   let e: Buffer = Buffer.alloc(0);
   for (let round = 0; round < 64 || e[e.length - 1] > round - 32; round++) {
-    const block = Buffer.concat([password, k, userKey]);
-    // 64 copies of the block, repeated by fill().
-    const k1 = Buffer.alloc(block.length * 64, block);
-    e = aesNoPadding('encrypt', 'aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32), k1);
+    const length = password.length + k.length + userKey.length;
+    const block = blocks.subarray(0, length);
+    block.set(password, 0);
+    block.set(k, password.length);
+    block.set(userKey, password.length + k.length);
+    const k1 = copies.subarray(0, length * 64).fill(block);
+    // 64 copies are whole AES blocks: update() gives all of them, and final() nothing.
+    e = createCipheriv('aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32)).setAutoPadding(false).update(k1);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i];
-    k = sha((['sha256', 'sha384', 'sha512'] as const)[sum % 3], e);
+    k = sha(SHA_BY_REMAINDER[sum % 3], e);
   }
   return k.subarray(0, 32);
 }
+
+const SHA_BY_REMAINDER = ['sha256', 'sha384', 'sha512'] as const;
 
 const NO_USER_KEY = new Uint8Array(0);
 
