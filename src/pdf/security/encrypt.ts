@@ -4,8 +4,10 @@
  *
  * pdf-lib's encrypt() is not used: it encrypts streams only (strings stay in
  * clear text outside object streams) and runs AES in JavaScript. The output
- * is written by our writer, without object streams, so every object and each
- * of its strings is encrypted on its own, as the standard requires.
+ * is written by our writer: every top-level object and each of its strings
+ * is encrypted on its own, as the standard requires; an input object stream
+ * that goes out stored (add_password, add_restrictions) is encrypted whole,
+ * its members' strings with it (writer.ts, storeObjectStreams).
  */
 import { randomBytes } from 'node:crypto';
 import { FileRange } from '../../core/lazy-file.js';
