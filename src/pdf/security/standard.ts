@@ -250,8 +250,7 @@ function hashR6Rounds(R: number, password: Uint8Array, salt: Uint8Array, userKey
     block.set(k, password.length);
     block.set(userKey, password.length + k.length);
     const k1 = copies.subarray(0, length * 64).fill(block);
-    // 64 copies are whole AES blocks: update() gives all of them, and final() nothing.
-    e = createCipheriv('aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32)).setAutoPadding(false).update(k1);
+    e = aesNoPadding('encrypt', 'aes-128-cbc', k.subarray(0, 16), k.subarray(16, 32), k1);
     let sum = 0;
     for (let i = 0; i < 16; i++) sum += e[i];
     k = sha(SHA_BY_REMAINDER[sum % 3], e);
