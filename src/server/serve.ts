@@ -183,6 +183,7 @@ async function startServing(
       uploadsInFlight: () => app.uploadsInFlight,
       memory: () => memoryBudget.status(),
       keyLabels: Boolean(options.metricsKeyLabels),
+      actionNames,
     });
     // us-hipaa: TLS on every listener (regionRefusals asks for --cert/--key with --https and metrics).
     const metricsTls = hipaa && tls && tls.cert ? { cert: tls.cert, key: tls.key, headers: { 'Strict-Transport-Security': HSTS } } : undefined;
