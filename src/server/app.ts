@@ -62,6 +62,11 @@ export interface RequestLogEntry {
   time: string;
   method: string;
   path: string;
+  /**
+   * The action the request was routed to, by its catalog name: the router also takes `/v1/<action>/` and
+   * percent-encoded letters, so the path alone does not say. What the metrics and the audit trail name.
+   */
+  action?: string;
   status: number;
   duration_ms: number;
   /** Body bytes the server read (0 when it refused the request before reading). */
@@ -83,6 +88,7 @@ export interface RequestLogEntry {
 
 /** What the app keeps about a request while it runs (for the log line). */
 interface RequestNotes {
+  action?: string;
   key?: StoredKey;
   /** A known key refused (suspended account, region not in its plan or its list): named in the log and the audit trail, not counted as usage. */
   refusedKey?: StoredKey;
@@ -188,6 +194,7 @@ export function createApp(options: AppOptions): App {
   for (const action of options.actions) {
     app.all(`/v1/${action.name}`, async (event) => {
       const request = event.req as Request;
+      notesOf(request).action = action.name;
       if (request.method !== 'POST') throw new HttpProblem(405, `${action.name} accepts POST only`, { Allow: 'POST' });
       const key = authenticate(request, options, notesOf(request));
       notesOf(request).key = key;
@@ -292,6 +299,7 @@ export function createApp(options: AppOptions): App {
         time: new Date().toISOString(),
         method: request.method,
         path: new URL(request.url).pathname,
+        ...(noted?.action ? { action: noted.action } : {}),
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes_in: noted?.bytesIn ?? 0,

@@ -17,8 +17,6 @@ export interface MetricsSources {
   uploadsInFlight: () => number;
   memory: () => BudgetStatus;
   keyLabels: boolean;
-  /** The catalog's action names: the only values of the `action` label. */
-  actionNames: ReadonlySet<string>;
 }
 
 export class Metrics {
@@ -29,11 +27,9 @@ export class Metrics {
   private readonly bytesOut: Counter<string>;
   private readonly pages: Counter<string>;
   private readonly keyLabels: boolean;
-  private readonly actionNames: ReadonlySet<string>;
 
   constructor(sources: MetricsSources) {
     this.keyLabels = sources.keyLabels;
-    this.actionNames = sources.actionNames;
     const labels = ['action', 'status', 'region', ...(this.keyLabels ? ['key_name'] : [])];
     const registers = [this.registry];
     // Process memory, CPU, event-loop lag (nodejs_eventloop_lag_seconds), heap.
@@ -82,10 +78,11 @@ export class Metrics {
 
   /** Counts one answered request (from the request log entry: never contents or keys). */
   observe(entry: RequestLogEntry): void {
-    // Catalog actions only: a label per path anyone may request (POST /v1/anything, no key needed for its 404)
-    // would grow the series, this process's memory and every scrape without bound.
-    const action = /^\/v1\/([a-z_]+)$/.exec(entry.path)?.[1];
-    if (!action || !this.actionNames.has(action)) return;
+    // The action the request was routed to, never a label from the path: anyone may ask for
+    // POST /v1/<anything> (its 404 comes before the key check), and a series per path would grow
+    // this process's memory and every scrape without bound.
+    const { action } = entry;
+    if (!action) return;
     const labels: Record<string, string> = { action, status: String(entry.status), region: entry.region };
     if (this.keyLabels) labels.key_name = entry.key_name ?? '';
     this.requests.inc(labels);

@@ -163,8 +163,10 @@ async function startServing(
     errorTypeBase: options.errorTypeBase,
     version: VERSION,
     log: (entry) => {
-      // us-hipaa: a path the server does not serve is not repeated (a client may have written anything there).
-      const logged = hipaa && endpointOf(entry.path, actionNames) === 'unknown' ? { ...entry, path: '(unknown)' } : entry;
+      // us-hipaa: a path the server does not serve is not repeated (a client may have written anything there);
+      // one it routed to an action (/v1/<action>/, percent-encoded letters) is logged in its plain form.
+      const logged =
+        hipaa && endpointOf(entry.path, actionNames) === 'unknown' ? { ...entry, path: entry.action ? `/v1/${entry.action}` : '(unknown)' } : entry;
       logLine(logged as unknown as Record<string, unknown>);
       metrics?.observe(logged);
       audit?.write(auditRecord(entry, actionNames));
@@ -183,7 +185,6 @@ async function startServing(
       uploadsInFlight: () => app.uploadsInFlight,
       memory: () => memoryBudget.status(),
       keyLabels: Boolean(options.metricsKeyLabels),
-      actionNames,
     });
     // us-hipaa: TLS on every listener (regionRefusals asks for --cert/--key with --https and metrics).
     const metricsTls = hipaa && tls && tls.cert ? { cert: tls.cert, key: tls.key, headers: { 'Strict-Transport-Security': HSTS } } : undefined;
