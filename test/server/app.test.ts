@@ -137,6 +137,14 @@ describe.each([
     );
     expect(numbered.status).toBe(200);
     expect(await texts(numbered)).toEqual(Array.from({ length: 10 }, (_, i) => `MERGE PART ${i + 1}`));
+
+    // Only file_1 … file_10 as written: file_01 beside file_1 is no second first document.
+    const padded = await post('/v1/merge_documents', [
+      ['file_1', doc('1')],
+      ['file_01', doc('01')],
+    ]);
+    expect(padded.status).toBe(400);
+    expect(Object.keys((await problemOf(padded)).errors ?? {})).toEqual(['file_01']);
   });
 
   it('answers 400 naming every bad field, including unknown ones', async () => {
