@@ -90,6 +90,8 @@ export interface RequestLogEntry {
 interface RequestNotes {
   action?: string;
   key?: StoredKey;
+  /** The key's RateLimit-* fields once the request was counted: on every answer from then on, refusals too. */
+  rateHeaders?: Record<string, string>;
   /** A known key refused (suspended account, region not in its plan or its list): named in the log and the audit trail, not counted as usage. */
   refusedKey?: StoredKey;
   bytesIn?: number;
@@ -199,11 +201,10 @@ export function createApp(options: AppOptions): App {
       const key = authenticate(request, options, notesOf(request));
       notesOf(request).key = key;
       const rate = options.rateLimiter?.take(key);
-      const rateHeaders = rate ? rateLimitHeaders(rate) : {};
+      if (rate) notesOf(request).rateHeaders = rateLimitHeaders(rate);
       if (rate && !rate.allowed) {
         throw new HttpProblem(429, `this key has made its ${rate.limit} requests for now (the ${key.plan} plan's limit); retry in ${rate.reset} s`, {
           'Retry-After': String(rate.reset),
-          ...rateHeaders,
         });
       }
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
@@ -257,7 +258,7 @@ export function createApp(options: AppOptions): App {
         notesOf(request).pages = result.pages;
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
-          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength), ...rateHeaders },
+          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
         });
       } catch (err) {
         if (!deadline.signal.aborted) {
@@ -293,6 +294,7 @@ export function createApp(options: AppOptions): App {
     const started = performance.now();
     const response = await fetch(request);
     response.headers.set('X-Region', options.region);
+    for (const [name, value] of Object.entries(notes.get(request)?.rateHeaders ?? {})) response.headers.set(name, value);
     if (log || count) {
       const noted = notes.get(request);
       const entry: RequestLogEntry = {
