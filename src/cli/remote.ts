@@ -108,7 +108,7 @@ function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): E
     case 403:
       return new RemoteFailure(
         // The detail says why (a suspended account, the plan, the key's own region limit): only the server knows which.
-        `the server (region ${err.headers.get('x-region') ?? 'not given'}) does not allow this API key${detail || ": its plan or its region limit excludes this region, or its account is suspended"}`,
+        `the server (region ${err.headers.get('x-region') ?? 'not given'}) does not allow this API key${detail || ': its plan or its region limit excludes this region, or its account is suspended'}`,
         1,
         problem,
       );

@@ -437,7 +437,8 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     // the rotated-out key too, making a second new key, with no expiry, that nobody asked for.
     if (form.get('shown_name') !== key.name)
       return keyPageWith(signed, key.id, 409, {
-        error: 'Not rotated: this key was rotated or renamed after its page was shown (was the form sent twice?). A replacement made then is listed under API keys with the name this key had.',
+        error:
+          'Not rotated: this key was rotated or renamed after its page was shown (was the form sent twice?). A replacement made then is listed under API keys with the name this key had.',
       });
     const graceMs = GRACE[grace as keyof typeof GRACE];
     const rotated = await store.rotateKey(signed.account.id, key.id, graceMs, by(signed, ip));

@@ -138,7 +138,16 @@ describe('the audit record', () => {
     const logged: RequestLogEntry[] = [];
     const app = inProcessApp('us-hipaa', { log: (line) => logged.push(line) });
     for (const path of ['/v1/rotate_pages', '/v1/rotate_pages/', '/v1/rotate%5Fpages']) {
-      const answer = await app.fetch(formRequest(`http://pdfsvc.test${path}`, [['file', fixture('pages-3.pdf')], ['angle', '90']], { 'X-API-Key': keys.business }));
+      const answer = await app.fetch(
+        formRequest(
+          `http://pdfsvc.test${path}`,
+          [
+            ['file', fixture('pages-3.pdf')],
+            ['angle', '90'],
+          ],
+          { 'X-API-Key': keys.business },
+        ),
+      );
       expect(answer.status, path).toBe(200);
     }
     expect(logged.map((line) => auditRecord(line, NAMES)).map((record) => `${record.action} ${record.status} ${record.pages}`)).toEqual([

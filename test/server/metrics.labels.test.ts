@@ -23,7 +23,16 @@ describe('metrics labels', () => {
     const seriesCount = async () => (await metrics.registry.metrics()).split('\n').filter((line) => line.startsWith('pdfsvc_')).length;
 
     for (const path of ['/v1/rotate_pages', '/v1/rotate_pages/', '/v1/rotate%5Fpages']) {
-      const answered = await app.fetch(formRequest(`${base}${path}`, [['file', fixture('pages-3.pdf')], ['angle', '90']], { 'X-API-Key': keys.business }));
+      const answered = await app.fetch(
+        formRequest(
+          `${base}${path}`,
+          [
+            ['file', fixture('pages-3.pdf')],
+            ['angle', '90'],
+          ],
+          { 'X-API-Key': keys.business },
+        ),
+      );
       expect(answered.status, path).toBe(200);
     }
     const afterAction = await seriesCount();
