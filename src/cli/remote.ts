@@ -107,7 +107,8 @@ function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): E
       );
     case 403:
       return new RemoteFailure(
-        `the API key's plan does not cover this server's region (${err.headers.get('x-region') ?? 'not given'})${detail}; use a server in a region the plan includes, or a key with a larger plan`,
+        // The detail says why (a suspended account, the plan, the key's own region limit): only the server knows which.
+        `the server (region ${err.headers.get('x-region') ?? 'not given'}) does not allow this API key${detail || ': its plan or its region limit excludes this region, or its account is suspended'}`,
         1,
         problem,
       );

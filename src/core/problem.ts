@@ -22,10 +22,11 @@ export const STATUSES: Record<number, { title: string; explanation: string }> = 
       'A field or the uploaded document is invalid: `errors` maps each offending field to messages that say what to change. A request that is not well-formed HTTP (a header the parser refuses, an HTTP/1.1 request without Host, a path that is not valid percent-encoding) is a 400 too, with `detail` saying what.',
   },
   401: { title: 'The request lacks a valid API key.', explanation: 'Send a key created with `pdfsvc keys create` in the X-API-Key header.' },
+  // One title for every cause (RFC 9457: the title does not change from occurrence to occurrence); `detail` says which.
   403: {
-    title: "The API key's plan does not include this region.",
+    title: 'The API key is valid but not allowed on this server.',
     explanation:
-      "Free keys work on the global region; Starter on global, us and eu; Business everywhere. Use an allowed region's server or a key with a larger plan.",
+      "The key is recognised but refused here, so another key of the same account and plan would not help: its account is suspended (ask the operator), or its plan does not include this server's region (Free keys work on the global region; Starter on global, us and eu; Business everywhere: use an allowed region's server or a key with a larger plan), or the key is limited to other regions (use a key without that limit). `detail` says which.",
   },
   404: { title: 'Not found.', explanation: 'No endpoint has this path. Actions are POST /v1/<action>; GET /v1/openapi.json lists them.' },
   405: {

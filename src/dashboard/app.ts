@@ -433,6 +433,13 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   keyAction('rotate', async (signed, key, form, ip) => {
     const grace = form.get('grace') ?? '';
     if (!(grace in GRACE)) return keyPageWith(signed, key.id, 400, { error: 'Not rotated: choose a grace period from the list.' });
+    // Rotating renames the old key: a form sent again (a reloaded answer, a second click) would rotate
+    // the rotated-out key too, making a second new key, with no expiry, that nobody asked for.
+    if (form.get('shown_name') !== key.name)
+      return keyPageWith(signed, key.id, 409, {
+        error:
+          'Not rotated: this key was rotated or renamed after its page was shown (was the form sent twice?). A replacement made then is listed under API keys with the name this key had.',
+      });
     const graceMs = GRACE[grace as keyof typeof GRACE];
     const rotated = await store.rotateKey(signed.account.id, key.id, graceMs, by(signed, ip));
     const note = graceMs ? `The old key keeps working for ${grace}, then stops.` : 'The old key has stopped working.';

@@ -272,7 +272,7 @@ export function keyPage(
 <div class="row"><div class="field narrow"><label for="expires">Expires on <span class="hint">(UTC, end of day; empty: never)</span></label><input id="expires" name="expires" type="date" min="${e(options.today)}" value="${k.expires ? e(k.expires.slice(0, 10)) : ''}"></div>
 <div><button type="submit">Save limits</button></div></div></form>
 <h2 id="rotate-title">Rotate</h2>
-<form method="post" action="${frame.base}/keys/${id}/rotate" class="card" aria-labelledby="rotate-title">${csrfField(frame)}
+<form method="post" action="${frame.base}/keys/${id}/rotate" class="card" aria-labelledby="rotate-title">${csrfField(frame)}<input type="hidden" name="shown_name" value="${e(k.name)}">
 <p>Makes a new key with this name and settings, shown once. The old one keeps working for the grace period, so it can be replaced where it is deployed, then stops.</p>
 <div class="row"><div class="field narrow"><label for="grace">Grace period</label><select id="grace" name="grace"><option value="1h">1 hour</option><option value="24h" selected>24 hours</option><option value="7d">7 days</option><option value="0s">none: stop the old key now</option></select></div>
 <div><button type="submit">Rotate key</button></div></div></form>

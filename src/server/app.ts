@@ -62,6 +62,11 @@ export interface RequestLogEntry {
   time: string;
   method: string;
   path: string;
+  /**
+   * The action the request was routed to, by its catalog name: the router also takes `/v1/<action>/` and
+   * percent-encoded letters, so the path alone does not say. What the metrics and the audit trail name.
+   */
+  action?: string;
   status: number;
   duration_ms: number;
   /** Body bytes the server read (0 when it refused the request before reading). */
@@ -83,7 +88,10 @@ export interface RequestLogEntry {
 
 /** What the app keeps about a request while it runs (for the log line). */
 interface RequestNotes {
+  action?: string;
   key?: StoredKey;
+  /** The key's RateLimit-* fields once the request was counted: on every answer from then on, refusals too. */
+  rateHeaders?: Record<string, string>;
   /** A known key refused (suspended account, region not in its plan or its list): named in the log and the audit trail, not counted as usage. */
   refusedKey?: StoredKey;
   bytesIn?: number;
@@ -188,15 +196,15 @@ export function createApp(options: AppOptions): App {
   for (const action of options.actions) {
     app.all(`/v1/${action.name}`, async (event) => {
       const request = event.req as Request;
+      notesOf(request).action = action.name;
       if (request.method !== 'POST') throw new HttpProblem(405, `${action.name} accepts POST only`, { Allow: 'POST' });
       const key = authenticate(request, options, notesOf(request));
       notesOf(request).key = key;
       const rate = options.rateLimiter?.take(key);
-      const rateHeaders = rate ? rateLimitHeaders(rate) : {};
+      if (rate) notesOf(request).rateHeaders = rateLimitHeaders(rate);
       if (rate && !rate.allowed) {
         throw new HttpProblem(429, `this key has made its ${rate.limit} requests for now (the ${key.plan} plan's limit); retry in ${rate.reset} s`, {
           'Retry-After': String(rate.reset),
-          ...rateHeaders,
         });
       }
       const packaging = action.output === 'documents' ? negotiateOrThrow(request) : undefined;
@@ -250,7 +258,7 @@ export function createApp(options: AppOptions): App {
         notesOf(request).pages = result.pages;
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
-          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength), ...rateHeaders },
+          headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
         });
       } catch (err) {
         if (!deadline.signal.aborted) {
@@ -286,12 +294,14 @@ export function createApp(options: AppOptions): App {
     const started = performance.now();
     const response = await fetch(request);
     response.headers.set('X-Region', options.region);
+    for (const [name, value] of Object.entries(notes.get(request)?.rateHeaders ?? {})) response.headers.set(name, value);
     if (log || count) {
       const noted = notes.get(request);
       const entry: RequestLogEntry = {
         time: new Date().toISOString(),
         method: request.method,
         path: new URL(request.url).pathname,
+        ...(noted?.action ? { action: noted.action } : {}),
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 10) / 10,
         bytes_in: noted?.bytesIn ?? 0,

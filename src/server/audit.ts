@@ -210,7 +210,7 @@ export function auditRecord(entry: RequestLogEntry, actionNames: ReadonlySet<str
     region: entry.region,
     key_id: entry.key_id ?? null,
     account: entry.account ?? entry.key_name ?? null,
-    action: endpointOf(entry.path, actionNames),
+    action: entry.action ?? endpointOf(entry.path, actionNames),
     method: entry.method,
     status: entry.status,
     bytes_in: entry.bytes_in,

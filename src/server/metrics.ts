@@ -78,8 +78,11 @@ export class Metrics {
 
   /** Counts one answered request (from the request log entry: never contents or keys). */
   observe(entry: RequestLogEntry): void {
-    const action = /^\/v1\/([a-z_]+)$/.exec(entry.path)?.[1];
-    if (!action || action === 'openapi') return;
+    // The action the request was routed to, never a label from the path: anyone may ask for
+    // POST /v1/<anything> (its 404 comes before the key check), and a series per path would grow
+    // this process's memory and every scrape without bound.
+    const { action } = entry;
+    if (!action) return;
     const labels: Record<string, string> = { action, status: String(entry.status), region: entry.region };
     if (this.keyLabels) labels.key_name = entry.key_name ?? '';
     this.requests.inc(labels);

@@ -274,7 +274,8 @@ function problemResponses(used: Set<number>): Record<string, unknown> {
     if (status === 405)
       headers.Allow = { description: 'The methods this path takes: POST for actions, GET, HEAD for the others.', required: true, schema: { type: 'string' } };
     if (status === 429 || status === 503) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
-    if (status === 429) {
+    // Every answer after the key's request was counted (all but the path, method and key checks' and the HTTP parser's).
+    if (![401, 403, 404, 405, 417, 431].includes(status)) {
       headers['RateLimit-Limit'] = { $ref: '#/components/headers/RateLimit-Limit' };
       headers['RateLimit-Remaining'] = { $ref: '#/components/headers/RateLimit-Remaining' };
       headers['RateLimit-Reset'] = { $ref: '#/components/headers/RateLimit-Reset' };

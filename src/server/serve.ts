@@ -163,8 +163,10 @@ async function startServing(
     errorTypeBase: options.errorTypeBase,
     version: VERSION,
     log: (entry) => {
-      // us-hipaa: a path the server does not serve is not repeated (a client may have written anything there).
-      const logged = hipaa && endpointOf(entry.path, actionNames) === 'unknown' ? { ...entry, path: '(unknown)' } : entry;
+      // us-hipaa: a path the server does not serve is not repeated (a client may have written anything there);
+      // one it routed to an action (/v1/<action>/, percent-encoded letters) is logged in its plain form.
+      const logged =
+        hipaa && endpointOf(entry.path, actionNames) === 'unknown' ? { ...entry, path: entry.action ? `/v1/${entry.action}` : '(unknown)' } : entry;
       logLine(logged as unknown as Record<string, unknown>);
       metrics?.observe(logged);
       audit?.write(auditRecord(entry, actionNames));

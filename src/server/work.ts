@@ -109,7 +109,8 @@ function formValues(action: AnyAction, contentType: string, body: Uint8Array): R
     const numberedField = numberedBase(name);
     if (numberedField) {
       const { base, n, upTo } = numberedField;
-      if (n < 1 || n > upTo || items.length > 1) {
+      // file_01 is no field of the action: taken as file_1 it would also be merged beside file_1, in no stated order.
+      if (n < 1 || n > upTo || items.length > 1 || name !== `${base}_${n}`) {
         errors[name] = [`numbered fields run from ${base}_1 to ${base}_${upTo}, one file each; for more documents repeat the ${base} part`];
         continue;
       }

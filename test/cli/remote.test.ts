@@ -10,6 +10,8 @@ import AdmZip from 'adm-zip';
 import { selfSignedCertificate } from '../helpers/certificate.js';
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readdirSync, readFileSync, copyFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -188,7 +190,7 @@ describe('pdfsvc --server (remote mode)', () => {
     try {
       const forbidden = await pdfsvc(['--server', eu.base, '--api-key-file', freeKey, 'reverse', P('pages-3.pdf'), '-o', outPath()]);
       expect(forbidden.exitCode).toBe(1);
-      expect(forbidden.stderr).toMatch(/plan does not cover this server's region \(eu\)/);
+      expect(forbidden.stderr).toMatch(/the server \(region eu\) does not allow this API key: the free plan does not include the eu region/);
       expect(forbidden.stderr).not.toContain(created.stdout.trim());
       writeFileSync(join(dir, 'limited-key.txt'), limited.key);
       const large = await pdfsvc(['--server', limited.base, '--api-key-file', join(dir, 'limited-key.txt'), 'reverse', P('pages-10.pdf'), '-o', outPath()]);
@@ -197,6 +199,31 @@ describe('pdfsvc --server (remote mode)', () => {
       expect(large.stderr).not.toContain(limited.key);
     } finally {
       await Promise.all([eu.stop(), limited.stop()]);
+    }
+  });
+
+  it("a 403 for a suspended account says so, and blames no plan (the server's detail gives the cause)", async () => {
+    const problem = {
+      type: 'http://127.0.0.1/v1/errors/403',
+      title: 'The API key is valid but not allowed on this server.',
+      status: 403,
+      detail: 'the account acme is suspended: its keys are refused until the operator resumes it',
+    };
+    const stub = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(403, { 'content-type': 'application/problem+json', 'x-region': 'eu' }).end(JSON.stringify(problem)));
+    });
+    await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(stub.address() as AddressInfo).port}`;
+      const keyFile = join(dir, 'suspended-key.txt');
+      writeFileSync(keyFile, 'pdfsvc_suspendedAccountKey');
+      const refused = await pdfsvc(['--server', base, '--api-key-file', keyFile, 'reverse', P('pages-3.pdf'), '-o', outPath()]);
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toMatch(/the server \(region eu\) does not allow this API key: the account acme is suspended/);
+      expect(refused.stderr).not.toMatch(/plan/);
+    } finally {
+      await new Promise((resolve) => stub.close(resolve));
     }
   });
 

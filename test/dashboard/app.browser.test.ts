@@ -111,7 +111,7 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     page = await context.newPage();
     page.on('console', (message) => {
       // A refusal the test asks for on purpose shows as a failed resource load; anything else is a problem.
-      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|403|404|410|429)\b/.test(message.text()))
+      if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (401|403|404|409|410|429)\b/.test(message.text()))
         problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(String(error)));
@@ -221,9 +221,15 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     expect(key).not.toBe(shown['ci-bot']);
     shown['build-server'] = key;
     expect(await page.locator('h1').textContent()).toBe('Key “build-server”');
+    // Reloading the answer sends the form again, for the key now rotated out: refused, not a second new key.
+    const resent = await page.reload();
+    expect(resent?.status()).toBe(409);
+    expect(await page.getByRole('alert').textContent()).toContain('Not rotated');
+    expect(await page.locator('#new-key').count()).toBe(0);
     await page.goto(url('/keys'));
     const old = page.locator('tbody tr', { hasText: 'build-server-old-' });
     expect(await old.count()).toBe(1);
+    expect(await page.locator('tbody tr', { hasText: 'build-server' }).count()).toBe(2);
     // The old key expires in an hour (within a minute of it).
     const expires = Date.parse(`${(await old.locator('td').nth(3).textContent())!.replace(' UTC', ':00Z').replace(' ', 'T')}`);
     expect(Math.abs(expires - (Date.now() + 3_600_000))).toBeLessThan(120_000);

@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { actions } from '../../src/actions/index.js';
 import { fixture, pageTexts, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
+import type { AnyAction } from '../../src/core/action.js';
+import { createApp } from '../../src/server/app.js';
+import { hashKey, KeyStore, newKey } from '../../src/server/keys.js';
 import { formRequest, inProcessApp, keys, problemOf } from './harness.js';
 
 interface Target {
@@ -134,6 +137,14 @@ describe.each([
     );
     expect(numbered.status).toBe(200);
     expect(await texts(numbered)).toEqual(Array.from({ length: 10 }, (_, i) => `MERGE PART ${i + 1}`));
+
+    // Only file_1 … file_10 as written: file_01 beside file_1 is no second first document.
+    const padded = await post('/v1/merge_documents', [
+      ['file_1', doc('1')],
+      ['file_01', doc('01')],
+    ]);
+    expect(padded.status).toBe(400);
+    expect(Object.keys((await problemOf(padded)).errors ?? {})).toEqual(['file_01']);
   });
 
   it('answers 400 naming every bad field, including unknown ones', async () => {
@@ -217,6 +228,36 @@ describe('HTTP API, in process only', () => {
     expect(response.status).toBe(status);
     expect(response.headers.get('x-region')).toBe(region);
     if (status === 403) expect((await problemOf(response)).detail).toMatch(new RegExp(plan));
+  });
+
+  it("a 403's title is true of each cause (a suspended account, the plan, the key's region limit); its detail says which", async () => {
+    const suspended = newKey();
+    const limited = newKey();
+    const app = createApp({
+      actions: actions as readonly AnyAction[],
+      region: 'eu',
+      keys: new KeyStore([
+        { id: 'k_s', name: 'suspended', plan: 'business', hash: hashKey(suspended), created: '2026-01-01T00:00:00Z', accountName: 'lapsed', suspended: true },
+        { id: 'k_l', name: 'limited', plan: 'business', hash: hashKey(limited), created: '2026-01-01T00:00:00Z', regions: ['us'] },
+        { id: 'k_f', name: 'free', plan: 'free', hash: hashKey(keys.free), created: '2026-01-01T00:00:00Z' },
+      ]),
+      maxUploadBytes: 1_000_000,
+      version: 'test',
+    });
+    const refusals = [];
+    for (const key of [suspended, limited, keys.free]) {
+      const response = await app.fetch(formRequest('http://pdfsvc.test/v1/reverse_pages', [['file', fixture('pages-3.pdf')]], { 'X-API-Key': key }));
+      expect(response.status).toBe(403);
+      refusals.push(await problemOf(response));
+    }
+    expect(refusals.map((refusal) => refusal.detail)).toEqual([
+      expect.stringMatching(/the account lapsed is suspended/),
+      expect.stringMatching(/this key is limited to the us region/),
+      expect.stringMatching(/the free plan does not include the eu region/),
+    ]);
+    // One title for the status (RFC 9457 §3.1.3), and none of the causes' own words: a suspended account is no matter of plan.
+    expect(new Set(refusals.map((refusal) => refusal.title)).size).toBe(1);
+    expect(refusals[0].title).not.toMatch(/plan|region/i);
   });
 
   it('refuses a body over the limit with 413 when Content-Length announces it', async () => {

@@ -12,6 +12,8 @@ import type { RequestLogEntry } from '../../src/server/app.js';
 import { auditRecord, databaseLog, endpointOf, openAuditLog, refusedRecord, type AuditRecord } from '../../src/server/audit.js';
 import { openStore } from '../../src/store/store.js';
 import { regionRefusals, type Runtime } from '../../src/server/us-hipaa.js';
+import { fixture } from '../helpers/pdf-tools.js';
+import { formRequest, inProcessApp, keys } from './harness.js';
 import { tempDir } from './spawn.js';
 
 const NAMES = new Set(actions.map((action) => action.name));
@@ -130,6 +132,29 @@ describe('the audit record', () => {
     expect(endpointOf('/v1/jane_doe_hiv_results', NAMES)).toBe('unknown');
     expect(endpointOf('/v1/Jane-Doe.pdf', NAMES)).toBe('unknown');
     expect(endpointOf('/', NAMES)).toBe('unknown');
+  });
+
+  it('names the action a request was routed to, also through the forms of its path the router takes', async () => {
+    const logged: RequestLogEntry[] = [];
+    const app = inProcessApp('us-hipaa', { log: (line) => logged.push(line) });
+    for (const path of ['/v1/rotate_pages', '/v1/rotate_pages/', '/v1/rotate%5Fpages']) {
+      const answer = await app.fetch(
+        formRequest(
+          `http://pdfsvc.test${path}`,
+          [
+            ['file', fixture('pages-3.pdf')],
+            ['angle', '90'],
+          ],
+          { 'X-API-Key': keys.business },
+        ),
+      );
+      expect(answer.status, path).toBe(200);
+    }
+    expect(logged.map((line) => auditRecord(line, NAMES)).map((record) => `${record.action} ${record.status} ${record.pages}`)).toEqual([
+      'rotate_pages 200 3',
+      'rotate_pages 200 3',
+      'rotate_pages 200 3',
+    ]);
   });
 
   it('holds time, key id, account, action, status, bytes and pages, and nothing else', () => {

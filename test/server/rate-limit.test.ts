@@ -47,6 +47,44 @@ describe('--rate-limit', () => {
     for (let i = 0; i < 5; i++) expect((await app.fetch(rotate(keys.business))).status).toBe(200);
   });
 
+  it('every answer to a limited key carries its RateLimit-* fields, refusals too: each request counted is told', async () => {
+    const app = inProcessApp('global', { rateLimiter: new RateLimiter(parseRateLimits('free=10/min')) });
+    const send = (fields: Array<[string, string | Uint8Array]>, headers: Record<string, string> = {}, action = 'rotate_pages') =>
+      app.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, fields, { 'X-API-Key': keys.free, ...headers }));
+    const answers = [
+      await send([
+        ['file', fixture('pages-1.pdf')],
+        ['angle', '90'],
+      ]),
+      await send([
+        ['file', fixture('pages-1.pdf')],
+        ['angle', '45'],
+      ]),
+      await send([
+        ['file', fixture('not-a-pdf.pdf')],
+        ['angle', '90'],
+      ]),
+      await send(
+        [
+          ['file', fixture('pages-1.pdf')],
+          ['page_count', '1'],
+        ],
+        { Accept: '*/*' },
+        'split_by_page_count',
+      ),
+      await app.fetch(
+        new Request('http://pdfsvc.test/v1/rotate_pages', {
+          method: 'POST',
+          body: '{}',
+          headers: { 'X-API-Key': keys.free, 'Content-Type': 'application/json' },
+        }),
+      ),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 400, 400, 406, 415]);
+    expect(answers.map((answer) => answer.headers.get('ratelimit-remaining'))).toEqual(['9', '8', '7', '6', '5']);
+    for (const answer of answers) expect(answer.headers.get('ratelimit-limit')).toBe('10');
+  });
+
   it('starts a new window when the old one ends', () => {
     const limiter = new RateLimiter(parseRateLimits('starter=2/s'));
     const key = { id: 'k_x', name: 'x', plan: 'starter' as const, hash: '', created: '' };
