@@ -7,7 +7,7 @@ import { checkKeyName, rotatedOutName } from '../core/key-name.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { keySource, type StoreOptions } from '../store/location.js';
 import { parseOptions, type OptionValues } from '../cli/options.js';
-import { PLANS, hashKey, newKey, newKeyId, parseDuration, readKeysFile, updateKeysFile, type StoredKey } from './keys.js';
+import { PLANS, hashKey, newKey, newKeyId, parseGrace, readKeysFile, updateKeysFile, type StoredKey } from './keys.js';
 import { KEYS_OPTIONS } from './options.js';
 import { printOut } from '../cli/stdout.js';
 
@@ -88,8 +88,7 @@ export async function revokeKey(nameOrId: string, options: KeysOptions): Promise
  * grace period so it can be replaced where it is deployed, then stops.
  */
 export async function rotateKey(nameOrId: string, options: KeysOptions & OptionValues<typeof KEYS_OPTIONS.rotate>): Promise<void> {
-  const grace = parseDuration(options.grace ?? '24h');
-  if (grace === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
+  const grace = parseGrace(options.grace);
   const path = await keysFileFor(options, (cli) => cli.keysRotate(nameOrId, options));
   if (path === undefined) return;
   const key = newKey();

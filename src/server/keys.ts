@@ -7,6 +7,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+import { ValidationError } from '../core/errors.js';
 import type { Plan, Region } from '../core/plans.js';
 
 export { PLAN_REGIONS, PLANS, REGIONS, type Plan, type Region } from '../core/plans.js';
@@ -100,6 +101,17 @@ export function parseDuration(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(text);
   if (!match) return undefined;
   return Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+}
+
+/**
+ * A rotation's grace period (`--grace`), in ms: a duration, or `0` / `none`
+ * for none (the old key stops at once, as the dashboard's "none" does).
+ */
+export function parseGrace(text = '24h'): number {
+  if (/^\s*(0|none)\s*$/i.test(text)) return 0;
+  const ms = parseDuration(text);
+  if (ms === undefined) throw ValidationError.field('grace', `${JSON.stringify(text)} is not a duration; write it as 24h, 30m, 7d or 90s, or 0 for none`);
+  return ms;
 }
 
 export function hashKey(key: string): string {

@@ -108,7 +108,7 @@ export const KEYS_OPTIONS = {
     json: { kind: 'flag', help: 'print as JSON' },
   },
   rotate: {
-    grace: { kind: 'text', value: 'duration', default: '24h', help: 'how long the old key keeps working (24h, 30m, 7d)' },
+    grace: { kind: 'text', value: 'duration', default: '24h', help: 'how long the old key keeps working (24h, 30m, 7d; 0 for none)' },
     account,
   },
   revoke: { account },

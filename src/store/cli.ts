@@ -5,7 +5,7 @@
  * them; what was done goes to standard error.
  */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
-import { PLANS, defaultKeysFile, parseDuration, readKeysFile, type StoredKey } from '../server/keys.js';
+import { PLANS, defaultKeysFile, parseDuration, parseGrace, readKeysFile, type StoredKey } from '../server/keys.js';
 import { databaseConfig, type StoreOptions } from './location.js';
 import type { OptionValues } from '../cli/options.js';
 import { type ACCOUNTS_OPTIONS, DEFAULT_DASHBOARD_URL, type KEYS_OPTIONS } from '../server/options.js';
@@ -204,8 +204,7 @@ export async function keysRename(nameOrId: string, name: string, options: StoreO
 }
 
 export async function keysRotate(nameOrId: string, options: StoreOptions & { account?: string; grace?: string }): Promise<void> {
-  const graceMs = parseDuration(options.grace ?? '24h');
-  if (graceMs === undefined) throw ValidationError.field('grace', `${JSON.stringify(options.grace)} is not a duration; write it as 24h, 30m, 7d or 90s`);
+  const graceMs = parseGrace(options.grace);
   await withStore(options, async (store) => {
     const { key, replaced } = await store.rotateKey(nameOrId, { account: options.account, graceMs });
     out(key);

@@ -129,4 +129,18 @@ describe('pdfsvc keys', () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/pdfsvc: grace: "soon" is not a duration/);
   });
+
+  it('a grace of 0 or none (the dashboard\'s "none") stops the old key at once', async () => {
+    for (const grace of ['0', 'none']) {
+      const { path } = await keysFile(tempDir());
+      const before = Date.now();
+      const run = await keys(['rotate', 'tests', '--grace', grace, '--keys-file', path]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      const listed = JSON.parse((await keys(['list', '--json', '--keys-file', path])).stdout) as Array<{ name: string; expires?: string }>;
+      const old = listed.find((k) => k.name !== 'tests');
+      expect(old?.expires, grace).toBeDefined();
+      expect(Date.parse(old?.expires ?? ''), grace).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(old?.expires ?? ''), grace).toBeGreaterThanOrEqual(before - 1000);
+    }
+  });
 });
