@@ -7,14 +7,16 @@
  * Node has no `process.binding` or refuses the name.
  */
 export function nodeBinding(name: string): Record<string, unknown> | undefined {
-  const { noDeprecation } = process;
+  // Under `--no-deprecation` (NODE_OPTIONS included) Node makes process.noDeprecation true and read-only:
+  // there is nothing to silence then, and assigning it threw, which ended every one-action run.
+  const silence = !process.noDeprecation;
   try {
-    process.noDeprecation = true;
+    if (silence) process.noDeprecation = true;
     // Node's types no longer declare process.binding.
     return (process as NodeJS.Process & { binding(name: string): Record<string, unknown> | undefined }).binding(name) ?? undefined;
   } catch {
     return undefined;
   } finally {
-    process.noDeprecation = noDeprecation;
+    if (silence) process.noDeprecation = false;
   }
 }

@@ -68,6 +68,18 @@ describe('pdfsvc CLI', () => {
     expect(await pageMarkers(dash.stdout)).toEqual([2, 4]);
   });
 
+  it('runs under NODE_OPTIONS=--no-deprecation, which makes process.noDeprecation read-only', async () => {
+    const out = join(dir, 'no-deprecation.pdf');
+    const run = await pdfsvc(['rotate', '--angle', '90', fixturePath('pages-10.pdf'), '-o', out], {
+      encoding: 'utf8',
+      env: { NODE_OPTIONS: '--no-deprecation' },
+    });
+    expect(run.stderr).toBe('');
+    expect(run.exitCode).toBe(0);
+    expect((await qpdfCheck(readFileSync(out))).exitCode).toBe(0);
+    expect((await pdfinfo(readFileSync(out))).pages.map((page) => page.rotation)).toEqual(Array(10).fill(90));
+  });
+
   it('sets its V8 flags without node:v8, and draws no progress into a file: a local rotate loads neither node:v8 nor streams', async () => {
     // Node's modules a run loaded, written at exit; node:v8 and process.stderr each load Node's streams (src/core/v8-flags.ts).
     const loaded = join(dir, 'loaded.txt');
