@@ -332,8 +332,18 @@ export function totals(rows: readonly UsageRow[], by: (r: UsageRow) => string): 
 }
 
 /** One line per account, key, region and day: what a billing system imports. */
+/**
+ * One CSV cell. Text that a spreadsheet would take for a formula (a legacy key
+ * name starting with `=`, `+`, `-`, `@`, a tab or a carriage return) gets a
+ * leading `'`, so that opening the invoice export runs nothing.
+ */
+export function csvField(value: string | number): string {
+  if (typeof value !== 'string') return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
 function printCsv(rows: readonly UsageRow[]): void {
-  const field = (value: string | number) => (typeof value === 'string' && /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : String(value));
   out(
     [
       'day',
@@ -351,7 +361,7 @@ function printCsv(rows: readonly UsageRow[]): void {
       'bytes_out',
     ].join(','),
   );
-  for (const r of rows) out([r.day, r.account, r.accountId, r.key, r.keyId, r.region, ...Object.values(counters(r))].map(field).join(','));
+  for (const r of rows) out([r.day, r.account, r.accountId, r.key, r.keyId, r.region, ...Object.values(counters(r))].map(csvField).join(','));
 }
 
 function printTable(header: string[], rows: string[][]): void {
