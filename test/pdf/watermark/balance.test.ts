@@ -13,6 +13,10 @@ import { decodedDepth, DepthScan, graphicsDepth, quickDepth } from '../../../src
 import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
 import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
+import fc from 'fast-check';
+import { OracleScan } from './depth-scan-oracle.js';
+import { DEPTH_SCAN_WASM } from '../../../src/pdf/watermark/depth-scan-wasm.js';
+import { depthScanBase64 } from '../../../scripts/make-depth-scan.mjs';
 
 const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
 const flateDepth = (data: Uint8Array) => decodedDepth(data, [FLATE]).depth;
@@ -164,6 +168,135 @@ describe('DepthScan across pieces', () => {
   it('a short token cut at the end is left to be passed again (it may be q, Q, ID or true)', () => {
     const scan = new DepthScan();
     expect(scan.feed(Buffer.from('q 1 0 0 1 0 0 cm Q'), false)).toBe('q 1 0 0 1 0 0 cm '.length);
+  });
+});
+
+/** The scan of `content` fed in pieces cut at `cuts`, each carrying what the last left over, as decodedDepth feeds it. */
+function scannedInPieces(content: Uint8Array, cuts: number[]): { min: number; end: number; unclosed: string } {
+  const scan = new DepthScan();
+  let carry: Uint8Array = new Uint8Array(0);
+  let from = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    const piece = Buffer.concat([carry, content.subarray(from, cut)]);
+    carry = piece.subarray(scan.feed(piece, false));
+    from = cut;
+  }
+  scan.feed(Buffer.concat([carry, content.subarray(from)]), true);
+  return scan.result();
+}
+
+/** The JavaScript scan's answer (the oracle), fed whole. */
+function oracle(content: Uint8Array): { min: number; end: number; unclosed: string } {
+  const scan = new OracleScan();
+  scan.feed(content, true);
+  return scan.result();
+}
+
+describe('the WebAssembly scan (depth-scan.wat)', () => {
+  it('is what depth-scan.wat assembles to (node scripts/make-depth-scan.mjs)', async () => {
+    expect(DEPTH_SCAN_WASM).toBe(await depthScanBase64());
+  });
+
+  // Tokens of every kind the scan knows, glued or spaced, and stray bytes: strings with nesting and escapes, hex
+  // strings, comments, names, inline images, arrays and dictionaries, long tokens, across piece boundaries anywhere.
+  const parts = [
+    'q',
+    'Q',
+    ' ',
+    '\n',
+    '\r',
+    '\x00',
+    '\t',
+    '(',
+    ')',
+    '\\',
+    '<',
+    '>',
+    '<<',
+    '>>',
+    '[',
+    ']',
+    '{',
+    '}',
+    '/N',
+    '/',
+    '%',
+    'ID',
+    'BI',
+    'EI',
+    'E',
+    'I',
+    'x',
+    '1',
+    '-2.5',
+    '.5',
+    '+3',
+    'true',
+    'false',
+    'null',
+    'fals',
+    'Tf',
+    'TJ',
+    'cm',
+    '<41>',
+    '(a q)',
+    'averylongoperator',
+    '/AVeryLongName',
+    '\xff',
+    '\x80',
+    'qQ',
+    'Iq',
+    ' ID ',
+    ' EI',
+    ' EI ',
+    ' E',
+    '\nEI\n',
+  ];
+  const content = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(...parts),
+        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')),
+      ),
+      { maxLength: 120 },
+    )
+    .map((tokens) => Buffer.from(tokens.join(''), 'latin1'));
+
+  it('answers as the JavaScript scan on random content in random pieces', () => {
+    fc.assert(
+      fc.property(content, fc.array(fc.nat(), { maxLength: 8 }), (bytes, cuts) => {
+        const expected = oracle(bytes);
+        expect(scannedInPieces(bytes, [])).toEqual(expected);
+        expect(
+          scannedInPieces(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+          ),
+        ).toEqual(expected);
+      }),
+      { numRuns: 20_000, seed: 22 },
+    );
+  });
+
+  it('answers as the JavaScript scan cut at every byte', () => {
+    fc.assert(
+      fc.property(content, (bytes) => {
+        const expected = oracle(bytes);
+        for (let at = 0; at <= bytes.length; at++) expect(scannedInPieces(bytes, [at]), `cut at ${at}`).toEqual(expected);
+      }),
+      { numRuns: 500, seed: 22 },
+    );
+  });
+
+  it('follows more open arrays and dictionaries than its first memory holds (it grows)', () => {
+    const bytes = Buffer.from(`q ${'[ << '.repeat(50_000)}>> ] 1`, 'latin1');
+    expect(scannedInPieces(bytes, [1000, 300_000])).toEqual(oracle(bytes));
+  });
+
+  it('refuses a second scan begun before the first ended (the module holds one at a time)', () => {
+    const first = new DepthScan();
+    new DepthScan();
+    expect(() => first.feed(Buffer.from('q'), true)).toThrow(/another scan/);
   });
 });
 
