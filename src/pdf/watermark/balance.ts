@@ -35,7 +35,7 @@ export function graphicsDepth(data: Uint8Array, quick = true): Depth {
   const looked = quick && data.length <= QUICK_PIECE && quickSpent < QUICK_BYTES ? quickLook(latin1(data)) : undefined;
   if (looked) return looked;
   const scan = new DepthScan();
-  scan.feed(data, true);
+  scan.push(data);
   return scan.result();
 }
 
@@ -123,21 +123,14 @@ export function quickDepth(text: string): Depth | undefined {
   return open.length === 0 ? { min, end: depth, unclosed: '' } : undefined;
 }
 
-/**
- * A number or operator cut off at the end of a piece is passed again with the
- * next piece (it may be `q`, `Q`, `ID`, `true`, …) while shorter than this;
- * from this length on it can only be one that does not count, so its rest is
- * stepped over instead: what is carried stays a few bytes.
- */
-const LONG_TOKEN = 8;
-
 /** What depth-scan.wat exports (Node's types do not declare WebAssembly). */
 interface DepthScanExports {
   memory: { buffer: ArrayBuffer };
   input: { value: number };
   room: { value: number };
   stack: { value: number };
-  scan(length: number, last: number): number;
+  push(length: number): void;
+  finish(): void;
   reset(): void;
   depth: { value: number };
   min: { value: number };
@@ -167,65 +160,79 @@ function depthScanModule(): DepthScanExports {
 }
 
 /**
- * The scan of `graphicsDepth`, fed piece by piece so that a large stream is
- * looked at as it inflates and never held whole: depth-scan.wat, which steps
- * over what cannot count 16 bytes at a time (JavaScript took ~2 ns a byte
- * once optimized, ~10 before). `feed` returns how many bytes it consumed: a
- * short token that may go on in the next piece (a number or an operator of
- * fewer than LONG_TOKEN bytes, a `<` or `>`) is left for the caller to pass
- * again in front of it, unless `last` says nothing follows. Comments,
- * strings, hex strings, inline image data and long tokens are followed
- * across pieces instead: content without a line break, or a page drawn as
- * one huge inline image, would otherwise be carried (and copied) whole,
- * megabytes at a time.
+ * The scan of `graphicsDepth`, given the content piece by piece so that a
+ * large stream is looked at as it inflates and never held whole:
+ * depth-scan.wat, which steps over what cannot count 16 bytes at a time
+ * (JavaScript took ~2 ns a byte once optimized, ~10 before). A short token
+ * cut off at the end of a piece (it may be `q`, `Q`, `ID`, `true`, …) is
+ * scanned again in front of the next; comments, strings, hex strings,
+ * inline image data and long tokens are followed across pieces instead.
  */
 export class DepthScan {
-  /** What the content leaves open at its very end (known after the last piece). */
-  private cutOff = '';
+  /** Whether the module was reset for this scan: not before its first byte (content the quick look answers never needs it). */
+  private started = false;
 
   constructor() {
-    depthScanModule().reset();
     owner = this;
   }
 
-  feed(data: Uint8Array, last: boolean): number {
-    if (owner !== this) throw new Error('DepthScan: another scan began before this one ended');
-    const wasm = depthScanModule();
-    // Larger data (unfiltered content read whole) a room at a time: each leaves at most a short token to pass again.
+  /** Where a decoder may make the next piece: `push` takes one made there where it lies, instead of copying it. */
+  room(): Uint8Array {
+    const wasm = this.module();
+    return this.memory().subarray(wasm.input.value, wasm.input.value + wasm.room.value);
+  }
+
+  push(piece: Uint8Array): void {
+    const wasm = this.module();
+    const input = wasm.input.value;
+    if (piece.buffer === memory.buffer && piece.byteOffset === input) return wasm.push(piece.length);
     const room = wasm.room.value;
-    let done = 0;
-    while (data.length - done > room) done += wasm.scan(this.put(data.subarray(done, done + room)), 0);
-    const consumed = done + wasm.scan(this.put(data.subarray(done)), last ? 1 : 0);
-    if (last) {
-      const mode = wasm.mode.value;
-      if (mode === STRING) this.cutOff = ')'.repeat(wasm.nesting.value);
-      else if (mode === HEX) this.cutOff = '>';
-      else if (mode === INLINE_IMAGE && wasm.imageEnd.value !== 2) this.cutOff = '\nEI';
-      wasm.mode.value = 0;
+    for (let done = 0; done < piece.length; done += room) {
+      const part = piece.subarray(done, done + room);
+      this.memory().set(part, input);
+      wasm.push(part.length);
     }
-    return consumed;
   }
 
-  /** Copies `piece` where the module reads it; returns its length. */
-  private put(piece: Uint8Array): number {
-    const wasm = depthScanModule();
-    if (memory.byteLength === 0) memory = new Uint8Array(wasm.memory.buffer);
-    memory.set(piece, wasm.input.value);
-    return piece.length;
-  }
-
+  /** The depth of all that was pushed (the end of the content). */
   result(): Depth {
-    const wasm = depthScanModule();
-    if (memory.byteLength === 0) memory = new Uint8Array(wasm.memory.buffer);
+    if (!this.started) return BALANCED;
+    const wasm = this.module();
+    wasm.finish();
+    // What the content leaves open at its very end: a string, a hex string, inline image data; then what is open,
+    // innermost first (the module's stack: 1 an array, 2 a dictionary).
+    const mode = wasm.mode.value;
+    let unclosed = '';
+    if (mode === STRING) unclosed = ')'.repeat(wasm.nesting.value);
+    else if (mode === HEX) unclosed = '>';
+    else if (mode === INLINE_IMAGE && wasm.imageEnd.value !== 2) unclosed = '\nEI';
+    const open: string[] = [];
+    const bytes = this.memory();
+    for (let k = wasm.open.value - 1; k >= 0; k--) open.push(bytes[wasm.stack.value + k] === 1 ? ']' : '>>');
+    unclosed += open.join(' ');
     const depth = wasm.depth.value;
     const min = wasm.min.value;
-    // What is open, innermost first (the module's stack: 1 an array, 2 a dictionary).
-    const open: string[] = [];
-    for (let k = wasm.open.value - 1; k >= 0; k--) open.push(memory[wasm.stack.value + k] === 1 ? ']' : '>>');
-    const unclosed = this.cutOff + open.join(' ');
     // Most content is balanced: one object for all of it (ContentDepths keeps a depth per stream to the end of the stamping).
     if (min === 0 && depth === 0 && unclosed === '') return BALANCED;
     return { min, end: depth, unclosed };
+  }
+
+  /** The module, reset for this scan on first use. */
+  private module(): DepthScanExports {
+    if (owner !== this) throw new Error('DepthScan: another scan began before this one ended');
+    const wasm = depthScanModule();
+    if (!this.started) {
+      wasm.reset();
+      this.started = true;
+    }
+    return wasm;
+  }
+
+  /** The module's memory as bytes. */
+  private memory(): Uint8Array {
+    // Made again when the memory has grown (a deep stack of arrays), which detaches the last view.
+    if (memory.byteLength === 0) memory = new Uint8Array(depthScanModule().memory.buffer);
+    return memory;
   }
 }
 
@@ -369,54 +376,35 @@ export function decodedDepth(
   if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch), quick), made: 0 };
   const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
-  // What the scan left for the next piece: a short token that may go on (fewer than LONG_TOKEN bytes, see DepthScan).
-  let carry: Uint8Array = NOTHING;
   // Most content decodes to far less than QUICK_PIECE (in one to three writes, as its bytes cross the file's 4 KB
   // chunks): its text is gathered for the quick look, and handed to the scan if it grows past that.
   let gathered: string | undefined = quick && quickSpent < QUICK_BYTES ? '' : undefined;
-  const { ended, made } = decodePieces(encoded, chain, budget, (piece) => {
+  const take = (piece: Uint8Array): void => {
     if (gathered !== undefined) {
       if (gathered.length + piece.length <= QUICK_PIECE) {
         gathered += latin1(piece);
         return;
       }
       quickSpent += gathered.length;
-      scanPiece(Buffer.from(gathered, 'latin1'));
+      // With the piece: it may lie in the scan's room, which pushing what was gathered overwrites.
+      scan.push(Buffer.from(gathered + latin1(piece), 'latin1'));
       gathered = undefined;
+      return;
     }
-    scanPiece(piece);
-  });
+    scan.push(piece);
+  };
+  // Flate inflates into the scan's memory, where the scan takes each piece (no copy); content gathered for the quick
+  // look, which most often answers, is inflated apart (the module is not even compiled then).
+  const room = gathered === undefined ? () => scan.room() : undefined;
+  const { ended, made } = decodePieces(encoded, chain, budget, take, room);
   if (ended === 'over budget') return { depth: BALANCED, made };
   if (gathered !== undefined) {
     const quick = quickLook(gathered);
     if (quick) return { depth: quick, made };
-    scanPiece(Buffer.from(gathered, 'latin1'));
+    scan.push(Buffer.from(gathered, 'latin1'));
   }
-  scan.feed(carry, true);
   return { depth: scan.result(), made };
-
-  function scanPiece(piece: Uint8Array): void {
-    let rest = piece;
-    if (carry.length > 0) {
-      // The carried token joined with the piece's first bytes only: enough to end it, or to make it long enough to be stepped over.
-      const joined = Buffer.concat([carry, piece.subarray(0, LONG_TOKEN * 2)]);
-      const consumed = scan.feed(joined, false);
-      if (consumed < carry.length) {
-        // A piece shorter than that, and the token goes on.
-        carry = Buffer.from(joined.subarray(consumed));
-        return;
-      }
-      rest = piece.subarray(consumed - carry.length);
-      carry = NOTHING;
-    }
-    // The common case: the piece is scanned where it lies, and only a short token cut at its end is kept.
-    const consumed = scan.feed(rest, false);
-    if (consumed < rest.length) carry = Buffer.from(rest.subarray(consumed));
-  }
 }
-
-/** No bytes: what is carried after a piece scanned to its end (most content streams are one piece). */
-const NOTHING = new Uint8Array(0);
 
 /**
  * Where unfiltered content read from a lazily read file is put while it is

@@ -1,13 +1,15 @@
 ;; DepthScan (balance.ts) in WebAssembly: the same state machine as the
 ;; JavaScript it replaced (test/pdf/watermark/depth-scan-oracle.ts, which the
 ;; tests hold it to), with what cannot count stepped over 16 bytes at a time
-;; (SIMD). Memory: the byte classes at 0; a piece of at most `room` bytes at
-;; `input` (the byte before it, at `input` - 1, is the one before the piece;
-;; 16 spare bytes after it, as the SIMD loads read past its end); the open
-;; arrays and dictionaries at `stack` (1 `]`, 2 `>>`, innermost last), the
-;; memory growing when they pass its end.
+;; (SIMD). Content comes in pieces of at most `room` bytes, each put at
+;; `input` (16 spare bytes after it, as the SIMD loads read past its end) and
+;; scanned by `push`; `finish` ends the content. Memory: the byte classes at
+;; 0; at CARRY, a short token cut off at the end of the last piece, which the
+;; next piece may go on (it is scanned again in front of it); the open arrays
+;; and dictionaries at `stack` (1 `]`, 2 `>>`, innermost last), the memory
+;; growing when they pass its end.
 (module
-  (memory (export "memory") 17)
+  (memory (export "memory") 2)
   ;; Byte classes: 0 regular, 1 white space, 2 delimiter.
   (data (i32.const 0)
     "\01\00\00\00\00\00\00\00\00\01\01\00\01\01\00\00"
@@ -20,8 +22,9 @@
     "\00\00\00\00\00\00\00\00\00\00\00\02\00\02\00\00")
 
   (global $IN (export "input") i32 (i32.const 1024))
-  (global (export "room") i32 (i32.const 1048576))
-  (global $STACK (export "stack") i32 (i32.const 1050624))
+  (global $CARRY i32 (i32.const 256))
+  (global (export "room") i32 (i32.const 65536))
+  (global $STACK (export "stack") i32 (i32.const 67584))
 
   ;; Modes: 0 none, 1 comment, 2 string, 3 hex string, 4 inline image, 5 the rest of a long token.
   (global $depth (export "depth") (mut i32) (i32.const 0))
@@ -31,6 +34,9 @@
   (global $escaped (mut i32) (i32.const 0))
   (global $imageEnd (export "imageEnd") (mut i32) (i32.const 0))
   (global $open (export "open") (mut i32) (i32.const 0))
+  ;; The byte before what is scanned next (whether its first byte starts a token), and how many bytes are at CARRY.
+  (global $before (mut i32) (i32.const 0x20))
+  (global $carried (mut i32) (i32.const 0))
 
   (func $class (param $i i32) (result i32)
     (i32.load8_u (i32.load8_u (local.get $i))))
@@ -217,13 +223,14 @@
       (return (i32.add (local.get $i) (i32.const 1))))
     (local.get $n))
 
-  ;; Scans the $length bytes at IN (the byte before them at IN - 1); $last: nothing follows. Returns how many it
-  ;; consumed: a short token that may go on in the next piece (a number or an operator of fewer than 8 bytes, a
-  ;; `<` or `>`) is left for the caller to pass again in front of it, unless $last.
-  (func (export "scan") (param $length i32) (param $last i32) (result i32)
-    (local $i i32) (local $n i32) (local $start i32) (local $c i32) (local $kind i32) (local $tokenLength i32)
-    (local.set $n (i32.add (global.get $IN) (local.get $length)))
-    (local.set $i (global.get $IN))
+  ;; Scans from $from to $n (the byte before $from is set to $before); $last: nothing follows. Returns where it
+  ;; stopped: $n, or the start of a short token that may go on in the next piece (a number or an operator of fewer
+  ;; than 8 bytes, a `<` or `>`), unless $last. From 8 bytes on a token can only be one that does not count, so its
+  ;; rest is stepped over instead (mode 5): what is carried stays a few bytes.
+  (func $scan (param $from i32) (param $n i32) (param $last i32) (result i32)
+    (local $i i32) (local $start i32) (local $c i32) (local $kind i32) (local $tokenLength i32)
+    (i32.store8 (i32.sub (local.get $from) (i32.const 1)) (global.get $before))
+    (local.set $i (local.get $from))
     (if (global.get $mode) (then (local.set $i (call $inside (local.get $i) (local.get $n)))))
     (block $end
       (loop $next
@@ -250,7 +257,7 @@
             (if (i32.and (i32.ge_u (local.get $i) (local.get $n)) (i32.eqz (local.get $last)))
               (then
                 (if (i32.lt_u (local.get $tokenLength) (i32.const 8))
-                  (then (return (call $consumed (local.get $start)))))
+                  (then (return (call $stopped (local.get $from) (local.get $start)))))
                 (call $token (local.get $start) (local.get $tokenLength))
                 (global.set $mode (i32.const 5))
                 (br $next)))
@@ -285,7 +292,7 @@
         (if (i32.and (i32.eqz (local.get $last))
               (i32.and (i32.eq (i32.or (local.get $c) (i32.const 2)) (i32.const 0x3e))
                 (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $n))))
-          (then (return (call $consumed (local.get $start)))))
+          (then (return (call $stopped (local.get $from) (local.get $start)))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (if (i32.eq (local.get $c) (i32.const 0x28))
           (then
@@ -329,16 +336,32 @@
         (if (i32.eq (local.get $c) (i32.const 0x5d))
           (then (call $popIf (i32.const 1))))
         (br $next)))
-    (call $consumed (local.get $n)))
+    (call $stopped (local.get $from) (local.get $n)))
 
-  ;; $length bytes consumed from IN, and the byte before the next piece put at IN - 1 (a piece whose bytes were all
-  ;; left for the next keeps the byte before it).
-  (func $consumed (param $at i32) (result i32)
-    (if (i32.gt_u (local.get $at) (global.get $IN))
-      (then (i32.store8 (i32.sub (global.get $IN) (i32.const 1)) (i32.load8_u (i32.sub (local.get $at) (i32.const 1))))))
-    (i32.sub (local.get $at) (global.get $IN)))
+  ;; $at, after keeping the byte before it as $before (what was scanned from $from).
+  (func $stopped (param $from i32) (param $at i32) (result i32)
+    (if (i32.gt_u (local.get $at) (local.get $from))
+      (then (global.set $before (i32.load8_u (i32.sub (local.get $at) (i32.const 1))))))
+    (local.get $at))
 
-  ;; A new scan: the byte before the content is a space.
+  ;; Scans the $length bytes at `input`, after what was carried from the last piece; what it leaves (a short token
+  ;; that may go on) is kept at CARRY.
+  (func (export "push") (param $length i32)
+    (local $from i32) (local $n i32) (local $at i32)
+    (local.set $from (i32.sub (global.get $IN) (global.get $carried)))
+    (memory.copy (local.get $from) (global.get $CARRY) (global.get $carried))
+    (local.set $n (i32.add (global.get $IN) (local.get $length)))
+    (local.set $at (call $scan (local.get $from) (local.get $n) (i32.const 0)))
+    (global.set $carried (i32.sub (local.get $n) (local.get $at)))
+    (memory.copy (global.get $CARRY) (local.get $at) (global.get $carried)))
+
+  ;; The end of the content: what was carried is scanned as its last bytes.
+  (func (export "finish")
+    (memory.copy (global.get $IN) (global.get $CARRY) (global.get $carried))
+    (drop (call $scan (global.get $IN) (i32.add (global.get $IN) (global.get $carried)) (i32.const 1)))
+    (global.set $carried (i32.const 0)))
+
+  ;; A new scan (the byte before the content taken for a space).
   (func (export "reset")
     (global.set $depth (i32.const 0))
     (global.set $min (i32.const 0))
@@ -347,5 +370,6 @@
     (global.set $escaped (i32.const 0))
     (global.set $imageEnd (i32.const 0))
     (global.set $open (i32.const 0))
-    (i32.store8 (i32.sub (global.get $IN) (i32.const 1)) (i32.const 0x20)))
+    (global.set $before (i32.const 0x20))
+    (global.set $carried (i32.const 0)))
 )

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
-import { decodedDepth, DepthScan, graphicsDepth, quickDepth } from '../../../src/pdf/watermark/balance.js';
+import { decodedDepth, DepthScan, graphicsDepth, MAX_CONTENT_BYTES, quickDepth } from '../../../src/pdf/watermark/balance.js';
 import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
 import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
@@ -49,8 +49,8 @@ describe('graphicsDepth', () => {
     const bytes = new TextEncoder().encode(content);
     for (let at = 0; at <= bytes.length; at++) {
       const scan = new DepthScan();
-      const carried = bytes.subarray(scan.feed(bytes.subarray(0, at), false), at);
-      scan.feed(Buffer.concat([carried, bytes.subarray(at)]), true);
+      scan.push(bytes.subarray(0, at));
+      scan.push(bytes.subarray(at));
       expect(scan.result(), `split at ${at}`).toEqual(expected);
     }
   });
@@ -59,7 +59,7 @@ describe('graphicsDepth', () => {
 /** DepthScan's answer for `content` (Latin-1), fed whole. */
 function scanned(content: string): { min: number; end: number; unclosed: string } {
   const scan = new DepthScan();
-  scan.feed(Buffer.from(content, 'latin1'), true);
+  scan.push(Buffer.from(content, 'latin1'));
   return scan.result();
 }
 
@@ -159,29 +159,34 @@ describe('DepthScan across pieces', () => {
     ['q [ 1 anoperatorthatgoes', 'on q', { min: 0, end: 2, unclosed: '' }],
   ])('%j then %j', (first, second, expected) => {
     const scan = new DepthScan();
-    const bytes = Buffer.from(first, 'latin1');
-    expect(scan.feed(bytes, false)).toBe(bytes.length);
-    scan.feed(Buffer.from(second, 'latin1'), true);
+    scan.push(Buffer.from(first, 'latin1'));
+    scan.push(Buffer.from(second, 'latin1'));
     expect(scan.result()).toEqual(expected);
   });
 
-  it('a short token cut at the end is left to be passed again (it may be q, Q, ID or true)', () => {
+  it.each([
+    ['q 1 0 0 1 0 0 cm Q', 'x', { min: 0, end: 1, unclosed: '' }],
+    ['q 1 0 0 1 0 0 cm Q', '', { min: 0, end: 0, unclosed: '' }],
+    ['q [ 1 tr', 'ue', { min: 0, end: 1, unclosed: ']' }],
+    ['q [ 1 tr', 'uex', { min: 0, end: 1, unclosed: '' }],
+    ['q BI /W 1 I', 'D \x00 Q EI Q', { min: 0, end: 0, unclosed: '' }],
+  ])('a short token cut at the end goes on in the next piece: %j then %j', (first, second, expected) => {
     const scan = new DepthScan();
-    expect(scan.feed(Buffer.from('q 1 0 0 1 0 0 cm Q'), false)).toBe('q 1 0 0 1 0 0 cm '.length);
+    scan.push(Buffer.from(first, 'latin1'));
+    scan.push(Buffer.from(second, 'latin1'));
+    expect(scan.result()).toEqual(expected);
   });
 });
 
-/** The scan of `content` fed in pieces cut at `cuts`, each carrying what the last left over, as decodedDepth feeds it. */
+/** The scan of `content` given in pieces cut at `cuts`. */
 function scannedInPieces(content: Uint8Array, cuts: number[]): { min: number; end: number; unclosed: string } {
   const scan = new DepthScan();
-  let carry: Uint8Array = new Uint8Array(0);
   let from = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
-    const piece = Buffer.concat([carry, content.subarray(from, cut)]);
-    carry = piece.subarray(scan.feed(piece, false));
+    scan.push(content.subarray(from, cut));
     from = cut;
   }
-  scan.feed(Buffer.concat([carry, content.subarray(from)]), true);
+  scan.push(content.subarray(from));
   return scan.result();
 }
 
@@ -288,6 +293,26 @@ describe('the WebAssembly scan (depth-scan.wat)', () => {
     );
   });
 
+  it('answers as the JavaScript scan on random Flate content, inflated into its memory a room at a time', () => {
+    fc.assert(
+      fc.property(fc.array(content, { minLength: 1 }), fc.integer({ min: 1, max: 600_000 }), fc.boolean(), (contents, size, quick) => {
+        // Up to 600 KB of the contents in random order: several of the scan's 64 KB pieces, cut anywhere, and past the
+        // 256 KB the quick look gathers.
+        const parts: Uint8Array[] = [];
+        let seed = size;
+        for (let length = 0; length < size; ) {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          const part = contents[seed % contents.length];
+          parts.push(part, Buffer.from(' '));
+          length += part.length + 1;
+        }
+        const whole = Buffer.concat(parts);
+        expect(decodedDepth(deflateSync(whole), [FLATE], MAX_CONTENT_BYTES, quick).depth).toEqual(oracle(whole));
+      }),
+      { numRuns: 100, seed: 22 },
+    );
+  });
+
   it('follows more open arrays and dictionaries than its first memory holds (it grows)', () => {
     const bytes = Buffer.from(`q ${'[ << '.repeat(50_000)}>> ] 1`, 'latin1');
     expect(scannedInPieces(bytes, [1000, 300_000])).toEqual(oracle(bytes));
@@ -296,7 +321,7 @@ describe('the WebAssembly scan (depth-scan.wat)', () => {
   it('refuses a second scan begun before the first ended (the module holds one at a time)', () => {
     const first = new DepthScan();
     new DepthScan();
-    expect(() => first.feed(Buffer.from('q'), true)).toThrow(/another scan/);
+    expect(() => first.push(Buffer.from('q'))).toThrow(/another scan/);
   });
 });
 
