@@ -109,9 +109,11 @@ export function filterChain(dict: PDFDict): readonly Filter[] | undefined {
  * time; data given in chunks is decoded as they come. Every filter's output counts against `budget`: past it, the decoding
  * stops ('over budget'). `made`: what the filters made in all. Damaged or
  * cut-off data ends where it breaks, as readers draw what decoded up to
- * there.
+ * there. `room`: where the last filter makes each piece, if it is Flate (the
+ * content scan's memory, so that its pieces are not copied there); asked
+ * again for each piece.
  */
-export function decodePieces(data: Encoded, chain: readonly Filter[], budget: number, take: Take): { ended: Decoded; made: number } {
+export function decodePieces(data: Encoded, chain: readonly Filter[], budget: number, take: Take, room?: () => Uint8Array): { ended: Decoded; made: number } {
   if (chain.length === 0) {
     const whole = typeof data === 'function' ? joined(data) : data;
     if (whole.length > budget) return { ended: 'over budget', made: 0 };
@@ -119,7 +121,7 @@ export function decodePieces(data: Encoded, chain: readonly Filter[], budget: nu
   }
   let made = 0;
   let ended: Decoded = 'done';
-  const decoders = chain.map((filter) => decoderFor(filter, budget));
+  const decoders = chain.map((filter, i) => decoderFor(filter, budget, i === chain.length - 1 ? room : undefined));
   // emits[i] takes what decoder i makes: into decoder i + 1, or to `take` after the last.
   const emits: Array<(piece: Uint8Array) => boolean> = decoders.map((_, i) => (piece) => {
     made += piece.length;
@@ -150,10 +152,10 @@ export function decodePieces(data: Encoded, chain: readonly Filter[], budget: nu
   return { ended, made: Math.min(made, budget) };
 }
 
-function decoderFor(filter: Filter, budget: number): Decoder {
+function decoderFor(filter: Filter, budget: number, room: (() => Uint8Array) | undefined): Decoder {
   switch (filter.name) {
     case 'FlateDecode':
-      return FlateDecoder.create() ?? new WholeFlateDecoder(budget);
+      return FlateDecoder.create(room) ?? new WholeFlateDecoder(budget);
     case 'LZWDecode':
       return new LzwDecoder(filter.earlyChange);
     case 'ASCIIHexDecode':
@@ -217,7 +219,10 @@ const spareFlate: FlateDecoder[] = [];
 
 /** Flate through zlib's native handle, fed as input comes. */
 class FlateDecoder implements Decoder {
-  private out: Buffer | undefined = borrow();
+  /** Where the pieces are made: the caller's room, or a borrowed PIECE-sized buffer. */
+  private room: (() => Uint8Array) | undefined;
+  private out: Buffer | undefined;
+  private open = true;
   private broken = false;
 
   private constructor(
@@ -230,26 +235,29 @@ class FlateDecoder implements Decoder {
   }
 
   /** Undefined when this Node version lacks the binding. */
-  static create(): FlateDecoder | undefined {
-    const spare = spareFlate.pop();
-    if (spare) {
-      spare.out = borrow();
-      return spare;
+  static create(room: (() => Uint8Array) | undefined): FlateDecoder | undefined {
+    let decoder = spareFlate.pop();
+    if (!decoder) {
+      const opened = openZlib(INFLATE);
+      if (!opened) return undefined;
+      decoder = new FlateDecoder(opened.handle, opened.state);
     }
-    const opened = openZlib(INFLATE);
-    return opened && new FlateDecoder(opened.handle, opened.state);
+    decoder.room = room;
+    decoder.out = room ? undefined : borrow();
+    decoder.open = true;
+    return decoder;
   }
 
   write(input: Uint8Array, emit: (piece: Uint8Array) => boolean): boolean {
-    const out = this.out!;
     let inOffset = 0;
     let inLength = input.length;
     while (!this.broken) {
-      this.handle.writeSync(Z_SYNC_FLUSH, input, inOffset, inLength, out, 0, PIECE);
+      const out = this.room?.() ?? this.out!;
+      this.handle.writeSync(Z_SYNC_FLUSH, input, inOffset, inLength, out, 0, out.length);
       // Damage ends the data; what came before it was handed over.
       if (this.broken) return true;
       const [availOut, availIn] = this.state;
-      if (availOut < PIECE && !emit(out.subarray(0, PIECE - availOut))) return false;
+      if (availOut < out.length && !emit(out.subarray(0, out.length - availOut))) return false;
       inOffset += inLength - availIn;
       inLength = availIn;
       // Room left in the output: the input is used up (or the stream ended).
@@ -263,15 +271,17 @@ class FlateDecoder implements Decoder {
   }
 
   close(): void {
-    if (!this.out) return;
+    if (!this.open) return;
+    this.open = false;
     // A sound inflater is reset and kept for the next stream; one that met damage is dropped.
     if (this.broken || spareFlate.length >= 4) this.handle.close();
     else {
       this.handle.reset();
       spareFlate.push(this);
     }
-    giveBack(this.out);
+    if (this.out) giveBack(this.out);
     this.out = undefined;
+    this.room = undefined;
   }
 }
 

@@ -11,6 +11,7 @@ import { fileRangeOf, type FileRange } from '../../core/lazy-file.js';
 import { PDFContext, PDFRawStream, PDFRef, PDFStream } from '../model/primitives.js';
 import { objectTableOf, unloadedData } from '../reader/object-table.js';
 import { decodePieces, filterChain, type Filter } from '../reader/decode-pieces.js';
+import { DEPTH_SCAN_WASM } from './depth-scan-wasm.js';
 
 /**
  * `min`: the lowest depth reached relative to the start; `end`: the depth at
@@ -26,19 +27,6 @@ export interface Depth {
 
 const BALANCED: Depth = { min: 0, end: 0, unclosed: '' };
 
-/** Byte classes: 0 regular, 1 white space, 2 delimiter. */
-const CLASS = new Uint8Array(256);
-for (const c of [0x20, 0x0a, 0x0d, 0x09, 0x0c, 0x00]) CLASS[c] = 1;
-for (const c of '()<>[]{}/%') CLASS[c.charCodeAt(0)] = 2;
-/**
- * 1: a byte that cannot start anything the scan counts or must skip, outside
- * arrays and dictionaries (DepthScan's fast path). Not plain: `q`, `Q`, `I`
- * (of `ID`), and what starts a string, comment, name, hex string or
- * dictionary, or array.
- */
-const PLAIN = new Uint8Array(256).fill(1);
-for (const c of 'qQI(%/<[') PLAIN[c.charCodeAt(0)] = 0;
-
 /**
  * Counts `q` and `Q` operators, skipping strings, comments, names and inline
  * image data. `quick`: whether the quick look (quickDepth) may be tried first.
@@ -47,7 +35,7 @@ export function graphicsDepth(data: Uint8Array, quick = true): Depth {
   const looked = quick && data.length <= QUICK_PIECE && quickSpent < QUICK_BYTES ? quickLook(latin1(data)) : undefined;
   if (looked) return looked;
   const scan = new DepthScan();
-  scan.feed(data, true);
+  scan.push(data);
   return scan.result();
 }
 
@@ -135,297 +123,117 @@ export function quickDepth(text: string): Depth | undefined {
   return open.length === 0 ? { min, end: depth, unclosed: '' } : undefined;
 }
 
-/** What the scan is inside of when a piece ends (so the next piece goes on with it). */
-const NONE = 0;
-const COMMENT = 1;
+/** What depth-scan.wat exports (Node's types do not declare WebAssembly). */
+interface DepthScanExports {
+  memory: { buffer: ArrayBuffer };
+  input: { value: number };
+  room: { value: number };
+  stack: { value: number };
+  push(length: number): void;
+  finish(): void;
+  reset(): void;
+  depth: { value: number };
+  min: { value: number };
+  mode: { value: number };
+  nesting: { value: number };
+  imageEnd: { value: number };
+  open: { value: number };
+}
+/** The global WebAssembly, as far as it is used here. */
+declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Instance: new (module: object) => { exports: DepthScanExports } };
+
+/** depth-scan.wat's modes that leave something open at the end. */
 const STRING = 2;
 const HEX = 3;
 const INLINE_IMAGE = 4;
-/** The rest of a long number, operator or name: none of them counts, and in an array it is already known whether it is an operand. */
-const TOKEN = 5;
+
+let compiled: DepthScanExports | undefined;
+/** The scan using the module: one at a time (a scan runs from its first piece to its result without yielding). */
+let owner: DepthScan | undefined;
+/** The module's memory as bytes (made again when the memory grows, which detaches it). */
+let memory = new Uint8Array(0);
+
+/** The module, compiled on first use (~2 KB: Liftoff compiles it at once, so the first page is scanned at full speed). */
+function depthScanModule(): DepthScanExports {
+  compiled ??= new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(DEPTH_SCAN_WASM, 'base64'))).exports;
+  return compiled;
+}
 
 /**
- * A number or operator cut off at the end of a piece is passed again with the
- * next piece (it may be `q`, `Q`, `ID`, `true`, …) while shorter than this;
- * from this length on it can only be one that does not count, so its rest is
- * stepped over instead: what is carried stays a few bytes.
- */
-const LONG_TOKEN = 8;
-
-/**
- * The scan of `graphicsDepth`, fed piece by piece so that a large stream is
- * looked at as it inflates and never held whole. `feed` returns how many bytes
- * it consumed: a short token that may go on in the next piece (a number or an
- * operator of fewer than LONG_TOKEN bytes, a `<` or `>`) is left for the
- * caller to pass again in front of it, unless `last` says nothing follows.
- * Comments, strings, hex strings, inline image data and long tokens are
- * followed across pieces instead: content without a line break, or a page
- * drawn as one huge inline image, would otherwise be carried (and copied)
- * whole, megabytes at a time.
+ * The scan of `graphicsDepth`, given the content piece by piece so that a
+ * large stream is looked at as it inflates and never held whole:
+ * depth-scan.wat, which steps over what cannot count 16 bytes at a time
+ * (JavaScript took ~2 ns a byte once optimized, ~10 before). A short token
+ * cut off at the end of a piece (it may be `q`, `Q`, `ID`, `true`, …) is
+ * scanned again in front of the next; comments, strings, hex strings,
+ * inline image data and long tokens are followed across pieces instead.
  */
 export class DepthScan {
-  private depth = 0;
-  private min = 0;
-  // Open arrays and dictionaries, innermost last; what is cut off at the end.
-  private readonly open: string[] = [];
-  private cutOff = '';
-  /** The byte before what the next feed gets: whether its first byte starts a token. */
-  private before = 0x20;
-  /** What the scan is inside of (NONE, COMMENT, …): at the end of a feed, what the next piece goes on with. */
-  private mode = NONE;
-  /** In a string: how many `(` are open; and whether the piece ended right after a backslash. */
-  private nesting = 0;
-  private escaped = false;
-  /** In inline image data: the piece ended with white space and `E` (1), or with white space, `E` and `I` (2). */
-  private imageEnd = 0;
+  /** Whether the module was reset for this scan: not before its first byte (content the quick look answers never needs it). */
+  private started = false;
 
-  feed(data: Uint8Array, last: boolean): number {
-    // A plain Uint8Array view whatever came in (Buffer or not): the loop below then sees one kind of array and stays fast.
-    const bytes = data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const consumed = this.scan(bytes, last);
-    if (consumed > 0) this.before = bytes[consumed - 1];
-    return consumed;
+  constructor() {
+    owner = this;
   }
 
-  private scan(bytes: Uint8Array, last: boolean): number {
-    const n = bytes.length;
-    const open = this.open;
-    let i = this.mode === NONE ? 0 : this.inside(bytes, 0);
-    while (i < n) {
-      if (open.length === 0) {
-        // Outside arrays and dictionaries only the bytes that may start a q, Q, ID, string, comment, name,
-        // array or dictionary matter: the rest (numbers, other operators, white space) is stepped over
-        // here, a byte at a time in the tightest loop, instead of token by token below.
-        while (i < n && PLAIN[bytes[i]] === 1) i++;
-        if (i >= n) break;
-        // A q, Q or I inside a longer token (`BI`, an unknown operator) is not one: step over that token.
-        if (CLASS[bytes[i]] === 0 && CLASS[i > 0 ? bytes[i - 1] : this.before] === 0) {
-          i++;
-          while (i < n && CLASS[bytes[i]] === 0) i++;
-          continue;
-        }
-      }
-      const start = i;
-      const c = bytes[i];
-      const kind = CLASS[c];
-      if (kind === 0) {
-        // A number or an operator: the common case first.
-        i++;
-        while (i < n && CLASS[bytes[i]] === 0) i++;
-        const length = i - start;
-        if (i >= n && !last) {
-          if (length < LONG_TOKEN) return start;
-          if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
-          this.mode = TOKEN;
-          continue;
-        }
-        if (length === 1) {
-          if (c === 0x71) this.depth++;
-          else if (c === 0x51) {
-            this.depth--;
-            if (this.depth < this.min) this.min = this.depth;
-          } else if (open.length > 0 && !isOperand(bytes, start, length)) open.length = 0;
-        } else if (length === 2 && c === 0x49 && bytes[start + 1] === 0x44) {
-          // Inline image data follows the one white space byte after `ID`.
-          this.mode = INLINE_IMAGE;
-          this.imageEnd = 0;
-          i = this.inside(bytes, i + 1);
-        } else if (open.length > 0 && !isOperand(bytes, start, length)) {
-          // An operator inside an "array": the array was never one (readers recover here).
-          open.length = 0;
-        }
-        continue;
-      }
-      if (kind === 1) {
-        i++;
-        continue;
-      }
-      // `<` and `>` look one byte ahead (`<<`, `>>`).
-      if (!last && (c === 0x3c || c === 0x3e) && i + 1 >= n) return start;
-      i++;
-      if (c === 0x28) {
-        this.mode = STRING;
-        this.nesting = 1;
-        i = this.inside(bytes, i);
-      } else if (c === 0x3c) {
-        if (bytes[i] === 0x3c) {
-          open.push('>>');
-          i++;
-        } else {
-          this.mode = HEX;
-          i = this.inside(bytes, i);
-        }
-      } else if (c === 0x2f) {
-        // A name never counts: its rest may go on in the next piece.
-        while (i < n && CLASS[bytes[i]] === 0) i++;
-        if (i >= n && !last) this.mode = TOKEN;
-      } else if (c === 0x25) {
-        this.mode = COMMENT;
-        i = this.inside(bytes, i);
-      } else if (c === 0x3e) {
-        if (bytes[i] === 0x3e) {
-          if (open[open.length - 1] === '>>') open.pop();
-          i++;
-        }
-      } else if (c === 0x5b) open.push(']');
-      else if (c === 0x5d) {
-        if (open[open.length - 1] === ']') open.pop();
-      }
-    }
-    if (last) {
-      // What the content leaves open at its very end.
-      const mode = this.mode;
-      if (mode === STRING) this.cutOff = ')'.repeat(this.nesting);
-      else if (mode === HEX) this.cutOff = '>';
-      else if (mode === INLINE_IMAGE && this.imageEnd !== 2) this.cutOff = '\nEI';
-      this.mode = NONE;
-    }
-    return n;
+  /** Where a decoder may make the next piece: `push` takes one made there where it lies, instead of copying it. */
+  room(): Uint8Array {
+    const wasm = this.module();
+    return this.memory().subarray(wasm.input.value, wasm.input.value + wasm.room.value);
   }
 
-  /**
-   * Steps over the construct the scan is inside of (`mode`), begun in this
-   * piece or an earlier one, from `i`: returns where it ends (and sets `mode`
-   * to NONE), or the end of the piece.
-   */
-  private inside(bytes: Uint8Array, i: number): number {
-    const n = bytes.length;
-    const mode = this.mode;
-    if (mode === STRING) {
-      let nesting = this.nesting;
-      if (this.escaped && i < n) {
-        this.escaped = false;
-        i++;
-      }
-      while (i < n && nesting > 0) {
-        const d = bytes[i++];
-        if (d === 0x5c) {
-          if (i < n) i++;
-          else this.escaped = true;
-        } else if (d === 0x28) nesting++;
-        else if (d === 0x29) nesting--;
-      }
-      this.nesting = nesting;
-      if (nesting === 0) this.mode = NONE;
-      return i;
-    }
-    if (mode === HEX) {
-      // A hex string (long-text's lines are all hex strings): its end found natively, not a byte at a time.
-      const e = bytes.indexOf(0x3e, i);
-      if (e < 0) return n;
-      this.mode = NONE;
-      return e + 1;
-    }
-    if (mode === COMMENT) {
-      while (i < n && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
-      if (i < n) this.mode = NONE;
-      return i;
-    }
-    if (mode === TOKEN) {
-      while (i < n && CLASS[bytes[i]] === 0) i++;
-      if (i < n) this.mode = NONE;
-      return i;
-    }
-    // Inline image data: binary until white space, `EI`, then white space or a delimiter (or the end), possibly
-    // across pieces. `imageEnd`: the last piece ended with white space and `E` (1), or white space, `E` and `I` (2).
-    if (i >= n) return n;
-    if (this.imageEnd === 1) {
-      this.imageEnd = 0;
-      if (bytes[i] !== 0x49) return this.inside(bytes, i);
-      i++;
-      if (i >= n) {
-        this.imageEnd = 2;
-        return n;
-      }
-      this.imageEnd = 2;
-    }
-    if (this.imageEnd === 2) {
-      this.imageEnd = 0;
-      if (CLASS[bytes[i]] !== 0) {
-        this.mode = NONE;
-        return i;
-      }
-    }
-    // Each `E` found natively (indexOf), not every byte of the image looked at here.
-    for (;;) {
-      const e = bytes.indexOf(0x45, i);
-      if (e < 0) return n;
-      i = e + 1;
-      if (CLASS[e > 0 ? bytes[e - 1] : this.before] !== 1) continue;
-      if (i >= n) {
-        this.imageEnd = 1;
-        return n;
-      }
-      if (bytes[i] !== 0x49) continue;
-      if (i + 1 >= n) {
-        this.imageEnd = 2;
-        return n;
-      }
-      if (CLASS[bytes[i + 1]] !== 0) {
-        this.mode = NONE;
-        return i + 1;
-      }
+  push(piece: Uint8Array): void {
+    const wasm = this.module();
+    const input = wasm.input.value;
+    if (piece.buffer === memory.buffer && piece.byteOffset === input) return wasm.push(piece.length);
+    const room = wasm.room.value;
+    for (let done = 0; done < piece.length; done += room) {
+      const part = piece.subarray(done, done + room);
+      this.memory().set(part, input);
+      wasm.push(part.length);
     }
   }
 
+  /** The depth of all that was pushed (the end of the content). */
   result(): Depth {
-    const unclosed = this.cutOff + [...this.open].reverse().join(' ');
+    if (!this.started) return BALANCED;
+    const wasm = this.module();
+    wasm.finish();
+    // What the content leaves open at its very end: a string, a hex string, inline image data; then what is open,
+    // innermost first (the module's stack: 1 an array, 2 a dictionary).
+    const mode = wasm.mode.value;
+    let unclosed = '';
+    if (mode === STRING) unclosed = ')'.repeat(wasm.nesting.value);
+    else if (mode === HEX) unclosed = '>';
+    else if (mode === INLINE_IMAGE && wasm.imageEnd.value !== 2) unclosed = '\nEI';
+    const open: string[] = [];
+    const bytes = this.memory();
+    for (let k = wasm.open.value - 1; k >= 0; k--) open.push(bytes[wasm.stack.value + k] === 1 ? ']' : '>>');
+    unclosed += open.join(' ');
+    const depth = wasm.depth.value;
+    const min = wasm.min.value;
     // Most content is balanced: one object for all of it (ContentDepths keeps a depth per stream to the end of the stamping).
-    if (this.min === 0 && this.depth === 0 && unclosed === '') return BALANCED;
-    return { min: this.min, end: this.depth, unclosed };
+    if (min === 0 && depth === 0 && unclosed === '') return BALANCED;
+    return { min, end: depth, unclosed };
   }
-}
 
-/**
- * Content that takes DepthScan through each of its branches, in pieces that
- * end inside a hex string, a comment, inline image data, a name, a string
- * (after a backslash), a long token, a short one and a `<`.
- */
-const PRIMING = [
-  '0 0 1 rg q 1 0 0 1 72 720 cm BT /F1 12 Tf (a\\)(b)c) Tj <414 2> Tj [1 (x) -2 <4',
-  '3>] TJ [1 true Tj] ET Q Q % a comm',
-  'ent\nq BI /W 1 /H 1 ID \x00E\x01 E',
-  'I Q << /MCID 0 >> BDC EMC q /Fm',
-  '1 Do Q (str\\',
-  ')) qqqqqqqqqqqq',
-  'qq Q <',
-  '< /A 1 >> BDC EMC Q',
-  ' Q 1 (open',
-];
-let primed = false;
-
-/**
- * Runs DepthScan over PRIMING (a few microseconds), so that V8 has seen
- * every branch of its loop when it optimizes it. A document whose first
- * thousand pages have no `q`, string or array (long-text's) had the
- * optimized scan thrown away at the first page that did ("insufficient type
- * feedback") and compiled again, once or twice: 10-30 ms of a compiler
- * thread each time, and its memory.
- */
-function primeScan(): void {
-  if (primed) return;
-  primed = true;
-  // Twice: V8 gives a function its feedback vector only after it ran a while (lazy feedback allocation).
-  for (let round = 0; round < 2; round++) {
-    const scan = new DepthScan();
-    let carry = NOTHING;
-    PRIMING.forEach((text, k) => {
-      const piece = Buffer.concat([carry, Buffer.from(text, 'latin1')]);
-      const consumed = scan.feed(piece, k === PRIMING.length - 1);
-      carry = piece.subarray(consumed);
-    });
-    scan.result();
+  /** The module, reset for this scan on first use. */
+  private module(): DepthScanExports {
+    if (owner !== this) throw new Error('DepthScan: another scan began before this one ended');
+    const wasm = depthScanModule();
+    if (!this.started) {
+      wasm.reset();
+      this.started = true;
+    }
+    return wasm;
   }
-}
 
-/** Numbers, true, false and null are operands; any other bare token is an operator. */
-function isOperand(bytes: Uint8Array, start: number, length: number): boolean {
-  const c = bytes[start];
-  if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) return true;
-  // Longer than `false`: an operator (and a huge token must not become one call's arguments).
-  if (length > 5) return false;
-  const word = String.fromCharCode(...bytes.subarray(start, start + length));
-  return word === 'true' || word === 'false' || word === 'null';
+  /** The module's memory as bytes. */
+  private memory(): Uint8Array {
+    // Made again when the memory has grown (a deep stack of arrays), which detaches the last view.
+    if (memory.byteLength === 0) memory = new Uint8Array(depthScanModule().memory.buffer);
+    return memory;
+  }
 }
 
 /**
@@ -453,9 +261,7 @@ export class ContentDepths {
   private quick: boolean | undefined;
 
   /** `pages`: how many pages will be looked at. */
-  constructor(private readonly pages: number) {
-    primeScan();
-  }
+  constructor(private readonly pages: number) {}
 
   private readonly known = new Map<PDFRef, Depth>();
   /**
@@ -570,54 +376,35 @@ export function decodedDepth(
   if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch), quick), made: 0 };
   const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
-  // What the scan left for the next piece: a short token that may go on (fewer than LONG_TOKEN bytes, see DepthScan).
-  let carry: Uint8Array = NOTHING;
   // Most content decodes to far less than QUICK_PIECE (in one to three writes, as its bytes cross the file's 4 KB
   // chunks): its text is gathered for the quick look, and handed to the scan if it grows past that.
   let gathered: string | undefined = quick && quickSpent < QUICK_BYTES ? '' : undefined;
-  const { ended, made } = decodePieces(encoded, chain, budget, (piece) => {
+  const take = (piece: Uint8Array): void => {
     if (gathered !== undefined) {
       if (gathered.length + piece.length <= QUICK_PIECE) {
         gathered += latin1(piece);
         return;
       }
       quickSpent += gathered.length;
-      scanPiece(Buffer.from(gathered, 'latin1'));
+      // With the piece: it may lie in the scan's room, which pushing what was gathered overwrites.
+      scan.push(Buffer.from(gathered + latin1(piece), 'latin1'));
       gathered = undefined;
+      return;
     }
-    scanPiece(piece);
-  });
+    scan.push(piece);
+  };
+  // Flate inflates into the scan's memory, where the scan takes each piece (no copy); content gathered for the quick
+  // look, which most often answers, is inflated apart (the module is not even compiled then).
+  const room = gathered === undefined ? () => scan.room() : undefined;
+  const { ended, made } = decodePieces(encoded, chain, budget, take, room);
   if (ended === 'over budget') return { depth: BALANCED, made };
   if (gathered !== undefined) {
     const quick = quickLook(gathered);
     if (quick) return { depth: quick, made };
-    scanPiece(Buffer.from(gathered, 'latin1'));
+    scan.push(Buffer.from(gathered, 'latin1'));
   }
-  scan.feed(carry, true);
   return { depth: scan.result(), made };
-
-  function scanPiece(piece: Uint8Array): void {
-    let rest = piece;
-    if (carry.length > 0) {
-      // The carried token joined with the piece's first bytes only: enough to end it, or to make it long enough to be stepped over.
-      const joined = Buffer.concat([carry, piece.subarray(0, LONG_TOKEN * 2)]);
-      const consumed = scan.feed(joined, false);
-      if (consumed < carry.length) {
-        // A piece shorter than that, and the token goes on.
-        carry = Buffer.from(joined.subarray(consumed));
-        return;
-      }
-      rest = piece.subarray(consumed - carry.length);
-      carry = NOTHING;
-    }
-    // The common case: the piece is scanned where it lies, and only a short token cut at its end is kept.
-    const consumed = scan.feed(rest, false);
-    if (consumed < rest.length) carry = Buffer.from(rest.subarray(consumed));
-  }
 }
-
-/** No bytes: what is carried after a piece scanned to its end (most content streams are one piece). */
-const NOTHING = new Uint8Array(0);
 
 /**
  * Where unfiltered content read from a lazily read file is put while it is

@@ -9,10 +9,14 @@ import { describe, expect, it } from 'vitest';
 import { addImageWatermark, addTextWatermark } from '../../../src/index.js';
 import { deflateSync } from 'node:zlib';
 import { zeroBomb } from '../../../scripts/hostile-fixtures.mjs';
-import { decodedDepth, DepthScan, graphicsDepth, quickDepth } from '../../../src/pdf/watermark/balance.js';
+import { decodedDepth, DepthScan, graphicsDepth, MAX_CONTENT_BYTES, quickDepth } from '../../../src/pdf/watermark/balance.js';
 import { pageTexts, qpdfCheck, tempFile } from '../../helpers/pdf-tools.js';
 import { openLazyFile } from '../../../src/core/lazy-file.js';
 import { findPixels, makePng, reddish, renderPage } from '../../helpers/render.js';
+import fc from 'fast-check';
+import { OracleScan } from './depth-scan-oracle.js';
+import { DEPTH_SCAN_WASM } from '../../../src/pdf/watermark/depth-scan-wasm.js';
+import { depthScanBase64 } from '../../../scripts/make-depth-scan.mjs';
 
 const depth = (content: string) => graphicsDepth(new TextEncoder().encode(content));
 const flateDepth = (data: Uint8Array) => decodedDepth(data, [FLATE]).depth;
@@ -45,8 +49,8 @@ describe('graphicsDepth', () => {
     const bytes = new TextEncoder().encode(content);
     for (let at = 0; at <= bytes.length; at++) {
       const scan = new DepthScan();
-      const carried = bytes.subarray(scan.feed(bytes.subarray(0, at), false), at);
-      scan.feed(Buffer.concat([carried, bytes.subarray(at)]), true);
+      scan.push(bytes.subarray(0, at));
+      scan.push(bytes.subarray(at));
       expect(scan.result(), `split at ${at}`).toEqual(expected);
     }
   });
@@ -55,7 +59,7 @@ describe('graphicsDepth', () => {
 /** DepthScan's answer for `content` (Latin-1), fed whole. */
 function scanned(content: string): { min: number; end: number; unclosed: string } {
   const scan = new DepthScan();
-  scan.feed(Buffer.from(content, 'latin1'), true);
+  scan.push(Buffer.from(content, 'latin1'));
   return scan.result();
 }
 
@@ -155,15 +159,169 @@ describe('DepthScan across pieces', () => {
     ['q [ 1 anoperatorthatgoes', 'on q', { min: 0, end: 2, unclosed: '' }],
   ])('%j then %j', (first, second, expected) => {
     const scan = new DepthScan();
-    const bytes = Buffer.from(first, 'latin1');
-    expect(scan.feed(bytes, false)).toBe(bytes.length);
-    scan.feed(Buffer.from(second, 'latin1'), true);
+    scan.push(Buffer.from(first, 'latin1'));
+    scan.push(Buffer.from(second, 'latin1'));
     expect(scan.result()).toEqual(expected);
   });
 
-  it('a short token cut at the end is left to be passed again (it may be q, Q, ID or true)', () => {
+  it.each([
+    ['q 1 0 0 1 0 0 cm Q', 'x', { min: 0, end: 1, unclosed: '' }],
+    ['q 1 0 0 1 0 0 cm Q', '', { min: 0, end: 0, unclosed: '' }],
+    ['q [ 1 tr', 'ue', { min: 0, end: 1, unclosed: ']' }],
+    ['q [ 1 tr', 'uex', { min: 0, end: 1, unclosed: '' }],
+    ['q BI /W 1 I', 'D \x00 Q EI Q', { min: 0, end: 0, unclosed: '' }],
+  ])('a short token cut at the end goes on in the next piece: %j then %j', (first, second, expected) => {
     const scan = new DepthScan();
-    expect(scan.feed(Buffer.from('q 1 0 0 1 0 0 cm Q'), false)).toBe('q 1 0 0 1 0 0 cm '.length);
+    scan.push(Buffer.from(first, 'latin1'));
+    scan.push(Buffer.from(second, 'latin1'));
+    expect(scan.result()).toEqual(expected);
+  });
+});
+
+/** The scan of `content` given in pieces cut at `cuts`. */
+function scannedInPieces(content: Uint8Array, cuts: number[]): { min: number; end: number; unclosed: string } {
+  const scan = new DepthScan();
+  let from = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    scan.push(content.subarray(from, cut));
+    from = cut;
+  }
+  scan.push(content.subarray(from));
+  return scan.result();
+}
+
+/** The JavaScript scan's answer (the oracle), fed whole. */
+function oracle(content: Uint8Array): { min: number; end: number; unclosed: string } {
+  const scan = new OracleScan();
+  scan.feed(content, true);
+  return scan.result();
+}
+
+describe('the WebAssembly scan (depth-scan.wat)', () => {
+  it('is what depth-scan.wat assembles to (node scripts/make-depth-scan.mjs)', async () => {
+    expect(DEPTH_SCAN_WASM).toBe(await depthScanBase64());
+  });
+
+  // Tokens of every kind the scan knows, glued or spaced, and stray bytes: strings with nesting and escapes, hex
+  // strings, comments, names, inline images, arrays and dictionaries, long tokens, across piece boundaries anywhere.
+  const parts = [
+    'q',
+    'Q',
+    ' ',
+    '\n',
+    '\r',
+    '\x00',
+    '\t',
+    '(',
+    ')',
+    '\\',
+    '<',
+    '>',
+    '<<',
+    '>>',
+    '[',
+    ']',
+    '{',
+    '}',
+    '/N',
+    '/',
+    '%',
+    'ID',
+    'BI',
+    'EI',
+    'E',
+    'I',
+    'x',
+    '1',
+    '-2.5',
+    '.5',
+    '+3',
+    'true',
+    'false',
+    'null',
+    'fals',
+    'Tf',
+    'TJ',
+    'cm',
+    '<41>',
+    '(a q)',
+    'averylongoperator',
+    '/AVeryLongName',
+    '\xff',
+    '\x80',
+    'qQ',
+    'Iq',
+    ' ID ',
+    ' EI',
+    ' EI ',
+    ' E',
+    '\nEI\n',
+  ];
+  const content = fc
+    .array(
+      fc.oneof(
+        fc.constantFrom(...parts),
+        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('latin1')),
+      ),
+      { maxLength: 120 },
+    )
+    .map((tokens) => Buffer.from(tokens.join(''), 'latin1'));
+
+  it('answers as the JavaScript scan on random content in random pieces', () => {
+    fc.assert(
+      fc.property(content, fc.array(fc.nat(), { maxLength: 8 }), (bytes, cuts) => {
+        const expected = oracle(bytes);
+        expect(scannedInPieces(bytes, [])).toEqual(expected);
+        expect(
+          scannedInPieces(
+            bytes,
+            cuts.map((c) => c % (bytes.length + 1)),
+          ),
+        ).toEqual(expected);
+      }),
+      { numRuns: 20_000, seed: 22 },
+    );
+  });
+
+  it('answers as the JavaScript scan cut at every byte', () => {
+    fc.assert(
+      fc.property(content, (bytes) => {
+        const expected = oracle(bytes);
+        for (let at = 0; at <= bytes.length; at++) expect(scannedInPieces(bytes, [at]), `cut at ${at}`).toEqual(expected);
+      }),
+      { numRuns: 500, seed: 22 },
+    );
+  });
+
+  it('answers as the JavaScript scan on random Flate content, inflated into its memory a room at a time', () => {
+    fc.assert(
+      fc.property(fc.array(content, { minLength: 1 }), fc.integer({ min: 1, max: 600_000 }), fc.boolean(), (contents, size, quick) => {
+        // Up to 600 KB of the contents in random order: several of the scan's 64 KB pieces, cut anywhere, and past the
+        // 256 KB the quick look gathers.
+        const parts: Uint8Array[] = [];
+        let seed = size;
+        for (let length = 0; length < size; ) {
+          seed = (seed * 1103515245 + 12345) % 2 ** 31;
+          const part = contents[seed % contents.length];
+          parts.push(part, Buffer.from(' '));
+          length += part.length + 1;
+        }
+        const whole = Buffer.concat(parts);
+        expect(decodedDepth(deflateSync(whole), [FLATE], MAX_CONTENT_BYTES, quick).depth).toEqual(oracle(whole));
+      }),
+      { numRuns: 100, seed: 22 },
+    );
+  });
+
+  it('follows more open arrays and dictionaries than its first memory holds (it grows)', () => {
+    const bytes = Buffer.from(`q ${'[ << '.repeat(50_000)}>> ] 1`, 'latin1');
+    expect(scannedInPieces(bytes, [1000, 300_000])).toEqual(oracle(bytes));
+  });
+
+  it('refuses a second scan begun before the first ended (the module holds one at a time)', () => {
+    const first = new DepthScan();
+    new DepthScan();
+    expect(() => first.push(Buffer.from('q'))).toThrow(/another scan/);
   });
 });
 

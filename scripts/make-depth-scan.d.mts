@@ -1,0 +1,2 @@
+export function depthScanBase64(): Promise<string>;
+export function depthScanModule(base64: string): string;
