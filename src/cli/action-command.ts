@@ -13,7 +13,7 @@ import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
 import { inlineLess, optimizeLater } from '../core/heap-growth.js';
-import { describeFsError, readInput, StagedParts } from './io.js';
+import { describeFsError, readInput, refuseUnwritableOutputFile, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes, Progress, stderrIsTerminal } from './progress.js';
 
@@ -192,6 +192,7 @@ async function runFromCli(
   if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
   }
+  if (action.output === 'document' && output !== undefined) refuseUnwritableOutputFile(output);
   const raw = await collectRawValues(action, inputName, positional, options, !remote);
   // Off the terminal (pipes, scripts) nothing changes: no thread, no counting.
   const progress = stderrIsTerminal() && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;

@@ -118,6 +118,23 @@ describe('pdfsvc CLI', () => {
     expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
   });
 
+  it('refuses an -o no file can be written to as invalid output, saying what to do, and leaves nothing behind', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    const cases = [
+      [folder, /^pdfsvc: output: ".*a-folder" is a directory; give -o a file name/m],
+      [join(dir, 'no-such-dir', 'out.pdf'), /^pdfsvc: output: cannot write .*out\.pdf": the directory ".*no-such-dir" does not exist; make it first/m],
+      [join(fixturePath('pages-3.pdf'), 'out.pdf'), /^pdfsvc: output: cannot write .*: ".*pages-3\.pdf" is not a directory/m],
+    ] as const;
+    for (const [output, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc(['rotate', '--angle', '90', fixturePath('pages-3.pdf'), '-o', output], { encoding: 'utf8' });
+      expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: expect.stringMatching(message) });
+      expect(stderr).not.toMatch(/internal error|partial/);
+    }
+    expect(readdirSync(folder)).toEqual([]);
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
+  });
+
   describe('when the reader of standard output closes the pipe early', () => {
     // The same main() runs from both built files: bin/pdfsvc.js runs a local action from dist/cli-action.cjs,
     // this file runs it from dist/cli.js (what every other command line and remote mode use).
