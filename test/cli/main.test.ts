@@ -12,7 +12,8 @@ import { actions } from '../../src/actions/index.js';
 import { kebabName } from '../../src/core/action.js';
 import { actionNamedIn } from '../../src/cli/main.js';
 import type { Field } from '../../src/core/fields.js';
-import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { fixture, fixturePath, pageDicts, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -133,6 +134,20 @@ describe('pdfsvc CLI', () => {
     }
     expect(readdirSync(folder)).toEqual([]);
     expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
+  });
+
+  it('keeps a name whose escapes spell # and hex digits, as qpdf reads it, through the actions that rewrite the object', async () => {
+    // A CJK form's radio values, escaped byte by byte, were /#23e5#2388…: the #88 in them came out as byte 0x88.
+    // qpdf's JSON writes a name's bytes as they are: '#' for the character, a byte above 0x7E raw.
+    const doc = simpleDoc(['one', 'two'], { page: () => '/PdfsvcValue /#23e5#2388#23B6' });
+    const input = join(dir, 'hash-name.pdf');
+    writeFileSync(input, buildPdf([{ objects: doc.objects }]).bytes);
+    for (const args of [['rotate', '--angle', '90'], ['remove-signatures'], ['reorder', '--page-order', '2,1'], ['merge', input]]) {
+      const { exitCode, stdout } = await pdfsvc([...args, input]);
+      expect(exitCode, args[0]).toBe(0);
+      const values = pageDicts(await qpdfJson(stdout)).map((page) => page['/PdfsvcValue']);
+      expect(values, args[0]).toEqual(Array<string>(args[0] === 'merge' ? 4 : 2).fill('/#e5#88#B6'));
+    }
   });
 
   describe('when the reader of standard output closes the pipe early', () => {
