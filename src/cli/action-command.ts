@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { kebabName, type AnyAction } from '../core/action.js';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError, ValidationErrors } from '../core/errors.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
@@ -161,7 +161,25 @@ async function collectRawValues(
     }
     if (value !== undefined) raw[name] = value as string;
   }
+  refuseMissingOptions(action, raw);
   return raw;
+}
+
+/**
+ * A required option left out, said with the options that give it: the
+ * action's own message speaks to HTTP clients ("send the image as a file
+ * part"), and a secret may also come from a file or the environment.
+ */
+function refuseMissingOptions(action: AnyAction, raw: RawValues): void {
+  const missing = new ValidationErrors();
+  for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
+    if (!field.required || raw[name] !== undefined || (field.kind === 'file' && field.accepts === 'pdf')) continue;
+    const flag = `--${kebabName(name)}`;
+    if (field.kind === 'text' && field.secret) missing.add(name, `is required: give ${flag} VALUE, ${flag}-file FILE, or set ${secretEnvName(name)}`);
+    else if (field.kind === 'file') missing.add(name, `is required: give ${flag} FILE`);
+    else missing.add(name, `is required: give ${flag}, ${describeRules(field)}`);
+  }
+  missing.throwIfAny();
 }
 
 /** A secret from its option, else its file option, else its environment variable. */

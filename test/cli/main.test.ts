@@ -232,6 +232,24 @@ describe('pdfsvc CLI', () => {
     expect(unknown.stderr).toMatch(/unknown option '--angel'/);
   });
 
+  it('names the options that give a required field left out, not HTTP form parts, and writes nothing', async () => {
+    const out = join(dir, 'never-written.pdf');
+    const cases = [
+      [['add-image-watermark'], 'image: is required: give --image FILE'],
+      [['add-password'], 'password: is required: give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD'],
+      [['rotate'], 'angle: is required: give --angle, one of 0, 90, 180, 270, -90, -180, -270'],
+    ] as const;
+    for (const [args, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc([...args, fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
+      expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: `pdfsvc: ${message}` });
+    }
+    const restrictions = await pdfsvc(['add-restrictions', '--allow-print', 'false', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
+    expect(restrictions.stderr).toMatch(
+      /^pdfsvc: owner_password: is required: give --owner-password VALUE, --owner-password-file FILE, or set PDFSVC_OWNER_PASSWORD$/m,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it('prints the problem object on standard error with --json', async () => {
     const { exitCode, stderr } = await pdfsvc(['reverse', '--json', fixturePath('not-a-pdf.pdf')], { encoding: 'utf8' });
     expect(exitCode).toBe(2);
