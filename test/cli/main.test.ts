@@ -232,6 +232,18 @@ describe('pdfsvc CLI', () => {
     expect(unknown.stderr).toMatch(/unknown option '--angel'/);
   });
 
+  it('says an empty input is empty, from a pipe or a file, for one document and for one of a merge', async () => {
+    const empty = join(dir, 'empty.pdf');
+    writeFileSync(empty, '');
+    const piped = await pdfsvc(['rotate', '--angle', '90'], { input: '', encoding: 'utf8' });
+    expect({ exitCode: piped.exitCode, stderr: piped.stderr }).toEqual({
+      exitCode: 2,
+      stderr: 'pdfsvc: file: could not be parsed; it may be invalid or corrupt (it is empty: 0 bytes)',
+    });
+    const merged = await pdfsvc(['merge', fixturePath('pages-3.pdf'), empty], { encoding: 'utf8' });
+    expect(merged.stderr).toBe('pdfsvc: file: document 2 could not be parsed; it may be invalid or corrupt (it is empty: 0 bytes)');
+  });
+
   it('names the options that give a required field left out, not HTTP form parts, and writes nothing', async () => {
     const out = join(dir, 'never-written.pdf');
     const cases = [
