@@ -71,11 +71,11 @@ export function actionCommand(action: AnyAction): Command {
   command.option(
     '-o, --output <path>',
     action.output === 'documents'
-      ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing)'
-      : 'file to write the PDF to (default: standard output)',
+      ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing); - or none: standard output, packaged as --format says'
+      : 'file to write the PDF to; - or none: standard output',
   );
   if (action.output === 'documents') {
-    command.addOption(new Option('--format <format>', 'packaging on standard output when -o is not given').choices(PACKAGINGS).default('zip'));
+    command.addOption(new Option('--format <format>', 'packaging on standard output (no -o, or -o -)').choices(PACKAGINGS).default('zip'));
     command.option('--force', 'overwrite existing files in the -o directory');
   }
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
@@ -206,7 +206,8 @@ async function runFromCli(
   options: Record<string, unknown>,
   remote?: RemoteSettings,
 ): Promise<void> {
-  const output = options.output as string | undefined;
+  // `-o -` is standard output, as `-` is standard input (it made a file named '-').
+  const output = options.output === '-' ? undefined : (options.output as string | undefined);
   if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
   }

@@ -232,6 +232,17 @@ describe('pdfsvc CLI', () => {
     expect(unknown.stderr).toMatch(/unknown option '--angel'/);
   });
 
+  it('takes -o - for standard output, as - is standard input, and makes no file named -', async () => {
+    const cwd = join(dir, 'dash-output');
+    mkdirSync(cwd);
+    const cli = join(process.cwd(), 'bin/pdfsvc.js');
+    const one = await execa('node', [cli, 'reverse', fixturePath('pages-3.pdf'), '-o', '-'], { cwd, encoding: 'buffer' });
+    expect(await pageMarkers(one.stdout)).toEqual([3, 2, 1]);
+    const parts = await execa('node', [cli, 'split-at-page', '--page', '2', fixturePath('pages-3.pdf'), '-o', '-', '--format', 'json'], { cwd });
+    expect(JSON.parse(parts.stdout).documents.map((d: { name: string }) => d.name)).toEqual(['00001.pdf', '00002.pdf']);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
   it('says an empty input is empty, from a pipe or a file, for one document and for one of a merge', async () => {
     const empty = join(dir, 'empty.pdf');
     writeFileSync(empty, '');
