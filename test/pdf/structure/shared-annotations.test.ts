@@ -74,7 +74,7 @@ describe('annotations more than one page lists', () => {
       { pages: [both], fields: ['shared'] },
       { pages: [both], fields: ['shared'] },
     ]);
-    const [first, second] = await splitAtPage({ file: input, page: 3 });
+    const [first, second] = await splitAtPage({ file: input, page: '3' });
     expect(await annotationsAndFields(first.bytes)).toEqual({ pages: [[], both], fields: ['shared'] });
     expect(await annotationsAndFields(second.bytes)).toEqual({ pages: [both], fields: ['shared'] });
   });
