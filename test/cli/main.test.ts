@@ -266,6 +266,12 @@ describe('pdfsvc CLI', () => {
       const { exitCode, stderr } = await pdfsvc([...args, fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
       expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: `pdfsvc: ${message}` });
     }
+    // Optional until the document turns out to need it.
+    const locked = await pdfsvc(['remove-password', fixturePath('encrypted-user.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
+    expect({ exitCode: locked.exitCode, stderr: locked.stderr }).toEqual({
+      exitCode: 2,
+      stderr: 'pdfsvc: password: is required: the document needs a password to open; give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD',
+    });
     const restrictions = await pdfsvc(['add-restrictions', '--allow-print', 'false', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
     expect(restrictions.stderr).toMatch(
       /^pdfsvc: owner_password: is required: give --owner-password VALUE, --owner-password-file FILE, or set PDFSVC_OWNER_PASSWORD$/m,
