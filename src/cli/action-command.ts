@@ -161,7 +161,8 @@ async function collectRawValues(
     }
     if (value !== undefined) raw[name] = value as string;
   }
-  refuseMissingOptions(action, raw);
+  // --json prints the problem the API would return, its messages included.
+  if (!options.json) refuseMissingOptions(action, raw);
   return raw;
 }
 
@@ -189,7 +190,8 @@ function secretOptions(name: string): string {
 
 /**
  * A secret the document turned out to need (remove_password's password, optional until the file is read):
- * the action's "is required" gains the options that give it. Local refusals only: remote mode keeps the server's.
+ * the action's "is required" gains the options that give it. Local refusals only, and not with --json: remote mode
+ * and the problem object keep the API's words.
  */
 function withSecretOptions(action: AnyAction, err: unknown): unknown {
   if (!(err instanceof ValidationError) || err.constructor !== ValidationError) return err;
@@ -246,7 +248,7 @@ async function runFromCli(
     });
   } catch (err) {
     staged?.discard();
-    throw withSecretOptions(action, err);
+    throw options.json ? err : withSecretOptions(action, err);
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();

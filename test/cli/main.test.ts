@@ -272,6 +272,9 @@ describe('pdfsvc CLI', () => {
       exitCode: 2,
       stderr: 'pdfsvc: password: is required: the document needs a password to open; give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD',
     });
+    // --json keeps the problem object the API answers with.
+    const json = await pdfsvc(['add-image-watermark', '--json', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
+    expect(JSON.parse(json.stderr).errors).toEqual({ image: ['is required: send the image as a file part'] });
     const restrictions = await pdfsvc(['add-restrictions', '--allow-print', 'false', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
     expect(restrictions.stderr).toMatch(
       /^pdfsvc: owner_password: is required: give --owner-password VALUE, --owner-password-file FILE, or set PDFSVC_OWNER_PASSWORD$/m,
