@@ -7,13 +7,13 @@ import { Command, Option } from 'commander';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { kebabName, type AnyAction } from '../core/action.js';
-import { ValidationError } from '../core/errors.js';
+import { ValidationError, ValidationErrors } from '../core/errors.js';
 import { describeDefault, describeRules, type Field, type RawValues } from '../core/fields.js';
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
 import { inlineLess, optimizeLater } from '../core/heap-growth.js';
-import { describeFsError, readInput, StagedParts } from './io.js';
+import { describeFsError, readInput, refuseUnwritableOutputFile, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes, Progress, stderrIsTerminal } from './progress.js';
 
@@ -71,11 +71,11 @@ export function actionCommand(action: AnyAction): Command {
   command.option(
     '-o, --output <path>',
     action.output === 'documents'
-      ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing)'
-      : 'file to write the PDF to (default: standard output)',
+      ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing); - or none: standard output, packaged as --format says'
+      : 'file to write the PDF to; - or none: standard output',
   );
   if (action.output === 'documents') {
-    command.addOption(new Option('--format <format>', 'packaging on standard output when -o is not given').choices(PACKAGINGS).default('zip'));
+    command.addOption(new Option('--format <format>', 'packaging on standard output (no -o, or -o -)').choices(PACKAGINGS).default('zip'));
     command.option('--force', 'overwrite existing files in the -o directory');
   }
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
@@ -161,7 +161,47 @@ async function collectRawValues(
     }
     if (value !== undefined) raw[name] = value as string;
   }
+  // --json prints the problem the API would return, its messages included.
+  if (!options.json) refuseMissingOptions(action, raw);
   return raw;
+}
+
+/**
+ * A required option left out, said with the options that give it: the
+ * action's own message speaks to HTTP clients ("send the image as a file
+ * part"), and a secret may also come from a file or the environment.
+ */
+function refuseMissingOptions(action: AnyAction, raw: RawValues): void {
+  const missing = new ValidationErrors();
+  for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
+    if (!field.required || raw[name] !== undefined || (field.kind === 'file' && field.accepts === 'pdf')) continue;
+    const flag = `--${kebabName(name)}`;
+    if (field.kind === 'text' && field.secret) missing.add(name, `is required: ${secretOptions(name)}`);
+    else if (field.kind === 'file') missing.add(name, `is required: give ${flag} FILE`);
+    else missing.add(name, `is required: give ${flag}, ${describeRules(field)}`);
+  }
+  missing.throwIfAny();
+}
+
+function secretOptions(name: string): string {
+  const flag = `--${kebabName(name)}`;
+  return `give ${flag} VALUE, ${flag}-file FILE, or set ${secretEnvName(name)}`;
+}
+
+/**
+ * A secret the document turned out to need (remove_password's password, optional until the file is read):
+ * the action's "is required" gains the options that give it. Local refusals only, and not with --json: remote mode
+ * and the problem object keep the API's words.
+ */
+function withSecretOptions(action: AnyAction, err: unknown): unknown {
+  if (!(err instanceof ValidationError) || err.constructor !== ValidationError) return err;
+  const fields = action.fields as Record<string, Field>;
+  const needed = (name: string, message: string) => {
+    const field = fields[name];
+    return field?.kind === 'text' && field.secret && message.startsWith('is required') ? `${message}; ${secretOptions(name)}` : message;
+  };
+  const errors = Object.fromEntries(Object.entries(err.errors).map(([name, messages]) => [name, messages.map((m) => needed(name, m))]));
+  return new ValidationError(errors, err.code);
 }
 
 /** A secret from its option, else its file option, else its environment variable. */
@@ -188,10 +228,12 @@ async function runFromCli(
   options: Record<string, unknown>,
   remote?: RemoteSettings,
 ): Promise<void> {
-  const output = options.output as string | undefined;
+  // `-o -` is standard output, as `-` is standard input (it made a file named '-').
+  const output = options.output === '-' ? undefined : (options.output as string | undefined);
   if (action.output === 'document' && output === undefined && process.stdout.isTTY) {
     throw ValidationError.field('output', 'refusing to write PDF bytes to a terminal: use -o FILE, or redirect standard output (> out.pdf)');
   }
+  if (action.output === 'document' && output !== undefined) refuseUnwritableOutputFile(output);
   const raw = await collectRawValues(action, inputName, positional, options, !remote);
   // Off the terminal (pipes, scripts) nothing changes: no thread, no counting.
   const progress = stderrIsTerminal() && !options.quiet && inputName ? new Progress(progressLabel(positional, raw[inputName])) : undefined;
@@ -206,7 +248,7 @@ async function runFromCli(
     });
   } catch (err) {
     staged?.discard();
-    throw err;
+    throw options.json ? err : withSecretOptions(action, err);
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();

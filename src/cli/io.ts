@@ -8,10 +8,10 @@
  * round trip through libuv's thread pool. Writing a 60 MB output with
  * fs/promises writev took 40-100 ms here, with writevSync 17-21 ms.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { partName } from '../core/action.js';
-import { ValidationError } from '../core/errors.js';
+import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { PdfPieces, type PdfData } from '../core/pdf-data.js';
 import { openLazyFile } from '../core/lazy-file.js';
 import { setV8Flags } from '../core/v8-flags.js';
@@ -96,7 +96,46 @@ export async function writeFileAtomically(path: string, pieces: readonly Piece[]
     renameSync(temporary, path);
   } catch (err) {
     rmSync(temporary, { force: true });
-    throw err;
+    throw outputFileError(path, err);
+  }
+}
+
+/**
+ * Refuses, before any work, a -o path no file can be written to: a directory,
+ * or one in a directory that does not exist. Without this the work was done
+ * and the write then failed as an "internal error" naming the temporary file.
+ */
+export function refuseUnwritableOutputFile(path: string): void {
+  try {
+    if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    if (!statSync(dirname(path)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+  } catch (err) {
+    throw outputFileError(path, err);
+  }
+}
+
+/** A failure to write the output file `path`, said in terms of `path` (not of its temporary file) and of what to do. */
+function outputFileError(path: string, err: unknown): unknown {
+  const target = JSON.stringify(path);
+  const dir = JSON.stringify(dirname(path));
+  switch ((err as NodeJS.ErrnoException)?.code) {
+    case 'EISDIR':
+      return ValidationError.field('output', `${target} is a directory; give -o a file name, such as ${JSON.stringify(join(path, 'out.pdf'))}`);
+    case 'ENOENT':
+      // A directory that exists yet takes no new file (/proc) answers ENOENT too.
+      if (existsSync(dirname(path))) return ValidationError.field('output', `cannot write ${target}: no file can be made in ${dir}; choose another path`);
+      return ValidationError.field('output', `cannot write ${target}: the directory ${dir} does not exist; make it first, or choose another path`);
+    case 'ENOTDIR':
+      return ValidationError.field('output', `cannot write ${target}: ${dir} is not a directory`);
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return ValidationError.field('output', `cannot write ${target}: permission denied; choose a path you may write to`);
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new PdfsvcError(500, `output: cannot write ${target}: no space left on the device (nothing was written)`);
+    default:
+      return err;
   }
 }
 

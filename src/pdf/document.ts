@@ -71,6 +71,8 @@ const damaged = (reason?: string) => new PdfError('damaged', `${UNREADABLE}${rea
 
 /** Loads a PDF for an action, or throws a PdfError saying what is wrong with it. */
 export async function openDocument(bytes: Uint8Array, options: OpenOptions = {}): Promise<PDFDocument> {
+  // Said as such: "no %PDF- header" sent the user looking for damage in what was an empty pipe or an empty file.
+  if (bytes.byteLength === 0) throw damaged('it is empty: 0 bytes');
   // qpdf reads a file without a header when it finds a document in it; so do we, and say so only when there is none.
   const noHeader = hasPdfHeader(bytes) ? '' : 'no %PDF- header in its first 1024 bytes; is it a PDF?';
   let doc: PDFDocument;

@@ -12,7 +12,8 @@ import { actions } from '../../src/actions/index.js';
 import { kebabName } from '../../src/core/action.js';
 import { actionNamedIn } from '../../src/cli/main.js';
 import type { Field } from '../../src/core/fields.js';
-import { fixture, fixturePath, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { fixture, fixturePath, pageDicts, pageMarkers, pdfinfo, qpdfCheck, qpdfJson } from '../helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../helpers/raw-pdf.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -130,6 +131,37 @@ describe('pdfsvc CLI', () => {
     expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
   });
 
+  it('refuses an -o no file can be written to as invalid output, saying what to do, and leaves nothing behind', async () => {
+    const folder = join(dir, 'a-folder');
+    mkdirSync(folder);
+    const cases = [
+      [folder, /^pdfsvc: output: ".*a-folder" is a directory; give -o a file name/m],
+      [join(dir, 'no-such-dir', 'out.pdf'), /^pdfsvc: output: cannot write .*out\.pdf": the directory ".*no-such-dir" does not exist; make it first/m],
+      [join(fixturePath('pages-3.pdf'), 'out.pdf'), /^pdfsvc: output: cannot write .*: ".*pages-3\.pdf" is not a directory/m],
+    ] as const;
+    for (const [output, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc(['rotate', '--angle', '90', fixturePath('pages-3.pdf'), '-o', output], { encoding: 'utf8' });
+      expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: expect.stringMatching(message) });
+      expect(stderr).not.toMatch(/internal error|partial/);
+    }
+    expect(readdirSync(folder)).toEqual([]);
+    expect(existsSync(join(dir, 'no-such-dir'))).toBe(false);
+  });
+
+  it('keeps a name whose escapes spell # and hex digits, as qpdf reads it, through the actions that rewrite the object', async () => {
+    // A CJK form's radio values, escaped byte by byte, were /#23e5#2388…: the #88 in them came out as byte 0x88.
+    // qpdf's JSON writes a name's bytes as they are: '#' for the character, a byte above 0x7E raw.
+    const doc = simpleDoc(['one', 'two'], { page: () => '/PdfsvcValue /#23e5#2388#23B6' });
+    const input = join(dir, 'hash-name.pdf');
+    writeFileSync(input, buildPdf([{ objects: doc.objects }]).bytes);
+    for (const args of [['rotate', '--angle', '90'], ['remove-signatures'], ['reorder', '--page-order', '2,1'], ['merge', input]]) {
+      const { exitCode, stdout } = await pdfsvc([...args, input]);
+      expect(exitCode, args[0]).toBe(0);
+      const values = pageDicts(await qpdfJson(stdout)).map((page) => page['/PdfsvcValue']);
+      expect(values, args[0]).toEqual(Array<string>(args[0] === 'merge' ? 4 : 2).fill('/#e5#88#B6'));
+    }
+  });
+
   describe('when the reader of standard output closes the pipe early', () => {
     // The same main() runs from both built files: bin/pdfsvc.js runs a local action from dist/cli-action.cjs,
     // this file runs it from dist/cli.js (what every other command line and remote mode use).
@@ -210,6 +242,56 @@ describe('pdfsvc CLI', () => {
     const unknown = await pdfsvc(['rotate', '--angel', '90', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(/unknown option '--angel'/);
+  });
+
+  it('takes -o - for standard output, as - is standard input, and makes no file named -', async () => {
+    const cwd = join(dir, 'dash-output');
+    mkdirSync(cwd);
+    const cli = join(process.cwd(), 'bin/pdfsvc.js');
+    const one = await execa('node', [cli, 'reverse', fixturePath('pages-3.pdf'), '-o', '-'], { cwd, encoding: 'buffer' });
+    expect(await pageMarkers(one.stdout)).toEqual([3, 2, 1]);
+    const parts = await execa('node', [cli, 'split-at-page', '--page', '2', fixturePath('pages-3.pdf'), '-o', '-', '--format', 'json'], { cwd });
+    expect(JSON.parse(parts.stdout).documents.map((d: { name: string }) => d.name)).toEqual(['00001.pdf', '00002.pdf']);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('says an empty input is empty, from a pipe or a file, for one document and for one of a merge', async () => {
+    const empty = join(dir, 'empty.pdf');
+    writeFileSync(empty, '');
+    const piped = await pdfsvc(['rotate', '--angle', '90'], { input: '', encoding: 'utf8' });
+    expect({ exitCode: piped.exitCode, stderr: piped.stderr }).toEqual({
+      exitCode: 2,
+      stderr: 'pdfsvc: file: could not be parsed; it may be invalid or corrupt (it is empty: 0 bytes)',
+    });
+    const merged = await pdfsvc(['merge', fixturePath('pages-3.pdf'), empty], { encoding: 'utf8' });
+    expect(merged.stderr).toBe('pdfsvc: file: document 2 could not be parsed; it may be invalid or corrupt (it is empty: 0 bytes)');
+  });
+
+  it('names the options that give a required field left out, not HTTP form parts, and writes nothing', async () => {
+    const out = join(dir, 'never-written.pdf');
+    const cases = [
+      [['add-image-watermark'], 'image: is required: give --image FILE'],
+      [['add-password'], 'password: is required: give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD'],
+      [['rotate'], 'angle: is required: give --angle, one of 0, 90, 180, 270, -90, -180, -270'],
+    ] as const;
+    for (const [args, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc([...args, fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
+      expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: `pdfsvc: ${message}` });
+    }
+    // Optional until the document turns out to need it.
+    const locked = await pdfsvc(['remove-password', fixturePath('encrypted-user.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
+    expect({ exitCode: locked.exitCode, stderr: locked.stderr }).toEqual({
+      exitCode: 2,
+      stderr: 'pdfsvc: password: is required: the document needs a password to open; give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD',
+    });
+    // --json keeps the problem object the API answers with.
+    const json = await pdfsvc(['add-image-watermark', '--json', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
+    expect(JSON.parse(json.stderr).errors).toEqual({ image: ['is required: send the image as a file part'] });
+    const restrictions = await pdfsvc(['add-restrictions', '--allow-print', 'false', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });
+    expect(restrictions.stderr).toMatch(
+      /^pdfsvc: owner_password: is required: give --owner-password VALUE, --owner-password-file FILE, or set PDFSVC_OWNER_PASSWORD$/m,
+    );
+    expect(existsSync(out)).toBe(false);
   });
 
   it('prints the problem object on standard error with --json', async () => {

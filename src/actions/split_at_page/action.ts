@@ -9,7 +9,7 @@ export const fields = {
     form: 'single',
     required: true,
     example: '2',
-    help: 'The first page of the second part (2 to the last page; negative counts from the end).',
+    help: 'The first page of the second part: from 2 to the last page.',
   },
 } as const satisfies FieldMap;
 

@@ -9,7 +9,7 @@ export const fields = {
     form: 'groups',
     required: true,
     example: '1;2..',
-    help: "One output PDF per group, in the order given; groups are separated by ';', each an ordered page list (1..3;4,6;7..).",
+    help: 'The groups, in the order of the output documents; each an ordered page list, as page_order reads it.',
   },
 } as const satisfies FieldMap;
 

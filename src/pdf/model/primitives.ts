@@ -48,7 +48,11 @@ export class PDFName extends PDFObject {
 
   /** The name `name` (without the slash; #xx escapes in upper-case hex are decoded). */
   static of(name: string): PDFName {
-    const decoded = name.includes('#') ? name.replace(/#([\dA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : name;
+    return PDFName.ofDecoded(name.includes('#') ? name.replace(/#([\dA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : name);
+  }
+
+  /** The name whose bytes are `decoded`, a character per byte: a `#` in it is that character, never an escape. */
+  static ofDecoded(decoded: string): PDFName {
     let found = namePool.get(decoded);
     if (!found) {
       found = new PDFName(decoded);

@@ -79,6 +79,7 @@ function forgetPages(
   annotationsOf.forEach((annotations, page) => {
     if (dropped.has(page)) for (const annot of annotations) droppedAnnotations.add(annot);
   });
+  if (droppedAnnotations.size > 0) keepAnnotationsOfKeptPages(doc, entries, dropped, droppedAnnotations, known);
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);
   pruneNamedDestinations(doc, dropped, named);
@@ -162,6 +163,37 @@ function droppedPagesToRead(doc: PDFDocument, entries: PageEntry[], dropped: Dro
   return entries.filter((entry) => read.has(entry));
 }
 
+/**
+ * Takes out of `droppedAnnotations` those a kept page lists too: some files
+ * share one /Annots array, or its annotations, among pages, and dropping
+ * one of those pages must not take them from the others (qpdf's
+ * rotated-shared-annotations-1.pdf: extracting pages 1 and 4 left page 4 an
+ * /Annots of nulls and its form fields out of the form). A split knows the
+ * shared ones (PageFacts.shared); otherwise the kept pages are read as
+ * droppedPagesToRead reads the dropped ones, from their bytes where they
+ * tell, and only while an annotation is left to find.
+ */
+function keepAnnotationsOfKeptPages(
+  doc: PDFDocument,
+  entries: PageEntry[],
+  dropped: DroppedPages,
+  droppedAnnotations: Set<PDFRef>,
+  known: PageFacts | undefined,
+): void {
+  if (known) {
+    known.shared.forEach((pages, annot) => {
+      if (droppedAnnotations.has(annot) && pages.some((page) => !dropped.has(page))) droppedAnnotations.delete(annot);
+    });
+    return;
+  }
+  const table = objectTableOf(doc.context);
+  for (const entry of entries) {
+    if (droppedAnnotations.size === 0) return;
+    if (dropped.has(entry.ref) || (entry.annotsUnwritten && table?.isUntouched(entry.ref))) continue;
+    for (const annot of table?.annotationsWrittenIn(entry.ref) ?? annotationsRead(doc, entry)) droppedAnnotations.delete(annot);
+  }
+}
+
 /** Dropped pages with annotations are read rather than the document walked while they are at most one per this many objects. */
 const READ_RATHER_THAN_WALK = 64;
 
@@ -176,10 +208,28 @@ export interface PageFacts {
   annotations: Map<PDFRef, PDFRef[]>;
   /** Each page's place (0-based) among the pages. */
   places: Map<PDFRef, number>;
+  /** The annotations more than one page lists, with those pages (mostly none). */
+  shared: Map<PDFRef, PDFRef[]>;
 }
 
 export function readPageFacts(doc: PDFDocument, entries: PageEntry[] = pageEntries(doc)): PageFacts {
-  return { labels: readPageLabels(doc, entries.length), annotations: pageAnnotations(doc, entries), places: placesOf(entries) };
+  const annotations = pageAnnotations(doc, entries);
+  return { labels: readPageLabels(doc, entries.length), annotations, places: placesOf(entries), shared: sharedAnnotations(annotations) };
+}
+
+function sharedAnnotations(annotations: Map<PDFRef, PDFRef[]>): Map<PDFRef, PDFRef[]> {
+  const pagesOf = new Map<PDFRef, PDFRef[]>();
+  annotations.forEach((annots, page) => {
+    for (const annot of annots) {
+      const pages = pagesOf.get(annot);
+      if (pages) pages.push(page);
+      else pagesOf.set(annot, [page]);
+    }
+  });
+  pagesOf.forEach((pages, annot) => {
+    if (pages.length < 2) pagesOf.delete(annot);
+  });
+  return pagesOf;
 }
 
 function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PDFRef[]> {
@@ -188,12 +238,16 @@ function pageAnnotations(doc: PDFDocument, entries: PageEntry[]): Map<PDFRef, PD
   for (const entry of entries) {
     // A page whose input bytes hold no /Annots has none: not parsed.
     if (table?.annotationsWrittenIn(entry.ref)?.length === 0) continue;
-    // Read only: a fork need not copy the pages it drops.
-    const page = storeOf(doc.context).peek(entry.ref);
-    const refs = (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
+    const refs = annotationsRead(doc, entry);
     if (refs.length > 0) annotations.set(entry.ref, refs);
   }
   return annotations;
+}
+
+/** The annotations a page lists, from the page as parsed; read only: a fork need not copy the pages it drops. */
+function annotationsRead(doc: PDFDocument, entry: PageEntry): PDFRef[] {
+  const page = storeOf(doc.context).peek(entry.ref);
+  return (arrayAt(page instanceof PDFDict ? page : entry.dict, 'Annots')?.asArray() ?? []).filter((annot): annot is PDFRef => annot instanceof PDFRef);
 }
 
 /** An /OpenAction is either a destination or an action dictionary; targetPage reads both from /A. */

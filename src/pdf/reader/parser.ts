@@ -86,7 +86,10 @@ function nameFromText(bytes: Uint8Array, start: number, end: number): PDFName {
   for (let i = start; i < end; i++) token += String.fromCharCode(bytes[i]);
   let name = names.get(token);
   if (!name) {
-    name = PDFName.of(token.includes('#') ? token.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : token);
+    // Decoded here, so not by PDFName.of, which would decode again the escapes an escaped # spells (#2388 is #88, not byte 0x88).
+    name = token.includes('#')
+      ? PDFName.ofDecoded(token.replace(/#([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))))
+      : PDFName.of(token);
     if (names.size < 100_000) names.set(token, name);
   }
   return name;

@@ -85,7 +85,7 @@ export async function embedWithPdfLib(context: PDFContext, embed: (scratch: LibC
 /** `object` (of the scratch document) as pdfsvc's object in `context`, its references renumbered by `refs`. */
 function ours(object: LibObject, context: PDFContext, refs: ReadonlyMap<LibRef, PDFRef>): PDFObject {
   if (object instanceof LibRef) return refs.get(object) ?? PDFNull;
-  if (object instanceof LibName) return PDFName.of(object.decodeText());
+  if (object instanceof LibName) return PDFName.ofDecoded(object.decodeText());
   if (object instanceof LibNumber) return PDFNumber.of(object.asNumber());
   if (object instanceof LibString) return PDFString.of(object.asString());
   if (object instanceof LibHexString) return PDFHexString.of(object.asString());
@@ -102,6 +102,6 @@ function ours(object: LibObject, context: PDFContext, refs: ReadonlyMap<LibRef, 
 
 function dictOf(dict: LibDict, context: PDFContext, refs: ReadonlyMap<LibRef, PDFRef>): PDFDict {
   const map = new Map<PDFName, PDFObject>();
-  for (const [key, value] of dict.entries()) map.set(PDFName.of(key.decodeText()), ours(value, context, refs));
+  for (const [key, value] of dict.entries()) map.set(PDFName.ofDecoded(key.decodeText()), ours(value, context, refs));
   return PDFDict.fromMapWithContext(map, context);
 }

@@ -233,6 +233,14 @@ describe('dictionaries, small (pairs) and large (a Map)', () => {
     expect(large.get(PDFName.of('K3'))?.toString()).toBe('18');
   });
 
+  it('parsed: a name whose escapes spell # and hex digits keeps them as text, not decoded a second time', () => {
+    // /#2388 is the three characters #88 (a CJK form's radio value, escaped byte by byte, had them); decoded twice it became byte 0x88.
+    const text = '[/#2388 /A#23E9#2341 /#23e9#2388#23b6]';
+    const names = (parseValue(Buffer.from(text, 'latin1'), 0, text.length, ctx) as PDFArray).asArray() as PDFName[];
+    expect(names.map((name) => name.decodeText())).toEqual(['#88', 'A#E9#41', '#e9#88#b6']);
+    expect(names.map(String)).toEqual(['/#2388', '/A#23E9#2341', '/#23e9#2388#23b6']);
+  });
+
   it('a copy has the same entries and changes apart from the original', () => {
     for (const size of [0, 3, 20]) {
       const original = PDFDict.withContext(new PDFContext());
