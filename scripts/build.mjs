@@ -96,9 +96,9 @@ await build({
 // (src/cli/action-entry.ts). Worker threads start dist/*.js as before. The
 // two watermarks have a file of their own (pdf-lib's embedders and font
 // metrics, from their module files: a third of the code), so that a page
-// action neither reads nor deserializes their code; fontkit, which only text
-// beyond Latin-1 loads, stays outside both and is required from node_modules
-// when used.
+// action neither reads nor deserializes their code; fontkit and bidi-js, which
+// only text beyond Latin-1 loads, stay outside both and are required from
+// node_modules when used.
 const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion)\.js$/;
 const fullCliOnly = {
   name: 'full-cli-only',
@@ -218,7 +218,7 @@ const oneFileCli = (cli) => ({
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  external: [...nodeBuild.external, '@cantoo/fontkit'],
+  external: [...nodeBuild.external, '@cantoo/fontkit', 'bidi-js'],
   plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson, noStandardFontMetrics],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.

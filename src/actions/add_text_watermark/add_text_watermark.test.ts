@@ -5,7 +5,10 @@
  * smaller than the MediaBox, content with an unbalanced `cm`, and all of
  * those at once.
  */
+import type { Font } from '@cantoo/fontkit';
 import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { addTextWatermark, ValidationError } from '../../index.js';
 import { StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
@@ -297,7 +300,7 @@ describe('add_text_watermark Unicode text', () => {
     for (const [text, what] of [
       ['机密', '机'],
       ['Top secret 🔒', '🔒'],
-      ['שלום', 'ש'],
+      ['ลับ', 'ล'],
     ] as const) {
       const error = await addTextWatermark({ file: fixture('pages-1.pdf'), line_1: 'OK', line_2: text }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
@@ -309,6 +312,72 @@ describe('add_text_watermark Unicode text', () => {
   it('a line with a control character (a line break) is a 400 naming the line', async () => {
     const error = await addTextWatermark({ file: fixture('pages-1.pdf'), line_1: 'two\nlines' }).catch((e: unknown) => e);
     expect((error as ValidationError).errors.line_1[0]).toMatch(/control character U\+000A/);
+  });
+});
+
+describe('add_text_watermark Arabic and Hebrew', () => {
+  const lines = { line_1: 'عام 2024', line_2: 'שלום world', line_3: 'سلام', line_4: 'מסמך (טיוטה)', line_5: 'عام ٢٠٢٤' };
+  const watermark = () => addTextWatermark({ file: fixture('pages-1.pdf'), ...lines, color: '#ff0000', transparency: 0, rotation: 0, font_size: 20 });
+
+  it('draws them with embedded subsets of Noto Sans Arabic and Hebrew; pdftotext reads every word in reading order', async () => {
+    const out = await watermark();
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    // No /ActualText on these lines (text.ts says why): poppler reads the glyphs and their ToUnicode. It gives a
+    // line's runs left to right as drawn, each right-to-left word in reading order between U+202B and U+202C.
+    const text = (await pageTexts(out))[0];
+    expect(text).toContain('2024 \u202bعام\u202c');
+    expect(text).toContain('world \u202bשלום\u202c');
+    expect(text).toContain('\u202bسلام\u202c');
+    const fonts = (await execa('pdffonts', [tempFile(out)])).stdout;
+    for (const family of ['NotoSansArabic', 'NotoSansHebrew', 'NotoSans-'])
+      expect(fonts).toMatch(new RegExp(`^[A-Z]{6}\\+${family}\\S*\\s.*\\byes\\s+yes\\s+yes\\b`, 'm'));
+    expect(findPixels(await renderPage(out, 1, DPI), reddish)).not.toBeNull();
+  });
+
+  it('Arabic is shaped: the embedded glyphs are the joined forms, lam before alef the lam-alef pair, not the letters alone', async () => {
+    const fontkit = (await import('@cantoo/fontkit')).default;
+    const notoArabic = fontkit.create(
+      readFileSync(createRequire(import.meta.url).resolve('@fontsource/noto-sans-arabic/files/noto-sans-arabic-arabic-700-normal.woff')),
+    ) as Font;
+    const outline = (text: string, codePoint: number) =>
+      notoArabic
+        .layout(text)
+        .glyphs.find((g) => g.codePoints.includes(codePoint))!
+        .path.toSVG();
+    const joined = [outline('عام', 0x639), outline('عام', 0x627), outline('سلام', 0x644), outline('سلام', 0x627)];
+    const alone = [outline('ع', 0x639), outline('ا', 0x627), outline('ل', 0x644)];
+    // Noto Sans Arabic draws lam-alef as a lam and an alef of their own, not the ones of other words.
+    expect(outline('سلام', 0x627)).not.toBe(outline('عام', 0x627));
+    expect(outline('سلام', 0x644)).not.toBe(outline('سلم', 0x644));
+    // The outlines in the subset the output embeds, read back through qpdf.
+    const out = await watermark();
+    const objects = Object.values((await qpdfJson(out)).qpdf[1]);
+    const descriptor = objects.find((o) => /NotoSansArabic/.test(String(o.value?.['/FontName'])) && o.value?.['/FontFile2'])!;
+    const fontFile = /^(\d+) 0 R$/.exec(String(descriptor.value!['/FontFile2']))![1];
+    const subsetBytes = (await execa('qpdf', [`--show-object=${fontFile}`, '--filtered-stream-data', tempFile(out)], { encoding: 'buffer' })).stdout;
+    const subset = fontkit.create(subsetBytes) as Font;
+    const embedded = new Set(Array.from({ length: subset.numGlyphs }, (_, id) => subset.getGlyph(id)?.path.toSVG()));
+    for (const form of joined) expect(embedded.has(form)).toBe(true);
+    for (const form of alone) expect(embedded.has(form)).toBe(false);
+  });
+
+  it('runs are drawn right to left, Latin words and numbers among them left to right, brackets mirrored', async () => {
+    // pdftotext -bbox: each word's box, its characters in the order they are drawn, left to right.
+    const html = (await execa('pdftotext', ['-bbox', tempFile(await watermark()), '-'])).stdout;
+    const words = [...html.matchAll(/<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)<\/word>/g)];
+    const drawn = (word: string) => {
+      const found = words.find((w) => w[3] === [...word].reverse().join('') || w[3] === word);
+      expect(found, word).toBeDefined();
+      return { xMin: Number(found![1]), xMax: Number(found![2]), text: found![3] };
+    };
+    // "שלום world": the Hebrew word right to left, on the right; "world" on its left.
+    expect(drawn('שלום').text).toBe('םולש');
+    expect(drawn('world').xMax).toBeLessThan(drawn('שלום').xMin);
+    // "عام 2024": the year on the left of the word; Arabic-Indic digits left to right too.
+    expect(drawn('2024').xMax).toBeLessThan(drawn('عام').xMin);
+    expect(drawn('٢٠٢٤').text).toBe('٢٠٢٤');
+    // "(טיוטה)": the opening bracket on the right, drawn as the mirror image ")".
+    expect(drawn('(הטויט)').text).toBe('(הטויט)');
   });
 });
 

@@ -5,9 +5,10 @@
  *   one of the 14 standard fonts: nothing is embedded.
  * - Anything else uses Noto Sans Bold from the @fontsource/noto-sans package
  *   (SIL Open Font License 1.1): Latin with its extensions, Vietnamese, Greek,
- *   Cyrillic and Devanagari. The package splits the family into one file per
- *   script range; its CSS says which code points each file covers. Only the
- *   glyphs used are embedded (a subset per file).
+ *   Cyrillic and Devanagari; Arabic and Hebrew from @fontsource/noto-sans-arabic
+ *   and @fontsource/noto-sans-hebrew (same licence). Each package splits its
+ *   family into one file per script range; its CSS says which code points each
+ *   file covers. Only the glyphs used are embedded (a subset per file).
  *
  * The font files are read from node_modules at run time (not bundled), and
  * fontkit is loaded only when a watermark needs it.
@@ -16,7 +17,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const FONT_PACKAGE = '@fontsource/noto-sans';
+/** In the order a character looks for its file: Noto Sans first, for the Latin the others also carry. */
+const FONT_PACKAGES = ['@fontsource/noto-sans', '@fontsource/noto-sans-arabic', '@fontsource/noto-sans-hebrew'];
 const WEIGHT = 700;
 
 export interface FontkitGlyph {
@@ -28,7 +30,12 @@ export interface FontkitFont {
   unitsPerEm: number;
   postscriptName?: string;
   hasGlyphForCodePoint(codePoint: number): boolean;
-  layout(text: string): { glyphs: FontkitGlyph[]; positions: Array<{ xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }> };
+  layout(text: string): {
+    glyphs: FontkitGlyph[];
+    positions: Array<{ xAdvance: number; yAdvance: number; xOffset: number; yOffset: number }>;
+    /** The direction fontkit gave the glyphs: that of the text's script. */
+    direction: 'ltr' | 'rtl';
+  };
 }
 export interface Fontkit {
   create(bytes: Uint8Array): FontkitFont;
@@ -51,41 +58,47 @@ export function loadFontkit(): Promise<Fontkit> {
 
 let facesPromise: Promise<Face[]> | undefined;
 
-/** Every file of the shipped family at the watermark's weight, in the order its CSS lists them. */
+/** Every file of the shipped families at the watermark's weight, package by package, in the order their CSS lists them. */
 export function notoFaces(): Promise<Face[]> {
   facesPromise ??= (async () => {
     const fontkit = await loadFontkit();
-    const dir = packageDir();
-    const css = readFileSync(join(dir, `${WEIGHT}.css`), 'utf8');
     const faces: Face[] = [];
-    for (const block of css.split('@font-face').slice(1)) {
-      const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1];
-      const range = /unicode-range:\s*([^;]+);/.exec(block)?.[1];
-      if (!file || !range) continue;
-      // Read and parsed on first use: most text needs one or two of the files.
-      let bytes: Uint8Array | undefined;
-      let font: FontkitFont | undefined;
-      faces.push({
-        file,
-        ranges: parseUnicodeRange(range),
-        get bytes() {
-          return (bytes ??= readFileSync(join(dir, 'files', file)));
-        },
-        get font() {
-          return (font ??= fontkit.create(this.bytes));
-        },
-      });
-    }
-    if (faces.length === 0) throw new Error(`${FONT_PACKAGE}: no font files found in ${WEIGHT}.css`);
+    for (const fontPackage of FONT_PACKAGES) faces.push(...packageFaces(fontPackage, fontkit));
     return faces;
   })();
   facesPromise.catch(() => (facesPromise = undefined));
   return facesPromise;
 }
 
-function packageDir(): string {
+function packageFaces(fontPackage: string, fontkit: Fontkit): Face[] {
+  const dir = packageDir(fontPackage);
+  const css = readFileSync(join(dir, `${WEIGHT}.css`), 'utf8');
+  const faces: Face[] = [];
+  for (const block of css.split('@font-face').slice(1)) {
+    const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1];
+    const range = /unicode-range:\s*([^;]+);/.exec(block)?.[1];
+    if (!file || !range) continue;
+    // Read and parsed on first use: most text needs one or two of the files.
+    let bytes: Uint8Array | undefined;
+    let font: FontkitFont | undefined;
+    faces.push({
+      file,
+      ranges: parseUnicodeRange(range),
+      get bytes() {
+        return (bytes ??= readFileSync(join(dir, 'files', file)));
+      },
+      get font() {
+        return (font ??= fontkit.create(this.bytes));
+      },
+    });
+  }
+  if (faces.length === 0) throw new Error(`${fontPackage}: no font files found in ${WEIGHT}.css`);
+  return faces;
+}
+
+function packageDir(fontPackage: string): string {
   const require = createRequire(import.meta.url);
-  return dirname(require.resolve(`${FONT_PACKAGE}/${WEIGHT}.css`));
+  return dirname(require.resolve(`${fontPackage}/${WEIGHT}.css`));
 }
 
 /** `U+0000-00FF,U+0131,U+4??` → code point ranges. */
@@ -106,4 +119,4 @@ export function covers(face: Face, codePoint: number): boolean {
 }
 
 /** What the shipped fonts cover, in words, for messages. */
-export const SHIPPED_SCRIPTS = 'Latin, Greek, Cyrillic and Devanagari';
+export const SHIPPED_SCRIPTS = 'Latin, Greek, Cyrillic, Devanagari, Arabic and Hebrew';

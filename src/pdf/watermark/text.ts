@@ -7,10 +7,16 @@
  * other; each page scales and turns it with its own matrix. Every line is
  * marked with /ActualText, so text extraction returns exactly the line as
  * given, even for scripts whose glyphs are reordered or joined by shaping
- * (Devanagari).
+ * (Devanagari) — except a line with right-to-left runs (Arabic, Hebrew:
+ * bidi.ts). Readers put such runs back in reading order from the glyphs'
+ * places and their ToUnicode, as for any PDF with Arabic or Hebrew; given
+ * /ActualText, poppler spreads its characters left to right over the line
+ * and then turns the right-to-left ones round, so its words came out
+ * backwards.
  */
 import { PdfError } from '../errors.js';
 import { PDFContext, PDFDict, PDFHexString, PDFRef } from '../model/primitives.js';
+import { visualOrder } from './bidi.js';
 import { CustomFontSubsetEmbedder, embedWithPdfLib } from './drawing-lib.js';
 import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face } from './fonts.js';
 import { formatNumber } from './geometry.js';
@@ -37,6 +43,8 @@ interface LaidOutLine {
   /** Ink bounds relative to the line's baseline origin, at the reference size. */
   ink: [number, number, number, number];
   runs: Run[];
+  /** Whether the line is marked with its /ActualText: not when it has right-to-left runs. */
+  actualText: boolean;
   /** Standard font lines draw the whole line as one string. */
   standard?: string;
 }
@@ -110,7 +118,14 @@ function layOutStandard(lines: TextLine[], codes: number[][]): PreparedText {
     const width = standardWidth(codes[index], REFERENCE_SIZE);
     const [bottom, top] = standardInk(text);
     const hex = codes[index].map((code) => code.toString(16).padStart(2, '0').toUpperCase()).join('');
-    return { text, width, ink: [0, bottom * REFERENCE_SIZE, width, top * REFERENCE_SIZE], runs: [], standard: PDFHexString.of(hex).toString() };
+    return {
+      text,
+      width,
+      ink: [0, bottom * REFERENCE_SIZE, width, top * REFERENCE_SIZE],
+      runs: [],
+      actualText: true,
+      standard: PDFHexString.of(hex).toString(),
+    };
   });
   return {
     lines: laidOut,
@@ -144,8 +159,8 @@ function standardInk(text: string): [number, number] {
 
 async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
   const [faces, fontkit] = await Promise.all([notoFaces(), loadFontkit()]);
-  // The runs first: a subset's name says what it holds, so it is known before its embedder is made.
-  const segmented = lines.map((line, index) => segment(line, index, faces));
+  // The runs first, in drawing order: a subset's name says what it holds, so it is known before its embedder is made.
+  const segmented = await Promise.all(lines.map((line, index) => visualOrder(segment(line, index, faces))));
   const held = new Map<Face, string[]>();
   for (const { face, text } of segmented.flat()) {
     const texts = held.get(face) ?? [face.file];
@@ -164,13 +179,18 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
     const runs: Run[] = [];
     let pen = 0;
     const ink: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
-    for (const { face, text } of segmented[index]) {
+    for (const { face, text, rightToLeft } of segmented[index]) {
       const { name, embedder } = embedders.get(face)!;
       const font = face.font;
       const unit = REFERENCE_SIZE / font.unitsPerEm;
-      const { glyphs, positions } = font.layout(text);
+      const layout = font.layout(text);
       const codes = embedder.encodeText(text).toString().slice(1, -1).match(/.{4}/g) ?? [];
-      if (codes.length !== glyphs.length) throw new Error('font layout and encoding disagree');
+      if (codes.length !== layout.glyphs.length) throw new Error('font layout and encoding disagree');
+      // fontkit orders the glyphs by the script's direction, bidi by the text's: Arabic-Indic digits go left to right, a run of only spaces and punctuation in Hebrew text right to left.
+      const turned = (layout.direction === 'rtl') !== rightToLeft;
+      const glyphs = turned ? [...layout.glyphs].reverse() : layout.glyphs;
+      const positions = turned ? [...layout.positions].reverse() : layout.positions;
+      if (turned) codes.reverse();
       const run: Run = { font: name, glyphs: [] };
       glyphs.forEach((glyph, i) => {
         const p = positions[i];
@@ -189,7 +209,7 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
       runs.push(run);
     }
     if (!Number.isFinite(ink[0])) ink.splice(0, 4, 0, 0, pen, 0.72 * REFERENCE_SIZE); // only spaces
-    laidOut.push({ text: line.text, width: pen, ink, runs });
+    laidOut.push({ text: line.text, width: pen, ink, runs, actualText: !segmented[index].some((piece) => piece.rightToLeft) });
   }
   const fonts = new Map<string, { embed(context: PDFContext): Promise<PDFRef> }>();
   for (const { name, embedder } of embedders.values()) {
@@ -273,16 +293,18 @@ export function textForm(text: PreparedText, color: [number, number, number]): T
     bbox[2] = Math.max(bbox[2], x0 + Math.max(ix1, line.width));
     bbox[3] = Math.max(bbox[3], y0 + iy1);
     // /ActualText: extraction returns the line as given, turned or shaped.
-    ops.push(`/Span <</ActualText ${PDFHexString.fromText(line.text).toString()}>> BDC BT`);
+    const span = line.actualText ? `/Span <</ActualText ${PDFHexString.fromText(line.text).toString()}>> BDC ` : '';
+    const end = line.actualText ? 'ET EMC' : 'ET';
+    ops.push(`${span}BT`);
     if (line.standard !== undefined) {
-      ops.push(`/F0 ${REFERENCE_SIZE} Tf 1 0 0 1 ${n(x0)} ${n(y0)} Tm ${line.standard} Tj ET EMC`);
+      ops.push(`/F0 ${REFERENCE_SIZE} Tf 1 0 0 1 ${n(x0)} ${n(y0)} Tm ${line.standard} Tj ${end}`);
       return;
     }
     for (const run of line.runs) {
       ops.push(`/${run.font} ${REFERENCE_SIZE} Tf`);
       for (const g of run.glyphs) ops.push(`1 0 0 1 ${n(x0 + g.x)} ${n(y0 + g.y)} Tm <${g.code}> Tj`);
     }
-    ops.push('ET EMC');
+    ops.push(end);
   });
   // Room for what the ink estimate may miss (standard fonts' accents, overshoots).
   const pad = 0.25 * REFERENCE_SIZE;
