@@ -35,12 +35,30 @@ function optionHelp(field: Field): string {
   return parts.filter(Boolean).join('; ');
 }
 
+/** The values of each choice option, for the completion script: its placeholder lists them only when they fit. */
+export const choiceValues = new WeakMap<Option, readonly string[]>();
+
+/**
+ * `<true|false>`, `<over|under>`; a longer list (position's nine places) is named instead, as `<position>`:
+ * commander sets every description beside the widest option, so one long placeholder pushed all of them
+ * past the width of the terminal. The help's rules list the values.
+ */
+function placeholder(name: string, field: Field): string {
+  if (field.kind === 'boolean') return '<true|false>';
+  if (field.kind !== 'choice') return '<value>';
+  const values = `<${field.values.join('|')}>`;
+  return values.length <= 24 ? values : `<${kebabName(name)}>`;
+}
+
 export function actionCommand(action: AnyAction): Command {
   const command = new Command(kebabName(action.name))
     .summary(action.summary)
     .description(action.description ? `${action.summary}\n\n${action.description}` : action.summary)
     // The short verb first: commander shows the first alias in usage lines and suggests only it for a typo (`rotat`).
-    .aliases([...(action.aliases ?? []), action.name]);
+    .aliases([...(action.aliases ?? []), action.name])
+    // Commander wraps a description only in 40 columns or more: beside `--allow-print-high-resolution <true|false>`
+    // that left none, and every line of add-restrictions' help ran past 80 columns. 34 are left there.
+    .configureHelp({ minWidthToWrap: 30 });
   const input = positionalField(action);
   if (input) {
     const [name, field] = input;
@@ -48,7 +66,7 @@ export function actionCommand(action: AnyAction): Command {
     command.argument(
       '[inputs...]',
       multiple
-        ? `${field.help} A path, or - (or nothing) for standard input.`
+        ? `${field.help} Their paths; - (once) for standard input, which is also read when none is given.`
         : `${field.help} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`,
     );
     void name;
@@ -60,8 +78,9 @@ export function actionCommand(action: AnyAction): Command {
       command.addOption(new Option(`${flag} <path>`, optionHelp(field)));
       continue;
     }
-    const placeholder = field.kind === 'boolean' ? '<true|false>' : field.kind === 'choice' ? `<${field.values.join('|')}>` : '<value>';
-    command.addOption(new Option(`${flag} ${placeholder}`, optionHelp(field)));
+    const option = new Option(`${flag} ${placeholder(name, field)}`, optionHelp(field));
+    if (field.kind === 'choice') choiceValues.set(option, field.values);
+    command.addOption(option);
     if (field.kind === 'text' && field.secret) {
       command.addOption(
         new Option(`${flag}-file <path>`, `read ${name} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`),
@@ -75,7 +94,14 @@ export function actionCommand(action: AnyAction): Command {
       : 'file to write the PDF to; - or none: standard output',
   );
   if (action.output === 'documents') {
-    command.addOption(new Option('--format <format>', 'packaging on standard output (no -o, or -o -)').choices(PACKAGINGS).default('zip'));
+    command.addOption(
+      new Option(
+        '--format <format>',
+        'packaging on standard output (no -o, or -o -): zip, a ZIP archive; json, {"documents":[{"name","content" (base64),"content_type"}]}; multipart, multipart/mixed with one part per document',
+      )
+        .choices(PACKAGINGS)
+        .default('zip'),
+    );
     command.option('--force', 'overwrite existing files in the -o directory');
   }
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {

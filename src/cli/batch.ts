@@ -63,6 +63,7 @@ function planJobs(action: AnyAction, inputs: string[], options: BatchOptions): J
   const jobs = inputs.map((input) => ({ input, output: options.inPlace ? input : join(options.outDir!, outputName(template, input)) }));
   const inputsByPath = new Map(inputs.map((input) => [resolve(input), input]));
   const seen = new Map<string, string>();
+  const existing: string[] = [];
   for (const job of jobs) {
     const target = resolve(job.output);
     if (!options.inPlace && inputsByPath.has(target))
@@ -77,11 +78,21 @@ function planJobs(action: AnyAction, inputs: string[], options: BatchOptions): J
       );
     seen.set(target, job.input);
     // Split actions write into the folder; the parts' own names are checked when written.
-    if (!options.inPlace && !options.force && action.output === 'document' && existsSync(job.output)) {
-      throw ValidationError.field('out_dir', `${job.output} already exists; use --force to overwrite it, or choose another directory`);
-    }
+    if (!options.inPlace && !options.force && action.output === 'document' && existsSync(job.output)) existing.push(job.output);
   }
+  if (existing.length > 0) throw ValidationError.field('out_dir', existingOutputs(existing));
   return jobs;
+}
+
+/** Outputs named in a refusal; the rest are counted. */
+const NAMED_EXISTING = 5;
+
+/** Every output that is already there, so that one refusal says what --force would overwrite (not one per try). */
+function existingOutputs(paths: string[]): string {
+  if (paths.length === 1) return `${paths[0]} already exists; use --force to overwrite it, or another --out-dir or --name`;
+  const named = paths.slice(0, NAMED_EXISTING).join(', ');
+  const more = paths.length > NAMED_EXISTING ? ` and ${paths.length - NAMED_EXISTING} more` : '';
+  return `${paths.length} outputs already exist: ${named}${more}; use --force to overwrite them, or another --out-dir or --name`;
 }
 
 /** What one file came to: sent back from a worker thread as plain data. */

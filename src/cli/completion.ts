@@ -3,10 +3,11 @@
  * command line itself, which is generated from the action declarations, so a
  * new action, field or choice completes without a change here: subcommands
  * (every name an action answers to), their options, the values of enumerated
- * options (`--position <center|top-left|…>`), paths where a path goes, and PDF
+ * options (`--position <position>`, `--layer <over|under>`), paths where a path goes, and PDF
  * files for the inputs.
  */
 import type { Command, Option } from 'commander';
+import { choiceValues } from './action-command.js';
 
 interface OptionSpec {
   flag: string;
@@ -29,7 +30,7 @@ export type Shell = (typeof SHELLS)[number];
 function optionSpec(option: Option): OptionSpec | undefined {
   if (!option.long) return undefined;
   const placeholder = /<([^>]+)>/.exec(option.flags)?.[1];
-  const values = option.argChoices ?? (placeholder?.includes('|') ? placeholder.split('|') : undefined);
+  const values = option.argChoices ?? choiceValues.get(option)?.slice() ?? (placeholder?.includes('|') ? placeholder.split('|') : undefined);
   return {
     flag: option.long,
     values,

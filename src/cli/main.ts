@@ -21,6 +21,20 @@ const EXIT_OK = 0;
 const EXIT_INVALID = 2;
 
 /**
+ * A command in the list of commands: its name, its short verb (`rotate-pages|rotate`) and its arguments. Not the
+ * API name (`add_password`, an alias too) nor `[options]`, which every command has: at 56 columns, the terms left
+ * commander too little room to wrap the descriptions, and every line ran past an 80-column terminal.
+ */
+function subcommandTerm(command: Command): string {
+  const verb = command.aliases().find((alias) => alias !== command.name().replaceAll('-', '_'));
+  const args = command.registeredArguments.map((arg) => {
+    const name = `${arg.name()}${arg.variadic ? '...' : ''}`;
+    return arg.required ? `<${name}>` : `[${name}]`;
+  });
+  return [`${command.name()}${verb ? `|${verb}` : ''}`, ...args].join(' ');
+}
+
+/**
  * The whole program, or with `only`, the program with that one action: a run
  * of an action needs no other command, and building the others with all
  * their options was a tenth of a short run's time.
@@ -30,7 +44,7 @@ export function buildProgram(only?: AnyAction): Command {
     .description('PDF actions from the command line, as an HTTP service (pdfsvc serve), or as a library.')
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(add --help for usage)')
-    .configureHelp({ sortSubcommands: false, showGlobalOptions: false })
+    .configureHelp({ sortSubcommands: false, showGlobalOptions: false, subcommandTerm })
     // Remote mode: global, so that they can stand before the action (`pdfsvc --server URL rotate …`).
     .addOption(new Option('--server <url>', 'send actions to this pdfsvc server (its base URL) instead of working locally').env('PDFSVC_SERVER'))
     .option('--api-key-file <file>', 'remote mode: read the API key from the first line of this file (or set PDFSVC_API_KEY); never give it as an argument')

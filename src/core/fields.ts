@@ -22,7 +22,7 @@ export interface FileField extends FieldCommon {
   kind: 'file';
   /** What the bytes must be; checked when the file is opened, not here. */
   accepts: 'pdf' | 'image';
-  /** merge_documents: the part repeated (or numbered `file_1` … `file_N`). */
+  /** merge_documents: several files; over HTTP the part repeated (or numbered `file_1` … `file_N`). */
   multiple?: { numberedUpTo: number };
   /** A file of fixtures/out/ (scripts/build-fixtures.mjs) the action succeeds on: the tests send it; a list for `multiple`. */
   example: string | readonly string[];
@@ -328,12 +328,11 @@ export function parseFields(fields: FieldMap, raw: RawValues): Record<string, un
 /** The rules of a field in words: for --help, OpenAPI descriptions and the docs page. */
 export function describeRules(field: Field): string {
   switch (field.kind) {
+    // What the file is; how an HTTP form sends several is describeFileParts' (the command line takes paths).
+    // The image's formats are its help's to say (with what each keeps): said here too, --help said them twice.
     case 'file':
-      return field.multiple
-        ? `one or more ${field.accepts === 'pdf' ? 'PDF' : 'image'} files (repeat the part, or number them ${'file_1'} to file_${field.multiple.numberedUpTo})`
-        : field.accepts === 'pdf'
-          ? 'a PDF file'
-          : 'a PNG or JPEG image';
+      if (field.multiple) return `one or more ${field.accepts === 'pdf' ? 'PDF' : 'image'} files`;
+      return field.accepts === 'pdf' ? 'a PDF file' : 'an image file';
     case 'text': {
       const parts: string[] = [];
       if (field.minLength !== undefined && field.maxLength !== undefined) parts.push(`${field.minLength} to ${field.maxLength} characters`);
@@ -361,6 +360,11 @@ export function describeRules(field: Field): string {
         single: 'one page number such as 3 or -1 (negative counts from the end)',
       }[field.form];
   }
+}
+
+/** How an HTTP form sends a file field that takes several (`repeat the part, or number them file_1 to file_10`), for the OpenAPI document and the README; undefined for one file. */
+export function describeFileParts(name: string, field: FileField): string | undefined {
+  return field.multiple ? `repeat the part, or number them ${name}_1 to ${name}_${field.multiple.numberedUpTo}` : undefined;
 }
 
 /** The default of a field in words, or undefined when it has none. */

@@ -5,7 +5,7 @@
  * disagree; `npm run readme` rewrites the section.
  */
 import { camelName, kebabName, type AnyAction } from './action.js';
-import { describeDefault, describeRules, type Field } from './fields.js';
+import { describeDefault, describeFileParts, describeRules, type Field } from './fields.js';
 
 export const REFERENCE_START = '<!-- actions: generated from the declarations by `npm run readme`; do not edit by hand -->';
 export const REFERENCE_END = '<!-- end of actions -->';
@@ -51,7 +51,9 @@ function actionSection(action: AnyAction): string[] {
           ? 'the input files'
           : 'the input file (or `-`, standard input)'
         : `\`--${kebabName(name)}\``;
-    const rules = `${describeRules(field)}${field.required ? ' (required)' : ''}. ${field.help}`;
+    // The command line column says how the CLI takes a file; the HTTP form's way of sending several is said here.
+    const parts = field.kind === 'file' ? describeFileParts(name, field) : undefined;
+    const rules = `${describeRules(field)}${parts ? ` (HTTP: ${parts})` : ''}${field.required ? ' (required)' : ''}. ${field.help}`;
     // A file's example is a test fixture: no help to a reader.
     const example = field.kind === 'file' ? '' : `\`${escape(String(field.example))}\``;
     lines.push(`| \`${name}\` | ${option} | ${escape(rules)} | ${escape(describeDefault(field) ?? '')} | ${example} |`);

@@ -11,7 +11,7 @@
  * client generated from it.
  */
 import type { AnyAction } from '../core/action.js';
-import { describeDefault, describeRules, MAX_INTEGER, type Field, type PagesField } from '../core/fields.js';
+import { describeDefault, describeFileParts, describeRules, MAX_INTEGER, type Field, type PagesField } from '../core/fields.js';
 import { MEDIA_TYPES } from '../core/packaging.js';
 import { MAX_PAGE_SPEC_LENGTH } from '../core/pages.js';
 import { ERROR_CODES } from '../core/errors.js';
@@ -40,8 +40,9 @@ const PAGE_EXAMPLES: Record<PagesField['form'], string[]> = {
 const NUMBER_FORMS = 'Sent as text: decimal (12, 12.5, -0.5, .5) or the exponent form (1e-3) that String(n) writes for very small numbers.';
 const INTEGER_FORMS = `Sent as decimal digits with an optional sign, up to 2^53 - 1 (${MAX_INTEGER}).`;
 
-function schemaFor(field: Field): Schema {
-  const description = `${field.help} Rules: ${describeRules(field)}.`;
+function schemaFor(name: string, field: Field): Schema {
+  const parts = field.kind === 'file' ? describeFileParts(name, field) : undefined;
+  const description = `${field.help} Rules: ${describeRules(field)}${parts ? ` (${parts})` : ''}.`;
   switch (field.kind) {
     case 'file': {
       const binary = { type: 'string', format: 'binary', contentMediaType: field.accepts === 'pdf' ? 'application/pdf' : 'image/*' };
@@ -115,7 +116,7 @@ function requestSchema(action: AnyAction): { schema: Schema; encoding: Record<st
   const required: string[] = [];
   const form: Schema = {};
   for (const [name, field] of Object.entries(fields)) {
-    properties[name] = JSON.parse(JSON.stringify({ ...schemaFor(field), ...examplesOf(field) })) as Schema;
+    properties[name] = JSON.parse(JSON.stringify({ ...schemaFor(name, field), ...examplesOf(field) })) as Schema;
     if (field.kind === 'file') {
       const contentType = field.accepts === 'pdf' ? 'application/pdf' : 'image/png, image/jpeg';
       encoding[name] = { contentType, ...(field.multiple ? { style: 'form', explode: true } : {}) };

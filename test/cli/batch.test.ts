@@ -153,6 +153,22 @@ describe('batch mode', () => {
     expect(result.stderr).toContain('pdfsvc: output:');
   }, 60_000);
 
+  it('names every existing output in one refusal (the first five, then a count), and says what to do', async () => {
+    const folder = join(dir, 'refuse-many');
+    mkdirSync(join(folder, 'out'), { recursive: true });
+    const inputs = Array.from({ length: 8 }, (_, i) => `in-${i}.pdf`);
+    for (const name of inputs) copyFileSync(fixturePath('pages-1.pdf'), join(folder, name));
+    for (const name of inputs.slice(1)) writeFileSync(join(folder, 'out', name), 'keep');
+    const result = await pdfsvc(['rotate', '--angle', '90', ...inputs, '--out-dir', 'out'], folder);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      'pdfsvc: out_dir: 7 outputs already exist: out/in-1.pdf, out/in-2.pdf, out/in-3.pdf, out/in-4.pdf, out/in-5.pdf and 2 more; use --force to overwrite them',
+    );
+    // Refused before any work: in-0's output was not written, the others kept.
+    expect(existsSync(join(folder, 'out', 'in-0.pdf'))).toBe(false);
+    expect(readFileSync(join(folder, 'out', 'in-7.pdf'), 'utf8')).toBe('keep');
+  }, 60_000);
+
   it('--in-place replaces a file only when its action succeeded', async () => {
     const folder = join(dir, 'in-place');
     mkdirSync(folder, { recursive: true });

@@ -38,6 +38,24 @@ describe('pdfsvc CLI', () => {
     }
   });
 
+  it.each(actions.map((a) => [a.name, a] as const))('%s --help speaks of the command line, not of HTTP, and fits 80 columns', async (_, action) => {
+    const { stdout } = await execa('node', ['bin/pdfsvc.js', kebabName(action.name), '--help']);
+    // The form's ways (a repeated part, file_1 … file_10, Accept) belong to the OpenAPI document; here it is paths and --format.
+    expect(stdout).not.toMatch(/\bAccept\b|repeat the part|file_\d|file part|form part|form-data|header/i);
+    // One fact once: --image said PNG and JPEG in its help, then "a PNG or JPEG image" in its rules.
+    for (const option of stdout.slice(stdout.indexOf('Options:')).split(/\n(?= {2}-)/)) {
+      for (const format of ['PNG', 'JPEG']) expect(option.split(format).length - 1, option).toBeLessThanOrEqual(1);
+    }
+    // A long placeholder (position's nine places) set every description past it, off the terminal's width.
+    for (const line of stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+
+  it('--help lists the commands within 80 columns, each with its short verb', async () => {
+    const { stdout } = await execa('node', ['bin/pdfsvc.js', '--help']);
+    for (const line of stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(stdout).toMatch(/^ {2}rotate-pages\|rotate +\[inputs\.\.\.\] +Rotate pages/m);
+  });
+
   it('answers to the API name and the short verb as well as the kebab-case name', async () => {
     for (const name of ['rotate-pages', 'rotate_pages', 'rotate']) {
       const { exitCode, stdout } = await pdfsvc([name, '--angle', '90', fixturePath('pages-1.pdf')]);

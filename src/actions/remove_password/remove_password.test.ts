@@ -127,6 +127,17 @@ describe('remove_password', () => {
     }
   });
 
+  it('refuses a wrong password on a document that opens without one, as qpdf does, and says to leave it out', async () => {
+    // The contract: a password that does not open the file is a 400 on password (README, "Choices where the specification is silent").
+    for (const input of [fixture('restricted.pdf'), await qpdfEncrypt('pages-3.pdf', '128', ['--use-aes=y'], '')]) {
+      const errors = await refused(() => removePassword({ file: input, password: 'wrong pw' }));
+      expect(errors.password[0]).toMatch(/not its owner password, and the document has no open password; leave the password out/);
+      expect(allMessages(errors)).not.toContain('wrong pw');
+      expect((await execa('qpdf', ['--password=wrong pw', '--check', tempFile(input)], { reject: false })).stderr).toMatch(/invalid password/);
+      expect((await showEncryption(await removePassword({ file: input }))).encrypted).toBe(false);
+    }
+  });
+
   it('uses only the first 32 bytes of an RC4 password (a longer one still opens), and accepts 256 characters', async () => {
     const long = 'p'.repeat(32);
     const input = await qpdfEncrypt('pages-1.pdf', '128', ['--use-aes=n'], long);

@@ -2,6 +2,7 @@ import type { Transform } from '../../core/action.js';
 import { ValidationError } from '../../core/errors.js';
 import { openEveryPage } from '../inputs.js';
 import { saveDocumentPieces } from '../../pdf/document.js';
+import { OPENS_WITHOUT_PASSWORD } from '../../pdf/security/decrypt.js';
 import type { fields } from './action.js';
 
 const removePassword: Transform<typeof fields, 'document'> = async (values, context) => {
@@ -12,6 +13,14 @@ const removePassword: Transform<typeof fields, 'document'> = async (values, cont
   } catch (err) {
     if (err instanceof ValidationError && err.code === 'wrong_password') {
       if (values.password === undefined) throw ValidationError.field('password', 'is required: the document needs a password to open', 'encrypted');
+      // Still refused when the document opens without a password: the contract answers 400 to a password that does not open it (README, "Choices where the specification is silent").
+      if (err.errors.file?.some((message) => message.includes(OPENS_WITHOUT_PASSWORD))) {
+        throw ValidationError.field(
+          'password',
+          'does not open the document: it is not its owner password, and the document has no open password; leave the password out to decrypt it',
+          'wrong_password',
+        );
+      }
       throw ValidationError.field('password', 'does not open the document: it is neither its open (user) password nor its owner password', 'wrong_password');
     }
     throw err;

@@ -18,7 +18,7 @@ export default defineAction({
   group: 'split',
   summary: 'Split into explicit groups of pages, one output PDF per group.',
   description:
-    "Groups are separated by ';'; each group is an ordered page list with the page_order syntax (pages in the listed order, a page listed twice appears twice, ranges may run backwards). A page may appear in several groups. Same packaging as the other split actions (Accept).",
+    "Groups are separated by ';'; each group is an ordered page list with the page_order syntax (pages in the listed order, a page listed twice appears twice, ranges may run backwards). A page may appear in several groups.",
   fields,
   output: 'documents',
   transform: () => import('./transform.js'),

@@ -230,6 +230,9 @@ export interface LoadedContext {
   encryption?: EncryptionParameters;
 }
 
+/** The predicate of a `wrong_password` error when the document's user password is empty: it opens without one. */
+export const OPENS_WITHOUT_PASSWORD = 'opens without a password, and the password given is not its owner password';
+
 /**
  * Opens a document and, when it is encrypted, decrypts it with `password`
  * (owner or user). Throws a PdfError: `wrong_password` when the password
@@ -242,7 +245,10 @@ export function openDecrypted(bytes: Uint8Array, password: string): LoadedContex
   const params = readEncryption(context);
   if (!params) return { context };
   const fileKey = authenticate(params, password);
-  if (!fileKey) throw new PdfError('wrong_password', 'does not open with the password given');
+  if (!fileKey) {
+    // Restrictions alone (an empty user password): the caller can say that leaving the password out opens it.
+    throw new PdfError('wrong_password', password !== '' && authenticate(params, '') ? OPENS_WITHOUT_PASSWORD : 'does not open with the password given');
+  }
   decryptWith(context, table, params, fileKey);
   return { context, encryption: params };
 }
