@@ -117,9 +117,9 @@ const CASES: Case[] = [
   {
     code: 'unsupported_character',
     action: 'add_text_watermark',
-    values: { file: fixture('pages-1.pdf'), line_1: 'fine', line_2: 'CJK 漢字' },
+    values: { file: fixture('pages-1.pdf'), line_1: 'fine', line_2: 'Tangut 𗀀' },
     field: 'line_2',
-    message: /^the character "漢" \(U\+6F22[^)]*\) is not in the fonts pdfsvc ships/,
+    message: /^the character "𗀀" \(U\+17000[^)]*\) is not in the fonts pdfsvc ships/,
   },
 ];
 

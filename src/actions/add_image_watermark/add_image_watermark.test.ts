@@ -260,7 +260,7 @@ describe('watermarks through the HTTP API and the CLI', () => {
         [
           ['file', fixture('pages-3.pdf')],
           ['line_1', 'ok'],
-          ['line_2', '机密'],
+          ['line_2', '𗀀'],
         ],
         headers,
       ),

@@ -90,7 +90,7 @@ export default defineAction({
   group: 'watermark',
   summary: 'Draw up to five lines of text on pages, upright and placed as the reader sees each page.',
   description:
-    "Lines are centred on each other. Placement is in the visible area (the crop box) after the page's rotation, so rotated pages and boxes away from the origin get the watermark upright and where asked. Text outside Latin-1 is drawn with Noto Sans (Latin, Greek, Cyrillic, Devanagari, Arabic, Hebrew), embedded as a subset; Arabic and Hebrew run right to left, with Latin words and numbers among them in bidirectional order. A character none of those fonts has is refused with the line named.",
+    "Lines are centred on each other. Placement is in the visible area (the crop box) after the page's rotation, so rotated pages and boxes away from the origin get the watermark upright and where asked. Text outside Latin-1 is drawn with Noto Sans (Latin, Greek, Cyrillic, Devanagari), Noto Sans Arabic, Noto Sans Hebrew, Noto Sans SC (Chinese, Japanese) and Noto Sans KR (Korean), embedded as subsets; Arabic and Hebrew run right to left, with Latin words and numbers among them in bidirectional order. A character none of those fonts has is refused with the line named.",
   fields,
   check: (values) => {
     const errors = new ValidationErrors();

@@ -289,6 +289,30 @@ describe('add_text_watermark Unicode text', () => {
     expect(out.length - fixture('pages-3.pdf').length).toBeLessThan(40_000);
   });
 
+  it('draws Chinese (simplified and traditional), Japanese and Korean with embedded subsets of Noto Sans SC and KR Bold', async () => {
+    const cjk = { line_1: '机密文件 请勿外传', line_2: '機密文件 請勿外傳', line_3: 'ひらがな カタカナ 社外秘', line_4: '대외비 문서' };
+    const input = fixture('pages-1.pdf');
+    const out = await addTextWatermark({ file: input, ...cjk, color: '#ff0000', transparency: 0 });
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    // Each line's glyphs come out as its characters (the fonts' ToUnicode maps, then /ActualText).
+    const text = (await pageTexts(out))[0];
+    for (const line of Object.values(cjk)) expect(text).toContain(line);
+    const fonts = (await execa('pdffonts', [tempFile(out)])).stdout;
+    const rows = fonts.split('\n').filter((l) => /NotoSans/.test(l));
+    for (const family of ['SC', 'KR']) expect(rows.some((row) => row.includes(`+NotoSans${family}-Bold `))).toBe(true);
+    for (const row of rows) expect(row).toMatch(/^[A-Z]{6}\+NotoSans(SC|KR)-Bold\s+CID TrueType\s+Identity-H\s+yes\s+yes\s+yes\b/);
+    // Ink where the watermark is (the centre of the page), none of it red before.
+    expect(findPixels(await renderPage(input, 1, DPI), reddish)).toBeNull();
+    const raster = await renderPage(out, 1, DPI);
+    const ink = findPixels(raster, reddish);
+    expect(ink).not.toBeNull();
+    expect(Math.abs((ink!.x0 + ink!.x1) / 2 - raster.width / 2)).toBeLessThan(raster.width / 10);
+    expect(Math.abs((ink!.y0 + ink!.y1) / 2 - raster.height / 2)).toBeLessThan(raster.height / 10);
+    expect(ink!.count).toBeGreaterThan(200);
+    // Subsets of a few glyphs each, not the font files (40-80 KB each).
+    expect(out.length - input.length).toBeLessThan(60_000);
+  });
+
   it('Latin-1 text uses the standard Helvetica-Bold: nothing embedded', async () => {
     const out = await addTextWatermark({ file: fixture('pages-1.pdf'), line_1: 'Entwurf – Brouillon «privé» €5' });
     const fonts = (await execa('pdffonts', [tempFile(out)])).stdout;
@@ -298,7 +322,7 @@ describe('add_text_watermark Unicode text', () => {
 
   it('a character no shipped font has is a 400 naming the line, never a blank box', async () => {
     for (const [text, what] of [
-      ['机密', '机'],
+      ['西夏文 𗀀', '𗀀'],
       ['Top secret 🔒', '🔒'],
       ['ลับ', 'ล'],
     ] as const) {

@@ -3,12 +3,10 @@
  *
  * - Text that WinAnsi can encode (Latin-1 and a few more) uses Helvetica-Bold,
  *   one of the 14 standard fonts: nothing is embedded.
- * - Anything else uses Noto Sans Bold from the @fontsource/noto-sans package
- *   (SIL Open Font License 1.1): Latin with its extensions, Vietnamese, Greek,
- *   Cyrillic and Devanagari; Arabic and Hebrew from @fontsource/noto-sans-arabic
- *   and @fontsource/noto-sans-hebrew (same licence). Each package splits its
- *   family into one file per script range; its CSS says which code points each
- *   file covers. Only the glyphs used are embedded (a subset per file).
+ * - Anything else uses the font packages of FONT_PACKAGES (Noto, SIL Open
+ *   Font License 1.1), bold. Each package splits its family into one file
+ *   per range of code points; its CSS says which code points each file
+ *   covers. Only the glyphs used are embedded (a subset per file).
  *
  * The font files are read from node_modules at run time (not bundled), and
  * fontkit is loaded only when a watermark needs it.
@@ -16,10 +14,42 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { GlyfSubset, type OutlineFont } from './glyf-subset.js';
 
-/** In the order a character looks for its file: Noto Sans first, for the Latin the others also carry. */
-const FONT_PACKAGES = ['@fontsource/noto-sans', '@fontsource/noto-sans-arabic', '@fontsource/noto-sans-hebrew'];
-const WEIGHT = 700;
+/** A font package: the CSS file that lists its files, the weight drawn, and what it covers (for messages). */
+interface FontPackage {
+  package: string;
+  css: string;
+  weight: number;
+  family: string;
+  scripts: string;
+  /**
+   * Its CSS ranges list every character its files have (Google Fonts' slices
+   * of a CJK family), so a character outside them is not looked for in its
+   * files: that would read and decompress a hundred of them.
+   */
+  exactRanges?: boolean;
+}
+
+/**
+ * The shipped fonts, in the order a character's font is looked for: the one
+ * place that names font packages (package.json must depend on each).
+ * A variable font is drawn at `weight` on its wght axis.
+ */
+const FONT_PACKAGES: readonly FontPackage[] = [
+  { package: '@fontsource/noto-sans', css: '700.css', weight: 700, family: 'Noto Sans', scripts: 'Latin, Greek, Cyrillic and Devanagari' },
+  { package: '@fontsource/noto-sans-arabic', css: '700.css', weight: 700, family: 'Noto Sans Arabic', scripts: 'Arabic', exactRanges: true },
+  { package: '@fontsource/noto-sans-hebrew', css: '700.css', weight: 700, family: 'Noto Sans Hebrew', scripts: 'Hebrew', exactRanges: true },
+  {
+    package: '@fontsource-variable/noto-sans-sc',
+    css: 'index.css',
+    weight: 700,
+    family: 'Noto Sans SC',
+    scripts: 'Chinese and Japanese',
+    exactRanges: true,
+  },
+  { package: '@fontsource-variable/noto-sans-kr', css: 'index.css', weight: 700, family: 'Noto Sans KR', scripts: 'Korean Hangul', exactRanges: true },
+];
 
 export interface FontkitGlyph {
   id: number;
@@ -27,8 +57,12 @@ export interface FontkitGlyph {
   bbox: { minX: number; minY: number; maxX: number; maxY: number };
 }
 export interface FontkitFont {
+  type: string;
   unitsPerEm: number;
   postscriptName?: string;
+  variationAxes: Record<string, { min: number; default: number; max: number }>;
+  namedVariations: Record<string, Record<string, number>>;
+  getVariation(settings: Record<string, number>): FontkitFont;
   hasGlyphForCodePoint(codePoint: number): boolean;
   layout(text: string): {
     glyphs: FontkitGlyph[];
@@ -41,41 +75,50 @@ export interface Fontkit {
   create(bytes: Uint8Array): FontkitFont;
 }
 
-/** One file of the family: the code points it is meant for, and its bytes. */
+/** One file of a family: the code points it is meant for, its bytes and its font at the weight drawn. */
 export interface Face {
   /** File name inside the package (`noto-sans-greek-700-normal.woff`). */
   file: string;
   ranges: Array<[number, number]>;
+  /** Its package's ranges list every character its file has (FontPackage.exactRanges). */
+  exactRanges: boolean;
   readonly bytes: Uint8Array;
   readonly font: FontkitFont;
+  /** The font's PostScript name at the weight drawn (`NotoSansSC-Bold`). */
+  readonly name: string;
+  /**
+   * What pdf-lib's subset embedder is given to parse `bytes` with: fontkit for
+   * a static WOFF (a fresh parse, subset by fontkit), else one that hands over
+   * `font` with a subset written from its outlines (glyf-subset.ts).
+   */
+  readonly parser: Fontkit;
 }
 
 let fontkitModule: Promise<Fontkit> | undefined;
-export function loadFontkit(): Promise<Fontkit> {
+function loadFontkit(): Promise<Fontkit> {
   fontkitModule ??= import('@cantoo/fontkit').then((m: object) => (m as { default?: Fontkit }).default ?? (m as Fontkit));
   return fontkitModule;
 }
 
 let facesPromise: Promise<Face[]> | undefined;
 
-/** Every file of the shipped families at the watermark's weight, package by package, in the order their CSS lists them. */
+/** Every file of the shipped families at their weight, package by package, each in the order its CSS lists them. */
 export function notoFaces(): Promise<Face[]> {
   facesPromise ??= (async () => {
     const fontkit = await loadFontkit();
-    const faces: Face[] = [];
-    for (const fontPackage of FONT_PACKAGES) faces.push(...packageFaces(fontPackage, fontkit));
-    return faces;
+    return FONT_PACKAGES.flatMap((entry) => packageFaces(entry, fontkit));
   })();
   facesPromise.catch(() => (facesPromise = undefined));
   return facesPromise;
 }
 
-function packageFaces(fontPackage: string, fontkit: Fontkit): Face[] {
-  const dir = packageDir(fontPackage);
-  const css = readFileSync(join(dir, `${WEIGHT}.css`), 'utf8');
+function packageFaces(entry: FontPackage, fontkit: Fontkit): Face[] {
+  const dir = dirname(createRequire(import.meta.url).resolve(`${entry.package}/${entry.css}`));
+  const css = readFileSync(join(dir, entry.css), 'utf8');
   const faces: Face[] = [];
   for (const block of css.split('@font-face').slice(1)) {
-    const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1];
+    // The WOFF when the package has one (fontkit subsets it as it is), else the WOFF2.
+    const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1] ?? /url\(\.\/files\/([^)]+?\.woff2)\)/.exec(block)?.[1];
     const range = /unicode-range:\s*([^;]+);/.exec(block)?.[1];
     if (!file || !range) continue;
     // Read and parsed on first use: most text needs one or two of the files.
@@ -84,21 +127,49 @@ function packageFaces(fontPackage: string, fontkit: Fontkit): Face[] {
     faces.push({
       file,
       ranges: parseUnicodeRange(range),
+      exactRanges: entry.exactRanges ?? false,
       get bytes() {
         return (bytes ??= readFileSync(join(dir, 'files', file)));
       },
       get font() {
-        return (font ??= fontkit.create(this.bytes));
+        return (font ??= atWeight(fontkit.create(this.bytes), entry.weight));
+      },
+      get name() {
+        return instanceName(this.font, entry.weight);
+      },
+      get parser() {
+        const font = this.font;
+        return font.type === 'WOFF2' || font.variationAxes.wght ? { create: () => withOutlineSubset(font) } : fontkit;
       },
     });
   }
-  if (faces.length === 0) throw new Error(`${fontPackage}: no font files found in ${WEIGHT}.css`);
+  if (faces.length === 0) throw new Error(`${entry.package}: no font files found in ${entry.css}`);
   return faces;
 }
 
-function packageDir(fontPackage: string): string {
-  const require = createRequire(import.meta.url);
-  return dirname(require.resolve(`${fontPackage}/${WEIGHT}.css`));
+/** A variable font's instance at `weight` (its default instance is often the thinnest). */
+function atWeight(font: FontkitFont, weight: number): FontkitFont {
+  const axis = font.variationAxes.wght;
+  return axis && axis.default !== weight ? font.getVariation({ wght: Math.min(axis.max, Math.max(axis.min, weight)) }) : font;
+}
+
+/**
+ * fontkit cannot subset a WOFF2 (its glyf is stored transformed, without
+ * loca) nor a variable font's instance: this view of `font` (the font itself
+ * left as it is) has a subset written from its outlines instead.
+ */
+function withOutlineSubset(font: FontkitFont): FontkitFont {
+  return new Proxy(font, {
+    get: (target, key) => (key === 'createSubset' ? () => new GlyfSubset(target as OutlineFont) : Reflect.get(target, key)),
+  });
+}
+
+/** `NotoSansSC-Thin` at 700 → `NotoSansSC-Bold`: the named instance of that weight, if any. */
+function instanceName(font: FontkitFont, weight: number): string {
+  const name = font.postscriptName ?? 'NotoSans-Bold';
+  if (!font.variationAxes.wght) return name;
+  const style = Object.entries(font.namedVariations).find(([, axes]) => axes.wght === weight)?.[0] ?? `W${weight}`;
+  return `${name.replace(/-.*$/, '')}-${style.replace(/\s+/g, '')}`;
 }
 
 /** `U+0000-00FF,U+0131,U+4??` → code point ranges. */
@@ -119,4 +190,4 @@ export function covers(face: Face, codePoint: number): boolean {
 }
 
 /** What the shipped fonts cover, in words, for messages. */
-export const SHIPPED_SCRIPTS = 'Latin, Greek, Cyrillic, Devanagari, Arabic and Hebrew';
+export const SHIPPED_SCRIPTS = FONT_PACKAGES.map((p) => `${p.family}: ${p.scripts}`).join('; ');

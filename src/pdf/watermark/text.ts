@@ -18,7 +18,7 @@ import { PdfError } from '../errors.js';
 import { PDFContext, PDFDict, PDFHexString, PDFRef } from '../model/primitives.js';
 import { visualOrder } from './bidi.js';
 import { CustomFontSubsetEmbedder, embedWithPdfLib } from './drawing-lib.js';
-import { covers, loadFontkit, notoFaces, SHIPPED_SCRIPTS, type Face } from './fonts.js';
+import { covers, notoFaces, SHIPPED_SCRIPTS, type Face } from './fonts.js';
 import { formatNumber } from './geometry.js';
 import { KERNING, WIDTHS, WIN_ANSI_CHARS } from './helvetica-bold.js';
 
@@ -158,7 +158,7 @@ function standardInk(text: string): [number, number] {
 }
 
 async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
-  const [faces, fontkit] = await Promise.all([notoFaces(), loadFontkit()]);
+  const faces = await notoFaces();
   // The runs first, in drawing order: a subset's name says what it holds, so it is known before its embedder is made.
   const segmented = await Promise.all(lines.map((line, index) => visualOrder(segment(line, index, faces))));
   const held = new Map<Face, string[]>();
@@ -170,8 +170,8 @@ async function layOutNoto(lines: TextLine[]): Promise<PreparedText> {
   const embedders = new Map<Face, { name: string; embedder: CustomFontSubsetEmbedder }>();
   for (const [face, texts] of held) {
     // A subset's name starts with a tag of six capitals (ISO 32000-1, 9.6.4); derived from what it holds, so outputs are reproducible.
-    const subsetName = `${subsetTag(texts.join('\u0000'))}+${face.font.postscriptName ?? 'NotoSans-Bold'}`;
-    const embedder = await CustomFontSubsetEmbedder.for(fontkit as never, face.bytes, subsetName);
+    const subsetName = `${subsetTag(texts.join('\u0000'))}+${face.name}`;
+    const embedder = await CustomFontSubsetEmbedder.for(face.parser as never, face.bytes, subsetName);
     embedders.set(face, { name: `F${embedders.size + 1}`, embedder });
   }
   const laidOut: LaidOutLine[] = [];
@@ -233,7 +233,8 @@ function subsetTag(text: string): string {
  * Splits a line into runs of one font file each. A character stays in the
  * current run when that file has a glyph for it (spaces, digits and
  * punctuation do not break a Cyrillic word apart); otherwise it goes to the
- * first file meant for it that has the glyph.
+ * first file meant for it that has the glyph, else to the first file that has
+ * it beyond its ranges.
  */
 function segment(line: TextLine, index: number, faces: Face[]): Array<{ face: Face; text: string }> {
   const runs: Array<{ face: Face; text: string }> = [];
@@ -244,11 +245,11 @@ function segment(line: TextLine, index: number, faces: Face[]): Array<{ face: Fa
       current.text += c;
       continue;
     }
-    const face = faces.find((f) => covers(f, cp) && f.font.hasGlyphForCodePoint(cp)) ?? faces.find((f) => f.font.hasGlyphForCodePoint(cp));
+    const face = faces.find((f) => covers(f, cp) && f.font.hasGlyphForCodePoint(cp)) ?? faces.find((f) => !f.exactRanges && f.font.hasGlyphForCodePoint(cp));
     if (!face) {
       throw new PdfError(
         'unsupported_character',
-        `the character ${JSON.stringify(c)} (${codePointName(cp)}) is not in the fonts pdfsvc ships (Noto Sans: ${SHIPPED_SCRIPTS}); it would be drawn as a blank box, so the line is refused`,
+        `the character ${JSON.stringify(c)} (${codePointName(cp)}) is not in the fonts pdfsvc ships (${SHIPPED_SCRIPTS}); it would be drawn as a blank box, so the line is refused`,
         'bare',
         index,
       );
