@@ -14,6 +14,17 @@ export const PLAN_REGIONS: Record<Plan, readonly Region[]> = {
   business: REGIONS,
 };
 
+/**
+ * The regions a key of `plan` is accepted in: its region limit (null: none)
+ * within the plan's. Empty when the limit names none of the plan's regions
+ * (a key limited to eu on an account moved to the free plan): such a key is
+ * refused everywhere, yet keeps its limit, so that it never reaches a region
+ * its owner kept it out of, and works again if the plan comes back.
+ */
+export function usableRegions(plan: Plan, limit: readonly string[] | null | undefined): Region[] {
+  return PLAN_REGIONS[plan].filter((region) => !limit || limit.includes(region));
+}
+
 /** `a, b or c`, for help text. */
 export function orList(items: readonly string[]): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;

@@ -329,33 +329,40 @@ export function createDashboardApp(options: DashboardOptions): H3 {
     return startSession(used, address(event), 'signed in after setting the password');
   });
 
-  app.get(`${base}/keys`, async (event) => {
-    const signed = await requireSession(event.req as Request);
+  /** The keys page of the signed-in account, as it is now. */
+  const keysPageWith = async (
+    signed: Signed,
+    status: number,
+    extra: { error?: string; notice?: string; revealed?: { name: string; key: string; note: string } },
+  ) => {
     const month = currentMonth();
-    return htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month }), signed.frame.nonce);
-  });
+    const keys = await store.listKeys(signed.account.id, month);
+    return htmlResponse(
+      keysPage(signed.frame, { keys, month, planRegions: options.planRegions[signed.account.plan] ?? [], ...extra }),
+      signed.frame.nonce,
+      status,
+    );
+  };
+
+  app.get(`${base}/keys`, async (event) => keysPageWith(await requireSession(event.req as Request), 200, {}));
 
   app.post(`${base}/keys`, async (event) => {
     const request = event.req as Request;
     const signed = await requireSession(request);
     const form = await checkedForm(request, signed.csrfSecret);
     const name = (form.get('name') ?? '').trim();
-    const month = currentMonth();
-    const refuse = async (error: string) =>
-      htmlResponse(keysPage(signed.frame, { keys: await store.listKeys(signed.account.id, month), month, error }), signed.frame.nonce, 400);
-    if (!isKeyName(name)) return refuse(`Not created: ${KEY_NAME_RULE}.`);
-    const existing = await store.listKeys(signed.account.id, month);
-    if (existing.some((k) => k.name === name)) return refuse(`Not created: this account already has a key named “${name}”.`);
+    if (!isKeyName(name)) return keysPageWith(signed, 400, { error: `Not created: ${KEY_NAME_RULE}.` });
+    const existing = (await store.listKeys(signed.account.id, currentMonth())).find((k) => k.name === name);
+    // A key of that name the form's page did not list was made since that page was shown: the same
+    // form sent again (a reloaded answer, a second click). Its key was shown once, in the first answer.
+    if (existing && !(form.get('listed') ?? '').split(' ').includes(existing.id))
+      return keysPageWith(signed, 409, {
+        notice: `Key “${name}” was already created by this form (was it sent twice?). Its key was shown once, in the answer to the first sending, and cannot be shown again: if it was not copied, rotate or revoke the key.`,
+      });
+    if (existing) return keysPageWith(signed, 400, { error: `Not created: this account already has a key named “${name}”.` });
     const created = await refusal(store.createKey(signed.account.id, name, by(signed, address(event))));
-    if (typeof created === 'string') return refuse(`Not created: ${created}`);
-    return htmlResponse(
-      keysPage(signed.frame, {
-        keys: await store.listKeys(signed.account.id, month),
-        month,
-        revealed: { name, key: created.key, note: 'Your new key is ready.' },
-      }),
-      signed.frame.nonce,
-    );
+    if (typeof created === 'string') return keysPageWith(signed, 400, { error: `Not created: ${created}` });
+    return keysPageWith(signed, 200, { revealed: { name, key: created.key, note: 'Your new key is ready.' } });
   });
 
   app.get(`${base}/keys/:id`, async (event) => {
@@ -449,15 +456,7 @@ export function createDashboardApp(options: DashboardOptions): H3 {
   keyAction('revoke', async (signed, key, form, ip) => {
     if (form.get('confirm') !== 'yes') return redirect(`${base}/keys/${key.id}/revoke`);
     await store.revokeKey(signed.account.id, key.id, by(signed, ip));
-    const month = currentMonth();
-    return htmlResponse(
-      keysPage(signed.frame, {
-        keys: await store.listKeys(signed.account.id, month),
-        month,
-        notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.`,
-      }),
-      signed.frame.nonce,
-    );
+    return keysPageWith(signed, 200, { notice: `Revoked “${key.name}”: it stops working everywhere within 2 seconds.` });
   });
 
   app.get(`${base}/usage`, async (event) => {

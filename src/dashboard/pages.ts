@@ -212,18 +212,27 @@ function revealedKey(revealed: { name: string; key: string; note: string }): str
 <button type="button" data-copy="new-key" data-status="copy-status" hidden>Copy</button></div><p id="copy-status" aria-live="polite"></p></section>`;
 }
 
-function regionsText(regions: string[] | null): string {
-  return regions ? regions.join(', ') : 'all of the plan';
+/** A key's regions; a limit the plan has none of (the plan changed since) is marked: the key then works nowhere. */
+function regionsText(regions: string[] | null, planRegions: readonly string[]): string {
+  if (!regions) return 'all of the plan';
+  return regions.some((r) => planRegions.includes(r)) ? regions.join(', ') : `${regions.join(', ')}: not in your plan, so this key works nowhere`;
 }
 
 export function keysPage(
   frame: Frame,
-  options: { keys: KeyView[]; revealed?: { name: string; key: string; note: string }; error?: string; notice?: string; month: string },
+  options: {
+    keys: KeyView[];
+    planRegions: readonly string[];
+    revealed?: { name: string; key: string; note: string };
+    error?: string;
+    notice?: string;
+    month: string;
+  },
 ): string {
   const rows = options.keys
     .map(
       (k) =>
-        `<tr><th scope="row"><a href="${frame.base}/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
+        `<tr><th scope="row"><a href="${frame.base}/keys/${e(k.id)}">${e(k.name)}</a></th><td><code>${e(k.prefix)}…</code></td><td>${e(formatTime(k.created))}</td><td>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</td><td>${k.expires ? e(formatTime(k.expires)) : 'none'}</td><td>${e(regionsText(k.regions, options.planRegions))}</td><td class="num">${formatCount(k.requestsThisMonth)}</td></tr>`,
     )
     .join('');
   const table = options.keys.length
@@ -235,7 +244,7 @@ export function keysPage(
     `${options.revealed ? revealedKey(options.revealed) : ''}${message('notice', options.notice)}${message('error', options.error)}
 ${table}
 <h2 id="create-title">Create a key</h2>
-<form method="post" action="${frame.base}/keys" class="card" aria-labelledby="create-title">${csrfField(frame)}
+<form method="post" action="${frame.base}/keys" class="card" aria-labelledby="create-title">${csrfField(frame)}<input type="hidden" name="listed" value="${e(options.keys.map((k) => k.id).join(' '))}">
 <div class="row"><div class="field"><label for="key-name">Name <span class="hint">(what the key is for)</span></label><input id="key-name" name="name" required ${KEY_NAME_INPUT}></div>
 <div><button type="submit">Create key</button></div></div>
 <p class="hint">Region limits and an expiry date can be set on the key's page after it is created.</p></form>`,
@@ -262,7 +271,7 @@ export function keyPage(
     `Key “${k.name}”`,
     { ...frame, current: 'keys' },
     `${options.revealed ? revealedKey(options.revealed) : ''}${message('notice', options.notice)}${message('error', options.error)}
-<dl class="card"><dt>Prefix</dt><dd><code>${e(k.prefix)}…</code></dd><dt>Created</dt><dd>${e(formatTime(k.created))}</dd><dt>Last used</dt><dd>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</dd><dt>Expires</dt><dd>${k.expires ? e(formatTime(k.expires)) : 'none'}</dd><dt>Regions</dt><dd>${e(regionsText(k.regions))}</dd><dt>Requests this month</dt><dd>${formatCount(k.requestsThisMonth)}</dd></dl>
+<dl class="card"><dt>Prefix</dt><dd><code>${e(k.prefix)}…</code></dd><dt>Created</dt><dd>${e(formatTime(k.created))}</dd><dt>Last used</dt><dd>${k.lastUsed ? e(formatTime(k.lastUsed)) : 'never'}</dd><dt>Expires</dt><dd>${k.expires ? e(formatTime(k.expires)) : 'none'}</dd><dt>Regions</dt><dd>${e(regionsText(k.regions, options.planRegions))}</dd><dt>Requests this month</dt><dd>${formatCount(k.requestsThisMonth)}</dd></dl>
 <h2 id="rename-title">Rename</h2>
 <form method="post" action="${frame.base}/keys/${id}/rename" class="card" aria-labelledby="rename-title">${csrfField(frame)}<div class="row">
 <div class="field"><label for="rename">New name</label><input id="rename" name="name" required ${KEY_NAME_INPUT} value="${e(k.name)}"></div><div><button type="submit">Rename</button></div></div></form>

@@ -125,12 +125,18 @@ export const KEYS_OPTIONS = {
   },
 } as const satisfies Record<string, OptionMap>;
 
-/** Where password links point unless told otherwise: the dashboard of a `pdfsvc serve` started with no options. */
+/** Where password links point when nothing says where: the dashboard of a `pdfsvc serve` started with no options. */
 export const DEFAULT_DASHBOARD_URL = 'http://127.0.0.1:8080/dashboard';
 
 /** The options of a command that prints a dashboard password link. */
 const passwordLink = {
-  'dashboard-url': { kind: 'text', value: 'url', env: 'PDFSVC_DASHBOARD_URL', defaultHelp: DEFAULT_DASHBOARD_URL, help: 'the dashboard the link points to' },
+  'dashboard-url': {
+    kind: 'text',
+    value: 'url',
+    env: 'PDFSVC_DASHBOARD_URL',
+    defaultHelp: `that of the pdfsvc serve holding the embedded database, else ${DEFAULT_DASHBOARD_URL}`,
+    help: 'the dashboard the link points to',
+  },
   'link-ttl': { kind: 'text', value: 'duration', default: '24h', help: 'how long the link works' },
 } as const;
 

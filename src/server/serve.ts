@@ -77,6 +77,11 @@ export function isLoopback(host: string): boolean {
   return false;
 }
 
+/** 0.0.0.0 or ::, every interface: an address no client can use as it is. */
+function isUnspecified(host: string): boolean {
+  return host === '0.0.0.0' || host === '::';
+}
+
 /** One JSON line on standard error: the log. */
 function logLine(entry: Record<string, unknown>): void {
   process.stderr.write(`${JSON.stringify(entry)}\n`);
@@ -249,7 +254,7 @@ async function startServing(
   const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
   const url = `${scheme}://${host}:${actualPort}`;
   refusals = new Refusals(options.errorTypeBase ?? `${url}/v1/errors`, region, hipaa ? { 'Strict-Transport-Security': HSTS } : {});
-  harden(server, requestTimeoutMs, sockets, refusals, audit ? (status, code) => audit.write(refusedRecord(region, status, code)) : undefined);
+  harden(server, requestTimeoutMs, sockets, refusals, audit ? (status, code) => audit.write(refusedRecord(region, status, code)) : undefined, !hipaa);
 
   if (port !== 0 && actualPort !== port) {
     // Taken between the check and the bind, or a port get-port-please will not use.
@@ -276,6 +281,13 @@ async function startServing(
   }
   for (const line of keys.banner(url)) printOut(`${line}\n`);
   if (dashboardHandler) printOut(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
+  keys.listening?.(
+    options.dashboardUrl
+      ? { dashboardUrl: options.dashboardUrl }
+      : dashboardHandler
+        ? { dashboardUrl: `${url}${dashboard!.DASHBOARD_BASE}`, guessed: isUnspecified(options.host) }
+        : {},
+  );
   logEvent('listening', {
     url,
     region,
@@ -376,6 +388,8 @@ interface ServedKeys {
   database?: import('../store/store.js').Store;
   /** Lines for standard output once listening at `url`: where keys come from, a development key. */
   banner: (url: string) => string[];
+  /** Once listening, with a database: what the server tells the command line that borrows its database (share.ts). */
+  listening?: (info: import('../store/share.js').HolderInfo) => void;
   /** Stops following the keys, writes the last usage, lets the database go. */
   close(): Promise<void>;
 }
@@ -424,6 +438,8 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
   const where = `Accounts and keys: ${database.db.kind === 'embedded' ? 'the embedded database in ' : 'PostgreSQL at '}${database.db.location}`;
   let development: (url: string) => string[] = () => [];
   let unshare: (() => Promise<void>) | undefined;
+  // Told once listening: the password links `pdfsvc accounts create` prints through the socket point here.
+  let holder: import('../store/share.js').HolderInfo = {};
   try {
     if (database.db.borrowed) {
       throw new PdfsvcError(
@@ -433,7 +449,7 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
     }
     const dataDir = source.config.dataDir;
     // The CLI reaches the database through this server while it holds it (share.ts).
-    if (dataDir && dataDir !== 'memory://') unshare = await shareDatabase(database.db, socketPath(dataDir));
+    if (dataDir && dataDir !== 'memory://') unshare = await shareDatabase(database.db, socketPath(dataDir), () => holder);
     if (database.db.kind === 'embedded' && developmentKey) development = await developmentAccount(database, options.dashboardUrl);
   } catch (err) {
     await unshare?.();
@@ -449,6 +465,7 @@ async function openKeys(options: ServeOptions, region: Region, developmentKey: b
     meter,
     database,
     banner: (url) => [where, ...development(url)],
+    listening: (info) => void (holder = info),
     async close() {
       process.off('SIGHUP', onHangup);
       await watcher.stop();
@@ -502,6 +519,8 @@ function harden(
   sockets: Set<Socket>,
   refusals: Refusals,
   onClientError?: (status: number, code: string | undefined) => void,
+  /** Whether plain HTTP sent to a TLS port gets a 400 in plain HTTP (not in us-hipaa, where plain HTTP is never answered). */
+  answerPlainHttp = true,
 ): void {
   server.headersTimeout = Math.min(LIMITS.headersTimeoutMs, requestTimeoutMs);
   server.requestTimeout = requestTimeoutMs + 1000;
@@ -537,7 +556,13 @@ function harden(
     answered.add(socket);
     const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
     const pending = (socket as Socket & { _httpMessage?: { _headerSent?: boolean } })._httpMessage;
-    if (socket.writable && (!pending || !pending._headerSent)) {
+    // Plain HTTP to an --https port: OpenSSL knows the request line, and Node would close the connection
+    // without a word. The TCP socket under the failed TLS one still takes plain bytes: say to use https.
+    const plain = err.code === 'ERR_SSL_HTTP_REQUEST' && answerPlainHttp ? (socket as Socket & { _parent?: Socket })._parent : undefined;
+    if (plain?.writable) {
+      plain.end(refusals.raw(400, 'this port speaks HTTPS only: send the request again with https://, not http://'));
+      setTimeout(() => plain.destroy(), LIMITS.lingerMs).unref();
+    } else if (socket.writable && (!pending || !pending._headerSent)) {
       const detail =
         status === 408
           ? `the request's headers did not arrive within ${server.headersTimeout} ms`

@@ -5,6 +5,7 @@
  * them; what was done goes to standard error.
  */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
+import { usableRegions } from '../core/plans.js';
 import { PLANS, defaultKeysFile, parseDuration, parseGrace, readKeysFile, type StoredKey } from '../server/keys.js';
 import { databaseConfig, type StoreOptions } from './location.js';
 import type { OptionValues } from '../cli/options.js';
@@ -15,6 +16,29 @@ import { printOut } from '../cli/stdout.js';
 /** The password link for a token; the token rides in the query (pdfsvc logs paths without their query). */
 export function passwordLink(base: string, token: string): string {
   return `${base.replace(/\/+$/, '')}/set-password?token=${token}`;
+}
+
+/**
+ * Where the password link points: --dashboard-url (or $PDFSVC_DASHBOARD_URL),
+ * else the dashboard of the `pdfsvc serve` that holds the embedded database
+ * (asked through its socket), else DEFAULT_DASHBOARD_URL. A guess says so on
+ * standard error: a link to the wrong address fails only when the customer
+ * opens it.
+ */
+async function dashboardFor(store: Store, given: string | undefined): Promise<string> {
+  if (given) return given;
+  const holder = await store.db.holder?.();
+  if (holder?.dashboardUrl && !holder.guessed) return holder.dashboardUrl;
+  const url = holder?.dashboardUrl ?? DEFAULT_DASHBOARD_URL;
+  const why = holder?.dashboardUrl
+    ? 'the pdfsvc serve holding the database listens on every interface'
+    : store.db.borrowed
+      ? 'the pdfsvc serve holding the database has no dashboard, or is older'
+      : 'no pdfsvc serve holds the database to tell its address';
+  note(
+    `the link's address ${url} is a guess (${why}): if the dashboard is elsewhere, make a new link with pdfsvc accounts link NAME --dashboard-url URL (or set PDFSVC_DASHBOARD_URL)`,
+  );
+  return url;
 }
 
 /** Runs `work` on the database the options name (never a keys file: these commands need accounts). */
@@ -45,7 +69,7 @@ export async function accountsCreate(name: string, options: StoreOptions & Optio
   await withStore(options, async (store) => {
     const account = await store.createAccount({ name, email: options.email, plan: options.plan });
     const { token, expires } = await store.createPasswordToken(account.id, ttl);
-    out(passwordLink(options.dashboardUrl ?? DEFAULT_DASHBOARD_URL, token));
+    out(passwordLink(await dashboardFor(store, options.dashboardUrl), token));
     note(`created account ${account.name} (${account.id}, ${account.plan} plan, ${account.email}) in ${store.db.location}`);
     note(
       `send its owner the link above: it sets the dashboard password, works once, and expires at ${expires.toISOString()} (a new one: pdfsvc accounts link ${account.name})`,
@@ -58,7 +82,7 @@ export async function accountsLink(name: string, options: StoreOptions & OptionV
   await withStore(options, async (store) => {
     const account = await store.account(name);
     const { token, expires } = await store.createPasswordToken(account.id, ttl);
-    out(passwordLink(options.dashboardUrl ?? DEFAULT_DASHBOARD_URL, token));
+    out(passwordLink(await dashboardFor(store, options.dashboardUrl), token));
     note(`a password link for ${account.name}: it works once, until ${expires.toISOString()}; earlier links no longer work`);
   });
 }
@@ -90,6 +114,16 @@ export async function accountsSetPlan(name: string, plan: string, options: Store
   await withStore(options, async (store) => {
     const account = await store.setPlan(name, plan);
     note(`${account.name} is on the ${account.plan} plan; its keys follow within 2 s on every server`);
+    // A key keeps its region limit (widening it would let it into regions it was kept out of), so say which keys lose regions.
+    for (const key of await store.listKeys({ account: account.id })) {
+      const usable = usableRegions(account.plan, key.regions);
+      if (!key.regions || usable.length === key.regions.length) continue;
+      note(
+        usable.length === 0
+          ? `warning: the key ${key.name} (${key.id}) is limited to ${key.regions.join(', ')}, which the ${account.plan} plan does not include: every server refuses it (403) until the plan includes one of them again or its regions change (in the dashboard); or revoke it`
+          : `the key ${key.name} (${key.id}) is limited to ${key.regions.join(', ')}: on the ${account.plan} plan, only ${usable.join(', ')}`,
+      );
+    }
   });
 }
 
@@ -154,7 +188,7 @@ export async function keysList(options: StoreOptions & { account?: string; all?:
     const rows = keys.map(keyRow);
     if (options.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) note(`no keys${options.account ? ` in the account ${options.account}` : ''} in ${store.db.location}`);
-    else
+    else {
       printTable(
         ['id', 'account', 'name', 'prefix', 'plan', 'regions', 'created', 'last used', 'expires', 'revoked'],
         rows.map((r) => [
@@ -163,14 +197,28 @@ export async function keysList(options: StoreOptions & { account?: string; all?:
           r.name,
           r.prefix ?? '(imported)',
           r.plan,
-          r.regions?.join(',') ?? 'all',
+          regionsCell(r),
           r.created!,
           r.last_used ?? 'never',
           r.expires ?? 'never',
           r.revoked ?? '',
         ]),
       );
+      const nowhere = rows.filter((r) => !r.revoked && r.usable_regions.length === 0);
+      if (nowhere.length)
+        note(
+          `warning: usable in no region, being limited to regions outside their account's plan: ${nowhere.map((r) => `${r.name} (${r.id})`).join(', ')}; change the key's regions (in the dashboard) or the plan, or revoke the key`,
+        );
+    }
   });
+}
+
+/** A key's regions in the table: `all`, or its limit, marked when its plan takes away some or all of it. */
+function regionsCell(r: ReturnType<typeof keyRow>): string {
+  if (!r.regions) return 'all';
+  const limit = r.regions.join(',');
+  if (r.usable_regions.length === r.regions.length) return limit;
+  return r.usable_regions.length === 0 ? `${limit} (none on ${r.plan}: works nowhere)` : `${limit} (on ${r.plan} only ${r.usable_regions.join(',')})`;
 }
 
 /** What a listing shows of a key: never the key or its hash. */
@@ -182,6 +230,8 @@ function keyRow(k: KeyRecord) {
     prefix: k.prefix,
     plan: k.plan,
     regions: k.regions,
+    /** Where the plan and the limit let it work; empty: refused everywhere. */
+    usable_regions: usableRegions(k.plan, k.regions),
     created: iso(k.created),
     last_used: iso(k.lastUsed),
     expires: iso(k.expires),

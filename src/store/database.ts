@@ -27,6 +27,8 @@ export interface Database extends Queryable {
   readonly location: string;
   /** The embedded database held by another process, reached through its socket (share.ts). */
   readonly borrowed?: boolean;
+  /** When borrowed: what the process that holds it says of itself (its dashboard). */
+  holder?(): Promise<import('./share.js').HolderInfo>;
   /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;

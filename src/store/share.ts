@@ -9,8 +9,10 @@
  * at a time.
  *
  * The protocol is one JSON message a line each way: a request
- * `{op: 'query'|'exec'|'begin'|'commit'|'rollback', sql?, params?}` and its
- * answer `{rows}` or `{error}`, in order. Dates travel as {"$date": ISO}.
+ * `{op: 'query'|'exec'|'begin'|'commit'|'rollback'|'holder', sql?, params?}`
+ * and its answer `{rows}` or `{error}`, in order. Dates travel as {"$date": ISO}.
+ * `holder` answers one row about the holder itself (HolderInfo): where its
+ * dashboard is, for the password links the command line prints.
  * A connection that closes (or stays idle 30 s) inside a transaction rolls
  * it back.
  */
@@ -26,8 +28,16 @@ export function socketPath(dataDir: string): string {
 
 const IDLE_IN_TRANSACTION_MS = 30_000;
 
+/** What the holder says of itself. */
+export interface HolderInfo {
+  /** Its dashboard (its own --dashboard-url, else its address and /dashboard); absent while it has none. */
+  dashboardUrl?: string;
+  /** The address is not one a customer can reach for sure: the server listens on every interface (0.0.0.0, ::). */
+  guessed?: boolean;
+}
+
 interface Request {
-  op: 'query' | 'exec' | 'begin' | 'commit' | 'rollback';
+  op: 'query' | 'exec' | 'begin' | 'commit' | 'rollback' | 'holder';
   sql?: string;
   params?: unknown[];
 }
@@ -64,8 +74,8 @@ function errorMessage(err: unknown): Record<string, unknown> {
   return { message: e?.message ?? String(err), code: e?.code, constraint: e?.constraint, status: err instanceof PdfsvcError ? e.status : undefined };
 }
 
-/** Lends `db` on a Unix socket at `path`; returns a function that stops. */
-export async function shareDatabase(db: Database, path: string): Promise<() => Promise<void>> {
+/** Lends `db` on a Unix socket at `path`, `holder` saying what the lender is; returns a function that stops. */
+export async function shareDatabase(db: Database, path: string, holder: () => HolderInfo = () => ({})): Promise<() => Promise<void>> {
   await rm(path, { force: true });
   const connections = new Set<net.Socket>();
   const server = net.createServer((socket) => {
@@ -114,6 +124,8 @@ export async function shareDatabase(db: Database, path: string): Promise<() => P
         case 'rollback':
           await end(false)?.catch(() => {});
           return { rows: [] };
+        case 'holder':
+          return { rows: [holder()] };
         default:
           throw new Error(`unknown request ${JSON.stringify((request as Request).op)}`);
       }
@@ -190,6 +202,8 @@ export async function borrowDatabase(path: string, location: string): Promise<Da
     borrowed: true,
     query: on.query,
     exec: on.exec,
+    // A holder from before `holder` answers with an error: then it says nothing.
+    holder: async () => ((await send({ op: 'holder' }).catch(() => []))[0] ?? {}) as HolderInfo,
     transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
       const run = turn.then(async () => {
         await send({ op: 'begin' });

@@ -164,6 +164,13 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     const row = page.locator('tbody tr', { hasText: 'ci-bot' });
     expect(await row.locator('td').first().textContent()).toBe(`${key.slice(0, 13)}…`);
     expect(await row.locator('td').nth(2).textContent()).toBe('never');
+    // Reloading the answer sends the form again: no second key, no key shown, the list and why.
+    const resent = await page.reload();
+    expect(resent?.status()).toBe(409);
+    expect(await page.locator('p.notice').textContent()).toContain('Key “ci-bot” was already created by this form (was it sent twice?)');
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect(await page.content()).not.toContain(key.slice(13));
+    expect(await page.locator('tbody tr', { hasText: 'ci-bot' }).count()).toBe(1);
     // Reloaded: listed by its prefix, the key itself is nowhere.
     await page.goto(url('/keys'));
     expect(await page.content()).not.toContain(key.slice(13));

@@ -116,6 +116,7 @@ describe('the usage chart and pages', () => {
           },
         ],
         revealed: { name: 'x', key: 'pdfsvc_SECRET', note: '' },
+        planRegions: ['global'],
       },
     );
     expect(html).not.toContain('<script>alert');
@@ -125,6 +126,30 @@ describe('the usage chart and pages', () => {
     expect(html).toContain('<a href="/dashboard/keys/k_1">');
     expect(html).toContain('<form method="post" action="/dashboard/keys"');
     expect(html.match(/<(script|style)\b[^>]*>/g)!.every((tag) => tag.includes('nonce="n0nce"'))).toBe(true);
+  });
+
+  it('marks a key limited to regions its plan no longer has as working nowhere', () => {
+    const key = { prefix: 'pdfsvc_abcd', created: '2026-11-01T00:00:00Z', lastUsed: null, expires: null, requestsThisMonth: 0 };
+    const html = keysPage(
+      { nonce: 'n', base: '/dashboard', csrf: 't', account: { name: 'a', email: 'x@y', plan: 'free', operator: false } },
+      {
+        month: '2026-11',
+        planRegions: ['global'],
+        keys: [
+          { ...key, id: 'k_1', name: 'eu-only', regions: ['eu'] },
+          { ...key, id: 'k_2', name: 'anywhere', regions: null },
+          { ...key, id: 'k_3', name: 'global-only', regions: ['global'] },
+        ],
+      },
+    );
+    const cells = [...html.matchAll(/<tr><th scope="row"><a [^>]*>([^<]*)<\/a><\/th>(?:<td>[\s\S]*?<\/td>){4}<td>([^<]*)<\/td>/g)].map((m) => [m[1], m[2]]);
+    expect(cells).toEqual([
+      ['eu-only', 'eu: not in your plan, so this key works nowhere'],
+      ['anywhere', 'all of the plan'],
+      ['global-only', 'global'],
+    ]);
+    // The create form lists the keys the page showed: a form sent again is told from a name taken before.
+    expect(html).toContain('<input type="hidden" name="listed" value="k_1 k_2 k_3">');
   });
 
   it('adds the month up per key and for the account', () => {
@@ -165,7 +190,7 @@ describe('the key-name rule in the forms', () => {
   it('the create form lets the browser accept exactly the names the server accepts, and says the same rule', () => {
     const html = keysPage(
       { nonce: 'n', base: '/dashboard', csrf: 't', account: { name: 'a', email: 'x@y', plan: 'free', operator: false } },
-      { month: '2026-11', keys: [] },
+      { month: '2026-11', keys: [], planRegions: ['global'] },
     );
     const input = browserPattern(html, 'key-name');
     for (const name of names) expect(input.pattern.test(name) && name.length <= input.maxLength, JSON.stringify(name)).toBe(isKeyName(name));

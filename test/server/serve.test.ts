@@ -100,8 +100,12 @@ describe('TLS', () => {
       expect(peer.subject.CN).toBe(peer.issuer.CN);
       expect(peer.subjectaltname).toMatch(/IP Address:127\.0\.0\.1/);
       expect(served.stdout()).toContain(`SHA-256 fingerprint: ${peer.fingerprint256}`);
-      // Plain HTTP to the TLS port gets no answer.
-      await expect(send(`${served.base.replace('https:', 'http:')}/healthz`, { timeoutMs: 5000 })).rejects.toThrow();
+      // Plain HTTP to the TLS port: a 400 in plain HTTP saying to use https (Node alone would close the connection unanswered).
+      const plain = await send(`${served.base.replace('https:', 'http:')}/healthz`, { timeoutMs: 5000 });
+      expect(plain.status).toBe(400);
+      expect(plain.headers['content-type']).toBe('application/problem+json');
+      expect(JSON.parse(plain.body.toString())).toMatchObject({ status: 400, detail: expect.stringContaining('HTTPS only') });
+      expect((await send(`${served.base}/healthz`)).status).toBe(200);
       const rotated = await postAction(served, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' });
       expect(rotated.status).toBe(200);
       expect(await pageCount(rotated.body)).toBe(3);

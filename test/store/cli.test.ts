@@ -72,6 +72,12 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
       expect((await store.passwordTokenAccount(new URL(link).searchParams.get('token')!))?.name).toBe('acme');
       expect(new KeyStore(await store.loadKeys()).find(secret)).toMatchObject({ name: 'ci', plan: 'starter', accountName: 'acme', regions: ['eu'] });
     });
+    // A new link (the first stops working). No --dashboard-url and no server holding the database to ask: the default, said to be a guess.
+    const guessed = await pdfsvc(['accounts', 'link', 'acme']);
+    expect(guessed.exitCode, guessed.stderr).toBe(0);
+    expect(guessed.stdout.trim()).toMatch(/^http:\/\/127\.0\.0\.1:8080\/dashboard\/set-password\?token=/);
+    expect(guessed.stderr).toMatch(/^the link's address http:\/\/127\.0\.0\.1:8080\/dashboard is a guess \(no pdfsvc serve holds the database/m);
+    expect(created.stderr).not.toMatch(/guess/);
 
     const refusals: Array<[string[], RegExp]> = [
       [['keys', 'create', '--account', 'acme', '--regions', 'jp'], /^pdfsvc: regions: the starter plan does not include the jp region/m],
@@ -102,12 +108,45 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
       ['acme', 'ci', 'starter', ['eu'], null, true],
     ]);
     for (const row of rows)
-      expect(Object.keys(row).sort()).toEqual(['account', 'created', 'expires', 'id', 'last_used', 'name', 'plan', 'prefix', 'regions', 'revoked']);
+      expect(Object.keys(row).sort()).toEqual([
+        'account',
+        'created',
+        'expires',
+        'id',
+        'last_used',
+        'name',
+        'plan',
+        'prefix',
+        'regions',
+        'revoked',
+        'usable_regions',
+      ]);
+    expect(rows.map((r) => r.usable_regions)).toEqual([['eu'], ['eu']]);
     expect(rows.map((r) => r.prefix).sort()).toEqual([secret.slice(0, 13), replacement.slice(0, 13)].sort());
     for (const text of [listed.stdout, listed.stderr]) {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(replacement);
     }
+
+    // Down to free (global only): both eu keys now work nowhere, and set-plan and keys list say so.
+    const downgraded = await pdfsvc(['accounts', 'set-plan', 'acme', 'free']);
+    expect(downgraded.exitCode, downgraded.stderr).toBe(0);
+    expect(
+      downgraded.stderr.match(
+        /^warning: the key ci(-old-\S+)? \(k_[0-9a-f]+\) is limited to eu, which the free plan does not include: every server refuses it/gm,
+      ),
+    ).toHaveLength(2);
+    const nowhere = await pdfsvc(['keys', 'list']);
+    expect(nowhere.stdout.match(/ eu \(none on free: works nowhere\) /g)).toHaveLength(2);
+    expect(nowhere.stderr).toMatch(/^warning: usable in no region, being limited to regions outside their account's plan: ci-old-\S+ \(k_\w+\), ci \(k_\w+\)/m);
+    expect((JSON.parse((await pdfsvc(['keys', 'list', '--json'])).stdout) as Array<Record<string, unknown>>).map((r) => r.usable_regions)).toEqual([[], []]);
+    await withStore(config, async (store) => expect(new KeyStore(await store.loadKeys()).find(secret)).toMatchObject({ plan: 'free', regions: ['eu'] }));
+    // Back on starter: no warning, nothing marked.
+    const upgraded = await pdfsvc(['accounts', 'set-plan', 'acme', 'starter']);
+    expect(upgraded.stderr).not.toMatch(/warning/);
+    const listedAgain = await pdfsvc(['keys', 'list']);
+    expect(listedAgain.stdout).not.toMatch(/works nowhere/);
+    expect(listedAgain.stderr).toBe('');
 
     expect((await pdfsvc(['keys', 'revoke', 'ci', '--account', 'acme'])).exitCode).toBe(0);
     expect((await pdfsvc(['accounts', 'set-plan', 'acme', 'business'])).exitCode).toBe(0);

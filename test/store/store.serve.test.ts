@@ -238,6 +238,11 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
         // While serve holds the embedded database, the command line goes through it.
         const list = await execa('node', [CLI, 'accounts', 'list', '--json'], { env, extendEnv: false });
         expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'dev', plan: 'business', keys: 1 })]);
+        // And asks the server where its dashboard is: the link points at this server's port, not the default 8080.
+        const made = await execa('node', [CLI, 'accounts', 'create', 'acme', '--email', 'ops@acme.test', '--plan', 'free'], { env, extendEnv: false });
+        expect(made.stdout.trim()).toMatch(new RegExp(`^${second.base.replace(/[.]/g, '\\.')}/dashboard/set-password\\?token=[\\w-]{43}$`));
+        expect(made.stderr).not.toMatch(/guess/);
+        expect((await fetch(made.stdout.trim())).status).toBe(200);
       } finally {
         expect(await second.stop()).toBe(0);
       }
