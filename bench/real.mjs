@@ -83,7 +83,7 @@ function fileJobs(s, overlay) {
     {
       name: 'rotate',
       ...page,
-      expect: { ...identity, rotate: 90 },
+      expect: { ...identity, rotate: 90, form: true },
       pdfsvc: (o) => ['rotate', '--angle', '90', s.path, '-o', o],
       qpdf: (o) => ['qpdf', s.path, '--rotate=+90', o],
       mutool: (o) => mutoolRun('rotate.js', s.path, o, '90'),
@@ -107,10 +107,11 @@ function fileJobs(s, overlay) {
     {
       name: 'remove page 1',
       ...page,
-      expect: { pages: n - 1, first: 2, last: n },
+      expect: { pages: n - 1, first: 2, last: n, form: true },
       pdfsvc: (o) => ['remove', '--pages', '1', s.path, '-o', o],
       qpdf: (o) => ['qpdf', s.path, '--pages', s.path, '2-z', '--', o],
-      mutool: (o) => ['mutool', 'merge', '-o', o, s.path, `2-${n}`],
+      // Not `mutool merge 2-N`: it drops the AcroForm (bench/mutool/remove.js).
+      mutool: (o) => mutoolRun('remove.js', s.path, o),
     },
     {
       name: 'extract 5',
@@ -126,7 +127,7 @@ function fileJobs(s, overlay) {
     {
       name: 'text watermark',
       ...page,
-      expect: { ...identity, mark: 'text' },
+      expect: { ...identity, mark: 'text', form: true },
       pdfsvc: (o) => ['add-text-watermark', '--line-1', WATERMARK_TEXT, s.path, '-o', o],
       qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o],
       mutool: (o) => mutoolRun('text-watermark.js', s.path, o, WATERMARK_TEXT),
@@ -134,7 +135,7 @@ function fileJobs(s, overlay) {
     {
       name: 'image watermark',
       ...page,
-      expect: { ...identity, mark: 'image' },
+      expect: { ...identity, mark: 'image', form: true },
       pdfsvc: (o) => ['add-image-watermark', '--image', watermarkImage(), s.path, '-o', o],
       qpdf: (o) => ['qpdf', s.path, '--overlay', overlay, '--to=1-z', '--from=1', '--', o],
       mutool: (o) => mutoolRun('image-watermark.js', s.path, o, watermarkImage()),
@@ -163,7 +164,7 @@ function fileJobs(s, overlay) {
       {
         name: `add_password AES-${bits}`,
         ...crypto,
-        expect: { ...identity, encryptedWith: bits },
+        expect: { ...identity, encryptedWith: bits, form: true },
         pdfsvc: (o) => ['add-password', '--password', PASSWORD, ...(bits === 256 ? ['--encryption-algorithm', 'AES-256'] : []), s.path, '-o', o],
         qpdf: (o) => ['qpdf', '--encrypt', PASSWORD, PASSWORD, String(bits), ...(bits === 128 ? ['--use-aes=y'] : []), '--', s.path, o],
         mutool: (o) => ['mutool', 'clean', '-E', `aes-${bits}`, '-U', PASSWORD, '-O', PASSWORD, s.path, o],
@@ -171,7 +172,7 @@ function fileJobs(s, overlay) {
       {
         name: `remove_password AES-${bits}`,
         ...crypto,
-        expect: { ...identity, decrypted: true },
+        expect: { ...identity, decrypted: true, form: true },
         pdfsvc: (o) => ['remove-password', '--password', PASSWORD, s.encrypted[bits], '-o', o],
         qpdf: (o) => ['qpdf', `--password=${PASSWORD}`, '--decrypt', s.encrypted[bits], o],
         mutool: (o) => ['mutool', 'clean', '-p', PASSWORD, '-D', s.encrypted[bits], o],
@@ -283,6 +284,18 @@ function samePage(out, src, { mark, tool }) {
   return null;
 }
 
+/** How many form fields qpdf finds in `path` (its AcroForm's terminal fields). */
+function formFields(path, password) {
+  const r = capture('qpdf', [...(password ? [`--password=${password}`] : []), '--json', '--json-key=acroform', path]);
+  try {
+    return JSON.parse(r.stdout).acroform.fields.length;
+  } catch {
+    return 0;
+  }
+}
+
+const sourceFields = new Map();
+
 function rotationOf(path, page, password) {
   const info = capture('pdfinfo', ['-f', String(page), '-l', String(page), ...(password ? ['-upw', password] : []), path]).stdout;
   return Number(/Page\s+\d+ rot:\s+(-?\d+)/.exec(info)?.[1]);
@@ -339,6 +352,11 @@ function verify(tool, job, s, output) {
       const want = (rotationOf(s.path, p) + e.rotate) % 360;
       if (rotationOf(output, p) !== want) return `page ${p} rotation ${rotationOf(output, p)}, expected ${want}`;
     }
+  }
+  // DECISIONS.md: the document's AcroForm stays with the pages that keep its fields.
+  if (e.form) {
+    if (!sourceFields.has(s.path)) sourceFields.set(s.path, formFields(s.path));
+    if (sourceFields.get(s.path) > 0 && formFields(output, password) === 0) return `the form's ${sourceFields.get(s.path)} fields are gone`;
   }
   if (e.mark === 'text' && tool !== 'qpdf') {
     if (!capture('pdftotext', ['-f', '1', '-l', '1', output, '-']).stdout.includes(WATERMARK_TEXT)) return `no "${WATERMARK_TEXT}" on page 1`;
@@ -466,7 +484,7 @@ async function main() {
   try {
     // `mutool run` has no modules: each script runs with bench/mutool/common.js in front.
     const common = readFileSync(`${MUTOOL_DIR}common.js`, 'utf8');
-    for (const script of ['rotate.js', 'split.js', 'text-watermark.js', 'image-watermark.js']) {
+    for (const script of ['rotate.js', 'remove.js', 'split.js', 'text-watermark.js', 'image-watermark.js']) {
       writeFileSync(`${WORK}mutool-${script}`, `${common}\n${readFileSync(`${MUTOOL_DIR}${script}`, 'utf8')}`);
     }
     const shapes = ensureShapes({ names: options.shapes, force: options.force, log: (l) => console.error(`bench:real: ${l}`) });
