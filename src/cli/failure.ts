@@ -8,6 +8,7 @@ import { problemFor, type Problem } from '../core/problem.js';
 
 /** The server refused the fields or the document (400): reported field by field, exit 2. */
 export class RemoteValidationError extends ValidationError {
+  override name = 'RemoteValidationError';
   constructor(readonly problem: Problem) {
     super(problem.errors ?? {}, problem.code);
   }
@@ -15,6 +16,7 @@ export class RemoteValidationError extends ValidationError {
 
 /** Any other failure of a remote call, with the exit status it stands for. */
 export class RemoteFailure extends PdfsvcError {
+  override name = 'RemoteFailure';
   constructor(
     message: string,
     readonly exitStatus: number,

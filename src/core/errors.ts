@@ -6,10 +6,11 @@
 
 /** Base class: an error that knows its HTTP status. */
 export class PdfsvcError extends Error {
+  // Each class spells its name: the build renames classes (`_ValidationError`), so `new.target.name` is not what users read.
+  override name = 'PdfsvcError';
   readonly status: number;
   constructor(status: number, message: string) {
     super(message);
-    this.name = new.target.name;
     this.status = status;
   }
 }
@@ -39,6 +40,7 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 /** Invalid input: HTTP 400, exit status 2. `errors` maps field names to messages; `code` says what was wrong with a document. */
 export class ValidationError extends PdfsvcError {
+  override name = 'ValidationError';
   readonly errors: Record<string, string[]>;
   readonly code?: ErrorCode;
   constructor(errors: Record<string, string[]>, code?: ErrorCode) {
@@ -74,6 +76,7 @@ export class ValidationErrors {
  * with the cause, exit status 1, and no output at all.
  */
 export class OutputCheckError extends PdfsvcError {
+  override name = 'OutputCheckError';
   constructor(cause: string) {
     super(500, `the output failed pdfsvc's own check and was not returned: ${cause}. This is a fault in pdfsvc, not in the document; please report it`);
   }

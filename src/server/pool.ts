@@ -22,6 +22,7 @@ import type { WorkResult, WorkTask } from './work.js';
 import type { WorkerReply } from './worker.js';
 
 export class Busy extends PdfsvcError {
+  override name = 'Busy';
   /** Seconds a client should wait before retrying (the Retry-After header). */
   readonly retryAfter: number;
   constructor(retryAfter = 1) {
@@ -32,6 +33,7 @@ export class Busy extends PdfsvcError {
 
 /** A worker died under its task (its heap cap, a crash): only that request fails; piscina starts a new thread. */
 export class WorkerDied extends PdfsvcError {
+  override name = 'WorkerDied';
   readonly retryAfter = 1;
   constructor(outOfMemory: boolean) {
     super(
