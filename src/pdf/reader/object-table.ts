@@ -125,7 +125,8 @@ export class ObjectTable extends LayeredObjects {
   /** Makes `raw` (no stream, and clear text: rotate takes no encrypted input) the input's bytes of the untouched object `ref`. */
   rewrite(ref: PDFRef, raw: RawObject): void {
     this.rewritten.set(ref.objectNumber, raw);
-    this.raws.delete(ref.objectNumber);
+    // Its source at once: the writer's walk asks for every rewritten page (rotate: all of them).
+    this.raws.set(ref.objectNumber, { kind: 'raw', raw, table: this.origin });
   }
 
   /** Whether an untouched object's input bytes can be written as they are (not ciphertext). */

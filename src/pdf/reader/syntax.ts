@@ -127,3 +127,12 @@ export class PdfSyntaxError extends Error {
     this.name = 'PdfSyntaxError';
   }
 }
+
+/**
+ * data[start, start + length) as a plain Uint8Array to copy from: a Buffer's
+ * subarray makes a Buffer through Node's own code, twice the cost (and an
+ * object to collect) for each of the thousands of objects a write copies.
+ */
+export function plainView(data: Uint8Array, start: number, length: number): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset + start, length);
+}

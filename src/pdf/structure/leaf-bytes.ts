@@ -13,7 +13,7 @@ import type { PDFRef } from '../model/primitives.js';
 import type { ObjectStore, RawOrigin, RawSource } from '../model/store.js';
 import type { ObjectTable } from '../reader/object-table.js';
 import { type RawObject, REF_END, REF_FIELDS, REF_START, skipLiteralString } from '../reader/skim.js';
-import { CHAR_CLASS, ENDOBJ, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
+import { CHAR_CLASS, ENDOBJ, isKeywordAt, plainView, skipWhite, tokenEnd } from '../reader/syntax.js';
 
 /** The top-level entries a leaf's scan notes: where each value starts (-1: absent). */
 export interface LeafScan {
@@ -319,9 +319,9 @@ export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: num
   const shift = insert.length - (to - from);
   const length = end - start + shift;
   const bytes = Buffer.allocUnsafe(length);
-  bytes.set(data.subarray(start, start + from), 0);
+  bytes.set(plainView(data, start, from), 0);
   bytes.write(insert, from, 'latin1');
-  bytes.set(data.subarray(start + to, end), from + insert.length);
+  bytes.set(plainView(data, start + to, end - start - to), from + insert.length);
   // The references, where they are in the new bytes (none lies inside an integer).
   const refs = raw.refs.slice();
   for (let i = 0; i < refs.length; i += REF_FIELDS) {

@@ -26,6 +26,7 @@ import { PiecewiseStream } from '../security/file-crypto.js';
 import { walkGraph, type ObjectSource } from '../model/graph.js';
 import { serialize, writeTokens, type TokenWriter } from './serialize.js';
 import { unloadedData } from '../reader/object-table.js';
+import { plainView } from '../reader/syntax.js';
 import { type RawObject, REF_END, REF_FIELDS, REF_GEN, REF_NUM, REF_START } from '../reader/skim.js';
 
 const encoder = new TextEncoder();
@@ -355,7 +356,7 @@ class Output implements TokenWriter {
     const block = this.block!;
     // A few bytes (most objects) are copied by hand: a native copy costs more in the call than in the copy.
     if (length <= 64) for (let i = 0; i < length; i++) block[this.blockUsed + i] = data[start + i];
-    else block.set(data.subarray(start, end), this.blockUsed);
+    else block.set(plainView(data, start, length), this.blockUsed);
     this.blockUsed += length;
     this.offset += length;
   }
@@ -486,7 +487,7 @@ function planOutput(context: PDFContext, nullify: RefTargets | undefined): Plan 
   const walk = walkGraph(context, [Root, Info, Encrypt], leave && ((ref) => !leave.has(ref)));
   let largest = walk.largestReferenced;
   const written = walk.reached;
-  if (leave) nullifyReached(context, written, leave);
+  if (leave) nullifyReached(context, walk, leave);
   const refs: PDFRef[] = [];
   // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
   written.forEach((source, ref) => {
