@@ -32,7 +32,7 @@ const WATERMARK_TEXT = 'CONFIDENTIAL';
 // ------------------------------------------------------------------ options
 
 export function parseOptions(argv, fail) {
-  const options = { runs: 5, jobs: undefined, shapes: undefined, force: false };
+  const options = { runs: 5, jobs: undefined, shapes: undefined, force: false, keepEnv: false };
   readArguments(
     argv,
     (name, value) => {
@@ -40,6 +40,7 @@ export function parseOptions(argv, fail) {
       else if (name === '--jobs') options.jobs = value().split(',');
       else if (name === '--shapes') options.shapes = value().split(',');
       else if (name === '--force') options.force = true;
+      else if (name === '--keep-env') options.keepEnv = true;
       else return false;
       return true;
     },
@@ -199,14 +200,17 @@ function mergeJobs(s) {
 
 // --------------------------------------------------------------- running
 
+// The environment every tool runs in (main() may leave out NODE_EXTRA_CA_CERTS).
+let runEnv = process.env;
+
 /** One whole-process run under GNU time: wall seconds and peak RSS in bytes. */
-function run(argv, dir) {
+function run(argv, dir, env = runEnv) {
   if (dir) {
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
   }
   const started = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { encoding: 'utf8', maxBuffer: 64 * MiB });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', ...argv], { encoding: 'utf8', maxBuffer: 64 * MiB, env });
   const seconds = (performance.now() - started) / 1000;
   // qpdf's exit 3 is "succeeded with warnings".
   if (r.status !== 0 && !(argv[0] === 'qpdf' && r.status === 3)) return { error: `exit ${r.status}: ${lastLine(r.stderr)}` };
@@ -401,7 +405,43 @@ export function judgeRow(row, node0) {
   return out;
 }
 
+/**
+ * How many judged rows meet their target against each peer, with `extra`
+ * seconds added to every pdfsvc median and to `node -e 0` (a cost of Node's
+ * start that the peers do not pay).
+ */
+export function tally(rows, node0, extra = 0) {
+  const count = { qpdf: [0, 0], mutool: [0, 0] };
+  for (const row of rows) {
+    if (row.wrong || row.failed || row.medians.pdfsvc === undefined) continue;
+    const pdfsvc = row.medians.pdfsvc + extra;
+    for (const peer of ['qpdf', 'mutool']) {
+      const time = row.medians[peer];
+      if (!time || row.wrongBy?.[peer]) continue;
+      const target = peer === 'qpdf' ? row.job.vsQpdf : row.job.vsMutool;
+      if (target !== undefined) count[peer] = [count[peer][0] + (pdfsvc / time <= target ? 1 : 0), count[peer][1] + 1];
+      else if (peer === 'mutool' && row.job.mutoolPlus !== undefined)
+        count.mutool = [count.mutool[0] + (pdfsvc <= (row.medians.node0 ?? node0) + extra + row.job.mutoolPlus ? 1 : 0), count.mutool[1] + 1];
+    }
+  }
+  return count;
+}
+
 const verdict = (ratio, target) => `${ratio.toFixed(2)}x ${ratio <= target ? '✓' : '✗'} (≤ ${target}x)`;
+
+/** What the run's environment left out, and the tallies with and without it. */
+function environmentLines(rows, info) {
+  const met = (c) => `against qpdf ${c.qpdf[0]} of ${c.qpdf[1]}, against mutool ${c.mutool[0]} of ${c.mutool[1]}`;
+  const lines = [`- Rows meeting their target (ten-pages aside): ${met(tally(rows, info.node0))}`];
+  if (info.caCerts === undefined) return lines;
+  const extra = info.node0WithEnv - info.node0;
+  const startup = info.startup ? `; the 10-page rotate ${((info.startup.pdfsvc + extra) / (info.startup.node0 + extra)).toFixed(2)}x \`node -e 0\`` : '';
+  lines.push(
+    `- \`NODE_EXTRA_CA_CERTS\` (this machine sets it to ${info.caCerts}) was left out of every tool's environment: Node reads and parses that file at every start, before any script runs; qpdf and mutool never read it. \`node -e 0\` took ${secs(info.node0WithEnv)} s with it, ${secs(info.node0)} s without. ` +
+      `With it, every pdfsvc row would take about ${(extra * 1000).toFixed(0)} ms more: ${met(tally(rows, info.node0, extra))}${startup} (pdfsvc's medians plus that difference). \`--keep-env\` runs every tool with the environment as it is.`,
+  );
+  return lines;
+}
 
 export function markdown(rows, info) {
   const lines = [
@@ -411,6 +451,7 @@ export function markdown(rows, info) {
     `- Load average (1 min) during the run: at start ${info.load.start}, mean ${info.load.mean}, max ${info.load.max}, at end ${info.load.end}${info.load.max > info.cores ? ` — **a loaded machine** (more runnable processes than cores): read the ratios, and expect noise` : ''}`,
     `- Whole process, the three tools in turn, medians of ${info.runs}; \`node -e 0\` at the start: ${secs(info.node0)} s (the extract and 10-page rows run their own, in turn with the tools); took ${info.seconds.toFixed(0)} s`,
     '- ÷qpdf, ÷mutool: pdfsvc time / peer time (lower is better for pdfsvc), ✓ when it meets issue 22\'s target; RSS: pdfsvc\'s peak, MiB, and the "input + 60 MiB" bound for page actions',
+    ...environmentLines(rows, info),
     '',
     '| shape | job | pdfsvc s | qpdf s | mutool s | ÷qpdf | ÷mutool | pdfsvc RSS | RSS bound |',
     '|---|---|--:|--:|--:|---|---|--:|---|',
@@ -494,8 +535,20 @@ async function main() {
     const info = { ...machineInfo(SNAPSHOT), runs: options.runs };
     info.mutool = capture('mutool', ['-v']).stderr.trim().split('\n')[0] || 'mutool';
 
-    const node0Runs = Array.from({ length: Math.max(options.runs, 5) }, () => run(['node', '-e', '0']).seconds);
+    // A CA file named here costs every Node start its parse (~35 ms of CPU for the system bundle), not qpdf's or mutool's.
+    const withEnv = [];
+    if (!options.keepEnv && process.env.NODE_EXTRA_CA_CERTS !== undefined) {
+      info.caCerts = process.env.NODE_EXTRA_CA_CERTS;
+      const { NODE_EXTRA_CA_CERTS: _left, ...rest } = process.env;
+      runEnv = rest;
+    }
+    // In turn with and without it, so that both see the same load.
+    const node0Runs = Array.from({ length: Math.max(options.runs, 5) }, () => {
+      if (info.caCerts !== undefined) withEnv.push(run(['node', '-e', '0'], undefined, process.env).seconds);
+      return run(['node', '-e', '0']).seconds;
+    });
     info.node0 = median(node0Runs);
+    if (withEnv.length) info.node0WithEnv = median(withEnv);
 
     const rows = [];
     for (const s of shapes) {
