@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { addTextWatermark, ValidationError } from '../../index.js';
 import { StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
-import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { fixture, formContents, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
 import { centroid, findPixels, pixel, reddish, renderPage, renderPageMupdf } from '../../../test/helpers/render.js';
 import { expectPlaced, PAGE_KINDS, POSITIONS } from '../../../test/helpers/placement.js';
 import { buildPdf, FONT, pageDict, type RawObject } from '../../../test/helpers/raw-pdf.js';
@@ -249,6 +249,16 @@ describe('add_text_watermark leaves everything else alone', () => {
     expect(pages[1]['/Resources']).toBe(pages[2]['/Resources']);
     expect(pages[0]['/Resources']).toBe(pages[3]['/Resources']);
     expect(pages[0]['/Resources']).not.toBe(pages[1]['/Resources']);
+  });
+
+  it('the mark is a watermark artifact, so a tagged document stays tagged: all of its drawing inside /Artifact … EMC', async () => {
+    const out = await addTextWatermark({ file: fixture('pages-3.pdf'), line_1: WORD, line_2: 'Ωmega' });
+    const [form, ...others] = await formContents(out);
+    expect(others).toEqual([]);
+    expect(form.trimStart()).toMatch(/^\/Artifact <<\s*\/Type \/Pagination \/Subtype \/Watermark\s*>> BDC\s/);
+    expect(form.trimEnd()).toMatch(/\sEMC$/);
+    expect(form.match(/\bBDC\b/g)?.length).toBe(form.match(/\bEMC\b/g)?.length);
+    expect((await pageTexts(out))[0]).toContain(WORD);
   });
 
   it('the output grows by about one watermark, not one per page', async () => {
