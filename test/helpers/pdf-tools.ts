@@ -97,6 +97,18 @@ export async function qpdfJson(bytes: Uint8Array, password?: string): Promise<Qp
   return JSON.parse(result.stdout) as QpdfJson;
 }
 
+/** The decoded content of every Form XObject, as qpdf reads it. */
+export async function formContents(bytes: Uint8Array): Promise<string[]> {
+  const path = tempFile(bytes);
+  const json = await qpdfJson(bytes);
+  const forms = Object.entries(json.qpdf[1]).filter(([, o]) => o?.stream?.dict['/Subtype'] === '/Form');
+  return Promise.all(
+    forms.map(
+      async ([key]) => (await execa('qpdf', [`--show-object=${key.replace(/^obj:/, '').replace(/ 0 R$/, '')}`, '--filtered-stream-data', path])).stdout,
+    ),
+  );
+}
+
 /** The dictionary of each page, in order (from qpdf --json). */
 export function pageDicts(json: QpdfJson): Array<Record<string, unknown>> {
   const objects = json.qpdf[1];

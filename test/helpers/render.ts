@@ -21,6 +21,13 @@ export async function renderPage(bytes: Uint8Array | string, page: number, dpi =
   return parsePpm(stdout as Uint8Array);
 }
 
+/** The same with MuPDF (mutool draw), which, unlike poppler, scales a page by its /UserUnit as Acrobat does. */
+export async function renderPageMupdf(bytes: Uint8Array | string, page: number, dpi = 20): Promise<Raster> {
+  const path = typeof bytes === 'string' ? bytes : tempFile(bytes);
+  const { stdout } = await execa('mutool', ['draw', '-q', '-r', String(dpi), '-c', 'rgb', '-F', 'pnm', '-o', '-', path, String(page)], { encoding: 'buffer' });
+  return parsePpm(stdout as Uint8Array);
+}
+
 function parsePpm(data: Uint8Array): Raster {
   let pos = 0;
   const token = (): string => {

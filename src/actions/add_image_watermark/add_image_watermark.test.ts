@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addImageWatermark, ValidationError } from '../../index.js';
 import { PDFDocument, rgb } from '@cantoo/pdf-lib';
-import { fixture, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { fixture, formContents, pageTexts, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
 import { findPixels, makePng, pixel, pngBomb, reddish, renderPage } from '../../../test/helpers/render.js';
 import { inProcessApp, formRequest, keys, problemOf } from '../../../test/server/harness.js';
 import { PAGE_KINDS, POSITIONS, expectPlaced } from '../../../test/helpers/placement.js';
@@ -126,6 +126,16 @@ describe('add_image_watermark images', () => {
     expect(g).toBeGreaterThan(110);
     expect(g).toBeLessThan(145);
     expect(b).toBeGreaterThan(110);
+  });
+});
+
+describe('add_image_watermark and tagged documents', () => {
+  it('the mark is a watermark artifact: the drawing of the image inside /Artifact … EMC', async () => {
+    const out = await addImageWatermark({ file: fixture('pages-3.pdf'), image: RED_PNG });
+    const contents = await formContents(out);
+    const mark = contents.find((content) => /\bDo\b/.test(content));
+    expect(mark?.trimStart()).toMatch(/^\/Artifact <<\s*\/Type \/Pagination \/Subtype \/Watermark\s*>> BDC\s/);
+    expect(mark?.trimEnd()).toMatch(/\sEMC$/);
   });
 });
 

@@ -12,8 +12,8 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { addTextWatermark, ValidationError } from '../../index.js';
 import { StandardFontEmbedder, StandardFonts } from '@cantoo/pdf-lib';
-import { fixture, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
-import { centroid, findPixels, pixel, reddish, renderPage } from '../../../test/helpers/render.js';
+import { fixture, formContents, pageDicts, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { centroid, findPixels, pixel, reddish, renderPage, renderPageMupdf } from '../../../test/helpers/render.js';
 import { expectPlaced, PAGE_KINDS, POSITIONS } from '../../../test/helpers/placement.js';
 import { buildPdf, FONT, pageDict, type RawObject } from '../../../test/helpers/raw-pdf.js';
 
@@ -161,6 +161,36 @@ describe('add_text_watermark on consecutive pages that share or change their geo
   });
 });
 
+describe('add_text_watermark on pages with a /UserUnit', () => {
+  // A /UserUnit of 2 makes a unit of the page two points (PDF 1.6): font size and margin are points all the same.
+  // Judged by MuPDF, which scales such a page as Acrobat does (poppler ignores /UserUnit). Page 3 has page 2's
+  // boxes and rotation but no /UserUnit: it must not reuse page 2's placement.
+  const geometry = ['/MediaBox [0 0 306 396] /UserUnit 2', '/MediaBox [0 0 306 396] /UserUnit 2 /Rotate 90', '/MediaBox [0 0 306 396] /Rotate 90'];
+  const objects: RawObject[] = [
+    { num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' },
+    { num: 2, body: `<< /Type /Pages /Kids [${geometry.map((_, i) => `${4 + 2 * i} 0 R`).join(' ')}] /Count ${geometry.length} >>` },
+    { num: 3, body: FONT },
+  ];
+  geometry.forEach((entries, i) => {
+    objects.push({ num: 4 + 2 * i, body: pageDict(2, 5 + 2 * i, entries) });
+    objects.push({ num: 5 + 2 * i, body: { dict: '', stream: '0 0 1 rg 10 10 20 20 re f' } });
+  });
+  const input = buildPdf([{ objects }]).bytes;
+
+  it.each(['top-left', 'bottom-right'] as const)('the mark is its size in points, a margin in points from the edges (%s)', async (position) => {
+    const out = await addTextWatermark({ file: input, line_1: WORD, color: '#ff0000', transparency: 0, rotation: 0, font_size: SIZE, margin: 36, position });
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    for (let page = 1; page <= geometry.length; page++) {
+      const raster = await renderPageMupdf(out, page, DPI);
+      const box = findPixels(raster, reddish);
+      const where = `page ${page} (${geometry[page - 1]}), ${position}`;
+      expect(box, where).not.toBeNull();
+      expect(Math.abs(box!.x1 - box!.x0 + 1 - wordWidth * PX), `${where}: width`).toBeLessThanOrEqual(TOL + 1);
+      expectPlaced(box!, raster.width, raster.height, position, 36, where);
+    }
+  });
+});
+
 describe('add_text_watermark leaves everything else alone', () => {
   it('page text, annotations, links, form fields and outlines are unchanged', async () => {
     for (const file of ['outline.pdf', 'form.pdf', 'rotated.pdf', 'watermark-pages.pdf']) {
@@ -219,6 +249,16 @@ describe('add_text_watermark leaves everything else alone', () => {
     expect(pages[1]['/Resources']).toBe(pages[2]['/Resources']);
     expect(pages[0]['/Resources']).toBe(pages[3]['/Resources']);
     expect(pages[0]['/Resources']).not.toBe(pages[1]['/Resources']);
+  });
+
+  it('the mark is a watermark artifact, so a tagged document stays tagged: all of its drawing inside /Artifact … EMC', async () => {
+    const out = await addTextWatermark({ file: fixture('pages-3.pdf'), line_1: WORD, line_2: 'Ωmega' });
+    const [form, ...others] = await formContents(out);
+    expect(others).toEqual([]);
+    expect(form.trimStart()).toMatch(/^\/Artifact <<\s*\/Type \/Pagination \/Subtype \/Watermark\s*>> BDC\s/);
+    expect(form.trimEnd()).toMatch(/\sEMC$/);
+    expect(form.match(/\bBDC\b/g)?.length).toBe(form.match(/\bEMC\b/g)?.length);
+    expect((await pageTexts(out))[0]).toContain(WORD);
   });
 
   it('the output grows by about one watermark, not one per page', async () => {

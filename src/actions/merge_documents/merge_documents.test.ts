@@ -287,7 +287,34 @@ describe('merge_documents', () => {
       .filter((dict) => dict && typeof dict === 'object' && ('/StructParent' in dict || '/StructParents' in dict));
     expect(claims.map((dict) => dict!['/Subtype'] ?? dict!['/Type']).sort()).toEqual(['/Form', '/Link', '/Page']);
   });
+
+  it("keeps each input's layers that show on screen but not in print: their groups join the /AS entry for printing", async () => {
+    const bytes = await merge(await layeredByUsage('one', ['Print']), await layeredByUsage('two', ['Print', 'View']), await layeredTagged('three', 'on'));
+    await expectClean(bytes);
+    const json = await qpdfJson(bytes);
+    const config = resolve(json, resolve(json, catalog(json)['/OCProperties'])['/D']);
+    const entries = (config['/AS'] as unknown[]).map((entry) => resolve(json, entry as string) as QpdfDict);
+    const groupsFor = (event: string) =>
+      entries.filter((entry) => entry['/Event'] === event).flatMap((entry) => (entry['/OCGs'] as string[]).map((ref) => resolve(json, ref)['/Name']));
+    expect(groupsFor('/Print')).toEqual(['u:one', 'u:two']);
+    expect(groupsFor('/View')).toEqual(['u:two']);
+  });
 });
+
+/**
+ * A one-page document with one layer that prints hidden (/Usage /Print
+ * /PrintState OFF) and an /AS entry per event in `events` naming it.
+ */
+async function layeredByUsage(layer: string, events: string[]): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.addPage([300, 300]);
+  const { context } = doc;
+  const usage = { Print: { PrintState: 'OFF' }, View: { ViewState: 'ON' } };
+  const group: PDFRef = context.register(context.obj({ Type: 'OCG', Name: PDFHexString.fromText(layer), Usage: usage }));
+  const auto = events.map((event) => ({ Event: event, Category: [event], OCGs: [group] }));
+  doc.catalog.set(PDFName.of('OCProperties'), context.obj({ OCGs: [group], D: { Order: [group], AS: auto } }));
+  return doc.save({ useObjectStreams: false });
+}
 
 /**
  * A one-page tagged document with one layer. `listed-off`: hidden through

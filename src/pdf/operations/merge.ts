@@ -484,7 +484,44 @@ function mergeOptionalContent(target: PDFDocument, parts: Part[]): void {
       for (const item of arrayAt(theirConfig, key)?.asArray() ?? []) arrayIn(context, config, key).push(item);
     }
     keepInitialVisibility(context, config, theirConfig, theirGroups);
+    mergeAutoStates(context, config, theirConfig);
   }
+}
+
+/**
+ * /AS names, per event (View, Print, Export) and its categories, the groups
+ * whose /Usage sets their state then: a layer shown on screen but not
+ * printed says so there. An input's groups join the target's entry for the
+ * same event and categories, or keep an entry of their own; left out, they
+ * would print (or export) as they show.
+ */
+function mergeAutoStates(context: PDFContext, config: PDFDict, theirConfig: PDFDict): void {
+  const theirs = arrayAt(theirConfig, 'AS')?.asArray() ?? [];
+  if (theirs.length === 0) return;
+  const ours = arrayIn(context, config, 'AS');
+  for (const item of theirs) {
+    const usage = context.lookup(item);
+    if (!(usage instanceof PDFDict)) continue;
+    const key = usageKey(usage);
+    const same = ours.asArray().find((entry) => {
+      const dict = context.lookup(entry);
+      return dict instanceof PDFDict && usageKey(dict) === key;
+    });
+    const match = same && (context.lookup(same) as PDFDict);
+    if (!match) {
+      ours.push(item);
+      continue;
+    }
+    const groups = arrayIn(context, match, 'OCGs');
+    for (const group of arrayAt(usage, 'OCGs')?.asArray() ?? []) if (groups.indexOf(group) === undefined) groups.push(group);
+  }
+}
+
+/** An /AS entry's event and categories, as text to compare. */
+function usageKey(usage: PDFDict): string {
+  const event = usage.lookup(PDFName.of('Event'));
+  const categories = arrayAt(usage, 'Category')?.asArray() ?? [];
+  return [String(event), ...categories.map(String).sort()].join(' ');
 }
 
 /**

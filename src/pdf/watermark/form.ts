@@ -1,6 +1,8 @@
 /** The one Form XObject a watermark is drawn from, with its opacity. */
 import { PDFContext, PDFRef } from '../model/primitives.js';
 
+const ARTIFACT = '/Artifact <</Type /Pagination /Subtype /Watermark>>';
+
 export interface FormParts {
   content: string;
   bbox: readonly [number, number, number, number];
@@ -12,7 +14,11 @@ export interface FormParts {
 
 /**
  * Registers the form. Opacity is an ExtGState (/ca for fills, /CA for
- * strokes) inside the form, so pages need nothing but the form itself.
+ * strokes) inside the form, so pages need nothing but the form itself. Its
+ * drawing is marked a watermark artifact (ISO 32000 14.8.2.2): in a tagged
+ * document, content that is neither in the structure tree nor an artifact
+ * fails accessibility checks (PDF/UA), and assistive technology may read it
+ * out among the page's text.
  */
 export function registerForm(context: PDFContext, parts: FormParts): PDFRef {
   const alpha = Math.round((1 - parts.transparency / 100) * 10000) / 10000;
@@ -21,7 +27,7 @@ export function registerForm(context: PDFContext, parts: FormParts): PDFRef {
   };
   if (parts.fonts?.size) resources.Font = Object.fromEntries(parts.fonts);
   if (parts.images?.size) resources.XObject = Object.fromEntries(parts.images);
-  const stream = context.flateStream(`/PdfsvcOpacity gs\n${parts.content}\n`, {
+  const stream = context.flateStream(`${ARTIFACT} BDC\n/PdfsvcOpacity gs\n${parts.content}\nEMC\n`, {
     Type: 'XObject',
     Subtype: 'Form',
     FormType: 1,

@@ -51,9 +51,10 @@ export interface ReaderView {
   height: number;
   /** Maps reader space into the page's default user space. */
   toUser: Matrix;
-  /** The visible area in default user space, and the page's rotation. */
+  /** The visible area in default user space, the page's rotation and its /UserUnit (points per unit). */
   box: Box;
   rotation: number;
+  unit: number;
 }
 
 const MEDIA_BOX = PDFName.of('MediaBox');
@@ -85,9 +86,17 @@ function visibleBox(page: PDFDict): Box {
 }
 
 const ROTATE = PDFName.of('Rotate');
+const USER_UNIT = PDFName.of('UserUnit');
+
+/** Points per unit of the page's user space (PDF 1.6): 1 unless a positive /UserUnit says otherwise. */
+function userUnit(page: PDFDict): number {
+  const value = page.lookup(USER_UNIT);
+  const unit = value instanceof PDFNumber ? value.asNumber() : 1;
+  return Number.isFinite(unit) && unit > 0 ? unit : 1;
+}
 
 /**
- * Whether `page` has the same boxes and rotation as `other`, told from their
+ * Whether `page` has the same boxes, rotation and unit as `other`, told from their
  * direct values (numbers compared; anything else, such as a reference to a
  * number, counts as different): then it has the same view (readerView). Most
  * pages share the one before's, and asking is cheaper than working the view
@@ -95,7 +104,10 @@ const ROTATE = PDFName.of('Rotate');
  */
 export function sameGeometry(page: PDFDict, other: PDFDict): boolean {
   return (
-    sameValue(page.get(MEDIA_BOX), other.get(MEDIA_BOX)) && sameValue(page.get(CROP_BOX), other.get(CROP_BOX)) && sameValue(page.get(ROTATE), other.get(ROTATE))
+    sameValue(page.get(MEDIA_BOX), other.get(MEDIA_BOX)) &&
+    sameValue(page.get(CROP_BOX), other.get(CROP_BOX)) &&
+    sameValue(page.get(ROTATE), other.get(ROTATE)) &&
+    sameValue(page.get(USER_UNIT), other.get(USER_UNIT))
   );
 }
 
@@ -122,18 +134,23 @@ function sameValue(a: unknown, b: unknown): boolean {
 export function readerView(page: PDFDict): ReaderView {
   const box = visibleBox(page);
   const rotation = effectiveRotation(page);
+  const unit = userUnit(page);
   const [x0, y0, x1, y1] = box;
   const w = x1 - x0;
   const h = y1 - y0;
+  const view = (width: number, height: number, toUser: Matrix): ReaderView =>
+    unit === 1
+      ? { width, height, toUser, box, rotation, unit }
+      : { width: width * unit, height: height * unit, toUser: compose(toUser, scale(1 / unit)), box, rotation, unit };
   switch (rotation) {
     case 90:
-      return { width: h, height: w, toUser: [0, 1, -1, 0, x1, y0], box, rotation };
+      return view(h, w, [0, 1, -1, 0, x1, y0]);
     case 180:
-      return { width: w, height: h, toUser: [-1, 0, 0, -1, x1, y1], box, rotation };
+      return view(w, h, [-1, 0, 0, -1, x1, y1]);
     case 270:
-      return { width: h, height: w, toUser: [0, -1, 1, 0, x0, y1], box, rotation };
+      return view(h, w, [0, -1, 1, 0, x0, y1]);
     default:
-      return { width: w, height: h, toUser: [1, 0, 0, 1, x0, y0], box, rotation };
+      return view(w, h, [1, 0, 0, 1, x0, y0]);
   }
 }
 

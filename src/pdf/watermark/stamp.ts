@@ -78,7 +78,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     }
     return original.length === 1 ? [pair[0], original[0], pair[1]] : [pair[0], ...original, pair[1]];
   };
-  // The placement depends only on the page's visible box and rotation, which most pages share: worked out (and
+  // The placement depends only on the page's visible box, rotation and unit, which most pages share: worked out (and
   // formatted) once per view, and taken again without working out the view when a page has the one before's.
   const placements = new Map<string, string | null>();
   let before: { page: PDFDict; placed: string | null } | undefined;
@@ -90,7 +90,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     if (before && sameGeometry(page, before.page)) placed = before.placed;
     else {
       const view = readerView(page);
-      const viewKey = `${view.rotation} ${view.box.join(' ')}`;
+      const viewKey = `${view.rotation} ${view.unit} ${view.box.join(' ')}`;
       placed = placements.get(viewKey);
       if (placed === undefined) {
         const matrix = options.matrixFor(view);
