@@ -122,6 +122,17 @@ export function buildProgram(only?: AnyAction): Command {
   ).action(async (nameOrId: string, name: string, options) => (await import('../store/cli.js')).keysRename(nameOrId, name, options));
   databaseOptions(
     addOptions(
+      keys
+        .command('set-regions')
+        .description("Limit a key to some of its account's plan's regions, or let it work in all of them again (database).")
+        .argument('<name-or-id>')
+        .argument('<regions>', "a list such as eu or us,eu, within the account's plan; all: every region of the plan"),
+      KEYS_OPTIONS['set-regions'],
+    ),
+    false,
+  ).action(async (nameOrId: string, regions: string, options) => (await import('../store/cli.js')).keysSetRegions(nameOrId, regions, options));
+  databaseOptions(
+    addOptions(
       keys.command('import').description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).'),
       KEYS_OPTIONS.import,
     ),
