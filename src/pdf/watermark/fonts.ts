@@ -14,7 +14,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { brotliDecompressSync } from 'node:zlib';
 import { GlyfSubset, type OutlineFont } from './glyf-subset.js';
 
 /** A font package: the CSS file that lists its files, the weight drawn, and what it covers (for messages). */
@@ -133,7 +132,7 @@ function packageFaces(entry: FontPackage, fontkit: Fontkit): Face[] {
         return (bytes ??= readFileSync(join(dir, 'files', file)));
       },
       get font() {
-        return (font ??= atWeight(withNativeBrotli(fontkit.create(this.bytes)), entry.weight));
+        return (font ??= atWeight(fontkit.create(this.bytes), entry.weight));
       },
       get name() {
         return instanceName(this.font, entry.weight);
@@ -146,49 +145,6 @@ function packageFaces(entry: FontPackage, fontkit: Fontkit): Face[] {
   }
   if (faces.length === 0) throw new Error(`${entry.package}: no font files found in ${entry.css}`);
   return faces;
-}
-
-/** What of fontkit's WOFF2Font withNativeBrotli uses: its own _decompress, with the directory it read. */
-interface Woff2Internals {
-  type: string;
-  stream: { pos: number; readBuffer(length: number): Uint8Array; constructor: new (bytes: Uint8Array) => unknown };
-  directory: { totalCompressedSize?: number; tables: Record<string, { offset: number; length: number; transformLength?: number } | undefined> };
-  _dataPos?: number;
-  _decompressed?: boolean;
-  _decompress?: () => void;
-  _setStream(stream: unknown): void;
-}
-
-/**
- * fontkit inflates a WOFF2's one Brotli stream with a JavaScript decoder: 0.3 s
- * of a CJK watermark's CPU for its SC and KR slices (bench/README.md, "cjk"
- * and "polish"). This is fontkit's WOFF2Font._decompress (@cantoo/fontkit
- * 2.x) with node:zlib's native Brotli; anything else about the font stays
- * fontkit's. A font whose internals are not the ones expected keeps fontkit's
- * own decoder.
- */
-function withNativeBrotli(font: FontkitFont): FontkitFont {
-  const woff2 = font as unknown as Woff2Internals;
-  if (font.type !== 'WOFF2' || typeof woff2._decompress !== 'function' || woff2._dataPos === undefined) return font;
-  const { totalCompressedSize, tables } = woff2.directory;
-  if (totalCompressedSize === undefined) return font;
-  woff2._decompress = function (this: Woff2Internals) {
-    if (this._decompressed) return;
-    this.stream.pos = this._dataPos!;
-    const compressed = this.stream.readBuffer(totalCompressedSize);
-    // Each table's offset in the inflated data: the tables in directory order, transformed ones at their transformed length.
-    let size = 0;
-    for (const entry of Object.values(tables)) {
-      if (!entry) continue;
-      entry.offset = size;
-      size += entry.transformLength ?? entry.length;
-    }
-    const inflated = brotliDecompressSync(compressed, { maxOutputLength: size });
-    if (inflated.byteLength !== size) throw new Error(`the WOFF2 data inflates to ${inflated.byteLength} bytes, not the ${size} its directory lists`);
-    this._setStream(new this.stream.constructor(new Uint8Array(inflated.buffer, inflated.byteOffset, inflated.byteLength)));
-    this._decompressed = true;
-  };
-  return font;
 }
 
 /** A variable font's instance at `weight` (its default instance is often the thinnest). */
