@@ -6,6 +6,7 @@
  */
 import type { TransformContext } from '../core/action.js';
 import { ValidationError, type ErrorCode } from '../core/errors.js';
+import type { Words } from '../core/words.js';
 import { openDocument, type OpenOptions } from '../pdf/document.js';
 import { PdfError } from '../pdf/errors.js';
 import type { PDFDocument } from '../pdf/model/primitives.js';
@@ -19,10 +20,10 @@ export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allo
 }
 
 /** What to do about a document refused for these codes, before running `action` again. */
-const NEXT_STEP: Partial<Record<ErrorCode, (action: string) => string>> = {
-  encrypted: (action) => `call remove_password with its password first, then ${action}`,
-  restricted: (action) => `call remove_restrictions first, then ${action}`,
-  signed: (action) => `call remove_signatures first, then ${action}`,
+const NEXT_STEP: Partial<Record<ErrorCode, (action: string, words: Words) => string>> = {
+  encrypted: (action, words) => `${words.call} ${words.name('remove_password')} with its password first, then ${words.name(action)}`,
+  restricted: (action, words) => `${words.call} ${words.name('remove_restrictions')} first, then ${words.name(action)}`,
+  signed: (action, words) => `${words.call} ${words.name('remove_signatures')} first, then ${words.name(action)}`,
 };
 
 /**
@@ -78,8 +79,9 @@ export function fieldErrorOf(err: unknown, field: string, about: { position?: nu
   if (!(err instanceof PdfError)) return err;
   const { position, action } = about;
   const subject = position ? `document ${position} ` : err.subject === 'named' ? 'the document ' : '';
-  const next = action === undefined ? undefined : NEXT_STEP[err.code]?.(action);
-  return ValidationError.field(field, `${subject}${err.predicate}${next ? `: ${next}` : ''}`, err.code);
+  const next = action === undefined ? undefined : NEXT_STEP[err.code];
+  const message = `${subject}${err.predicate}`;
+  return ValidationError.field(field, next ? (words) => `${message}: ${next(action!, words)}` : message, err.code);
 }
 
 /** Runs `work`, turning a PdfError it throws into a ValidationError on `field` (a document without pages to split, an image). */

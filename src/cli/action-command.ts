@@ -15,6 +15,8 @@ import type { RemoteSettings } from './remote.js';
 import { inlineLess, optimizeLater } from '../core/heap-growth.js';
 import { describeFsError, readInput, refuseUnwritableOutputFile, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
+import { CLI_WORDS } from './words.js';
+import { sayText } from '../core/words.js';
 import { formatBytes, Progress, stderrIsTerminal } from './progress.js';
 
 /** The field read from positional arguments: the action's PDF input(s). */
@@ -28,7 +30,7 @@ function secretEnvName(field: string): string {
 }
 
 function optionHelp(field: Field): string {
-  const parts = [field.help.replace(/\.$/, ''), describeRules(field)];
+  const parts = [sayText(field.help, CLI_WORDS).replace(/\.$/, ''), describeRules(field)];
   const fallback = describeDefault(field);
   if (field.required) parts.push('required');
   else if (fallback !== undefined) parts.push(`default: ${fallback}`);
@@ -51,9 +53,10 @@ function placeholder(name: string, field: Field): string {
 }
 
 export function actionCommand(action: AnyAction): Command {
+  const summary = sayText(action.summary, CLI_WORDS);
   const command = new Command(kebabName(action.name))
-    .summary(action.summary)
-    .description(action.description ? `${action.summary}\n\n${action.description}` : action.summary)
+    .summary(summary)
+    .description(action.description ? `${summary}\n\n${sayText(action.description, CLI_WORDS)}` : summary)
     // The short verb first: commander shows the first alias in usage lines and suggests only it for a typo (`rotat`).
     .aliases([...(action.aliases ?? []), action.name])
     // Commander wraps a description only in 40 columns or more: beside `--allow-print-high-resolution <true|false>`
@@ -66,8 +69,8 @@ export function actionCommand(action: AnyAction): Command {
     command.argument(
       '[inputs...]',
       multiple
-        ? `${field.help} Their paths; - (once) for standard input, which is also read when none is given.`
-        : `${field.help} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`,
+        ? `${sayText(field.help, CLI_WORDS)} Their paths; - (once) for standard input, which is also read when none is given.`
+        : `${sayText(field.help, CLI_WORDS)} A path, or - (or nothing) for standard input; several paths with --out-dir or --in-place (batch mode).`,
     );
     void name;
   }
@@ -83,7 +86,10 @@ export function actionCommand(action: AnyAction): Command {
     command.addOption(option);
     if (field.kind === 'text' && field.secret) {
       command.addOption(
-        new Option(`${flag}-file <path>`, `read ${name} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`),
+        new Option(
+          `${flag}-file <path>`,
+          `read the ${name.replaceAll('_', ' ')} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`,
+        ),
       );
     }
   }
@@ -226,7 +232,7 @@ function withSecretOptions(action: AnyAction, err: unknown): unknown {
     const field = fields[name];
     return field?.kind === 'text' && field.secret && message.startsWith('is required') ? `${message}; ${secretOptions(name)}` : message;
   };
-  const errors = Object.fromEntries(Object.entries(err.errors).map(([name, messages]) => [name, messages.map((m) => needed(name, m))]));
+  const errors = Object.fromEntries(Object.entries(err.errorsIn(CLI_WORDS)).map(([name, messages]) => [name, messages.map((m) => needed(name, m))]));
   return new ValidationError(errors, err.code);
 }
 

@@ -20,6 +20,7 @@ import { readInput } from './io.js';
 import { writeOutput } from './output.js';
 import { formatBytes } from './progress.js';
 import { printOut } from './stdout.js';
+import { CLI_WORDS } from './words.js';
 
 export interface BatchOptions {
   /** Files worked on at once, each on a worker thread (default: one per core). */
@@ -269,7 +270,7 @@ function threadLane(): Lane {
 
 function describe(err: unknown): string {
   if (err instanceof ValidationError)
-    return Object.entries(err.errors)
+    return Object.entries(err.errorsIn(CLI_WORDS))
       .flatMap(([field, messages]) => messages.map((m) => `${field}: ${m}`))
       .join('; ');
   return (err as Error)?.message ?? String(err);

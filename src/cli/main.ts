@@ -16,6 +16,8 @@ import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../server/options
 import { addOptions } from './options.js';
 import { VERSION } from '../core/version.js';
 import { printOut } from './stdout.js';
+import { CLI_WORDS } from './words.js';
+import { sayText } from '../core/words.js';
 
 const EXIT_OK = 0;
 const EXIT_INVALID = 2;
@@ -59,7 +61,12 @@ export function buildProgram(only?: AnyAction): Command {
     .description('List the actions with one line each.')
     .option('--json', 'print the list as JSON')
     .action((options: { json?: boolean }) => {
-      const rows = (actions as readonly AnyAction[]).map((a) => ({ name: a.name, command: kebabName(a.name), group: a.group, summary: a.summary }));
+      const rows = (actions as readonly AnyAction[]).map((a) => ({
+        name: a.name,
+        command: kebabName(a.name),
+        group: a.group,
+        summary: sayText(a.summary, CLI_WORDS),
+      }));
       if (options.json) printOut(`${JSON.stringify(rows, null, 2)}\n`);
       else {
         const width = Math.max(...rows.map((r) => r.command.length));
@@ -113,6 +120,17 @@ export function buildProgram(only?: AnyAction): Command {
     addOptions(keys.command('rename').description('Rename a key (database).').argument('<name-or-id>').argument('<new-name>'), KEYS_OPTIONS.rename),
     false,
   ).action(async (nameOrId: string, name: string, options) => (await import('../store/cli.js')).keysRename(nameOrId, name, options));
+  databaseOptions(
+    addOptions(
+      keys
+        .command('set-regions')
+        .description("Limit a key to some of its account's plan's regions, or let it work in all of them again (database).")
+        .argument('<name-or-id>')
+        .argument('<regions>', "a list such as eu or us,eu, within the account's plan; all: every region of the plan"),
+      KEYS_OPTIONS['set-regions'],
+    ),
+    false,
+  ).action(async (nameOrId: string, regions: string, options) => (await import('../store/cli.js')).keysSetRegions(nameOrId, regions, options));
   databaseOptions(
     addOptions(
       keys.command('import').description('Copy the keys of a keys file into the database, once (their hashes: every key keeps working).'),
@@ -270,7 +288,7 @@ function report(err: unknown, json: boolean): number {
   if (json) {
     process.stderr.write(`${JSON.stringify(problemOf(err))}\n`);
   } else if (err instanceof ValidationError) {
-    for (const [field, messages] of Object.entries(err.errors)) {
+    for (const [field, messages] of Object.entries(err.errorsIn(CLI_WORDS))) {
       for (const message of messages) process.stderr.write(`pdfsvc: ${field}: ${message}\n`);
     }
   } else if (err instanceof PdfsvcError) {

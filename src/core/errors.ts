@@ -3,6 +3,7 @@
  * input, 1 for everything else), the server to problem objects. Anything that
  * is not a PdfsvcError is an internal fault: its message never reaches a client.
  */
+import { API_WORDS, say, type Message, type Words } from './words.js';
 
 /** Base class: an error that knows its HTTP status. */
 export class PdfsvcError extends Error {
@@ -38,28 +39,43 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** Invalid input: HTTP 400, exit status 2. `errors` maps field names to messages; `code` says what was wrong with a document. */
+/**
+ * Invalid input: HTTP 400, exit status 2. `errors` maps field names to messages in the API's words; `code` says
+ * what was wrong with a document. `messages` keeps them as made, for a surface that says them in its own (errorsIn).
+ */
 export class ValidationError extends PdfsvcError {
   override name = 'ValidationError';
   readonly errors: Record<string, string[]>;
+  readonly messages: Record<string, Message[]>;
   readonly code?: ErrorCode;
-  constructor(errors: Record<string, string[]>, code?: ErrorCode) {
+  constructor(messages: Record<string, Message[]>, code?: ErrorCode) {
+    const errors = sayAll(messages, API_WORDS);
     const first = Object.entries(errors)[0];
     super(400, first ? `${first[0]}: ${first[1][0]}` : 'validation failed');
     this.errors = errors;
+    this.messages = messages;
     if (code !== undefined) this.code = code;
   }
 
+  /** The messages in a surface's words (the command line's options and commands). */
+  errorsIn(words: Words): Record<string, string[]> {
+    return sayAll(this.messages, words);
+  }
+
   /** The common case: one field, one message. */
-  static field(field: string, message: string, code?: ErrorCode): ValidationError {
+  static field(field: string, message: Message, code?: ErrorCode): ValidationError {
     return new ValidationError({ [field]: [message] }, code);
   }
 }
 
+function sayAll(messages: Record<string, Message[]>, words: Words): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(messages).map(([field, list]) => [field, list.map((message) => say(message, words))]));
+}
+
 /** Collects validation messages for several fields, then throws them together. */
 export class ValidationErrors {
-  private readonly errors: Record<string, string[]> = {};
-  add(field: string, message: string): void {
+  private readonly errors: Record<string, Message[]> = {};
+  add(field: string, message: Message): void {
     (this.errors[field] ??= []).push(message);
   }
   get empty(): boolean {

@@ -9,6 +9,7 @@
  */
 import { ValidationErrors, ValidationError } from './errors.js';
 import { parsePageSpec, MAX_PAGE_SPEC_LENGTH } from './pages.js';
+import type { Message } from './words.js';
 
 interface FieldCommon {
   /** One sentence for --help, the OpenAPI description and the docs page. */
@@ -285,11 +286,13 @@ function missingMessage(field: Field): string {
   }
 }
 
-/** An empty value of a field that is not text: what to send instead. */
-function emptyMessage(field: Field): string {
+/** An empty value of a field that is not text: what to give instead (a form field is sent, an option given). */
+function emptyMessage(field: Field): Message {
   const fallback = describeDefault(field);
-  const omit = field.required ? '' : fallback !== undefined ? `, or leave the field out for the default (${fallback})` : ', or leave the field out';
-  return `is empty; send ${describeRules(field)}${omit}`;
+  return (words) => {
+    const omit = field.required ? '' : `, or leave the ${words.field} out${fallback !== undefined ? ` for the default (${fallback})` : ''}`;
+    return `is empty; ${words.give} ${describeRules(field)}${omit}`;
+  };
 }
 
 function toNumber(raw: RawValue, pattern: RegExp): number | undefined {

@@ -22,7 +22,12 @@ export const PLAN_REGIONS: Record<Plan, readonly Region[]> = {
  * its owner kept it out of, and works again if the plan comes back.
  */
 export function usableRegions(plan: Plan, limit: readonly string[] | null | undefined): Region[] {
-  return PLAN_REGIONS[plan].filter((region) => !limit || limit.includes(region));
+  return usableWithin(PLAN_REGIONS[plan], limit);
+}
+
+/** usableRegions for a plan given by its regions (the dashboard is handed them). */
+export function usableWithin<R extends string>(planRegions: readonly R[], limit: readonly string[] | null | undefined): R[] {
+  return planRegions.filter((region) => !limit || limit.includes(region));
 }
 
 /** `a, b or c`, for help text. */

@@ -6,6 +6,7 @@
  */
 import { camelName, kebabName, type AnyAction } from './action.js';
 import { describeDefault, describeFileParts, describeRules, type Field } from './fields.js';
+import { sayText } from './words.js';
 
 export const REFERENCE_START = '<!-- actions: generated from the declarations by `npm run readme`; do not edit by hand -->';
 export const REFERENCE_END = '<!-- end of actions -->';
@@ -20,7 +21,7 @@ const GROUPS: Record<AnyAction['group'], string> = {
 export function actionsReference(actions: readonly AnyAction[]): string {
   const lines: string[] = ['| action | command line | what it does |', '| --- | --- | --- |'];
   for (const action of actions) {
-    lines.push(`| [\`${action.name}\`](#${action.name}) | \`pdfsvc ${commandOf(action)}\` | ${escape(action.summary)} |`);
+    lines.push(`| [\`${action.name}\`](#${action.name}) | \`pdfsvc ${commandOf(action)}\` | ${escape(sayText(action.summary))} |`);
   }
   for (const [group, title] of Object.entries(GROUPS)) {
     lines.push('', `### ${title}`);
@@ -39,7 +40,7 @@ function actionSection(action: AnyAction): string[] {
     '',
     `\`POST /v1/${action.name}\` · \`pdfsvc ${commandOf(action)}\`${action.output === 'documents' ? ' · several output documents (see [Splitting](#splitting-outputs))' : ''}`,
     '',
-    escape(`${action.summary}${action.description ? ` ${action.description}` : ''}`),
+    escape(sayText(`${action.summary}${action.description ? ` ${action.description}` : ''}`)),
     '',
     '| field | command line | accepts | default | example |',
     '| --- | --- | --- | --- | --- |',
@@ -53,7 +54,7 @@ function actionSection(action: AnyAction): string[] {
         : `\`--${kebabName(name)}\``;
     // The command line column says how the CLI takes a file; the HTTP form's way of sending several is said here.
     const parts = field.kind === 'file' ? describeFileParts(name, field) : undefined;
-    const rules = `${describeRules(field)}${parts ? ` (HTTP: ${parts})` : ''}${field.required ? ' (required)' : ''}. ${field.help}`;
+    const rules = `${describeRules(field)}${parts ? ` (HTTP: ${parts})` : ''}${field.required ? ' (required)' : ''}. ${sayText(field.help)}`;
     // A file's example is a test fixture: no help to a reader.
     const example = field.kind === 'file' ? '' : `\`${escape(String(field.example))}\``;
     lines.push(`| \`${name}\` | ${option} | ${escape(rules)} | ${escape(describeDefault(field) ?? '')} | ${example} |`);

@@ -49,7 +49,8 @@ export async function dashboardFromCli(options: DashboardCliOptions): Promise<vo
     await store.close();
     throw err;
   }
-  printOut(`pdfsvc dashboard on ${listening.url}/ (database ${store.db.location})\n`);
+  const others = listening.otherUrls.map((url) => `${url}/`);
+  printOut(`pdfsvc dashboard on ${listening.url}/ (database ${store.db.location})${others.length ? `; from other machines: ${others.join(' or ')}` : ''}\n`);
   logLine({ event: 'dashboard_listening', url: listening.url, database: store.db.kind });
   prunePeriodically(store, logLine);
   let stopping = false;

@@ -7,7 +7,7 @@
  */
 import { listen } from 'listhen';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { isIP } from 'node:net';
+import { reachableOrigins } from '../server/reachable.js';
 import { toNodeHandler } from 'h3/node';
 import { ValidationError } from '../core/errors.js';
 import { PLAN_REGIONS } from '../server/keys.js';
@@ -34,6 +34,8 @@ export interface DashboardListenOptions {
 
 export interface ListeningDashboard {
   url: string;
+  /** Where other machines reach it, when it listens on every interface without a public URL. */
+  otherUrls: string[];
   server: Server;
   close(): Promise<void>;
 }
@@ -152,10 +154,11 @@ export async function listenDashboard(options: DashboardListenOptions): Promise<
     await listener.close();
     throw ValidationError.field('port', `cannot listen on port ${options.port}; choose another (0 picks a free one)`);
   }
-  const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
-  const url = `${publicUrl ? publicUrl.origin : `${options.https ? 'https' : 'http'}://${host}:${port}`}${DASHBOARD_BASE}`;
+  // On 0.0.0.0 or ::, localhost and the machine's addresses: no browser opens 0.0.0.0.
+  const reachable = reachableOrigins(options.https ? 'https' : 'http', options.host, port);
   return {
-    url,
+    url: `${publicUrl ? publicUrl.origin : reachable.local}${DASHBOARD_BASE}`,
+    otherUrls: publicUrl ? [] : reachable.network.map((origin) => `${origin}${DASHBOARD_BASE}`),
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,7 @@
  * a narrow screen (tables scroll sideways inside their own box).
  */
 import { KEY_NAME_MAX_LENGTH, KEY_NAME_PATTERN, KEY_NAME_RULE } from '../core/key-name.js';
+import { usableWithin } from '../core/plans.js';
 import { usageChart, type ChartSeries } from './chart.js';
 import { daysInMonth, escapeHtml as e, formatBytes, formatCount, formatTime } from './html.js';
 
@@ -212,10 +213,15 @@ function revealedKey(revealed: { name: string; key: string; note: string }): str
 <button type="button" data-copy="new-key" data-status="copy-status" hidden>Copy</button></div><p id="copy-status" aria-live="polite"></p></section>`;
 }
 
-/** A key's regions; a limit the plan has none of (the plan changed since) is marked: the key then works nowhere. */
+/**
+ * A key's regions; a limit the plan has some or none of (the plan changed since) is marked with where it works,
+ * as pdfsvc keys list marks it: only there, or nowhere.
+ */
 function regionsText(regions: string[] | null, planRegions: readonly string[]): string {
   if (!regions) return 'all of the plan';
-  return regions.some((r) => planRegions.includes(r)) ? regions.join(', ') : `${regions.join(', ')}: not in your plan, so this key works nowhere`;
+  const usable = usableWithin(planRegions, regions);
+  if (usable.length === regions.length) return regions.join(', ');
+  return `${regions.join(', ')}: ${usable.length ? `only ${usable.join(', ')} in your plan` : 'not in your plan, so this key works nowhere'}`;
 }
 
 export function keysPage(

@@ -65,6 +65,8 @@ function describeAudit(e: AuditEvent): string {
       return `key ${name} rotated: new key${key} replaces ${d.replaces}${d.old_key_expires ? `, which works until ${d.old_key_expires}` : ''}`;
     case 'key_revoked':
       return `key ${name}${key} revoked`;
+    case 'key_regions':
+      return `key ${name}${key} regions: ${Array.isArray(d.regions) ? d.regions.join(', ') : 'all of the plan'}`;
     case 'key_limits':
       return `key ${name}${key} limits: regions ${Array.isArray(d.regions) ? d.regions.join(', ') : 'all of the plan'}, expires ${d.expires ?? 'never'}`;
     case 'key_imported':

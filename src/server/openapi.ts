@@ -12,6 +12,7 @@
  */
 import type { AnyAction } from '../core/action.js';
 import { describeDefault, describeFileParts, describeRules, MAX_INTEGER, type Field, type PagesField } from '../core/fields.js';
+import { sayText } from '../core/words.js';
 import { MEDIA_TYPES } from '../core/packaging.js';
 import { MAX_PAGE_SPEC_LENGTH } from '../core/pages.js';
 import { ERROR_CODES } from '../core/errors.js';
@@ -42,7 +43,7 @@ const INTEGER_FORMS = `Sent as decimal digits with an optional sign, up to 2^53 
 
 function schemaFor(name: string, field: Field): Schema {
   const parts = field.kind === 'file' ? describeFileParts(name, field) : undefined;
-  const description = `${field.help} Rules: ${describeRules(field)}${parts ? ` (${parts})` : ''}.`;
+  const description = `${sayText(field.help)} Rules: ${describeRules(field)}${parts ? ` (${parts})` : ''}.`;
   switch (field.kind) {
     case 'file': {
       const binary = { type: 'string', format: 'binary', contentMediaType: field.accepts === 'pdf' ? 'application/pdf' : 'image/*' };
@@ -187,8 +188,11 @@ function actionOperation(action: AnyAction): Record<string, unknown> {
       };
   return {
     operationId: action.name,
-    summary: action.summary,
-    description: [action.description, splits ? `Accept: ${ACCEPT_DESCRIPTION}` : 'The answer is application/pdf whatever Accept says.']
+    summary: sayText(action.summary),
+    description: [
+      action.description && sayText(action.description),
+      splits ? `Accept: ${ACCEPT_DESCRIPTION}` : 'The answer is application/pdf whatever Accept says.',
+    ]
       .filter(Boolean)
       .join('\n\n'),
     tags: [action.group],

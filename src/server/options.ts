@@ -113,6 +113,7 @@ export const KEYS_OPTIONS = {
   },
   revoke: { account },
   rename: { account },
+  'set-regions': { account },
   import: {
     'keys-file': { kind: 'text', value: 'path', help: 'the keys file to import (default: $PDFSVC_KEYS_FILE, else the user config directory)' },
     account: {

@@ -15,6 +15,7 @@ import { type Stats, unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer, isIP, type Socket } from 'node:net';
+import { isUnspecified, originOf, reachableOrigins } from './reachable.js';
 import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
@@ -75,11 +76,6 @@ export function isLoopback(host: string): boolean {
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1';
   return false;
-}
-
-/** 0.0.0.0 or ::, every interface: an address no client can use as it is. */
-function isUnspecified(host: string): boolean {
-  return host === '0.0.0.0' || host === '::';
 }
 
 /** One JSON line on standard error: the log. */
@@ -251,8 +247,9 @@ async function startServing(
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const scheme = options.https ? 'https' : 'http';
-  const host = isIP(options.host) === 6 ? `[${options.host}]` : options.host;
-  const url = `${scheme}://${host}:${actualPort}`;
+  const url = originOf(scheme, options.host, actualPort);
+  // The links the banner prints: on 0.0.0.0 or ::, localhost and the machine's addresses.
+  const reachable = reachableOrigins(scheme, options.host, actualPort);
   refusals = new Refusals(options.errorTypeBase ?? `${url}/v1/errors`, region, hipaa ? { 'Strict-Transport-Security': HSTS } : {});
   harden(server, requestTimeoutMs, sockets, refusals, audit ? (status, code) => audit.write(refusedRecord(region, status, code)) : undefined, !hipaa);
 
@@ -272,20 +269,27 @@ async function startServing(
       development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')),
     });
   }
-  printOut(`pdfsvc listening on ${url} (region ${region})\n`);
+  const reachVia = isUnspecified(options.host)
+    ? `; reach it at ${reachable.local} on this machine${reachable.network.length ? `, ${reachable.network.join(' or ')} from others` : ''}`
+    : '';
+  printOut(`pdfsvc listening on ${url} (region ${region})${reachVia}\n`);
   if (metricsUrl) printOut(`Prometheus metrics on ${metricsUrl}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
   if (options.https && certificate && certificate.cert) {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
     printOut(`TLS certificate${options.cert ? '' : ' (self-signed for this run)'} SHA-256 fingerprint: ${fingerprint}\n`);
   }
-  for (const line of keys.banner(url)) printOut(`${line}\n`);
-  if (dashboardHandler) printOut(`Key dashboard: ${url}${dashboard!.DASHBOARD_BASE}/\n`);
+  for (const line of keys.banner(reachable.local)) printOut(`${line}\n`);
+  if (dashboardHandler) {
+    const others = reachable.network.map((origin) => `${origin}${dashboard!.DASHBOARD_BASE}/`);
+    printOut(`Key dashboard: ${reachable.local}${dashboard!.DASHBOARD_BASE}/${others.length ? ` (from other machines: ${others.join(' or ')})` : ''}\n`);
+  }
+  // A link `pdfsvc accounts create` prints goes to a customer elsewhere: a network address, still a guess on 0.0.0.0.
   keys.listening?.(
     options.dashboardUrl
       ? { dashboardUrl: options.dashboardUrl }
       : dashboardHandler
-        ? { dashboardUrl: `${url}${dashboard!.DASHBOARD_BASE}`, guessed: isUnspecified(options.host) }
+        ? { dashboardUrl: `${reachable.network[0] ?? reachable.local}${dashboard!.DASHBOARD_BASE}`, guessed: isUnspecified(options.host) }
         : {},
   );
   logEvent('listening', {

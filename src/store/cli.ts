@@ -120,7 +120,7 @@ export async function accountsSetPlan(name: string, plan: string, options: Store
       if (!key.regions || usable.length === key.regions.length) continue;
       note(
         usable.length === 0
-          ? `warning: the key ${key.name} (${key.id}) is limited to ${key.regions.join(', ')}, which the ${account.plan} plan does not include: every server refuses it (403) until the plan includes one of them again or its regions change (in the dashboard); or revoke it`
+          ? `warning: the key ${key.name} (${key.id}) is limited to ${key.regions.join(', ')}, which the ${account.plan} plan does not include: every server refuses it (403) until the plan includes one of them again or its regions change (pdfsvc keys set-regions ${key.id} all, or the dashboard); or revoke it`
           : `the key ${key.name} (${key.id}) is limited to ${key.regions.join(', ')}: on the ${account.plan} plan, only ${usable.join(', ')}`,
       );
     }
@@ -207,7 +207,7 @@ export async function keysList(options: StoreOptions & { account?: string; all?:
       const nowhere = rows.filter((r) => !r.revoked && r.usable_regions.length === 0);
       if (nowhere.length)
         note(
-          `warning: usable in no region, being limited to regions outside their account's plan: ${nowhere.map((r) => `${r.name} (${r.id})`).join(', ')}; change the key's regions (in the dashboard) or the plan, or revoke the key`,
+          `warning: usable in no region, being limited to regions outside their account's plan: ${nowhere.map((r) => `${r.name} (${r.id})`).join(', ')}; change the key's regions (pdfsvc keys set-regions NAME all, or the dashboard) or the plan, or revoke the key`,
         );
     }
   });
@@ -243,6 +243,20 @@ export async function keysRevoke(nameOrId: string, options: StoreOptions & { acc
   await withStore(options, async (store) => {
     const key = await store.revokeKey(nameOrId, { account: options.account });
     note(`revoked ${key.id} (${key.name}, account ${key.accountName}): every server refuses it within 2 s`);
+  });
+}
+
+/** `all`: every region of the account's plan (the dashboard's limits form with none ticked); else a list such as `us,eu`. */
+export async function keysSetRegions(
+  nameOrId: string,
+  regions: string,
+  options: StoreOptions & OptionValues<(typeof KEYS_OPTIONS)['set-regions']>,
+): Promise<void> {
+  const limit = regions.trim() === 'all' ? null : (parseRegions(regions) ?? []);
+  await withStore(options, async (store) => {
+    const key = await store.setKeyRegions(nameOrId, limit, { account: options.account });
+    const where = key.regions ? `only ${key.regions.join(', ')}` : `every region of the ${key.plan} plan (${usableRegions(key.plan, null).join(', ')})`;
+    note(`${key.name} (${key.id}, account ${key.accountName}) now works in ${where}: every server applies it within 2 s`);
   });
 }
 

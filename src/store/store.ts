@@ -199,9 +199,10 @@ function checkPlan(plan: string): Plan {
   return plan as Plan;
 }
 
-function checkRegions(regions: readonly string[] | null | undefined, plan: Plan): Region[] | null {
+/** `every`: how the command asks for every region of the plan instead (the option left out, or `all`). */
+function checkRegions(regions: readonly string[] | null | undefined, plan: Plan, every = 'leave the option out'): Region[] | null {
   if (!regions) return null;
-  if (regions.length === 0) throw ValidationError.field('regions', 'name at least one region, or leave the option out for every region of the plan');
+  if (regions.length === 0) throw ValidationError.field('regions', `name at least one region, or ${every} for every region of the plan`);
   for (const region of regions) {
     if (!REGIONS.includes(region as Region))
       throw ValidationError.field('regions', `unknown region ${JSON.stringify(region)}; use some of ${REGIONS.join(', ')}`);
@@ -459,6 +460,21 @@ export class Store {
       const key = await this.findLiveKey(nameOrId, options.account, tx);
       await tx.query('update api_keys set revoked_at = now() where id = $1', [key.id]);
       await this.audit(tx, { accountId: key.accountId, kind: 'key_revoked', keyId: key.id, detail: { name: key.name } }, by);
+      await this.bumpVersion(tx);
+      return this.keyById(tx, key.id);
+    });
+  }
+
+  /**
+   * Limits a key to some of its account's plan's regions, or (null) lets it work in every one of them, as the
+   * dashboard's limits form does: a key left with no usable region after a change of plan works again.
+   */
+  async setKeyRegions(nameOrId: string, regions: readonly string[] | null, options: { account?: string } = {}, by: Actor = OPERATOR): Promise<KeyRecord> {
+    return this.db.transaction(async (tx) => {
+      const key = await this.findLiveKey(nameOrId, options.account, tx);
+      const limit = checkRegions(regions, key.plan, 'all');
+      await tx.query('update api_keys set regions = $2 where id = $1', [key.id, limit]);
+      await this.audit(tx, { accountId: key.accountId, kind: 'key_regions', keyId: key.id, detail: { name: key.name, regions: limit } }, by);
       await this.bumpVersion(tx);
       return this.keyById(tx, key.id);
     });

@@ -33,7 +33,7 @@ describe('pdfsvc completion bash', () => {
     expect(await complete(path, ['pdfsvc', 'add-text-watermark', '--position', 'top'])).toEqual(['top-left', 'top', 'top-right']);
     expect(await complete(path, ['pdfsvc', 'split-at-page', '--format', ''])).toEqual(['zip', 'json', 'multipart']);
     expect(await complete(path, ['pdfsvc', 'rotate', '--ang'])).toEqual(['--angle']);
-    expect(await complete(path, ['pdfsvc', 'keys', ''])).toEqual(['create', 'list', 'rotate', 'revoke', 'rename', 'import']);
+    expect(await complete(path, ['pdfsvc', 'keys', ''])).toEqual(['create', 'list', 'rotate', 'revoke', 'rename', 'set-regions', 'import']);
     expect(await complete(path, ['pdfsvc', 'accounts', ''])).toEqual(['create', 'list', 'set-plan', 'suspend', 'resume', 'delete', 'link', 'operator']);
     // Inputs: PDF files (and folders), not other files.
     const folder = tempFile(new Uint8Array(), '').replace(/[^/]*$/, '');

@@ -42,6 +42,13 @@ describe('pdfsvc CLI', () => {
     const { stdout } = await execa('node', ['bin/pdfsvc.js', kebabName(action.name), '--help']);
     // The form's ways (a repeated part, file_1 … file_10, Accept) belong to the OpenAPI document; here it is paths and --format.
     expect(stdout).not.toMatch(/\bAccept\b|repeat the part|file_\d|file part|form part|form-data|header/i);
+    // Fields and actions by the command line's names (--page-count, add-restrictions), not the API's (page_count, "call add_restrictions"),
+    // and no reference of a declaration left unsaid ({page_count}). Not words: the usage line's alias, --name's placeholders, --format json's envelope.
+    const text = stdout
+      .replace(/^Usage: .*$/m, '')
+      .replace(/\{(stem|name|ext)\}/g, '')
+      .replace(/\{"documents".*?\}\]\}/s, '');
+    expect(text.match(/\b[a-z0-9]+_[a-z0-9_]+\b|\bcall\b|[{}]/g) ?? []).toEqual([]);
     // One fact once: --image said PNG and JPEG in its help, then "a PNG or JPEG image" in its rules.
     for (const option of stdout.slice(stdout.indexOf('Options:')).split(/\n(?= {2}-)/)) {
       for (const format of ['PNG', 'JPEG']) expect(option.split(format).length - 1, option).toBeLessThanOrEqual(1);
@@ -309,6 +316,62 @@ describe('pdfsvc CLI', () => {
     expect(restrictions.stderr).toMatch(
       /^pdfsvc: owner_password: is required: give --owner-password VALUE, --owner-password-file FILE, or set PDFSVC_OWNER_PASSWORD$/m,
     );
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("says a refusal in the command line's words (options, commands), and in the API's with --json", async () => {
+    const out = join(dir, 'never-written.pdf');
+    const refusals = [
+      [
+        ['add-text-watermark', '--line-1', 'a', '--font-size', ''],
+        "font_size: is empty; give number from 4 to 400 points, or leave the option out for the default (fitted: the longest line spans about 60 % of the visible page's shorter side)",
+        "font_size: is empty; send number from 4 to 400 points, or leave the field out for the default (fitted: the longest line spans about 60 % of the visible page's shorter side)",
+      ],
+      [
+        ['rotate', '--angle', ''],
+        'angle: is empty; give one of 0, 90, 180, 270, -90, -180, -270',
+        'angle: is empty; send one of 0, 90, 180, 270, -90, -180, -270',
+      ],
+      [
+        ['add-text-watermark', '--line-1', 'a\tb'],
+        'line_1: contains the control character U+0009; a line is one line of text (use --line-1 … --line-5 for several)',
+        'line_1: contains the control character U+0009; a line is one line of text (use line_1 … line_5 for several)',
+      ],
+      [
+        ['add-restrictions', '--owner-password', 'same-secret', '--user-password', 'same-secret'],
+        'user_password: must differ from --owner-password: with the same password every reader would be the owner, and the restrictions would be void',
+        'user_password: must differ from owner_password: with the same password every reader would be the owner, and the restrictions would be void',
+      ],
+      [
+        ['rotate', '--angle', '90', fixturePath('encrypted-user.pdf')],
+        'file: the document is password-protected: run remove-password with its password first, then rotate-pages',
+        'file: the document is password-protected: call remove_password with its password first, then rotate_pages',
+      ],
+      [
+        ['remove-restrictions', fixturePath('encrypted-user.pdf')],
+        'file: the document is password-protected (it needs a password to open): run remove-password first; remove-restrictions has no password option',
+        'file: the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field',
+      ],
+      [
+        ['split-by-groups', '--groups', '1;7'],
+        'groups: group 2 ("7"): page "7" does not exist (the document has 3 pages); use 1 to 3, or -3 to -1 counting from the end',
+        'groups: group 2 ("7"): page "7" does not exist (the document has 3 pages); use 1 to 3, or -3 to -1 counting from the end',
+      ],
+    ] as const;
+    for (const [args, cli, api] of refusals) {
+      const input = args.some((arg) => arg.endsWith('.pdf')) ? [] : [fixturePath('pages-3.pdf')];
+      const plain = await pdfsvc([...args, ...input, '-o', out], { encoding: 'utf8' });
+      expect({ exitCode: plain.exitCode, stderr: plain.stderr }).toEqual({ exitCode: 2, stderr: `pdfsvc: ${cli}` });
+      const json = await pdfsvc([...args, ...input, '-o', out, '--json'], { encoding: 'utf8' });
+      const [field, message] = [api.slice(0, api.indexOf(': ')), api.slice(api.indexOf(': ') + 2)];
+      expect({ exitCode: json.exitCode, errors: JSON.parse(json.stderr).errors }).toEqual({ exitCode: 2, errors: { [field]: [message] } });
+    }
+    // Batch mode says it in the same words, one line per input.
+    const batch = await pdfsvc(
+      ['rotate', '--angle', '90', fixturePath('encrypted-user.pdf'), fixturePath('pages-3.pdf'), '--out-dir', join(dir, 'batch-words')],
+      { encoding: 'utf8' },
+    );
+    expect(batch.stderr).toContain('run remove-password with its password first, then rotate-pages');
     expect(existsSync(out)).toBe(false);
   });
 

@@ -14,6 +14,7 @@ import { rotatePages, splitByPageCount, ValidationError, type Warning } from '..
 import { fixture, pageTexts, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 import { buildPdf, shiftTableOffsets, simpleDoc } from '../helpers/raw-pdf.js';
 import { postAction, serve, waitFor, type Served } from '../server/spawn.js';
+import { CLI_WORDS } from '../../src/cli/words.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -131,7 +132,7 @@ describe('split outputs: split_by_page_count --page-count 2 on the same file', (
 });
 
 describe('a refusal: rotate_pages on a signed document', () => {
-  it('is the same field, message and code from the library, the CLI, batch mode and the server', async () => {
+  it('is the same field, message and code from the library, the CLI, batch mode and the server (the plain CLI in its own words)', async () => {
     const error = (await rotatePages({ file: fixture('signed.pdf'), angle: 90 }).catch((e: unknown) => e)) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     const expected = { status: 400, errors: error.errors, code: 'signed' };
@@ -143,7 +144,8 @@ describe('a refusal: rotate_pages on a signed document', () => {
     expect(JSON.parse(text(cli.stderr))).toMatchObject(expected);
     const plain = await pdfsvc(['rotate', '--angle', '90', join(dir, 'signed.pdf'), '-o', join(dir, 'signed-out.pdf')]);
     expect(plain.exitCode).toBe(2);
-    expect(text(plain.stderr)).toBe(`pdfsvc: file: ${error.errors.file[0]}\n`);
+    expect(text(plain.stderr)).toBe(`pdfsvc: file: ${error.errorsIn(CLI_WORDS).file[0]}\n`);
+    expect(text(plain.stderr)).toMatch(/: run remove-signatures first, then rotate-pages\n$/);
 
     const batch = await pdfsvc([
       'rotate',

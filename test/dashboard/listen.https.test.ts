@@ -37,6 +37,25 @@ describe('pdfsvc dashboard --https', { timeout: 120_000 }, () => {
     expect((await client.get('/dashboard/keys')).body.toString()).toContain('tls@example.com');
   });
 
+  it("on 0.0.0.0, says where a browser opens it: localhost and the machine's addresses, never 0.0.0.0", async () => {
+    // A database of its own: the embedded one is held by one server at a time.
+    const own = embeddedDatabase();
+    const ownToken = await createAccount(own, 'anywhere', 'anywhere@example.com', 'free');
+    const everywhere = await startPdfsvc(['dashboard', '--host', '0.0.0.0', '--port', '0', '--https', ...own]);
+    try {
+      const port = new URL(everywhere.base).port;
+      expect(everywhere.base).toBe(`https://localhost:${port}`);
+      expect(everywhere.stdout()).not.toContain('0.0.0.0');
+      const others = /from other machines: (.*)\n/.exec(everywhere.stdout())?.[1].split(' or ') ?? [];
+      for (const url of [`${everywhere.base}/dashboard/`, ...others]) {
+        expect(url).toMatch(new RegExp(`^https://[^/]+:${port}/dashboard/$`));
+        expect((await new HttpClient(new URL(url).origin).get(`/dashboard/set-password?token=${ownToken}`)).status, url).toBe(200);
+      }
+    } finally {
+      expect(await everywhere.stop()).toBe(0);
+    }
+  });
+
   it('refuses plain HTTP on a non-loopback address (exit 2, naming what to do)', async () => {
     const other = embeddedDatabase();
     const dataDir = other[1];

@@ -128,7 +128,7 @@ describe('the usage chart and pages', () => {
     expect(html.match(/<(script|style)\b[^>]*>/g)!.every((tag) => tag.includes('nonce="n0nce"'))).toBe(true);
   });
 
-  it('marks a key limited to regions its plan no longer has as working nowhere', () => {
+  it('marks a key limited to regions its plan no longer has as working nowhere, or only where it still works', () => {
     const key = { prefix: 'pdfsvc_abcd', created: '2026-11-01T00:00:00Z', lastUsed: null, expires: null, requestsThisMonth: 0 };
     const html = keysPage(
       { nonce: 'n', base: '/dashboard', csrf: 't', account: { name: 'a', email: 'x@y', plan: 'free', operator: false } },
@@ -139,6 +139,7 @@ describe('the usage chart and pages', () => {
           { ...key, id: 'k_1', name: 'eu-only', regions: ['eu'] },
           { ...key, id: 'k_2', name: 'anywhere', regions: null },
           { ...key, id: 'k_3', name: 'global-only', regions: ['global'] },
+          { ...key, id: 'k_4', name: 'partly', regions: ['eu', 'global'] },
         ],
       },
     );
@@ -147,9 +148,11 @@ describe('the usage chart and pages', () => {
       ['eu-only', 'eu: not in your plan, so this key works nowhere'],
       ['anywhere', 'all of the plan'],
       ['global-only', 'global'],
+      // Its eu is gone with the plan, as pdfsvc keys list says (`eu,global (on free only global)`).
+      ['partly', 'eu, global: only global in your plan'],
     ]);
     // The create form lists the keys the page showed: a form sent again is told from a name taken before.
-    expect(html).toContain('<input type="hidden" name="listed" value="k_1 k_2 k_3">');
+    expect(html).toContain('<input type="hidden" name="listed" value="k_1 k_2 k_3 k_4">');
   });
 
   it('adds the month up per key and for the account', () => {

@@ -114,6 +114,35 @@ describe('TLS', () => {
     }
   });
 
+  it("on 0.0.0.0, the banner links to localhost and the machine's addresses, which answer, never to 0.0.0.0", async () => {
+    // Nothing configured: the embedded database, its development key and password link.
+    const home = tempDir();
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('PDFSVC_')) env[name] = value;
+    Object.assign(env, { HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') });
+    const served = await serve({ keys: null, env, args: ['--https', '--host', '0.0.0.0', '--workers', '1'], startTimeoutMs: 90_000 });
+    try {
+      await waitFor(() => /Key dashboard: .*\n/.test(served.stdout()), 10_000, 'the dashboard line');
+      const port = new URL(served.base).port;
+      const [listening, ...rest] = served.stdout().split('\n');
+      // The first URL stays the address bound (DECISIONS 4); the same line says where to reach it.
+      expect(listening).toMatch(
+        new RegExp(`^pdfsvc listening on https://0\\.0\\.0\\.0:${port} \\(region global\\); reach it at https://localhost:${port} on this machine`),
+      );
+      expect(rest.join('\n')).not.toContain('0.0.0.0');
+      const link = /Dashboard of the account dev: set its password at (\S+)/.exec(served.stdout())![1];
+      expect(link).toMatch(new RegExp(`^https://localhost:${port}/dashboard/set-password\\?token=[\\w-]{43}$`));
+      expect((await send(link)).status).toBe(200);
+      const dashboards = /^Key dashboard: (\S+)(?: \(from other machines: (.*)\))?$/m.exec(served.stdout())!;
+      expect(dashboards[1]).toBe(`https://localhost:${port}/dashboard/`);
+      // Each address opens the same page (the link is good until used).
+      const token = new URL(link).search;
+      for (const url of [dashboards[1], ...(dashboards[2]?.split(' or ') ?? [])]) expect((await send(`${url}set-password${token}`)).status, url).toBe(200);
+    } finally {
+      expect(await served.stop()).toBe(0);
+    }
+  });
+
   it('--https --cert --key serves the given certificate, which a client that trusts it verifies', async () => {
     const dir = tempDir();
     const { cert, key } = await selfSignedCertificate(dir);

@@ -141,12 +141,45 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
     expect(nowhere.stderr).toMatch(/^warning: usable in no region, being limited to regions outside their account's plan: ci-old-\S+ \(k_\w+\), ci \(k_\w+\)/m);
     expect((JSON.parse((await pdfsvc(['keys', 'list', '--json'])).stdout) as Array<Record<string, unknown>>).map((r) => r.usable_regions)).toEqual([[], []]);
     await withStore(config, async (store) => expect(new KeyStore(await store.loadKeys()).find(secret)).toMatchObject({ plan: 'free', regions: ['eu'] }));
+    // The warnings' way out: set-regions, refused as the dashboard refuses outside the plan; `all` lets the key work in every region of the plan.
+    for (const [regions, message] of [
+      ['eu', /^pdfsvc: regions: the free plan does not include the eu region; it includes global$/m],
+      ['mars', /^pdfsvc: regions: unknown region "mars"; use some of global, us, /m],
+      [',', /^pdfsvc: regions: name at least one region, or all for every region of the plan$/m],
+    ] as const) {
+      const refused = await pdfsvc(['keys', 'set-regions', 'ci', regions, '--account', 'acme']);
+      expect({ exitCode: refused.exitCode, regions }).toEqual({ exitCode: 2, regions });
+      expect(refused.stderr).toMatch(message);
+    }
+    const unknownKey = await pdfsvc(['keys', 'set-regions', 'nobody', 'all']);
+    expect(unknownKey.stderr).toMatch(/^pdfsvc: no live key with the name or id "nobody"/m);
+    expect(downgraded.stderr).toMatch(/its regions change \(pdfsvc keys set-regions k_\w+ all, or the dashboard\)/);
+    const everywhere = await pdfsvc(['keys', 'set-regions', 'ci', 'all', '--account', 'acme']);
+    expect(everywhere.exitCode, everywhere.stderr).toBe(0);
+    expect(everywhere.stderr).toMatch(
+      /^ci \(k_\w+, account acme\) now works in every region of the free plan \(global\): every server applies it within 2 s$/m,
+    );
+    await withStore(config, async (store) => {
+      expect(new KeyStore(await store.loadKeys()).find(replacement)).toMatchObject({ plan: 'free' });
+      expect(new KeyStore(await store.loadKeys()).find(replacement)?.regions).toBeUndefined();
+    });
+    expect(
+      (JSON.parse((await pdfsvc(['keys', 'list', '--json'])).stdout) as Array<Record<string, unknown>>).map((r) => [r.name, r.regions, r.usable_regions]),
+    ).toEqual([
+      [expect.stringMatching(/^ci-old-/), ['eu'], []],
+      ['ci', null, ['global']],
+    ]);
     // Back on starter: no warning, nothing marked.
     const upgraded = await pdfsvc(['accounts', 'set-plan', 'acme', 'starter']);
     expect(upgraded.stderr).not.toMatch(/warning/);
     const listedAgain = await pdfsvc(['keys', 'list']);
     expect(listedAgain.stdout).not.toMatch(/works nowhere/);
     expect(listedAgain.stderr).toBe('');
+    const limited = await pdfsvc(['keys', 'set-regions', 'ci', 'eu, us,eu', '--account', 'acme']);
+    expect(limited.stderr).toMatch(/^ci \(k_\w+, account acme\) now works in only eu, us: every server applies it within 2 s$/m);
+    await withStore(config, async (store) =>
+      expect(new KeyStore(await store.loadKeys()).find(replacement)).toMatchObject({ plan: 'starter', regions: ['eu', 'us'] }),
+    );
 
     expect((await pdfsvc(['keys', 'revoke', 'ci', '--account', 'acme'])).exitCode).toBe(0);
     expect((await pdfsvc(['accounts', 'set-plan', 'acme', 'business'])).exitCode).toBe(0);

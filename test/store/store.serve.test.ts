@@ -124,6 +124,12 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
       const eu = await pdfsvc(config, env, ['keys', 'create', '--account', 'acme', '--name', 'eu-only', '--regions', 'eu']);
       await within2s(served.base, eu, 403, since, 'a key limited to eu refused in the global region');
       expect(await detail(served.base, eu)).toMatch(/this key is limited to the eu region/);
+      since = Date.now();
+      await pdfsvc(config, env, ['keys', 'set-regions', 'eu-only', 'global,eu', '--account', 'acme']);
+      await within2s(served.base, eu, 200, since, 'the key served once its regions include global');
+      since = Date.now();
+      await pdfsvc(config, env, ['keys', 'set-regions', 'eu-only', 'eu', '--account', 'acme']);
+      await within2s(served.base, eu, 403, since, 'the key limited to eu again');
 
       since = Date.now();
       await pdfsvc(config, env, ['accounts', 'suspend', 'beta']);

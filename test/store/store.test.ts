@@ -152,6 +152,13 @@ describe.each(BACKENDS)('store on $name', (backend) => {
     const again = await store.rotateKey(replaced.id, { graceMs: 3_600_000 });
     expect(again.replaced.expires!.getTime()).toBe(replaced.expires!.getTime());
 
+    const v2 = await store.version();
+    expect(await store.setKeyRegions('app', ['jp', 'jp'], { account: name }).then((k) => k.regions)).toEqual(['jp']);
+    expect(await store.version()).toBeGreaterThan(v2);
+    expect(new KeyStore(await store.loadKeys()).find(key)?.regions).toEqual(['jp']);
+    expect(await store.setKeyRegions(record.id, null).then((k) => k.regions)).toBeNull();
+    expect(new KeyStore(await store.loadKeys()).find(key)?.regions).toBeUndefined();
+
     const v1 = await store.version();
     const revoked = await store.revokeKey('app', { account: name });
     expect(revoked.revokedAt).toBeInstanceOf(Date);

@@ -13,6 +13,7 @@ import { camelName, kebabName } from '../../src/core/action.js';
 import type { Field } from '../../src/core/fields.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { openApiDocument } from '../../src/server/openapi.js';
+import { referencesIn } from '../../src/core/words.js';
 import { runAction, validateInput } from '../../src/core/run.js';
 import { examplePassword, exampleRequest } from '../helpers/examples.js';
 import { fixture, qpdfCheck } from '../helpers/pdf-tools.js';
@@ -43,6 +44,18 @@ describe('action registry', () => {
         expect(field.help, fieldName).toMatch(/\w/);
         expect(/^[a-z][a-z0-9_]*$/.test(fieldName), fieldName).toBe(true);
       }
+    });
+
+    it('refers in its texts only to fields and actions that exist, by their API names, which the OpenAPI document says', () => {
+      const texts = [action.summary, action.description ?? '', ...Object.values(action.fields as Record<string, Field>).map((field) => field.help)];
+      const known = new Set([...actions.map((a) => a.name), ...actions.flatMap((a) => Object.keys(a.fields))]);
+      // The command line's input file is an argument, not an option: its texts say "the input".
+      const positional = Object.entries(action.fields as Record<string, Field>).find(([, field]) => field.kind === 'file' && field.accepts === 'pdf')?.[0];
+      for (const reference of texts.flatMap(referencesIn)) {
+        expect(known.has(reference) && reference !== positional, reference).toBe(true);
+      }
+      const operation = (openApiDocument(actions, 'test') as { paths: Record<string, { post: { description: string } }> }).paths[`/v1/${name}`]!.post;
+      expect(operation.description).not.toMatch(/[{}]/);
     });
 
     it("has an example for every field that passes the field's own rules", () => {

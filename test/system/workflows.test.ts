@@ -146,10 +146,10 @@ describe('workflow 2: remove_password → rotate_pages → add_password', () => 
     );
   });
 
-  it('rotating the encrypted document directly is refused, naming remove_password (rule 2)', async () => {
+  it('rotating the encrypted document directly is refused, naming remove-password on the command line and remove_password over HTTP (rule 2)', async () => {
     const cli = await pdfsvc(['rotate', '--angle', '90', fixturePath('encrypted-user.pdf'), '-o', join(dir, 'never.pdf')]);
     expect(cli.exitCode).toBe(2);
-    expect(Buffer.from(cli.stderr).toString()).toMatch(/^pdfsvc: file: .*call remove_password/);
+    expect(Buffer.from(cli.stderr).toString()).toMatch(/^pdfsvc: file: .*run remove-password/);
     const problem = await problemOf(
       await post('rotate_pages', [
         ['file', fixture('encrypted-user.pdf')],
@@ -237,7 +237,7 @@ describe('workflow 3: signed document → remove_signatures → extract_pages', 
   it('CLI', async () => {
     const refusedRun = await pdfsvc(['extract', '--pages', '2', fixturePath('signed-twice.pdf'), '-o', join(dir, 'never.pdf')]);
     expect(refusedRun.exitCode).toBe(2);
-    expect(Buffer.from(refusedRun.stderr).toString()).toMatch(/remove_signatures/);
+    expect(Buffer.from(refusedRun.stderr).toString()).toMatch(/run remove-signatures first, then extract-pages/);
     const unsigned = await pdfsvc(['remove-signatures', fixturePath('signed-twice.pdf')]);
     expect(unsigned.exitCode).toBe(0);
     const extracted = await pdfsvc(['extract', '--pages', '2'], { input: unsigned.stdout });

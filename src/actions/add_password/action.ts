@@ -14,7 +14,7 @@ export default defineAction({
   group: 'security',
   summary: 'Encrypt a PDF so that it opens only with a password.',
   description:
-    'Every string and stream is encrypted (AES-128 by default, or AES-256). The password opens the document and is also its owner password, so whoever opens it may do everything; for permission restrictions as well, call add_restrictions once with owner_password and user_password instead. Call this last: no other action can read the output without remove_password.',
+    'Every string and stream is encrypted (AES-128 by default, or AES-256). The password opens the document and is also its owner password, so whoever opens it may do everything; for permission restrictions as well, use {add_restrictions} once with {owner_password} and {user_password} instead. Use this last: no other action can read the output without {remove_password}.',
   fields,
   output: 'document',
   transform: () => import('./transform.js'),

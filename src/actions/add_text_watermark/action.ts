@@ -99,7 +99,10 @@ export default defineAction({
       const bad = text === undefined ? null : /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.exec(text);
       if (bad) {
         const cp = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-        errors.add(name, `contains the control character U+${cp}; a line is one line of text (use line_1 … line_5 for several)`);
+        errors.add(
+          name,
+          (words) => `contains the control character U+${cp}; a line is one line of text (use ${words.name('line_1')} … ${words.name('line_5')} for several)`,
+        );
       }
     }
     errors.throwIfAny();

@@ -14,7 +14,8 @@ const removeRestrictions: Transform<typeof fields, 'document'> = async (values, 
     if (err instanceof ValidationError && err.code === 'wrong_password') {
       throw ValidationError.field(
         'file',
-        'the document is password-protected (it needs a password to open): call remove_password first; remove_restrictions has no password field',
+        (words) =>
+          `the document is password-protected (it needs a password to open): ${words.call} ${words.name('remove_password')} first; ${words.name('remove_restrictions')} has no password ${words.field}`,
         'encrypted',
       );
     }

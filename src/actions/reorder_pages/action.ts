@@ -13,7 +13,7 @@ export default defineAction({
   group: 'pages',
   summary: 'Put pages in a new order, repeat or drop them.',
   description:
-    'Pages come out in the order listed in page_order; a page listed twice appears twice (as an independent copy), pages not listed are dropped, and a range may run backwards (5..1).',
+    'Pages come out in the order listed in {page_order}; a page listed twice appears twice (as an independent copy), pages not listed are dropped, and a range may run backwards (5..1).',
   fields,
   output: 'document',
   transform: () => import('./transform.js'),

@@ -17,7 +17,7 @@ export default defineAction({
   name: 'split_at_page',
   group: 'split',
   summary: 'Split into two parts, the second starting at the given page.',
-  description: 'Two parts: pages 1 to page-1, and page to the last page. page must resolve to 2 … the last page (-1 is the last page).',
+  description: 'Two parts: pages 1 to N - 1, and N to the last page, where N is {page}; it must resolve to 2 … the last page (-1 is the last page).',
   fields,
   output: 'documents',
   transform: () => import('./transform.js'),

@@ -9,7 +9,7 @@ export const fields = {
     form: 'groups',
     required: true,
     example: '1;2..',
-    help: 'The groups, in the order of the output documents; each an ordered page list, as page_order reads it.',
+    help: 'The groups, in the order of the output documents; each an ordered page list, as {reorder_pages} takes it.',
   },
 } as const satisfies FieldMap;
 
@@ -18,7 +18,7 @@ export default defineAction({
   group: 'split',
   summary: 'Split into explicit groups of pages, one output PDF per group.',
   description:
-    "Groups are separated by ';'; each group is an ordered page list with the page_order syntax (pages in the listed order, a page listed twice appears twice, ranges may run backwards). A page may appear in several groups.",
+    "Groups are separated by ';'; each group is an ordered page list as {reorder_pages} takes it (pages in the listed order, a page listed twice appears twice, ranges may run backwards). A page may appear in several groups.",
   fields,
   output: 'documents',
   transform: () => import('./transform.js'),

@@ -2,6 +2,7 @@ import type { Transform } from '../../core/action.js';
 import { openInput, refusedOn } from '../inputs.js';
 import { ValidationError } from '../../core/errors.js';
 import { orderPages } from '../../core/pages.js';
+import { say, type Words } from '../../core/words.js';
 import { pagesToSplit, splitDocument } from '../../pdf/operations/split.js';
 import type { fields } from './action.js';
 
@@ -15,7 +16,7 @@ const splitByGroups: Transform<typeof fields, 'documents'> = async (values, cont
     } catch (err) {
       if (!(err instanceof ValidationError) || groups.length === 1) throw err;
       // Say which group, as the same page can be fine in one and wrong in another.
-      const messages = (err.errors.groups ?? []).map((m) => `group ${i + 1} (${JSON.stringify(group.trim())}): ${m}`);
+      const messages = (err.messages.groups ?? []).map((m) => (words: Words) => `group ${i + 1} (${JSON.stringify(group.trim())}): ${say(m, words)}`);
       throw new ValidationError({ groups: messages }, err.code);
     }
   });

@@ -19,7 +19,7 @@ export default defineAction({
   group: 'split',
   summary: 'Split into consecutive parts of a fixed number of pages.',
   description:
-    'Parts of page_count pages each, in order; the last part holds the remaining pages and may be smaller. The parts are named 00001.pdf, 00002.pdf and so on.',
+    'Parts of {page_count} pages each, in order; the last part holds the remaining pages and may be smaller. The parts are named 00001.pdf, 00002.pdf and so on.',
   fields,
   output: 'documents',
   transform: () => import('./transform.js'),

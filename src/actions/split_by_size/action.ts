@@ -19,7 +19,7 @@ export default defineAction({
   group: 'split',
   summary: 'Split into consecutive parts, each as large as possible without passing a size in bytes.',
   description:
-    'Each part is at most maximum_bytes as written, and holds as many consecutive pages as fit: adding the next page would pass the limit. A page that alone is larger than maximum_bytes comes out as a part of its own (a page is never split). Each part carries only the objects its own pages use (fonts and images shared by its pages once).',
+    'Each part is at most {maximum_bytes} as written, and holds as many consecutive pages as fit: adding the next page would pass the limit. A page that alone is larger than {maximum_bytes} comes out as a part of its own (a page is never split). Each part carries only the objects its own pages use (fonts and images shared by its pages once).',
   fields,
   output: 'documents',
   transform: () => import('./transform.js'),
