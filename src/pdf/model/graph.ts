@@ -60,20 +60,6 @@ const pushOnStack = (child: PDFObject): void => {
   if (child instanceof PDFRef || holdsChildren(child)) refStack.push(child);
 };
 
-/**
- * Whether an object holds a reference to one of `targets`, at any depth
- * inside it: without making the list referencesIn makes (a list for each of
- * a document's objects, when a removal looks for what still points at the
- * removed pages).
- */
-export function holdsReferenceTo(source: ObjectSource, targets: Pick<ReadonlySet<PDFRef>, 'has'>): boolean {
-  let found = false;
-  forEachReference(source, (ref) => {
-    if (!found && targets.has(ref)) found = true;
-  });
-  return found;
-}
-
 /** The references an object holds (forEachReference), as a list. */
 function referencesIn(source: ObjectSource): PDFRef[] {
   const refs: PDFRef[] = [];
@@ -84,6 +70,8 @@ function referencesIn(source: ObjectSource): PDFRef[] {
 export interface Walk {
   /** Every object reached, with what the output has for it. */
   reached: Map<PDFRef, ObjectSource>;
+  /** The objects reached that hold a reference `enter` refused, in the order reached. */
+  holders: PDFRef[];
   /** The largest object number referenced anywhere, reached or not, but for those `enter` refuses. */
   largestReferenced: number;
 }
@@ -91,15 +79,25 @@ export interface Walk {
 /**
  * Walks from `roots` (objects or references) through every reference.
  * `enter` may refuse a reference (return false): it is then neither
- * visited nor followed.
+ * visited nor followed, and the object holding it is listed (`holders`).
  */
 export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefined>, enter?: (ref: PDFRef) => boolean): Walk {
   const store = storeOf(context);
   const reached = new Map<PDFRef, ObjectSource>();
   let largestReferenced = 0;
   const pending: PDFRef[] = [];
+  const holders: PDFRef[] = [];
+  /** The object whose references are being followed. */
+  let holder: PDFRef | undefined;
   const follow = (child: PDFRef) => {
-    if (!reached.has(child)) pending.push(child);
+    if (reached.has(child)) return;
+    if (enter && !enter(child)) {
+      // Told here, where the holder is known: nullifyReached went over every object reached a second time to
+      // find them (remove page 1 of small-objects: 19,000 objects).
+      if (holders[holders.length - 1] !== holder) holders.push(holder!);
+      return;
+    }
+    pending.push(child);
   };
   for (const root of roots) {
     if (root === undefined) continue;
@@ -113,7 +111,8 @@ export function walkGraph(context: PDFContext, roots: Array<PDFObject | undefine
     const source = store.source(ref);
     if (!source) continue;
     reached.set(ref, source);
+    holder = ref;
     forEachReference(source, follow);
   }
-  return { reached, largestReferenced };
+  return { reached, holders, largestReferenced };
 }

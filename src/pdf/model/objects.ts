@@ -2,7 +2,7 @@
  * Object helpers: reference rewriting and typed look-ups.
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFNull, PDFObject, PDFRef, PDFStream } from './primitives.js';
-import { holdsReferenceTo, type ObjectSource, walkGraph } from './graph.js';
+import { type Walk, walkGraph } from './graph.js';
 import { storeOf } from './store.js';
 import { setChild, walkInside } from './walk.js';
 
@@ -16,29 +16,29 @@ import { setChild, walkInside } from './walk.js';
 export function nullifyReferences(context: PDFContext, targets: RefTargets): void {
   if (targets.size === 0) return;
   const { Root, Info } = context.trailerInfo;
-  nullifyReached(context, walkGraph(context, [Root, Info], (ref) => !targets.has(ref)).reached, targets);
+  const walk = walkGraph(context, [Root, Info], (ref) => !targets.has(ref));
+  nullifyReached(context, walk, targets);
 }
 
 /** References to remove: a set of them, or anything that answers `has` and knows its size. */
 export type RefTargets = Pick<ReadonlySet<PDFRef>, 'has' | 'size'>;
 
 /**
- * The second half of nullifyReferences, over the objects a walk that did
- * not enter the targets reached: each one holding a reference to a target is
- * parsed and has it set to null, and its entry in `reached` becomes what the
- * output has for it now (the writer walks once for both: writer.ts).
+ * The second half of nullifyReferences, over a walk whose `enter` refused
+ * exactly the targets: each object it reached holding a reference to a
+ * target (its `holders`) is parsed and has it set to null, and its entry in
+ * `reached` becomes what the output has for it now (the writer walks once
+ * for both: writer.ts).
  */
-export function nullifyReached(context: PDFContext, reached: Map<PDFRef, ObjectSource>, targets: RefTargets): void {
+export function nullifyReached(context: PDFContext, { reached, holders }: Walk, targets: RefTargets): void {
   const store = storeOf(context);
-  // forEach: a for-of over the map makes an array per entry. Setting the entry being visited is safe.
-  reached.forEach((source, ref) => {
-    if (!holdsReferenceTo(source, targets)) return;
+  for (const ref of holders) {
     const object = context.lookup(ref);
-    if (!object) return;
+    if (!object) continue;
     replaceReferences(object, targets);
     const now = store.source(ref);
     if (now) reached.set(ref, now);
-  });
+  }
 }
 
 /** Sets every reference to one of `targets` inside `obj` (at any depth) to null. */

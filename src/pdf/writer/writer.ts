@@ -486,7 +486,7 @@ function planOutput(context: PDFContext, nullify: RefTargets | undefined): Plan 
   const walk = walkGraph(context, [Root, Info, Encrypt], leave && ((ref) => !leave.has(ref)));
   let largest = walk.largestReferenced;
   const written = walk.reached;
-  if (leave) nullifyReached(context, written, leave);
+  if (leave) nullifyReached(context, walk, leave);
   const refs: PDFRef[] = [];
   // forEach: a for-of over the entries makes an array per entry. Deleting the entry being visited is safe.
   written.forEach((source, ref) => {
