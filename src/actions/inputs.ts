@@ -12,7 +12,7 @@ import { PdfError } from '../pdf/errors.js';
 import type { PDFDocument } from '../pdf/model/primitives.js';
 import { pageCount, pageEntriesKeeping, type PageEntry } from '../pdf/structure/page-tree.js';
 
-export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password' | 'fewPages'> {
+export interface InputOptions extends Pick<OpenOptions, 'allowEncrypted' | 'allowSigned' | 'password' | 'fewPages' | 'indexFields'> {
   /** The field the bytes came from (default `file`). */
   field?: string;
   /** Which document of several (merge), 1-based, for messages. */

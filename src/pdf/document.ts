@@ -9,6 +9,7 @@ import { dictAt, arrayAt, type RefTargets } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
 import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from './structure/page-tree.js';
 import { walkFieldTree } from './structure/trees.js';
+import { FieldTreeIndex } from './structure/forms.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/primitives.js';
@@ -42,6 +43,13 @@ export interface OpenOptions {
    * "Long text: pages left as their bytes").
    */
   fewPages?: boolean;
+  /**
+   * The signature check's walk of the field tree is remembered (forms.ts,
+   * FieldTreeIndex), for an action that then takes some pages' widgets out
+   * of the form (remove_pages): pruneFields finds them from it rather than
+   * walking the tree again.
+   */
+  indexFields?: boolean;
   /** Told the page count of a document accepted for work (the server's pages processed). */
   onPagesRead?: (pages: number) => void;
 }
@@ -124,7 +132,9 @@ export async function openDocument(bytes: Uint8Array, options: OpenOptions = {})
   for (const warning of damageWarnings(damage)) warn?.(warning);
   if (!options.allowSigned) {
     // Only looks: the fields it parses are forgotten after (see ObjectTable.readOnly).
-    const signatures = readOnly(doc.context, () => countSignatures(doc));
+    const index = options.indexFields ? new FieldTreeIndex(doc) : undefined;
+    const signatures = readOnly(doc.context, () => countSignatures(doc, index));
+    index?.keep();
     if (signatures > 0) {
       throw new PdfError(
         'signed',
@@ -158,7 +168,7 @@ const NOT_SIGNATURE = ['Sig', 'Kids'];
  * Signature fields that carry a value (a signature or a document time stamp),
  * anywhere in the field tree. An empty signature field is not a signature.
  */
-export function countSignatures(doc: PDFDocument): number {
+export function countSignatures(doc: PDFDocument, index?: FieldTreeIndex): number {
   const acroForm = dictAt(doc.catalog, 'AcroForm');
   const fields = acroForm && arrayAt(acroForm, 'Fields');
   if (!fields) return 0;
@@ -166,6 +176,7 @@ export function countSignatures(doc: PDFDocument): number {
   let count = 0;
   const SIG = PDFName.of('Sig');
   walkFieldTree(doc.context, fields.asArray(), {
+    listed: index && ((item, under) => index.list(item, under?.item)),
     inherit: ['FT'],
     // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
     skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && table.bytesLack(item, NOT_SIGNATURE),

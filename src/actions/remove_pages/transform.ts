@@ -10,7 +10,8 @@ import type { fields } from './action.js';
 
 const removePages: Transform<typeof fields, 'document'> = async (values, context) => {
   // Reads only the pages it keeps (and what they reach), not the whole page tree (issue 22).
-  const doc = await openInput(values.file, context, { fewPages: true });
+  // The signature check's walk of the form is kept for pruneFields (forms.ts, FieldTreeIndex).
+  const doc = await openInput(values.file, context, { fewPages: true, indexFields: true });
   const count = pageCount(doc);
   const removed = new Set(selectPages(values.pages, count, 'pages'));
   if (removed.size === count) {

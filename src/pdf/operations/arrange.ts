@@ -79,12 +79,13 @@ function forgetPages(
   annotationsOf.forEach((annotations, page) => {
     if (dropped.has(page)) for (const annot of annotations) droppedAnnotations.add(annot);
   });
-  if (droppedAnnotations.size > 0) keepAnnotationsOfKeptPages(doc, entries, dropped, droppedAnnotations, known);
+  const written = new AnnotationsWritten(doc);
+  if (droppedAnnotations.size > 0) keepAnnotationsOfKeptPages(doc, entries, dropped, droppedAnnotations, known, written);
   pruneFields(doc, droppedAnnotations);
   pruneOutline(doc, dropped, named);
   pruneNamedDestinations(doc, dropped, named);
   // Over the output pages, duplicates included: their links are copies too.
-  for (const ref of output) removeDeadLinks(doc, ref, dropped, named);
+  for (const ref of output) removeDeadLinks(doc, ref, dropped, named, written);
   const open = doc.catalog.get(PDFName.of('OpenAction'));
   if (open !== undefined) {
     const openDict = doc.context.lookup(open);
@@ -179,6 +180,7 @@ function keepAnnotationsOfKeptPages(
   dropped: DroppedPages,
   droppedAnnotations: Set<PDFRef>,
   known: PageFacts | undefined,
+  written: AnnotationsWritten,
 ): void {
   if (known) {
     known.shared.forEach((pages, annot) => {
@@ -190,7 +192,30 @@ function keepAnnotationsOfKeptPages(
   for (const entry of entries) {
     if (droppedAnnotations.size === 0) return;
     if (dropped.has(entry.ref) || (entry.annotsUnwritten && table?.isUntouched(entry.ref))) continue;
-    for (const annot of table?.annotationsWrittenIn(entry.ref) ?? annotationsRead(doc, entry)) droppedAnnotations.delete(annot);
+    for (const annot of written.of(entry.ref) ?? annotationsRead(doc, entry)) droppedAnnotations.delete(annot);
+  }
+}
+
+/**
+ * The annotations written in each kept page's input bytes
+ * (ObjectTable.annotationsWrittenIn), read once: keepAnnotationsOfKeptPages
+ * reads every kept page's when the dropped annotations are not shared, and
+ * removeDeadLinks reads them again (images: 500 pages, read twice).
+ * Pages are not changed between the two.
+ */
+class AnnotationsWritten {
+  private readonly read = new Map<PDFRef, PDFRef[] | undefined>();
+  private readonly table: ReturnType<typeof objectTableOf>;
+
+  constructor(doc: PDFDocument) {
+    this.table = objectTableOf(doc.context);
+  }
+
+  of(page: PDFRef): PDFRef[] | undefined {
+    if (this.read.has(page)) return this.read.get(page);
+    const annotations = this.table?.annotationsWrittenIn(page);
+    this.read.set(page, annotations);
+    return annotations;
   }
 }
 
@@ -279,7 +304,7 @@ function pruneNamedDestinations(doc: PDFDocument, dropped: DroppedPages, named: 
 }
 
 /** Links on a surviving page that lead to a removed page lead nowhere: they go. */
-function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPages, named: NamedDestinations): void {
+function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPages, named: NamedDestinations, annotationsWritten: AnnotationsWritten): void {
   // Only looks at the page and its annotations: those it keeps go out as their input bytes.
   // Peeked: on a split's fork a lookup would copy the page and every annotation it reads.
   const store = storeOf(doc.context);
@@ -298,7 +323,7 @@ function removeDeadLinks(doc: PDFDocument, pageRef: PDFRef, dropped: DroppedPage
   };
   // A page left as its input bytes whose /Annots, read from those bytes, keeps every link: neither parsed nor
   // re-serialized (images: 500 pages with 1,700 links, parsed only to find that none leads to page 1).
-  const written = settled && objectTableOf(doc.context)?.annotationsWrittenIn(pageRef);
+  const written = settled && annotationsWritten.of(pageRef);
   if (written && readOnly(doc.context, () => written.every(keeps))) return;
   const page = store.peek(pageRef);
   const annots = page instanceof PDFDict ? arrayAt(page, 'Annots') : undefined;

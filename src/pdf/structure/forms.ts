@@ -3,8 +3,8 @@
  * tree in step with the pages that carry the widgets.
  */
 import { copyObject } from '../model/copy.js';
-import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
-import { objectTableOf, readOnly } from '../reader/object-table.js';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } from '../model/primitives.js';
+import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { storeOf } from '../model/store.js';
 import { walkFieldTree } from './trees.js';
@@ -30,6 +30,9 @@ const WIDGET = PDFName.of('Widget');
  * are kept.
  */
 export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
+  const index = fieldTreeIndexes.get(doc);
+  // Once: the tree changes below.
+  fieldTreeIndexes.delete(doc);
   if (removed.size === 0) return;
   const acroForm = dictAt(doc.catalog, 'AcroForm');
   const fields = acroForm && arrayAt(acroForm, 'Fields');
@@ -42,15 +45,139 @@ export function pruneFields(doc: PDFDocument, removed: Set<PDFRef>): void {
   // parsed whole to drop page 1's few).
   const store = storeOf(doc.context);
   const table = objectTableOf(doc.context);
-  const { survivors, changed } = readOnly(doc.context, () =>
-    walkFieldTree(doc.context, fields.asArray(), {
-      skip: (item) => item instanceof PDFRef && !removed.has(item) && table !== undefined && table.bytesLack(item, KIDS_WORD),
-      fetch: (item) => (item instanceof PDFRef ? store.peek(item) : item),
-      decide: ({ item }) => (!(item instanceof PDFRef) ? 'keep' : removed.has(item) ? 'drop' : 'kids'),
-    }),
+  const peek = (item: PDFObject): PDFObject | undefined => (item instanceof PDFRef ? store.peek(item) : item);
+  const { survivors, changed } = readOnly(
+    doc.context,
+    () =>
+      (table && index?.prune(fields.asArray(), removed, table, peek)) ??
+      walkFieldTree(doc.context, fields.asArray(), {
+        skip: (item) => item instanceof PDFRef && !removed.has(item) && table !== undefined && table.bytesLack(item, KIDS_WORD),
+        fetch: peek,
+        decide: ({ item }) => (!(item instanceof PDFRef) ? 'keep' : removed.has(item) ? 'drop' : 'kids'),
+      }),
   );
   for (const { field, kids } of changed) (doc.context.lookup(field.item) as PDFDict).set(KIDS, doc.context.obj(kids));
   acroForm.set(PDFName.of('Fields'), doc.context.obj(survivors));
+}
+
+/** FieldTreeIndex's mark for an item of /Fields itself. */
+const FIELDS = 0;
+
+/** FieldTreeIndex made at opening (OpenOptions.indexFields), until pruneFields takes it. */
+const fieldTreeIndexes = new WeakMap<PDFDocument, FieldTreeIndex>();
+
+/**
+ * The field tree as the signature check walked it at opening
+ * (OpenOptions.indexFields): each item of every /Kids and of /Fields, with
+ * the node that lists it. pruneFields goes up from the widgets it drops to
+ * the nodes that list them, rather than walking the whole tree again
+ * (small-objects: 3,500 field nodes looked at and 460 parsed, to drop page
+ * 1's 16 widgets). Only for a tree where every item is listed once, by a
+ * node given by reference, and while every item is still as the input has
+ * it; else pruneFields walks the tree, as before.
+ */
+export class FieldTreeIndex {
+  /** Each item listed (by reference), with the node that lists it, or FIELDS. */
+  private readonly above = new Map<PDFRef, PDFRef | typeof FIELDS>();
+  /** /Fields as walked. */
+  private readonly fields: PDFObject[] = [];
+  /** False when an item is listed twice (a loop, a shared kid) or by a node written in place. */
+  private plain = true;
+
+  constructor(private readonly doc: PDFDocument) {}
+
+  /** walkFieldTree's `listed`: `item` is in the /Kids of `under`, or in /Fields when undefined. */
+  list(item: PDFObject, under: PDFObject | undefined): void {
+    if (!this.plain) return;
+    if (under === undefined) this.fields.push(item);
+    else if (!(under instanceof PDFRef)) {
+      this.plain = false;
+      return;
+    }
+    if (!(item instanceof PDFRef)) return;
+    if (this.above.has(item)) this.plain = false;
+    else this.above.set(item, under ?? FIELDS);
+  }
+
+  /** Kept for pruneFields when the tree is plain. */
+  keep(): void {
+    if (this.plain) fieldTreeIndexes.set(this.doc, this);
+  }
+
+  /**
+   * What walkFieldTree gives pruneFields (the items of /Fields that stay, the
+   * nodes whose kids change), found from the nodes above the removed widgets.
+   * Undefined when this index cannot tell: the tree changed since, or it
+   * does not list what it should.
+   */
+  prune(
+    fields: readonly PDFObject[],
+    removed: ReadonlySet<PDFRef>,
+    table: ObjectTable,
+    peek: (item: PDFObject) => PDFObject | undefined,
+  ): { survivors: PDFObject[]; changed: Array<{ field: { item: PDFObject }; kids: PDFObject[] }> } | undefined {
+    if (!this.plain || !this.unchanged(fields, table)) return undefined;
+    const dropped = new Set<PDFObject>();
+    // The nodes whose kids lose one, by depth (1: listed in /Fields), deepest handled first: one left with no kid goes too.
+    const byDepth: PDFRef[][] = [];
+    for (const widget of removed) {
+      const chain = this.chainAbove(widget, removed);
+      if (!chain) continue;
+      dropped.add(widget);
+      if (chain.length > 0) (byDepth[chain.length] ??= []).push(chain[0]);
+    }
+    const changed: Array<{ field: { item: PDFObject }; kids: PDFObject[] }> = [];
+    const handled = new Set<PDFRef>();
+    for (let depth = byDepth.length - 1; depth > 0; depth--) {
+      for (const node of byDepth[depth] ?? []) {
+        if (handled.has(node)) continue;
+        handled.add(node);
+        const dict = peek(node);
+        const kids = dict instanceof PDFDict ? arrayAt(dict, 'Kids') : undefined;
+        if (!kids) return undefined;
+        const items = kids.asArray();
+        const survivors = items.filter((kid) => !dropped.has(kid));
+        if (survivors.length === items.length) return undefined;
+        if (survivors.length > 0) {
+          changed.push({ field: { item: node }, kids: survivors });
+          continue;
+        }
+        dropped.add(node);
+        const parent = this.above.get(node);
+        if (parent !== undefined && parent !== FIELDS) (byDepth[depth - 1] ??= []).push(parent);
+      }
+    }
+    const survivors = fields.filter((item) => !dropped.has(item));
+    return { survivors, changed };
+  }
+
+  /**
+   * The nodes above `widget`, nearest first, up to the one in /Fields;
+   * undefined when the walk would not reach it: not in the tree, or below a
+   * removed item (dropped without its kids being walked).
+   */
+  private chainAbove(widget: PDFRef, removed: ReadonlySet<PDFRef>): PDFRef[] | undefined {
+    const chain: PDFRef[] = [];
+    let at = this.above.get(widget);
+    while (at !== FIELDS) {
+      if (at === undefined || removed.has(at)) return undefined;
+      chain.push(at);
+      at = this.above.get(at);
+    }
+    return chain;
+  }
+
+  /** True when /Fields and every item listed are as they were walked: not parsed since (so not changed). */
+  private unchanged(fields: readonly PDFObject[], table: ObjectTable): boolean {
+    if (fields.length !== this.fields.length) return false;
+    for (let i = 0; i < fields.length; i++) if (fields[i] !== this.fields[i]) return false;
+    let untouched = true;
+    // forEach: a for-of over the map makes an array per entry.
+    this.above.forEach((_, item) => {
+      if (untouched && !table.isUntouched(item) && table.exists(item.objectNumber, item.generationNumber)) untouched = false;
+    });
+    return untouched;
+  }
 }
 
 /**

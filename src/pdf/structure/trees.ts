@@ -64,6 +64,8 @@ export interface FieldWalk {
   decide: (field: FieldNode) => FieldVerdict;
   /** How an item becomes its node (default: the context's lookup, which on a fork copies the node). */
   fetch?: (item: PDFObject) => PDFObject | undefined;
+  /** Told each item of a list the walk goes through, with the node whose /Kids lists it (undefined: the list given). */
+  listed?: (item: PDFObject, under: FieldNode | undefined) => void;
 }
 
 export interface FieldWalkResult {
@@ -104,6 +106,7 @@ export function walkFieldTree(context: PDFContext, items: readonly PDFObject[], 
     const frame = stack[stack.length - 1];
     if (frame.next < frame.kids.length) {
       const item = frame.kids[frame.next++];
+      walk.listed?.(item, frame === top ? undefined : frame.field);
       const inherited = frame.below;
       if (walk.skip?.(item, inherited)) {
         frame.survivors.push(item);
