@@ -301,6 +301,20 @@ const PDF_DOC_ENCODING = new Map<number, string>([
 const DIFFERS_FROM_LATIN1 = new Uint8Array(256);
 for (const byte of PDF_DOC_ENCODING.keys()) DIFFERS_FROM_LATIN1[byte] = 1;
 
+const PDF_DOC_BYTE = new Map<string, number>([...PDF_DOC_ENCODING].filter(([, ch]) => ch !== '\uFFFD').map(([byte, ch]) => [ch, byte]));
+
+/** `text` in PDFDocEncoding, or undefined when it has a character PDFDocEncoding lacks. */
+export function encodePdfDoc(text: string): Uint8Array | undefined {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const byte = code <= 0xff && DIFFERS_FROM_LATIN1[code] === 0 ? code : PDF_DOC_BYTE.get(text[i]);
+    if (byte === undefined) return undefined;
+    bytes[i] = byte;
+  }
+  return bytes;
+}
+
 /**
  * Whether a literal string's written form is its text: no escape, no
  * byte-order mark, and only bytes PDFDocEncoding reads as Latin-1.
