@@ -6,7 +6,8 @@
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { addPassword } from '../../index.js';
-import { fixture, pageMarkers, qpdfCheck, qpdfJson } from '../../../test/helpers/pdf-tools.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson, type QpdfJson } from '../../../test/helpers/pdf-tools.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
 import { allMessages, opensWith, refused, showEncryption, text } from '../../../test/helpers/security.js';
 
 const PASSWORD = 'open sesame 42';
@@ -49,6 +50,28 @@ describe('add_password', () => {
       expect(after.outlines).toEqual(before.outlines);
       expect(Object.keys(after.attachments)).toEqual(['notes.txt']);
       expect(after.pagelabels).toEqual(before.pagelabels);
+    });
+
+    it('encrypts a line break written in a literal string as the line feed it reads as (CR, CR LF; none after a backslash)', async () => {
+      // ISO 32000-1, 7.3.4.2. Two objects: the first string an encryption meets is parsed, the later ones are copied from the input bytes.
+      const doc = simpleDoc(['line breaks'], { page: () => '/Annots [21 0 R]' });
+      const strings = '/Title (one\rtwo\r\nthree\nfour) /Subject (cont\\\r\ninued\\\rhere) /Keywords (\r\n)';
+      const objects = [
+        ...doc.objects,
+        { num: 20, body: `<< ${strings} >>` },
+        { num: 21, body: `<< /Type /Annot /Subtype /Text /Rect [0 0 9 9] ${strings} >>` },
+      ];
+      const input = buildPdf([{ objects, trailer: '/Info 20 0 R' }]).bytes;
+      const out = await addPassword({ file: input, password: PASSWORD, encryption_algorithm: algorithm });
+      const stringsOf = (json: QpdfJson, num: number) => {
+        const { '/Title': title, '/Subject': subject, '/Keywords': keywords } = json.qpdf[1][`obj:${num} 0 R`].value ?? {};
+        return [title, subject, keywords];
+      };
+      const expected = ['u:one\ntwo\nthree\nfour', 'u:continuedhere', 'u:\n'];
+      for (const num of [20, 21]) {
+        expect(stringsOf(await qpdfJson(input), num)).toEqual(expected);
+        expect(stringsOf(await qpdfJson(out, PASSWORD), num)).toEqual(expected);
+      }
     });
 
     it('keeps form field values', async () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addPassword, addRestrictions, removePassword } from '../../index.js';
 import { fixture, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
-import { allMessages, refused, showEncryption, signatureNames, text } from '../../../test/helpers/security.js';
+import { allMessages, opensWith, refused, showEncryption, signatureNames, text } from '../../../test/helpers/security.js';
 
 const USER = 'user pw';
 
@@ -144,6 +144,26 @@ describe('remove_password', () => {
     const out = await removePassword({ file: input, password: `${long}${'q'.repeat(224)}` });
     expect((await showEncryption(out)).encrypted).toBe(false);
     expect((await refused(() => removePassword({ file: input, password: 'x'.repeat(257) }))).password[0]).toMatch(/maximum is 256/);
+  });
+
+  it('opens passwords outside ASCII as qpdf stored them: PDFDocEncoding for RC4 and AES-128, UTF-8 for AES-256 with or without SASLprep', async () => {
+    const decomposed = 'pa\u0308sswo\u0308rd';
+    const cases = [
+      // "€", "ł", "Š", "—" are in PDFDocEncoding at bytes Latin-1 gives to other characters.
+      ['128', ['--use-aes=n'], 'złoty€1', 'złoty€1'],
+      ['128', ['--use-aes=y'], 'Šárka—x', 'Šárka—x'],
+      ['40', [], 'naïve', 'naïve'],
+      // qpdf writes the password's UTF-8 as given; SASLprep (NFKC) would compose it.
+      ['256', [], decomposed, decomposed],
+      ['256', ['--force-R5'], decomposed, decomposed],
+      // Written composed, opened decomposed: SASLprep makes them one.
+      ['256', [], 'pässwörd', decomposed],
+    ] as const;
+    for (const [bits, options, written, typed] of cases) {
+      const input = await qpdfEncrypt('pages-1.pdf', bits, [...options], written);
+      expect(await opensWith(input, typed)).toBe(written === typed);
+      expect((await showEncryption(await removePassword({ file: input, password: typed }))).encrypted).toBe(false);
+    }
   });
 
   it('returns an unencrypted document unchanged in content', async () => {

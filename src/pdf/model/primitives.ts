@@ -196,6 +196,12 @@ export class PDFString extends PDFObject {
     const bytes: number[] = [];
     for (let i = 0; i < text.length; i++) {
       const code = text.charCodeAt(i);
+      if (code === 0x0d) {
+        // A line break written in the string is one line feed, whether CR, LF or CR LF (ISO 32000-1, 7.3.4.2).
+        bytes.push(0x0a);
+        if (text.charCodeAt(i + 1) === 0x0a) i++;
+        continue;
+      }
       if (code !== 0x5c) {
         bytes.push(code & 0xff);
         continue;
@@ -205,6 +211,8 @@ export class PDFString extends PDFObject {
       const escape = ESCAPES[next];
       if (escape !== undefined) {
         if (escape >= 0) bytes.push(escape);
+        // A backslash before CR LF continues the string past both.
+        else if (next === '\r' && text[i + 1] === '\n') i++;
       } else if (next >= '0' && next <= '7') {
         let octal = next;
         while (octal.length < 3 && text[i + 1] >= '0' && text[i + 1] <= '7') octal += text[++i];
@@ -301,9 +309,24 @@ const PDF_DOC_ENCODING = new Map<number, string>([
 const DIFFERS_FROM_LATIN1 = new Uint8Array(256);
 for (const byte of PDF_DOC_ENCODING.keys()) DIFFERS_FROM_LATIN1[byte] = 1;
 
+const PDF_DOC_BYTE = new Map<string, number>([...PDF_DOC_ENCODING].filter(([, ch]) => ch !== '\uFFFD').map(([byte, ch]) => [ch, byte]));
+
+/** `text` in PDFDocEncoding, or undefined when it has a character PDFDocEncoding lacks. */
+export function encodePdfDoc(text: string): Uint8Array | undefined {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const byte = code <= 0xff && DIFFERS_FROM_LATIN1[code] === 0 ? code : PDF_DOC_BYTE.get(text[i]);
+    if (byte === undefined) return undefined;
+    bytes[i] = byte;
+  }
+  return bytes;
+}
+
 /**
  * Whether a literal string's written form is its text: no escape, no
- * byte-order mark, and only bytes PDFDocEncoding reads as Latin-1.
+ * carriage return (read as a line feed), no byte-order mark, and only bytes
+ * PDFDocEncoding reads as Latin-1.
  */
 function isOwnText(written: string): boolean {
   const length = written.length;
@@ -314,7 +337,7 @@ function isOwnText(written: string): boolean {
   }
   for (let i = 0; i < length; i++) {
     const code = written.charCodeAt(i);
-    if (code === 0x5c || code > 0xff || DIFFERS_FROM_LATIN1[code] === 1) return false;
+    if (code === 0x5c || code === 0x0d || code > 0xff || DIFFERS_FROM_LATIN1[code] === 1) return false;
   }
   return true;
 }

@@ -157,8 +157,8 @@ export function stringBytes(value: PDFString | PDFHexString): Uint8Array {
     const bytes = Buffer.from(digits, 'hex');
     return bytes.length * 2 === digits.length ? bytes : value.asBytes();
   }
-  // Without escapes a literal string's text is its bytes.
-  return text.includes('\\') ? value.asBytes() : Buffer.from(text, 'latin1');
+  // Without escapes or carriage returns (read as line feeds) a literal string's text is its bytes.
+  return text.includes('\\') || text.includes('\r') ? value.asBytes() : Buffer.from(text, 'latin1');
 }
 
 /** Signature dictionaries keep /Contents unencrypted (ISO 32000-2, 7.6.2; as pdfium and Acrobat do). */

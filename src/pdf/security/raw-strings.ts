@@ -49,9 +49,9 @@ function spanBytes(bytes: Buffer, start: number, end: number): Uint8Array {
     // Line breaks and other non-digits are dropped, as the parser does; an odd last digit is followed by 0.
     return PDFHexString.of(text.replace(/[^0-9A-Fa-f]/g, '')).asBytes();
   }
-  // Without escapes a literal string's bytes are what is written.
+  // Without escapes or carriage returns (read as line feeds) a literal string's bytes are what is written.
   const inner = bytes.subarray(start + 1, end - 1);
-  return inner.includes(0x5c) ? PDFString.of(inner.toString('latin1')).asBytes() : inner;
+  return inner.includes(0x5c) || inner.includes(0x0d) ? PDFString.of(inner.toString('latin1')).asBytes() : inner;
 }
 
 /** `bytes` written as a literal string, parentheses included, escaped as escapedLiteralText does. */

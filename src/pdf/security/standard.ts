@@ -8,6 +8,7 @@
  * here ever puts a password in a message.
  */
 import { type Cipher, createCipheriv, createDecipheriv, createHash, type Decipher, randomBytes, timingSafeEqual } from 'node:crypto';
+import { encodePdfDoc } from '../model/primitives.js';
 import { md5OneBlock } from './md5.js';
 import { rc4 } from './rc4.js';
 
@@ -94,13 +95,28 @@ function aesPasswordBytes(password: string): Buffer {
 }
 
 /**
- * Revisions 2 to 4 take the password in PDFDocEncoding (Latin-1 for what a
- * keyboard types) and use its first 32 bytes. A password outside Latin-1 is
- * also tried as UTF-8, which is what some writers stored.
+ * To open revisions 5 and 6: the SASLprep'd password, then its UTF-8 as
+ * typed, which is what writers that skip SASLprep stored (qpdf: a decomposed
+ * "ä" stays decomposed).
+ */
+function aesPasswordCandidates(password: string): Buffer[] {
+  const prepared = aesPasswordBytes(password);
+  const typed = Buffer.from(password, 'utf8');
+  const asTyped = typed.subarray(0, Math.min(127, typed.length));
+  return asTyped.equals(prepared) ? [prepared] : [prepared, asTyped];
+}
+
+/**
+ * Revisions 2 to 4 take the password in PDFDocEncoding and use its first 32
+ * bytes. Tried as Latin-1 (what a keyboard types, where PDFDocEncoding
+ * agrees), as PDFDocEncoding (where it differs: "€", "—", "Š", "ł", as qpdf
+ * and Acrobat write them), and as UTF-8, which is what some writers stored.
  */
 function rc4PasswordCandidates(password: string): Buffer[] {
   const candidates: Buffer[] = [];
   if (/^[\u0000-\u00ff]*$/.test(password)) candidates.push(Buffer.from(password, 'latin1'));
+  const pdfDoc = encodePdfDoc(password);
+  if (pdfDoc && !candidates.some((c) => c.equals(pdfDoc))) candidates.push(Buffer.from(pdfDoc));
   const utf8 = Buffer.from(password, 'utf8');
   if (!candidates.some((c) => c.equals(utf8))) candidates.push(utf8);
   return candidates.map((c) => c.subarray(0, Math.min(32, c.length)));
@@ -286,7 +302,13 @@ function authenticateR6(params: EncryptionParameters, password: Buffer, only: 'o
  * short-circuited on a partial match.
  */
 export function authenticate(params: EncryptionParameters, password: string, memo = new Derivations()): Uint8Array | undefined {
-  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), undefined, memo);
+  if (params.R >= 5) {
+    for (const candidate of aesPasswordCandidates(password)) {
+      const key = authenticateR6(params, candidate, undefined, memo);
+      if (key) return key;
+    }
+    return undefined;
+  }
   for (const n of keyLengthCandidates(params)) {
     for (const candidate of rc4PasswordCandidates(password)) {
       const key = authenticateUserR4(params, candidate, n, memo) ?? authenticateOwnerR4(params, candidate, n, memo);
@@ -298,7 +320,13 @@ export function authenticate(params: EncryptionParameters, password: string, mem
 
 /** The file key when `password` is the owner password (not merely the user password), else undefined. */
 export function authenticateOwner(params: EncryptionParameters, password: string, memo = new Derivations()): Uint8Array | undefined {
-  if (params.R >= 5) return authenticateR6(params, aesPasswordBytes(password), 'owner', memo);
+  if (params.R >= 5) {
+    for (const candidate of aesPasswordCandidates(password)) {
+      const key = authenticateR6(params, candidate, 'owner', memo);
+      if (key) return key;
+    }
+    return undefined;
+  }
   for (const n of keyLengthCandidates(params)) {
     for (const candidate of rc4PasswordCandidates(password)) {
       const key = authenticateOwnerR4(params, candidate, n, memo);
