@@ -36,7 +36,8 @@ function loadOneFileCli(name, route) {
   // Node's built-ins come with a code cache that V8 takes only under the flags the process started with:
   // those the run will need are loaded before the flags change (node:crypto alone ~5 ms less; cli-route.ts).
   const vm = require('node:vm');
-  const Module = require('node:module');
+  // node:module's class, without loading node:module (and the ES module loader and source maps it requires).
+  const Module = module.constructor;
   for (const builtin of route.builtinsToLoadFirst(process.argv)) require(builtin);
   // V8 takes a code cache only under the flags it was made with, and main() sets
   // the first one (src/core/heap-growth.ts); set them before compiling. The build checks

@@ -12,7 +12,7 @@ import { describeDefault, describeRules, type Field, type RawValues } from '../c
 import { PACKAGINGS, type Packaging } from '../core/packaging.js';
 import { run } from '../core/run.js';
 import type { RemoteSettings } from './remote.js';
-import { inlineLess, optimizeLater } from '../core/heap-growth.js';
+import { inlineLess, optimizeLater, optimizeLaterWhenTiny } from '../core/heap-growth.js';
 import { describeFsError, readInput, refuseUnwritableOutputFile, StagedParts } from './io.js';
 import { writeOutput } from './output.js';
 import { CLI_WORDS } from './words.js';
@@ -303,11 +303,10 @@ function inputSizes(input: RawValues[string]): number[] {
 function runLocally(action: AnyAction, raw: RawValues, progress?: Progress, staged?: StagedParts) {
   // A V8 flag is the whole process's: set by the command line only, after the code cache is taken, once the inputs' size is known.
   const sizes = inputSizes(raw.file);
+  const total = sizes.reduce((sum, size) => sum + size, 0);
   if (action.name === 'merge_documents') optimizeLater(sizes);
-  inlineLess(
-    sizes.reduce((sum, size) => sum + size, 0),
-    action.name === 'merge_documents' || action.group === 'split',
-  );
+  optimizeLaterWhenTiny(total);
+  inlineLess(total, action.name === 'merge_documents' || action.group === 'split');
   // Damage the input was read through: the output is made, and the user told.
   return run(action, raw, {
     keepPart: staged?.keep,

@@ -34,8 +34,8 @@ const V8_INTERRUPT_BUDGET = 66 * 1024;
 /** One action: four times V8's budget (bench/README.md, "Start-up"). */
 const ACTION_INTERRUPT_BUDGET = 4 * V8_INTERRUPT_BUDGET;
 
-/** A merge: sixteen times V8's budget (core/heap-growth.ts, optimizeLater, says why). */
-export const MERGE_INTERRUPT_BUDGET = 16 * V8_INTERRUPT_BUDGET;
+/** A merge of small files, or any action on a tiny input: sixteen times V8's budget (core/heap-growth.ts, optimizeLater and optimizeLaterWhenTiny, say why). */
+export const LATE_INTERRUPT_BUDGET = 16 * V8_INTERRUPT_BUDGET;
 
 /**
  * What bin/pdfsvc.js sets before compiling a one-file CLI; its code cache is

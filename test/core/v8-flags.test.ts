@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MERGE_INTERRUPT_BUDGET, ONE_FILE_CLI_V8_FLAGS } from '../../src/core/v8-flags.js';
+import { LATE_INTERRUPT_BUDGET, ONE_FILE_CLI_V8_FLAGS } from '../../src/core/v8-flags.js';
 import { fixturePath } from '../helpers/pdf-tools.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -21,7 +21,7 @@ describe('V8 interrupt budgets', () => {
     const byDefault = Number(/--interrupt-budget=(\d+)/.exec(stdout.slice(stdout.indexOf('  --interrupt-budget ')))?.[1]);
     expect(byDefault).toBe(66 * 1024);
     expect(ONE_FILE_CLI_V8_FLAGS).toContain(`--interrupt-budget=${4 * byDefault}`);
-    expect(MERGE_INTERRUPT_BUDGET).toBe(16 * byDefault);
+    expect(LATE_INTERRUPT_BUDGET).toBe(16 * byDefault);
   });
 
   it('are written as numbers nowhere else: the bin takes its flags from dist/cli-route.cjs', () => {
