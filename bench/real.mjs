@@ -385,6 +385,9 @@ function verify(tool, job, s, output) {
 const TOOLS = ['pdfsvc', 'qpdf', 'mutool'];
 const secs = (x) => (x === undefined ? '' : x.toFixed(3));
 
+/** A `mutoolPlus` row's bound in seconds: its own `node -e 0` (or the run's) plus the allowance. */
+const startupBound = (row, node0) => (row.medians.node0 ?? node0) + row.job.mutoolPlus;
+
 /** Verdicts for one row: the ratio (or bound) against each peer, and RSS. */
 export function judgeRow(row, node0) {
   const out = { qpdf: '', mutool: '', rss: '' };
@@ -394,7 +397,7 @@ export function judgeRow(row, node0) {
   else if (qpdf) out.qpdf = `${(pdfsvc / qpdf).toFixed(2)}x`;
   if (row.job.vsMutool !== undefined && mutool) out.mutool = verdict(pdfsvc / mutool, row.job.vsMutool);
   if (row.job.mutoolPlus !== undefined && mutool) {
-    const bound = (row.medians.node0 ?? node0) + row.job.mutoolPlus;
+    const bound = startupBound(row, node0);
     out.mutool = `${(pdfsvc / mutool).toFixed(2)}x; ${(pdfsvc * 1000).toFixed(0)} ms ≤ node -e 0 + ${row.job.mutoolPlus * 1000} ms = ${(bound * 1000).toFixed(0)} ms ${pdfsvc <= bound ? '✓' : '✗'}`;
   } else if (row.job.vsMutool === undefined && mutool) out.mutool = `${(pdfsvc / mutool).toFixed(2)}x`;
   for (const peer of ['qpdf', 'mutool']) if (row.wrongBy?.[peer]) out[peer] = `${peer}'s output wrong (not counted): ${row.wrongBy[peer]}`;
@@ -421,7 +424,7 @@ export function tally(rows, node0, extra = 0) {
       const target = peer === 'qpdf' ? row.job.vsQpdf : row.job.vsMutool;
       if (target !== undefined) count[peer] = [count[peer][0] + (pdfsvc / time <= target ? 1 : 0), count[peer][1] + 1];
       else if (peer === 'mutool' && row.job.mutoolPlus !== undefined)
-        count.mutool = [count.mutool[0] + (pdfsvc <= (row.medians.node0 ?? node0) + extra + row.job.mutoolPlus ? 1 : 0), count.mutool[1] + 1];
+        count.mutool = [count.mutool[0] + (pdfsvc <= startupBound(row, node0) + extra ? 1 : 0), count.mutool[1] + 1];
     }
   }
   return count;
