@@ -30,3 +30,13 @@ export function reachableOrigins(scheme: string, host: string, port: number): { 
   }
   return { local: originOf(scheme, 'localhost', port), network: [...addresses].sort() };
 }
+
+/**
+ * What a banner line adds for a listener on every interface (`host` 0.0.0.0 or ::), whose own address no client can
+ * use: `; reach it at http://localhost:8080 on this machine, http://10.0.0.5:8080 from others`. '' for any other host.
+ */
+export function reachVia(host: string, reachable: { local: string; network: string[] }, path: string, verb: string): string {
+  if (!isUnspecified(host)) return '';
+  const others = reachable.network.map((origin) => `${origin}${path}`);
+  return `; ${verb} at ${reachable.local}${path} on this machine${others.length ? `, ${others.join(' or ')} from others` : ''}`;
+}

@@ -15,7 +15,7 @@ import { type Stats, unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer, isIP, type Socket } from 'node:net';
-import { isUnspecified, originOf, reachableOrigins } from './reachable.js';
+import { isUnspecified, originOf, reachableOrigins, reachVia } from './reachable.js';
 import { toNodeHandler } from 'h3/node';
 import { actions } from '../actions/index.js';
 import type { AnyAction } from '../core/action.js';
@@ -179,6 +179,7 @@ async function startServing(
   const dashboardHandler = dashboard?.dashboardFor(keys.database!, { https: Boolean(options.https), log: logLine });
   let metricsServer: import('node:http').Server | undefined;
   let metricsUrl: string | undefined;
+  let metricsReachVia = '';
   if (metricsPort !== undefined) {
     metrics = new Metrics({
       pool: () => pool.status(),
@@ -199,7 +200,9 @@ async function startServing(
     });
     metricsServer = listening.server;
     opened.push(() => new Promise((resolve) => listening.server.close(resolve)));
-    metricsUrl = `${metricsTls ? 'https' : 'http'}://${isIP(metricsHost) === 6 ? `[${metricsHost}]` : metricsHost}:${listening.port}/metrics`;
+    const metricsScheme = metricsTls ? 'https' : 'http';
+    metricsUrl = `${originOf(metricsScheme, metricsHost, listening.port)}/metrics`;
+    metricsReachVia = reachVia(metricsHost, reachableOrigins(metricsScheme, metricsHost, listening.port), '/metrics', 'scrape it');
   }
 
   // Requests received and not yet answered: shutdown waits for these.
@@ -269,11 +272,8 @@ async function startServing(
       development_key: keys.banner(url).some((line) => line.startsWith('X-API-Key:')),
     });
   }
-  const reachVia = isUnspecified(options.host)
-    ? `; reach it at ${reachable.local} on this machine${reachable.network.length ? `, ${reachable.network.join(' or ')} from others` : ''}`
-    : '';
-  printOut(`pdfsvc listening on ${url} (region ${region})${reachVia}\n`);
-  if (metricsUrl) printOut(`Prometheus metrics on ${metricsUrl}\n`);
+  printOut(`pdfsvc listening on ${url} (region ${region})${reachVia(options.host, reachable, '', 'reach it')}\n`);
+  if (metricsUrl) printOut(`Prometheus metrics on ${metricsUrl}${metricsReachVia}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
   if (options.https && certificate && certificate.cert) {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;

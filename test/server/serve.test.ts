@@ -120,15 +120,26 @@ describe('TLS', () => {
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('PDFSVC_')) env[name] = value;
     Object.assign(env, { HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') });
-    const served = await serve({ keys: null, env, args: ['--https', '--host', '0.0.0.0', '--workers', '1'], startTimeoutMs: 90_000 });
+    const served = await serve({
+      keys: null,
+      env,
+      args: ['--https', '--host', '0.0.0.0', '--workers', '1', '--metrics-port', '0', '--metrics-host', '0.0.0.0'],
+      startTimeoutMs: 90_000,
+    });
     try {
       await waitFor(() => /Key dashboard: .*\n/.test(served.stdout()), 10_000, 'the dashboard line');
       const port = new URL(served.base).port;
-      const [listening, ...rest] = served.stdout().split('\n');
+      const [listening, metrics, ...rest] = served.stdout().split('\n');
       // The first URL stays the address bound (DECISIONS 4); the same line says where to reach it.
       expect(listening).toMatch(
         new RegExp(`^pdfsvc listening on https://0\\.0\\.0\\.0:${port} \\(region global\\); reach it at https://localhost:${port} on this machine`),
       );
+      // The metrics listener likewise, and Prometheus scrapes it at the address given.
+      const scrape = /^Prometheus metrics on http:\/\/0\.0\.0\.0:(\d+)\/metrics; scrape it at (http:\/\/localhost:\1\/metrics) on this machine/.exec(metrics!);
+      expect(scrape, metrics).not.toBeNull();
+      const scraped = await send(scrape![2]!);
+      expect(scraped.status).toBe(200);
+      expect(scraped.body.toString('utf8')).toContain('pdfsvc_requests_total');
       expect(rest.join('\n')).not.toContain('0.0.0.0');
       const link = /Dashboard of the account dev: set its password at (\S+)/.exec(served.stdout())![1];
       expect(link).toMatch(new RegExp(`^https://localhost:${port}/dashboard/set-password\\?token=[\\w-]{43}$`));
