@@ -5,12 +5,29 @@
  */
 import { PdfsvcError, ValidationError } from '../core/errors.js';
 import { problemFor, type Problem } from '../core/problem.js';
+import { API_WORDS, type Message, resay } from '../core/words.js';
 
-/** The server refused the fields or the document (400): reported field by field, exit 2. */
+/**
+ * The server refused the fields or the document (400): reported field by field, exit 2. The messages are the
+ * server's, in the API's words; said in another surface's words, they name the options and commands of `names`.
+ */
 export class RemoteValidationError extends ValidationError {
   override name = 'RemoteValidationError';
-  constructor(readonly problem: Problem) {
-    super(problem.errors ?? {}, problem.code);
+  constructor(
+    readonly problem: Problem,
+    names: readonly string[] = [],
+  ) {
+    const messages = Object.fromEntries(
+      Object.entries(problem.errors ?? {}).map(([field, texts]) => [
+        field,
+        texts.map(
+          (text): Message =>
+            (words) =>
+              words === API_WORDS ? text : resay(text, words, names),
+        ),
+      ]),
+    );
+    super(messages, problem.code);
   }
 }
 

@@ -8,6 +8,7 @@
  * argument: arguments are visible in the process list. It is never printed.
  */
 import { readFileSync } from 'node:fs';
+import { actions } from '../actions/index.js';
 import type { AnyAction, NamedDocument } from '../core/action.js';
 import { ValidationError } from '../core/errors.js';
 import type { RawValues } from '../core/fields.js';
@@ -53,7 +54,7 @@ export function connect(settings: RemoteSettings): Remote {
           ? { output: 'document', data: answer }
           : { output: 'documents', documents: (answer as NamedDocument[]).map(({ name, bytes }) => ({ name, data: bytes })) };
       } catch (err) {
-        throw failureOf(err, settings, apiKey !== undefined);
+        throw failureOf(err, settings, apiKey !== undefined, action);
       }
     },
     close: () => transport.close(),
@@ -78,7 +79,7 @@ function readText(field: string, path: string): string {
 }
 
 /** A failed call as the command line reports it: the message says what to do, the exit status matches local work. */
-function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): Error {
+function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean, action: AnyAction): Error {
   if (!(err instanceof PdfsvcHttpError)) {
     // fetch failed: no answer at all (refused, DNS, TLS).
     const cause = (err as Error)?.message ?? String(err);
@@ -96,7 +97,9 @@ function failureOf(err: unknown, settings: RemoteSettings, keyGiven: boolean): E
   const detail = problem.detail ? `: ${problem.detail}` : '';
   switch (err.status) {
     case 400:
-      return Object.keys(err.errors).length > 0 ? new RemoteValidationError(problem) : new RemoteFailure(`the server refused the input${detail}`, 2, problem);
+      return Object.keys(err.errors).length > 0
+        ? new RemoteValidationError(problem, [...actions.map((a) => a.name), ...Object.keys(action.fields)])
+        : new RemoteFailure(`the server refused the input${detail}`, 2, problem);
     case 401:
       return new RemoteFailure(
         keyGiven

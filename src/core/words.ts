@@ -40,3 +40,22 @@ export function sayText(text: string, words: Words = API_WORDS): string {
 export function referencesIn(text: string): string[] {
   return [...text.matchAll(REFERENCE)].map((match) => match[1]!);
 }
+
+/**
+ * Text a /v1/ server wrote in the API's words (remote mode's refusals), said again in `words`. The names of `names`
+ * (the actions, the running action's fields) with an underscore are renamed: a one-word name (`angle`, `password`)
+ * reads as a plain word in a message and is left as it is. The API's verbs are changed where messages put them: before
+ * an action (`call remove_password`), after a semicolon (`; send one of …`), and as the word for a field
+ * (`leave the field out`, `has no password field`).
+ */
+export function resay(text: string, words: Words, names: readonly string[]): string {
+  const renamed = names.filter((name) => name.includes('_'));
+  const byName = new Map(renamed.map((name) => [name, words.name(name)]));
+  const { call, give, field } = API_WORDS;
+  let said = text.replace(new RegExp(`; ${give} `, 'g'), `; ${words.give} `).replace(new RegExp(`\\b(the|password) ${field}\\b`, 'g'), `$1 ${words.field}`);
+  if (renamed.length > 0) {
+    const pattern = new RegExp(`(\\b${call} )?\\b(${renamed.join('|')})\\b`, 'g');
+    said = said.replace(pattern, (_, verb: string | undefined, name: string) => `${verb ? `${words.call} ` : ''}${byName.get(name)}`);
+  }
+  return said;
+}

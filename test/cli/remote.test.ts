@@ -171,6 +171,29 @@ describe('pdfsvc --server (remote mode)', () => {
     expect(problem.errors.angle[0]).toMatch(/must be one of/);
   });
 
+  it("the server's refusals are said in the command line's words (options, commands), as local work says them", async () => {
+    // Each names an action or a field with an underscore in the API's words: remove_password, owner_password.
+    for (const args of [
+      ['rotate', '--angle', '90', P('encrypted-user.pdf'), '-o', outPath()],
+      ['remove-restrictions', P('encrypted-user.pdf'), '-o', outPath()],
+      ['add-restrictions', '--owner-password', 'same', '--user-password', 'same', P('pages-3.pdf'), '-o', outPath()],
+      // And the API's verbs: "; send …, or leave the field out", "use line_1 … line_5".
+      ['add-text-watermark', '--line-1', 'X', '--font-size', '', P('pages-3.pdf'), '-o', outPath()],
+      ['add-text-watermark', '--line-1', 'X', '--line-2', 'a\tb', P('pages-3.pdf'), '-o', outPath()],
+    ]) {
+      const local = await pdfsvc(args);
+      expect(local.exitCode, args.join(' ')).toBe(2);
+      const far = await pdfsvc([...remote, ...args]);
+      expect(far.exitCode, args.join(' ')).toBe(2);
+      expect(far.stderr).toBe(local.stderr);
+      expect(far.stderr).toMatch(/run remove-password|--owner-password|; give number .* leave the option out|use --line-1/);
+      expect(far.stderr).not.toMatch(/: .*(remove_password|owner_password|line_1|\bcall\b|\bsend\b|\bfield\b)/);
+      // --json keeps the server's problem, in the API's words.
+      const json = JSON.parse((await pdfsvc([...remote, ...args, '--json'])).stderr);
+      expect(JSON.stringify(json.errors)).toMatch(/remove_password|owner_password|; send .* the field out|use line_1/);
+    }
+  });
+
   it('a 401 says how to give a key, with none and with a wrong one (exit 1)', async () => {
     const none = await pdfsvc(['--server', server.base, 'reverse', P('pages-3.pdf'), '-o', outPath()]);
     expect(none.exitCode).toBe(1);
