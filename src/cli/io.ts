@@ -1,14 +1,32 @@
 /**
  * Reading inputs and writing outputs for the CLI. Outputs are written to a
  * temporary file beside the target and renamed into place, so a failed run
- * never leaves a partial file behind.
+ * never leaves a partial file behind. What the rename replaces is a file, as
+ * a user sees it: the file a symbolic link names (the link stays), with the
+ * old file's permissions (a 0600 document stays private); a device or a named
+ * pipe (`-o /dev/null`) is written to as it is, never replaced.
  *
  * Files are read and written with synchronous calls (core/sink.ts's FileSink):
  * the CLI has nothing else to do meanwhile, and each asynchronous call is a
  * round trip through libuv's thread pool. Writing a 60 MB output with
  * fs/promises writev took 40-100 ms here, with writevSync 17-21 ms.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { partName } from '../core/action.js';
 import { PdfsvcError, ValidationError } from '../core/errors.js';
@@ -88,15 +106,40 @@ function temporaryTag(): string {
     .padStart(12, '0');
 }
 
-/** Writes the pieces of one file to `path` atomically (temporary file, then rename). */
+/**
+ * Writes the pieces of one file to `path` atomically (temporary file, then rename), or straight into it when it is
+ * not a file (a device, a named pipe), which a rename would replace.
+ */
 export async function writeFileAtomically(path: string, pieces: readonly Piece[], written?: WrittenBytes): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${temporaryTag()}.partial`);
+  let file: string;
+  let replaced: Stats | undefined;
   try {
-    writeNewFile(temporary, pieces, written);
-    renameSync(temporary, path);
+    replaced = statSync(path, { throwIfNoEntry: false });
+    if (replaced && !replaced.isFile() && !replaced.isDirectory()) {
+      writeInto(path, pieces, written);
+      return;
+    }
+    file = replaced && lstatSync(path).isSymbolicLink() ? realpathSync(path) : path;
+  } catch (err) {
+    throw outputFileError(path, err);
+  }
+  const temporary = join(dirname(file), `.${basename(file)}.${temporaryTag()}.partial`);
+  try {
+    writeNewFile(temporary, pieces, written, replaced);
+    renameSync(temporary, file);
   } catch (err) {
     rmSync(temporary, { force: true });
     throw outputFileError(path, err);
+  }
+}
+
+/** Writes into `path` as it is: a device or a named pipe, where nothing partial can be left for a later reader. */
+function writeInto(path: string, pieces: readonly Piece[], written?: WrittenBytes): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeToFile(fd, pieces, written);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -108,6 +151,7 @@ export async function writeFileAtomically(path: string, pieces: readonly Piece[]
 export function refuseUnwritableOutputFile(path: string): void {
   try {
     if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(path)) throw Object.assign(new Error(), { code: 'EDANGLING' });
     if (!statSync(dirname(path)).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
   } catch (err) {
     throw outputFileError(path, err);
@@ -127,6 +171,12 @@ function outputFileError(path: string, err: unknown): unknown {
       return ValidationError.field('output', `cannot write ${target}: the directory ${dir} does not exist; make it first, or choose another path`);
     case 'ENOTDIR':
       return ValidationError.field('output', `cannot write ${target}: ${dir} is not a directory`);
+    case 'EDANGLING':
+      // As GNU cp: whether to make the file the link names, or to replace the link, is for the user to say.
+      return ValidationError.field(
+        'output',
+        `${target} is a symbolic link to a file that does not exist; give -o the path of the file to make, or remove the link`,
+      );
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
@@ -139,13 +189,28 @@ function outputFileError(path: string, err: unknown): unknown {
   }
 }
 
-/** Creates `path` (it must not exist) with the pieces as its content. */
-function writeNewFile(path: string, pieces: readonly Piece[], written?: WrittenBytes): void {
+/**
+ * Creates `path` (it must not exist) with the pieces as its content; with the permissions of `replaced`, the file it
+ * is renamed over, and (as root) its owner: the new file is the old one's next content, not a file of the runner's.
+ */
+function writeNewFile(path: string, pieces: readonly Piece[], written?: WrittenBytes, replaced?: Stats): void {
   const fd = openSync(path, 'wx');
   try {
+    if (replaced) keepPermissions(fd, replaced);
     writeToFile(fd, pieces, written);
   } finally {
     closeSync(fd);
+  }
+}
+
+function keepPermissions(fd: number, replaced: Stats): void {
+  fchmodSync(fd, replaced.mode & 0o777);
+  const created = fstatSync(fd);
+  if (created.uid === replaced.uid && created.gid === replaced.gid) return;
+  try {
+    fchownSync(fd, replaced.uid, replaced.gid);
+  } catch {
+    // Only root may give a file away: anyone else's replacement is theirs, as with cp.
   }
 }
 
@@ -224,7 +289,7 @@ export class StagedParts {
     if (!this.force) refuseExisting(target);
     const temporary = temporaryFor(target);
     this.temporaries.push(temporary);
-    writeNewFile(temporary, part.pieces);
+    writeNewFile(temporary, part.pieces, undefined, this.force ? replacedFile(target) : undefined);
     return new StagedPart(temporary, part.byteLength);
   };
 
@@ -252,6 +317,12 @@ function refuseExisting(target: string): void {
 
 const temporaryFor = (target: string) => `${target}.${temporaryTag()}.partial`;
 
+/** The file at `target` a part is about to replace (--force), for its permissions. */
+function replacedFile(target: string): Stats | undefined {
+  const replaced = statSync(target, { throwIfNoEntry: false });
+  return replaced?.isFile() ? replaced : undefined;
+}
+
 /**
  * Writes split outputs into a directory: every file is first written under
  * a temporary name, and all are renamed only when all were written.
@@ -277,7 +348,7 @@ export async function writeDocumentsToDirectory(
       }
       const temporary = temporaryFor(targets[i]);
       temporaries.push(temporary);
-      writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data], written);
+      writeNewFile(temporary, doc.data instanceof PdfPieces ? doc.data.pieces : [doc.data], written, force ? replacedFile(targets[i]) : undefined);
     }
     for (const [i, temporary] of temporaries.entries()) renameSync(temporary, targets[i]);
   } catch (err) {

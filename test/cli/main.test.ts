@@ -3,7 +3,7 @@
  * they get back (files, standard output, exit status, messages).
  */
 import { execa, type Options } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -153,6 +153,44 @@ describe('pdfsvc CLI', () => {
     const broken = await pdfsvc(['rotate', '--angle', '90', fixturePath('truncated.pdf'), '-o', fresh]);
     expect(broken.exitCode).toBe(2);
     expect(existsSync(fresh)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
+  });
+
+  it('replaces the file an -o names as a user sees it: through a symbolic link, with its permissions; a named pipe is written to, not replaced', async () => {
+    const source = fixturePath('pages-3.pdf');
+    const rotations = async (path: string) => (await pdfinfo(readFileSync(path))).pages.map((page) => page.rotation);
+    // A private document stays private; a link stays a link, and the file it names gets the output.
+    const secret = join(dir, 'secret.pdf');
+    writeFileSync(secret, readFileSync(source), { mode: 0o600 });
+    const target = join(dir, 'linked-target.pdf');
+    writeFileSync(target, readFileSync(source), { mode: 0o640 });
+    const link = join(dir, 'link.pdf');
+    symlinkSync('linked-target.pdf', link);
+    for (const output of [secret, link]) expect((await pdfsvc(['rotate', '--angle', '90', source, '-o', output])).exitCode).toBe(0);
+    expect(statSync(secret).mode & 0o777).toBe(0o600);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o640);
+    expect(await rotations(target)).toEqual([90, 90, 90]);
+    // --in-place likewise.
+    expect((await pdfsvc(['rotate', '--angle', '90', link, secret, '--in-place'])).exitCode).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect([statSync(secret).mode & 0o777, statSync(target).mode & 0o777]).toEqual([0o600, 0o640]);
+    expect(await rotations(target)).toEqual([180, 180, 180]);
+    // A named pipe (as /dev/null, which a rename by root would replace with a file): its reader gets the PDF.
+    const pipe = join(dir, 'pipe');
+    await execa('mkfifo', [pipe]);
+    const reader = execa('cat', [pipe], { encoding: 'buffer' });
+    expect((await pdfsvc(['rotate', '--angle', '90', source, '-o', pipe])).exitCode).toBe(0);
+    const read = Buffer.from((await reader).stdout);
+    expect(lstatSync(pipe).isFIFO()).toBe(true);
+    expect((await pdfinfo(read)).pages.map((page) => page.rotation)).toEqual([90, 90, 90]);
+    // A link to nothing: refused before any work (make the file, or replace the link?), the link left as it was.
+    const dangling = join(dir, 'dangling.pdf');
+    symlinkSync('nowhere.pdf', dangling);
+    const refused = await pdfsvc(['rotate', '--angle', '90', source, '-o', dangling], { encoding: 'utf8' });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/^pdfsvc: output: ".*dangling\.pdf" is a symbolic link to a file that does not exist; give -o the path/m);
+    expect(lstatSync(dangling).isSymbolicLink()).toBe(true);
     expect(readdirSync(dir).filter((n) => n.includes('partial'))).toEqual([]);
   });
 
