@@ -101,6 +101,7 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
       tokens.alice = await createAccount(database, 'alice', 'alice@example.com', 'business');
       tokens.bob = await createAccount(database, 'bob', 'bob@example.com', 'business');
       tokens.carol = await createAccount(database, 'carol', 'carol@example.com', 'starter');
+      tokens.dave = await createAccount(database, 'dave', 'dave@example.com', 'starter');
       tokens.ops = await createAccount(database, 'ops', 'ops@example.com', 'free');
       await execa(process.execPath, [CLI, 'accounts', 'operator', 'ops', ...database], { cwd: ROOT, env: { PDFSVC_KEYS_FILE: '' } });
     });
@@ -312,6 +313,45 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     expect(html).toContain('<th scope="row">bob</th>');
     // Not for alice, who is no operator.
     expect((await page.goto(url('/operator')))?.status()).toBe(403);
+  });
+
+  it("says where a region-limited key still works once its account's plan no longer has all its regions", async () => {
+    // The plan changes while the servers run: a database that several processes share.
+    if (backend !== BACKENDS[1]) return;
+    const own = await browser!.newContext();
+    try {
+      const davePage = await own.newPage();
+      await davePage.goto(url(`/set-password?token=${tokens.dave}`));
+      await davePage.getByLabel('New password').fill(PASSWORD);
+      await davePage.getByLabel('The same password again').fill(PASSWORD);
+      await davePage.getByRole('button', { name: 'Set the password and sign in' }).click();
+      await davePage.waitForURL(url('/keys'));
+      await davePage.getByLabel(/^Name/).fill('eu-and-global');
+      await davePage.getByRole('button', { name: 'Create key' }).click();
+      const key = await davePage.locator('#new-key').inputValue();
+      await davePage.getByRole('link', { name: 'eu-and-global' }).click();
+      for (const region of ['eu', 'global']) await davePage.getByRole('checkbox', { name: region, exact: true }).check();
+      await davePage.getByRole('button', { name: 'Save limits' }).click();
+      expect(await davePage.getByRole('status').first().textContent()).toContain('Limits saved');
+      expect(await davePage.locator('dl').innerText()).toMatch(/Regions\s+global, eu\n/);
+
+      // Starter to free: only global is left of the key's eu and global.
+      await execa(process.execPath, [CLI, 'accounts', 'set-plan', 'dave', 'free', ...stack.database], { cwd: ROOT, env: { PDFSVC_KEYS_FILE: '' } });
+      await davePage.goto(url('/keys'));
+      const row = davePage.locator('tbody tr', { hasText: 'eu-and-global' });
+      expect(await row.locator('td').nth(4).textContent()).toBe('global, eu: only global in your plan');
+      // And so the eu and us servers refuse it, as the page says.
+      for (const api of stack.apis) {
+        const region = /\(region (\S+)\)/.exec(api.stdout())![1];
+        await waitFor(
+          async () => (await postAction({ base: api.base, key }, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' })).status === 403,
+          5_000,
+          `403 from the ${region} server`,
+        );
+      }
+    } finally {
+      await own.close();
+    }
   });
 
   it('works with the keyboard alone, with the focus always visible', async () => {
