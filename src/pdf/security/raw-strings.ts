@@ -42,22 +42,45 @@ const BYTE_RANGE = Buffer.from('ByteRange', 'latin1');
 /** The bytes of the string written at bytes[start, end) (delimiters included), as the parser reads them. */
 function spanBytes(bytes: Buffer, start: number, end: number): Uint8Array {
   if (bytes[start] === 0x3c) {
-    const text = bytes.toString('latin1', start + 1, end - 1);
-    // Node decodes hex up to the first pair that is not two digits: all of it came through when the length is whole.
-    const decoded = Buffer.from(text, 'hex');
-    if (decoded.length * 2 === text.length) return decoded;
+    const decoded = hexDigitPairs(bytes, start + 1, end - 1);
+    if (decoded) return decoded;
     // Line breaks and other non-digits are dropped, as the parser does; an odd last digit is followed by 0.
-    return PDFHexString.of(text.replace(/[^0-9A-Fa-f]/g, '')).asBytes();
+    return PDFHexString.of(bytes.toString('latin1', start + 1, end - 1).replace(/[^0-9A-Fa-f]/g, '')).asBytes();
   }
   // Without escapes or carriage returns (read as line feeds) a literal string's bytes are what is written.
   const inner = bytes.subarray(start + 1, end - 1);
   return inner.includes(0x5c) || inner.includes(0x0d) ? PDFString.of(inner.toString('latin1')).asBytes() : inner;
 }
 
+/**
+ * bytes[start, end) read as hex digits, two to a byte; undefined unless all
+ * of them are digits and there is an even number of them. Straight from the
+ * bytes: through a latin1 string and Buffer.from(text, 'hex') each of
+ * remove_password's 11,000 hex strings on small-objects made a string and
+ * two native calls.
+ */
+function hexDigitPairs(bytes: Uint8Array, start: number, end: number): Uint8Array | undefined {
+  if ((end - start) % 2 !== 0) return undefined;
+  const out = Buffer.allocUnsafe((end - start) / 2);
+  for (let i = 0, at = start; at < end; i++, at += 2) {
+    const high = HEX_VALUE[bytes[at]];
+    const low = HEX_VALUE[bytes[at + 1]];
+    if ((high | low) > 15) return undefined;
+    out[i] = (high << 4) | low;
+  }
+  return out;
+}
+
+/** For each byte, the value of the hex digit it is (0xff: not a digit). */
+const HEX_VALUE = new Uint8Array(256).fill(0xff);
+for (let digit = 0; digit < 16; digit++) {
+  HEX_VALUE['0123456789abcdef'.charCodeAt(digit)] = digit;
+  HEX_VALUE['0123456789ABCDEF'.charCodeAt(digit)] = digit;
+}
+
 /** `bytes` written as a literal string, parentheses included, escaped as escapedLiteralText does. */
 function literalBytes(bytes: Uint8Array): Uint8Array {
-  // A loop over each byte runs interpreted: over a string of megabytes (object-streams has three of 1.3 MB) native string code is faster.
-  if (bytes.length > 256) return Buffer.from(`(${escapedLiteralText(bytes)})`, 'latin1');
+  // At every length: escaping through a latin1 string and a regular expression made heap strings of about twice the data (small-objects' three 1.3 MB strings: 12 MB, a sixth of add_password's allocations), and the loop is no slower even before it is optimized.
   let escapes = 0;
   for (let i = 0; i < bytes.length; i++) if (NEEDS_ESCAPE[bytes[i]]) escapes++;
   const out = Buffer.allocUnsafe(bytes.length + escapes + 2);
