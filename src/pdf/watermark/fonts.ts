@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { GlyfSubset, type OutlineFont } from './glyf-subset.js';
+import { isWoff2, woff2ToSfnt } from './woff2.js';
 
 /** A font package: the CSS file that lists its files, the weight drawn, and what it covers (for messages). */
 interface FontPackage {
@@ -132,14 +133,15 @@ function packageFaces(entry: FontPackage, fontkit: Fontkit): Face[] {
         return (bytes ??= readFileSync(join(dir, 'files', file)));
       },
       get font() {
-        return (font ??= atWeight(fontkit.create(this.bytes), entry.weight));
+        // A WOFF2 as its TrueType font: fontkit would inflate it with a JavaScript Brotli (woff2.ts).
+        return (font ??= atWeight(fontkit.create(isWoff2(this.bytes) ? woff2ToSfnt(this.bytes) : this.bytes), entry.weight));
       },
       get name() {
         return instanceName(this.font, entry.weight);
       },
       get parser() {
         const font = this.font;
-        return font.type === 'WOFF2' || font.variationAxes.wght ? { create: () => withOutlineSubset(font) } : fontkit;
+        return isWoff2(this.bytes) || font.variationAxes.wght ? { create: () => withOutlineSubset(font) } : fontkit;
       },
     });
   }
