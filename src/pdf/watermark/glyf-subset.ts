@@ -230,14 +230,16 @@ export function sfnt(tables: Record<string, Uint8Array>, flavor = 0x00010000): U
   const head = offsets[tags.indexOf('head')];
   const view = new DataView(file.bytes.buffer);
   view.setUint32(head + 8, 0);
+  // The file's sum is its directory's and its (padded) tables': each table is summed once.
+  let sum = 0;
   tags.forEach((tag, i) => {
     for (const c of tag) file.u8(c.charCodeAt(0));
     const length = tables[tag].length;
-    file
-      .u32(checksum(file.bytes.subarray(offsets[i], offsets[i] + length + ((4 - (length % 4)) % 4))))
-      .u32(offsets[i])
-      .u32(length);
+    const tableSum = checksum(file.bytes.subarray(offsets[i], offsets[i] + length + ((4 - (length % 4)) % 4)));
+    file.u32(tableSum).u32(offsets[i]).u32(length);
+    sum = (sum + tableSum) >>> 0;
   });
-  view.setUint32(head + 8, (0xb1b0afba - checksum(file.bytes)) >>> 0);
+  sum = (sum + checksum(file.bytes.subarray(0, offsets[0]))) >>> 0;
+  view.setUint32(head + 8, (0xb1b0afba - sum) >>> 0);
   return file.bytes;
 }

@@ -255,8 +255,9 @@ function reconstructGlyf(table: Uint8Array, indexToLocFormat: number): Glyf {
   const offsets = new Uint32Array(numGlyphs + 1);
   const xMins = new Int16Array(numGlyphs);
   let at = 0;
-  const xs: number[] = [];
-  const ys: number[] = [];
+  // A glyph has at most as many points as the flag stream has bytes.
+  const maxPoints = Math.min(sizes[2], 0xffff);
+  const points: Points = { dx: new Int32Array(maxPoints), dy: new Int32Array(maxPoints), flags: new Uint8Array(maxPoints), xMin: 0, yMin: 0, xMax: 0, yMax: 0 };
   for (let glyph = 0; glyph < numGlyphs; glyph++) {
     offsets[glyph] = at;
     const nContours = nContourStream.i16();
@@ -270,28 +271,20 @@ function reconstructGlyf(table: Uint8Array, indexToLocFormat: number): Glyf {
     at += 10; // bounding box written below
     let xMin: number, yMin: number, xMax: number, yMax: number;
     if (nContours > 0) {
-      let points = 0;
+      let count = 0;
       for (let c = 0; c < nContours; c++) {
-        points += nPointsStream.u255();
-        if (points > 0xffff) throw new Woff2Error(`glyph ${glyph} has more than 65535 points`);
-        view.setUint16(at, points - 1);
+        count += nPointsStream.u255();
+        if (count > 0xffff) throw new Woff2Error(`glyph ${glyph} has more than 65535 points`);
+        view.setUint16(at, count - 1);
         at += 2;
       }
-      const pointFlags = flagStream.take(points);
-      decodeTriplets(pointFlags, glyphStream, xs, ys, glyph);
+      const pointFlags = flagStream.take(count);
+      decodeTriplets(pointFlags, glyphStream, points, glyph);
       const instructionLength = glyphStream.u255();
       view.setUint16(at, instructionLength);
       out.set(instructionStream.take(instructionLength), at + 2);
-      at = writePoints(out, view, at + 2 + instructionLength, xs, ys, pointFlags, !!overlapBitmap && hasBit(overlapBitmap, glyph));
-      xMin = yMin = 0x7fff;
-      xMax = yMax = -0x8000;
-      for (let i = 0; i < points; i++) {
-        xMin = Math.min(xMin, xs[i]);
-        xMax = Math.max(xMax, xs[i]);
-        yMin = Math.min(yMin, ys[i]);
-        yMax = Math.max(yMax, ys[i]);
-      }
-      if (points === 0) xMin = yMin = xMax = yMax = 0;
+      at = writePoints(out, at + 2 + instructionLength, pointFlags, points, !!overlapBitmap && hasBit(overlapBitmap, glyph));
+      ({ xMin, yMin, xMax, yMax } = points);
     } else {
       if (!explicitBbox) throw new Woff2Error(`composite glyph ${glyph} has no bounding box`);
       const composite = compositeData(compositeStream, glyph);
@@ -330,39 +323,61 @@ function reconstructGlyf(table: Uint8Array, indexToLocFormat: number): Glyf {
   return { glyf: out.subarray(0, at), loca, xMins };
 }
 
-/** A simple glyph's points from its flags and the glyph stream's triplets (5.2, Triplet Encoding), as absolute coordinates. */
-function decodeTriplets(flags: Uint8Array, glyphs: Reader, xs: number[], ys: number[], glyph: number): void {
+/** A simple glyph's points as decoded: each one's delta from the last, its TrueType flag, and their bounding box. */
+interface Points {
+  dx: Int32Array;
+  dy: Int32Array;
+  flags: Uint8Array;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/**
+ * A simple glyph's points from its WOFF2 flags and the glyph stream's triplets (5.2, Triplet Encoding).
+ * The stream is read by index (this runs for every point, mostly before the JIT has compiled it): a
+ * read past its end gives undefined, and the glyph is refused once its reads are done.
+ */
+function decodeTriplets(woffFlags: Uint8Array, glyphs: Reader, points: Points, glyph: number): void {
+  const bytes = glyphs.bytes;
+  const { dx: dxs, dy: dys } = points;
+  let at = glyphs.at;
   let x = 0;
   let y = 0;
-  xs.length = ys.length = flags.length;
-  for (let i = 0; i < flags.length; i++) {
-    const flag = flags[i] & 0x7f;
+  let xMin = 0x7fff;
+  let yMin = 0x7fff;
+  let xMax = -0x8000;
+  let yMax = -0x8000;
+  for (let i = 0; i < woffFlags.length; i++) {
+    const flag = woffFlags[i] & 0x7f;
     let dx: number, dy: number;
     if (flag < 10) {
       dx = 0;
-      dy = ((flag & 14) << 7) + glyphs.u8();
+      dy = ((flag & 14) << 7) + bytes[at++];
     } else if (flag < 20) {
-      dx = (((flag - 10) & 14) << 7) + glyphs.u8();
+      dx = (((flag - 10) & 14) << 7) + bytes[at++];
       dy = 0;
     } else if (flag < 84) {
       const b0 = flag - 20;
-      const b1 = glyphs.u8();
+      const b1 = bytes[at++];
       dx = 1 + (b0 & 0x30) + (b1 >> 4);
       dy = 1 + ((b0 & 0x0c) << 2) + (b1 & 0x0f);
     } else if (flag < 120) {
       const b0 = flag - 84;
-      dx = 1 + (Math.floor(b0 / 12) << 8) + glyphs.u8();
-      dy = 1 + (((b0 % 12) >> 2) << 8) + glyphs.u8();
+      dx = 1 + (((b0 / 12) | 0) << 8) + bytes[at++];
+      dy = 1 + (((b0 % 12) >> 2) << 8) + bytes[at++];
     } else if (flag < 124) {
-      const b1 = glyphs.u8();
-      const b2 = glyphs.u8();
+      const b1 = bytes[at++];
+      const b2 = bytes[at++];
       dx = (b1 << 4) + (b2 >> 4);
-      dy = ((b2 & 0x0f) << 8) + glyphs.u8();
+      dy = ((b2 & 0x0f) << 8) + bytes[at++];
     } else {
-      dx = glyphs.u16();
-      dy = glyphs.u16();
+      dx = (bytes[at] << 8) | bytes[at + 1];
+      dy = (bytes[at + 2] << 8) | bytes[at + 3];
+      at += 4;
     }
-    // Bit 0 of the flag is the sign of x, bit 1 that of y (set: positive); for flags below 20 the one moving coordinate uses bit 0.
+    // Bit 0 of the flag is the sign of x, bit 1 that of y (set: positive); below 20 the one moving coordinate uses bit 0.
     if (flag < 10) dy = flag & 1 ? dy : -dy;
     else if (flag < 20) dx = flag & 1 ? dx : -dx;
     else {
@@ -375,9 +390,20 @@ function decodeTriplets(flags: Uint8Array, glyphs: Reader, xs: number[], ys: num
     if (dx < -0x8000 || dx > 0x7fff || dy < -0x8000 || dy > 0x7fff || x < -0x8000 || x > 0x7fff || y < -0x8000 || y > 0x7fff) {
       throw new Woff2Error(`glyph ${glyph} has a point beyond 16 bits`);
     }
-    xs[i] = x;
-    ys[i] = y;
+    dxs[i] = dx;
+    dys[i] = dy;
+    if (x < xMin) xMin = x;
+    if (x > xMax) xMax = x;
+    if (y < yMin) yMin = y;
+    if (y > yMax) yMax = y;
   }
+  if (at > bytes.length) throw new Woff2Error('the transformed glyf table ends early');
+  glyphs.at = at;
+  if (woffFlags.length === 0) xMin = yMin = xMax = yMax = 0;
+  points.xMin = xMin;
+  points.yMin = yMin;
+  points.xMax = xMax;
+  points.yMax = yMax;
 }
 
 const ON_CURVE = 0x01;
@@ -388,32 +414,33 @@ const X_SAME_OR_POSITIVE = 0x10;
 const Y_SAME_OR_POSITIVE = 0x20;
 const OVERLAP_SIMPLE = 0x40;
 
-/** A simple glyph's flags and coordinates as TrueType stores them (short and repeated forms); returns the end. */
-function writePoints(out: Uint8Array, view: DataView, at: number, xs: number[], ys: number[], woffFlags: Uint8Array, overlap: boolean): number {
-  const count = xs.length;
-  const flags = new Uint8Array(count);
+/** A simple glyph's flags and coordinates as TrueType stores them (short and repeated forms), at `at` in `out`; returns the end. */
+function writePoints(out: Uint8Array, at: number, woffFlags: Uint8Array, points: Points, overlap: boolean): number {
+  const { dx: dxs, dy: dys, flags } = points;
+  const count = woffFlags.length;
   let xSize = 0;
-  let lastX = 0;
-  let lastY = 0;
   for (let i = 0; i < count; i++) {
     let flag = woffFlags[i] & 0x80 ? 0 : ON_CURVE;
-    if (i === 0 && overlap) flag |= OVERLAP_SIMPLE;
-    const dx = xs[i] - lastX;
-    const dy = ys[i] - lastY;
+    const dx = dxs[i];
+    const dy = dys[i];
     if (dx === 0) flag |= X_SAME_OR_POSITIVE;
-    else if (dx > -256 && dx < 256) (flag |= X_SHORT | (dx > 0 ? X_SAME_OR_POSITIVE : 0)), (xSize += 1);
-    else xSize += 2;
+    else if (dx > -256 && dx < 256) {
+      flag |= X_SHORT | (dx > 0 ? X_SAME_OR_POSITIVE : 0);
+      xSize += 1;
+    } else xSize += 2;
     if (dy === 0) flag |= Y_SAME_OR_POSITIVE;
     else if (dy > -256 && dy < 256) flag |= Y_SHORT | (dy > 0 ? Y_SAME_OR_POSITIVE : 0);
     flags[i] = flag;
-    lastX = xs[i];
-    lastY = ys[i];
   }
+  if (overlap && count > 0) flags[0] |= OVERLAP_SIMPLE;
   let repeat = 0;
   let lastFlagAt = 0;
   for (let i = 0; i < count; i++) {
     if (i > 0 && flags[i] === flags[i - 1] && repeat < 255) {
-      if (repeat === 0) (out[lastFlagAt] |= REPEAT), (at += 1);
+      if (repeat === 0) {
+        out[lastFlagAt] |= REPEAT;
+        at += 1;
+      }
       out[lastFlagAt + 1] = ++repeat;
     } else {
       lastFlagAt = at;
@@ -423,16 +450,20 @@ function writePoints(out: Uint8Array, view: DataView, at: number, xs: number[], 
   }
   let xAt = at;
   let yAt = at + xSize;
-  lastX = lastY = 0;
   for (let i = 0; i < count; i++) {
-    const dx = xs[i] - lastX;
-    const dy = ys[i] - lastY;
-    if (flags[i] & X_SHORT) view.setUint8(xAt++, Math.abs(dx));
-    else if (dx !== 0) view.setInt16(xAt, dx), (xAt += 2);
-    if (flags[i] & Y_SHORT) view.setUint8(yAt++, Math.abs(dy));
-    else if (dy !== 0) view.setInt16(yAt, dy), (yAt += 2);
-    lastX = xs[i];
-    lastY = ys[i];
+    const flag = flags[i];
+    const dx = dxs[i];
+    const dy = dys[i];
+    if (flag & X_SHORT) out[xAt++] = dx < 0 ? -dx : dx;
+    else if (dx !== 0) {
+      out[xAt++] = dx >> 8;
+      out[xAt++] = dx;
+    }
+    if (flag & Y_SHORT) out[yAt++] = dy < 0 ? -dy : dy;
+    else if (dy !== 0) {
+      out[yAt++] = dy >> 8;
+      out[yAt++] = dy;
+    }
   }
   return yAt;
 }
