@@ -235,7 +235,7 @@ describe('woff2ToSfnt', () => {
         refused(withGlyf((g) => g.writeUInt32BE(0xffffffff, 8 + 4 * stream)));
       }
       refused(withGlyf((g) => g.writeUInt16BE(1, 2))); // an overlap bitmap the table has no room for
-      // 4 contours of 65535 points each for glyph 0: more points than a glyph can have.
+      // Glyph 0 with 4 contours of 0xFDFD points (255UInt16 code 253, then 253 253): more than the 65535 a glyph can have.
       refused(
         withGlyf((g) => {
           g.writeInt16BE(4, 36);
