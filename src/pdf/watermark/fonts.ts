@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { GlyfSubset, type OutlineFont } from './glyf-subset.js';
+import { isWoff2, woff2ToSfnt } from './woff2.js';
 
 /** A font package: the CSS file that lists its files, the weight drawn, and what it covers (for messages). */
 interface FontPackage {
@@ -79,7 +80,8 @@ export interface Fontkit {
 export interface Face {
   /** File name inside the package (`noto-sans-greek-700-normal.woff`). */
   file: string;
-  ranges: Array<[number, number]>;
+  /** Its code point ranges, as first, last, first, last… */
+  readonly ranges: number[];
   /** Its package's ranges list every character its file has (FontPackage.exactRanges). */
   exactRanges: boolean;
   readonly bytes: Uint8Array;
@@ -121,25 +123,29 @@ function packageFaces(entry: FontPackage, fontkit: Fontkit): Face[] {
     const file = /url\(\.\/files\/([^)]+?\.woff)\)/.exec(block)?.[1] ?? /url\(\.\/files\/([^)]+?\.woff2)\)/.exec(block)?.[1];
     const range = /unicode-range:\s*([^;]+);/.exec(block)?.[1];
     if (!file || !range) continue;
-    // Read and parsed on first use: most text needs one or two of the files.
+    // Read and parsed on first use: most text needs one or two of the files, and the ranges of the faces before them.
+    let ranges: number[] | undefined;
     let bytes: Uint8Array | undefined;
     let font: FontkitFont | undefined;
     faces.push({
       file,
-      ranges: parseUnicodeRange(range),
+      get ranges() {
+        return (ranges ??= parseUnicodeRange(range));
+      },
       exactRanges: entry.exactRanges ?? false,
       get bytes() {
         return (bytes ??= readFileSync(join(dir, 'files', file)));
       },
       get font() {
-        return (font ??= atWeight(fontkit.create(this.bytes), entry.weight));
+        // A WOFF2 as its TrueType font: fontkit would inflate it with a JavaScript Brotli (woff2.ts).
+        return (font ??= atWeight(fontkit.create(isWoff2(this.bytes) ? woff2ToSfnt(this.bytes) : this.bytes), entry.weight));
       },
       get name() {
         return instanceName(this.font, entry.weight);
       },
       get parser() {
         const font = this.font;
-        return font.type === 'WOFF2' || font.variationAxes.wght ? { create: () => withOutlineSubset(font) } : fontkit;
+        return isWoff2(this.bytes) || font.variationAxes.wght ? { create: () => withOutlineSubset(font) } : fontkit;
       },
     });
   }
@@ -172,21 +178,20 @@ function instanceName(font: FontkitFont, weight: number): string {
   return `${name.replace(/-.*$/, '')}-${style.replace(/\s+/g, '')}`;
 }
 
-/** `U+0000-00FF,U+0131,U+4??` → code point ranges. */
-function parseUnicodeRange(text: string): Array<[number, number]> {
-  return text
-    .split(',')
-    .map((item) => item.trim().replace(/^U\+/i, ''))
-    .filter(Boolean)
-    .map((item): [number, number] => {
-      if (item.includes('?')) return [parseInt(item.replaceAll('?', '0'), 16), parseInt(item.replaceAll('?', 'F'), 16)];
-      const [from, to] = item.split('-');
-      return [parseInt(from, 16), parseInt(to ?? from, 16)];
-    });
+/** `U+0000-00FF,U+0131,U+4??` → code point ranges, as first, last, first, last… (the CJK families list some 16,000). */
+function parseUnicodeRange(text: string): number[] {
+  const ranges: number[] = [];
+  for (const [, from, to] of text.matchAll(/U\+([0-9A-F?]+)(?:-([0-9A-F]+))?/gi)) {
+    if (from.includes('?')) ranges.push(parseInt(from.replaceAll('?', '0'), 16), parseInt(from.replaceAll('?', 'F'), 16));
+    else ranges.push(parseInt(from, 16), to === undefined ? parseInt(from, 16) : parseInt(to, 16));
+  }
+  return ranges;
 }
 
 export function covers(face: Face, codePoint: number): boolean {
-  return face.ranges.some(([from, to]) => codePoint >= from && codePoint <= to);
+  const ranges = face.ranges;
+  for (let i = 0; i < ranges.length; i += 2) if (codePoint >= ranges[i] && codePoint <= ranges[i + 1]) return true;
+  return false;
 }
 
 /** What the shipped fonts cover, in words, for messages. */

@@ -196,17 +196,19 @@ class Table {
   }
 }
 
+/** The sum of `bytes` as 32-bit words; its length a multiple of 4 (tables are padded in the file). */
 function checksum(bytes: Uint8Array): number {
-  const padded = new Uint8Array(bytes.length + ((4 - (bytes.length % 4)) % 4));
-  padded.set(bytes);
-  const view = new DataView(padded.buffer);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let sum = 0;
-  for (let i = 0; i < padded.length; i += 4) sum = (sum + view.getUint32(i)) >>> 0;
+  for (let i = 0; i < bytes.length; i += 4) sum = (sum + view.getUint32(i)) >>> 0;
   return sum;
 }
 
-/** The font file: table directory (tags in order), then each table on a 4-byte boundary; head's checkSumAdjustment set. */
-function sfnt(tables: Record<string, Uint8Array>): Uint8Array {
+/**
+ * The font file: table directory (tags in order), then each table on a 4-byte boundary; head's checkSumAdjustment set.
+ * `flavor` is its sfnt version (0x00010000 for TrueType outlines, 'OTTO' for CFF).
+ */
+export function sfnt(tables: Record<string, Uint8Array>, flavor = 0x00010000): Uint8Array {
   const tags = Object.keys(tables).sort();
   const entrySelector = Math.floor(Math.log2(tags.length));
   const searchRange = 16 * 2 ** entrySelector;
@@ -218,17 +220,26 @@ function sfnt(tables: Record<string, Uint8Array>): Uint8Array {
   }
   const file = new Table(size);
   file
-    .u32(0x00010000)
+    .u32(flavor)
     .u16(tags.length)
     .u16(searchRange)
     .u16(entrySelector)
     .u16(16 * tags.length - searchRange);
+  tags.forEach((tag, i) => file.bytes.set(tables[tag], offsets[i]));
+  // head's checkSumAdjustment counts as 0 in its table's checksum and the file's; it is set last.
+  const head = offsets[tags.indexOf('head')];
+  const view = new DataView(file.bytes.buffer);
+  view.setUint32(head + 8, 0);
+  // The file's sum is its directory's and its (padded) tables': each table is summed once.
+  let sum = 0;
   tags.forEach((tag, i) => {
     for (const c of tag) file.u8(c.charCodeAt(0));
-    file.u32(checksum(tables[tag])).u32(offsets[i]).u32(tables[tag].length);
+    const length = tables[tag].length;
+    const tableSum = checksum(file.bytes.subarray(offsets[i], offsets[i] + length + ((4 - (length % 4)) % 4)));
+    file.u32(tableSum).u32(offsets[i]).u32(length);
+    sum = (sum + tableSum) >>> 0;
   });
-  tags.forEach((tag, i) => file.bytes.set(tables[tag], offsets[i]));
-  const head = offsets[tags.indexOf('head')];
-  new DataView(file.bytes.buffer).setUint32(head + 8, (0xb1b0afba - checksum(file.bytes)) >>> 0);
+  sum = (sum + checksum(file.bytes.subarray(0, offsets[0]))) >>> 0;
+  view.setUint32(head + 8, (0xb1b0afba - sum) >>> 0);
   return file.bytes;
 }
