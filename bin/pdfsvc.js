@@ -105,7 +105,13 @@ try {
 if (loaded) {
   loaded.cli
     .main(process.argv)
-    .then(() => codeCacheStep(loaded))
+    .then(() => {
+      codeCacheStep(loaded);
+      // Nothing left to wait for (no write in flight, no worker, no timer): exit now rather than let Node
+      // tear down the heap and the environment first, which process.exit() skips (~0.7 ms of a 10-page
+      // rotate). Anything still pending (output on a pipe, say) gets the ordinary end.
+      if (process.getActiveResourcesInfo().length === 0) process.exit();
+    })
     .catch(fail);
 } else if (process.exitCode === undefined) {
   import('../dist/cli.js').then((cli) => cli.main(process.argv)).catch(fail);
