@@ -2,7 +2,7 @@
 // The built CLI lives in dist/ (made by `npm install` / `npm run build`), in
 // three forms: dist/cli-action.cjs runs one action (`pdfsvc rotate …`) and
 // dist/cli-watermark.cjs one of the two watermarks, each loaded here with the
-// V8 code cache the build made for it; dist/cli.js runs every command.
+// V8 code cache the build made for that action; dist/cli.js runs every command.
 // dist/cli-route.cjs says which one a command line needs. This file is
 // CommonJS (bin/package.json): an ES module entry costs Node its module
 // loader before any of our code runs. bench/README.md, "Start-up", has the
@@ -13,8 +13,8 @@ const { join } = require('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
-/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `route`: dist/cli-route.cjs. */
-function loadOneFileCli(name, route) {
+/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `found`: oneFileCli()'s. */
+function loadOneFileCli({ name, cache, route }) {
   const v8Flags = route.ONE_FILE_CLI_V8_FLAGS;
   const file = join(dist, name);
   let source;
@@ -25,7 +25,7 @@ function loadOneFileCli(name, route) {
     if (err.code === 'ENOENT') return undefined;
     throw err;
   }
-  const cacheFile = `${file}.cache`;
+  const cacheFile = join(dist, cache);
   let cachedData;
   try {
     // The build's runs that write the cache read it too: each adds what it compiled to the one before.
@@ -83,12 +83,12 @@ function fail(err) {
   process.exitCode = 1;
 }
 
-/** The one-file CLI in dist/ that runs this command line, if any, and dist/cli-route.cjs (which knows; a few KB to load). */
+/** The one-file CLI in dist/ that runs this command line, if any, its action's code cache, and dist/cli-route.cjs (which knows; a few KB to load). */
 function oneFileCli() {
   try {
     const route = require(join(dist, 'cli-route.cjs'));
-    const name = route.oneFileCliFor(process.argv);
-    return name === undefined ? undefined : { name, route };
+    const found = route.oneFileCliFor(process.argv);
+    return found === undefined ? undefined : { name: found.file, cache: found.cache, route };
   } catch (err) {
     if (err.code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
@@ -98,7 +98,7 @@ function oneFileCli() {
 let loaded;
 try {
   const found = oneFileCli();
-  loaded = found === undefined ? undefined : loadOneFileCli(found.name, found.route);
+  loaded = found === undefined ? undefined : loadOneFileCli(found);
 } catch (err) {
   fail(err);
 }
