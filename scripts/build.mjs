@@ -396,7 +396,14 @@ function richDoc() {
   const work = mkdtempSync(join(tmpdir(), 'pdfsvc-build-'));
   try {
     const input = join(work, 'in.pdf');
-    writeFileSync(input, buildPdf([simpleDoc(['one', 'two', 'three'])]).bytes);
+    // What most real files have and simpleDoc's lacks, so that the code reading it is in the caches too (a
+    // 10-page rotate compiled six functions from source for them): a file ID, and a page whose content is an
+    // array of streams.
+    const plain = simpleDoc(['one', 'two', 'three']);
+    const contentsArray = (object) =>
+      object.num === plain.pages[1] ? { ...object, body: object.body.replace(/\/Contents (\d+) 0 R/, '/Contents [$1 0 R]') } : object;
+    const fileId = '/ID [<5044465356432d6275696c642d3031> <5044465356432d6275696c642d3031>]';
+    writeFileSync(input, buildPdf([{ ...plain, objects: plain.objects.map(contentsArray), trailer: fileId }]).bytes);
     // What real inputs have and in.pdf lacks (cross-reference and object streams, an outline, named
     // destinations, a link, a title), so that the code reading them is in the cache too.
     const rich = join(work, 'rich.pdf');
