@@ -36,8 +36,6 @@ function loadOneFileCli({ name, cache, route }) {
   // Node's built-ins come with a code cache that V8 takes only under the flags the process started with:
   // those the run will need are loaded before the flags change (node:crypto alone ~5 ms less; cli-route.ts).
   const vm = require('node:vm');
-  // node:module's class, without loading node:module (and the ES module loader and source maps it requires).
-  const Module = module.constructor;
   for (const builtin of route.builtinsToLoadFirst(process.argv)) require(builtin);
   // V8 takes a code cache only under the flags it was made with, and main() sets
   // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
@@ -50,10 +48,13 @@ function loadOneFileCli({ name, cache, route }) {
   // runs too (bench/README.md, "Start-up"). The flags are src/core/v8-flags.ts's, set as it sets them
   // (without loading node:v8 and Node's streams with it).
   route.setV8Flags(v8Flags);
-  // The file has no import(): the build makes them require().
-  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+  // The file is the function Node's module loader would wrap it in (scripts/build.mjs, COMMONJS_WRAPPER), compiled
+  // as it is read: wrapping it here made a 620 KB string that V8 copied whole. It has no import(): the build makes
+  // them require().
+  const script = new vm.Script(source, { filename: file, cachedData });
   const mod = { exports: {} };
-  script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, dist);
+  // node:module's createRequire, without loading node:module (and the ES module loader and source maps it requires).
+  script.runInThisContext()(mod.exports, module.constructor.createRequire(file), mod, file, dist);
   // Whether there was a cache, not the cache: its half a megabyte need not live as long as the run.
   return { cli: mod.exports, script, cacheFile, hadCache: cachedData !== undefined, v8Flags, route };
 }
