@@ -41,10 +41,6 @@ export const LATE_INTERRUPT_BUDGET = 16 * V8_INTERRUPT_BUDGET;
  * What bin/pdfsvc.js sets before compiling a one-file CLI; its code cache is
  * made and taken under these. `--turbo-inlining` is V8's default, named so
  * that the bin sets it back before it writes the cache after a run that
- * turned it off (core/heap-growth.ts, inlineLess). `--no-minor-gc-task`: V8
- * posts a young-generation collection as a task once that space is 80 % full,
- * to run when the loop is idle; a one-action run is idle only once it is done,
- * so the task collected garbage the exit was about to drop (0.8 ms of a 10-page
- * rotate, `--trace-gc`). Collections when the space is full are unchanged.
+ * turned it off (core/heap-growth.ts, inlineLess).
  */
-export const ONE_FILE_CLI_V8_FLAGS = `--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=${ACTION_INTERRUPT_BUDGET} --turbo-inlining --no-minor-gc-task`;
+export const ONE_FILE_CLI_V8_FLAGS = `--heap-growing-percent=100 --semi-space-growth-factor=1 --interrupt-budget=${ACTION_INTERRUPT_BUDGET} --turbo-inlining`;
