@@ -13,8 +13,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import { buildPdf, simpleDoc } from './raw-pdf.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -188,10 +189,31 @@ const noStandardFontMetrics = {
     });
   },
 };
-/** Each one-file CLI: its file in dist/, its actions (undefined: every action no other one holds), the run that makes its code cache. */
+/**
+ * The code caches of the one-file CLIs, by the actions that share one (dist/FILE.cjs.GROUP.cache, the name
+ * cli-route.ts gives it). V8 deserializes a whole cache on every run: the rotate (the start-up row) has one of
+ * its own, the security actions one with their key derivation and ciphers, which they compiled from source
+ * before (add_password on ten-pages 51.7 -> 48.0 ms; bench/README.md, startup2).
+ */
+const CODE_CACHE_GROUPS = {
+  rotate: ['rotate_pages'],
+  pages: ['reverse_pages', 'reorder_pages', 'remove_pages', 'extract_pages', 'remove_signatures'],
+  merge: ['merge_documents'],
+  split: ['split_by_page_count', 'split_by_size', 'split_at_page', 'split_by_groups'],
+  security: ['add_password', 'add_restrictions', 'remove_password', 'remove_restrictions'],
+  watermarks: ['add_text_watermark', 'add_image_watermark'],
+};
+/**
+ * The group of CODE_CACHE_GROUPS that `action` is in. A new action (one folder, nothing else to edit) shares the
+ * page actions' cache, which holds the reader and the writer, until it is given a group and warm-up runs.
+ */
+function codeCacheGroup(action) {
+  return Object.keys(CODE_CACHE_GROUPS).find((name) => CODE_CACHE_GROUPS[name].includes(action)) ?? 'pages';
+}
+/** Each one-file CLI: its file in dist/, its actions (undefined: every action no other one holds). */
 const ONE_FILE_CLIS = [
-  { file: 'cli-watermark', actions: ['add_text_watermark', 'add_image_watermark'], warmUp: 'watermarks' },
-  { file: 'cli-action', actions: undefined, warmUp: 'rotateAndMerge' },
+  { file: 'cli-watermark', actions: ['add_text_watermark', 'add_image_watermark'] },
+  { file: 'cli-action', actions: undefined },
 ];
 /** Whether `action` is in `cli`'s file. */
 const holds = (cli, action) => cli.actions?.includes(action) ?? !ONE_FILE_CLIS.some((other) => other.actions?.includes(action));
@@ -219,6 +241,10 @@ const oneFileCli = (cli) => ({
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
   external: [...nodeBuild.external, '@cantoo/fontkit', 'bidi-js'],
+  // Every run reads the whole file into a string (about 1.8 us a KB): without comments and indentation it is 425 KB
+  // instead of 624 (a 10-page rotate 37.46 -> 37.06 ms, peak RSS -0.3 MiB; bench/README.md, startup2). Names and
+  // syntax are kept (stack traces name functions; the source map has the rest).
+  minifyWhitespace: true,
   plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson, noStandardFontMetrics],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
@@ -251,7 +277,21 @@ function asciiOnly(text) {
     return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
   });
 }
-/** The command name or alias of each action a one-file CLI runs, and that file's name in dist/. */
+/**
+ * A one-file CLI is written as the function Node's CommonJS loader would wrap
+ * it in, and bin/pdfsvc.js compiles the file's text as it is: wrapping it at
+ * run time (Module.wrap) joined a 620 KB string that V8 then copied whole to
+ * compile it (a 10-page rotate 36.95 -> 36.16 ms; bench/README.md, startup2).
+ * The file is no module for require() then: oneFileCliExports loads it.
+ */
+const COMMONJS_WRAPPER = ['(function (exports, require, module, __filename, __dirname) { ', '\n})'];
+/** The exports of a one-file CLI, loaded as bin/pdfsvc.js loads it. */
+function oneFileCliExports(path) {
+  const mod = { exports: {} };
+  new Script(readFileSync(path, 'latin1'), { filename: path }).runInThisContext()(mod.exports, createRequire(path), mod, path, dirname(path));
+  return mod.exports;
+}
+/** The command name or alias of each action a one-file CLI runs: that file's name in dist/ and the action's code cache group. */
 const oneFileCommands = {};
 for (const cli of ONE_FILE_CLIS) {
   const build1 = oneFileCli(cli);
@@ -281,12 +321,14 @@ for (const cli of ONE_FILE_CLIS) {
     .sort();
   const { outputFiles } = await build({ ...build1, define: { ...build1.define, __PDFSVC_ACTIONS_HERE__: JSON.stringify(here) }, write: false });
   for (const output of outputFiles) {
-    const text = output.path.endsWith('.cjs') ? asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))')) : output.text;
+    const text = output.path.endsWith('.cjs')
+      ? COMMONJS_WRAPPER.join(asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))')))
+      : output.text;
     writeFileSync(output.path, text);
   }
   // The command names, asked of the file itself.
-  const { commandNames } = createRequire(import.meta.url)(fileURLToPath(new URL(`../${next}/${cli.file}.cjs`, import.meta.url)));
-  for (const name of commandNames()) oneFileCommands[name] = `${cli.file}.cjs`;
+  const { commandNames } = oneFileCliExports(fileURLToPath(new URL(`../${next}/${cli.file}.cjs`, import.meta.url)));
+  for (const [name, action] of commandNames()) oneFileCommands[name] = [`${cli.file}.cjs`, codeCacheGroup(action)];
 }
 
 // dist/cli-route.cjs: which file a command line runs from, with the command
@@ -363,18 +405,29 @@ function richDoc() {
   return { ...doc, xref: 'stream', trailer: '/Info 25 0 R', objectStreams: [{ num: 30, members: [1, 2, 3, 4, 6, 20, 21, 22, 23, 24, 25, 26, 27] }] };
 }
 
-// The code caches of the one-file CLIs: bin/pdfsvc.js runs their actions on a
-// small document and writes what V8 compiled by then (each run adds to the
-// cache the one before wrote), and a second pass checks that V8 accepts it.
+// The code caches of the one-file CLIs, one per CODE_CACHE_GROUPS entry:
+// bin/pdfsvc.js runs each action of the group on small documents and writes
+// what V8 compiled by then (each run adds to the cache the one before wrote),
+// and a second pass checks that V8 accepts it. Each action runs on in.pdf (a
+// classic table) and rich.pdf (object and cross-reference streams): a rotate's
+// cache without the latter made a rotate of a small file with object streams
+// 2 ms slower.
 // Without NODE_OPTIONS: V8 takes a cache only under the flags it was made
 // with (a user's own flags make bin/pdfsvc.js compile from source).
 {
   const work = mkdtempSync(join(tmpdir(), 'pdfsvc-build-'));
   try {
     const input = join(work, 'in.pdf');
-    writeFileSync(input, buildPdf([simpleDoc(['one', 'two', 'three'])]).bytes);
-    // For the merge's run: what real inputs have and in.pdf lacks (cross-reference and object streams, an
-    // outline, named destinations, a link, a title), so that the code reading them is in the cache too.
+    // What most real files have and simpleDoc's lacks, so that the code reading it is in the caches too (a
+    // 10-page rotate compiled six functions from source for them): a file ID, and a page whose content is an
+    // array of streams.
+    const plain = simpleDoc(['one', 'two', 'three']);
+    const contentsArray = (object) =>
+      object.num === plain.pages[1] ? { ...object, body: object.body.replace(/\/Contents (\d+) 0 R/, '/Contents [$1 0 R]') } : object;
+    const fileId = '/ID [<5044465356432d6275696c642d3031> <5044465356432d6275696c642d3031>]';
+    writeFileSync(input, buildPdf([{ ...plain, objects: plain.objects.map(contentsArray), trailer: fileId }]).bytes);
+    // What real inputs have and in.pdf lacks (cross-reference and object streams, an outline, named
+    // destinations, a link, a title), so that the code reading them is in the cache too.
     const rich = join(work, 'rich.pdf');
     writeFileSync(rich, buildPdf([richDoc()]).bytes);
     const image = join(work, 'mark.png');
@@ -386,26 +439,53 @@ function richDoc() {
         'base64',
       ),
     );
-    const warmUps = {
-      rotateAndMerge: [
-        ['rotate', '--angle', '90', input],
-        // The merge's own code (outline, names, the merged store) compiled from the cache, not from source: merge-50
-        // main thread 5-10 ms less, a 10-page rotate within 1 ms (bench/README.md, merge50).
-        ['merge', rich, input, rich],
-      ],
-      watermarks: [
-        ['add-text-watermark', '--line-1', 'DRAFT', input],
-        ['add-image-watermark', '--image', image, input],
-      ],
-    };
     const { NODE_OPTIONS: _, ...env } = process.env;
+    const bin = fileURLToPath(new URL('../bin/pdfsvc.js', import.meta.url));
+    const pdfsvc = (args, mode) => execFileSync(process.execPath, [bin, ...args], { env: mode ? { ...env, PDFSVC_CODE_CACHE: mode } : env, stdio: 'inherit' });
+    // Inputs for the actions that take an encrypted or restricted document, made before any cache is.
+    const locked = (doc, args) => {
+      const out = join(work, `locked-${args.join('-')}-${doc === rich ? 'rich' : 'in'}.pdf`);
+      pdfsvc([...args, doc, '-o', out]);
+      return out;
+    };
+    const PASSWORD = 'build-password';
+    const encrypted = [
+      locked(input, ['add-password', '--password', PASSWORD]),
+      locked(rich, ['add-password', '--password', PASSWORD, '--encryption-algorithm', 'AES-256']),
+    ];
+    const restricted = [locked(input, ['add-restrictions', '--owner-password', PASSWORD]), locked(rich, ['add-restrictions', '--owner-password', PASSWORD])];
+    const parts = join(work, 'parts');
+    const documents = ['-o', parts, '--force'];
+    /** Each action's runs (each to its own output, unless it names the parts' directory). */
+    const warmUps = {
+      rotate_pages: [input, rich].map((doc) => ['rotate', '--angle', '90', doc]),
+      reverse_pages: [input, rich].map((doc) => ['reverse', doc]),
+      reorder_pages: [input, rich].map((doc) => ['reorder', '--page-order', '-1..1', doc]),
+      remove_pages: [input, rich].map((doc) => ['remove', '--pages', '1', doc]),
+      extract_pages: [input, rich].map((doc) => ['extract', '--pages', '1', doc]),
+      remove_signatures: [input, rich].map((doc) => ['remove-signatures', doc]),
+      merge_documents: [['merge', rich, input, rich]],
+      split_by_page_count: [input, rich].map((doc) => ['split-by-page-count', '--page-count', '1', doc, ...documents]),
+      split_by_size: [input, rich].map((doc) => ['split-by-size', '--maximum-bytes', '1000', doc, ...documents]),
+      split_at_page: [input, rich].map((doc) => ['split-at-page', '--page', '2', doc, ...documents]),
+      split_by_groups: [input, rich].map((doc) => ['split-by-groups', '--groups', '1;2', doc, ...documents]),
+      add_password: [
+        ['add-password', '--password', PASSWORD, input],
+        ['add-password', '--password', PASSWORD, '--encryption-algorithm', 'AES-256', rich],
+      ],
+      remove_password: encrypted.map((doc) => ['remove-password', '--password', PASSWORD, doc]),
+      add_restrictions: [input, rich].map((doc) => ['add-restrictions', '--owner-password', PASSWORD, doc]),
+      remove_restrictions: restricted.map((doc) => ['remove-restrictions', doc]),
+      add_text_watermark: [input, rich].map((doc) => ['add-text-watermark', '--line-1', 'DRAFT', doc]),
+      add_image_watermark: [input, rich].map((doc) => ['add-image-watermark', '--image', image, doc]),
+    };
+    const routed = [...new Set(Object.values(oneFileCommands).map(([, group]) => group))].flatMap((group) => CODE_CACHE_GROUPS[group]);
+    const missing = routed.filter((action) => !Object.hasOwn(warmUps, action));
+    if (missing.length > 0) throw new Error(`scripts/build.mjs: no warm-up runs for ${missing.join(', ')} (warmUps makes the code caches)`);
     for (const mode of ['write', 'check']) {
-      for (const cli of ONE_FILE_CLIS) {
-        for (const [i, args] of warmUps[cli.warmUp].entries()) {
-          execFileSync(process.execPath, [fileURLToPath(new URL('../bin/pdfsvc.js', import.meta.url)), ...args, '-o', join(work, `${mode}-${i}.pdf`)], {
-            env: { ...env, PDFSVC_CODE_CACHE: mode },
-            stdio: 'inherit',
-          });
+      for (const action of routed) {
+        for (const [i, args] of warmUps[action].entries()) {
+          pdfsvc(args.includes(parts) ? args : [...args, '-o', join(work, `${mode}-${action}-${i}.pdf`)], mode);
         }
       }
     }

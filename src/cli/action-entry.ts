@@ -19,7 +19,9 @@ export { main } from './main.js';
 /** The actions whose transforms this file holds; scripts/build.mjs lists them. */
 declare const __PDFSVC_ACTIONS_HERE__: readonly string[];
 
-/** For the build: the names and aliases a command line may call this file's actions by (findAction's). */
-export function commandNames(): string[] {
-  return (actions as readonly AnyAction[]).filter((action) => __PDFSVC_ACTIONS_HERE__.includes(action.name)).flatMap(namesOf);
+/** For the build: the names and aliases a command line may call this file's actions by (findAction's), each with its action's name. */
+export function commandNames(): Array<[name: string, action: string]> {
+  return (actions as readonly AnyAction[])
+    .filter((action) => __PDFSVC_ACTIONS_HERE__.includes(action.name))
+    .flatMap((action) => namesOf(action).map((name): [string, string] => [name, action.name]));
 }

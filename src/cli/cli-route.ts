@@ -8,15 +8,20 @@ import { commandNameIn } from './command-name.js';
 
 export { ONE_FILE_CLI_V8_FLAGS, setV8Flags } from '../core/v8-flags.js';
 
-/** Each command name and alias of the one-file CLIs' actions, and the file in dist/ that runs it (scripts/build.mjs lists them). */
-declare const __PDFSVC_ONE_FILE_COMMANDS__: Readonly<Record<string, string>>;
+/** Each command name and alias of the one-file CLIs' actions: the file in dist/ that runs it and its action's code cache group (scripts/build.mjs lists them). */
+declare const __PDFSVC_ONE_FILE_COMMANDS__: Readonly<Record<string, readonly [file: string, group: string]>>;
 
-/** The file in dist/ that runs `argv` on its own: one that holds its action, on local files (remote mode runs from dist/cli.js). */
-export function oneFileCliFor(argv: string[]): string | undefined {
+/**
+ * The file in dist/ that runs `argv` on its own: one that holds its action, on local files (remote mode runs
+ * from dist/cli.js); and the code cache beside it that the build made by running that action and those like it,
+ * so that V8 deserializes what this action runs and not what the others do (bench/README.md, startup2).
+ */
+export function oneFileCliFor(argv: string[]): { file: string; cache: string } | undefined {
   const name = commandNameIn(argv);
   if (name === undefined || !Object.hasOwn(__PDFSVC_ONE_FILE_COMMANDS__, name)) return undefined;
   if (process.env.PDFSVC_SERVER || argv.some((arg) => arg === '--server' || arg.startsWith('--server='))) return undefined;
-  return __PDFSVC_ONE_FILE_COMMANDS__[name];
+  const [file, group] = __PDFSVC_ONE_FILE_COMMANDS__[name];
+  return { file, cache: `${file}.${group}.cache` };
 }
 
 /**

@@ -280,6 +280,15 @@ describe('pdfsvc CLI', () => {
       });
     }
 
+    it('is read whole by a reader that starts late: a run that ends with output in flight ends only once it is written', async () => {
+      // bin/pdfsvc.js exits at once when nothing is pending; output that a pipe has not taken yet must still go out.
+      const script = 'node "$@" | (sleep 0.3; cat) | cmp - "$EXPECTED" && echo same';
+      const expected = join(dir, 'late-reader.pdf');
+      expect((await pdfsvc([...commands.rotate, '-o', expected])).exitCode).toBe(0);
+      const { stdout } = await execa('bash', ['-c', script, 'bash', 'bin/pdfsvc.js', ...commands.rotate], { env: { EXPECTED: expected } });
+      expect(stdout).toBe('same');
+    });
+
     it('does not matter with -o: the file is written whole, with nothing left beside it', async () => {
       const out = join(dir, 'piped-o', 'rotated.pdf');
       mkdirSync(dirname(out));

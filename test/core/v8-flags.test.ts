@@ -5,11 +5,13 @@
  * writes a number of its own that could drift from the other.
  */
 import { execa } from 'execa';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { actions } from '../../src/actions/index.js';
+import { kebabName } from '../../src/core/action.js';
 import { LATE_INTERRUPT_BUDGET, ONE_FILE_CLI_V8_FLAGS } from '../../src/core/v8-flags.js';
 import { fixturePath } from '../helpers/pdf-tools.js';
 
@@ -67,6 +69,40 @@ describe("Node's built-ins and the flags the bin sets", () => {
       }
       const { all } = await run(['rotate', '--angle', '90', fixturePath('pages-10.pdf'), '-o', join(dir, 'rotated.pdf')]);
       expect(all).not.toMatch(/Compiling [\w/]*crypto/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('A one-action run', () => {
+  it("takes a code cache the build made by running its action, and V8 accepts it; the rotate's is its own", async () => {
+    const route = createRequire(import.meta.url)('../../dist/cli-route.cjs') as {
+      oneFileCliFor(argv: string[]): { file: string; cache: string } | undefined;
+    };
+    const cacheOf = (action: string) => route.oneFileCliFor(['node', 'pdfsvc', kebabName(action), 'in.pdf'])?.cache;
+    for (const action of actions) {
+      const cache = cacheOf(action.name);
+      expect(cache, action.name).toMatch(/^cli-\w+\.cjs\.\w+\.cache$/);
+      expect(existsSync(new URL(`../../dist/${cache}`, import.meta.url)), action.name).toBe(true);
+    }
+    const others = actions.filter((action) => action.name !== 'rotate_pages').map((action) => cacheOf(action.name));
+    expect(others).not.toContain(cacheOf('rotate_pages'));
+    expect(cacheOf('add_password')).not.toBe(cacheOf('merge_documents'));
+    // The bin's check (PDFSVC_CODE_CACHE=check, as the build runs it) fails when V8 rejects the cache or there is none.
+    const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-code-cache-'));
+    try {
+      const { NODE_OPTIONS: _, ...env } = process.env;
+      const { exitCode, stderr } = await execa(
+        'node',
+        ['bin/pdfsvc.js', 'rotate', '--angle', '90', fixturePath('pages-10.pdf'), '-o', join(dir, 'rotated.pdf')],
+        {
+          env: { ...env, PDFSVC_CODE_CACHE: 'check' },
+          extendEnv: false,
+          reject: false,
+        },
+      );
+      expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: '' });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
