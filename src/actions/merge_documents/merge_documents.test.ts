@@ -300,6 +300,20 @@ describe('merge_documents', () => {
     expect(groupsFor('/View')).toEqual(['u:two']);
   });
 
+  it("keeps every input's document JavaScript, renaming a name already taken and a repeated script once, and every input's associated files", async () => {
+    const first = await formDocument({ font: 'Helvetica', script: 'first input script' });
+    const bytes = await merge(first, await formDocument({ font: 'Courier', script: 'later input script' }), first);
+    await expectClean(bytes);
+    const { stdout } = await execa('pdfinfo', ['-js', tempFile(bytes)]);
+    expect(stdout.match(/first input script/g)).toHaveLength(1);
+    expect(stdout.match(/later input script/g)).toHaveLength(1);
+    const json = await qpdfJson(bytes);
+    const scripts = resolve(json, resolve(json, catalog(json)['/Names'])['/JavaScript'])['/Names'] as string[];
+    expect(scripts.filter((_, i) => i % 2 === 0)).toEqual(['u:init', 'u:init (2)']);
+    const files = (catalog(json)['/AF'] as string[]).map((ref) => resolve(json, ref)['/F']);
+    expect(files).toEqual(['u:Helvetica.txt', 'u:Courier.txt', 'u:Helvetica.txt']);
+  });
+
   it("gives a later input's /DR font a free name when the first input's /DR uses its name, and its fields' /DA follow", async () => {
     const bytes = await merge(await formDocument({ font: 'Helvetica' }), await formDocument({ font: 'Courier' }));
     await expectClean(bytes);

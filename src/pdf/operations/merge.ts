@@ -18,6 +18,7 @@ import {
   PDFNumber,
   PDFObject,
   PDFRef,
+  PDFStream,
   PDFString,
 } from '../model/primitives.js';
 import { copyObject } from '../model/copy.js';
@@ -64,6 +65,8 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   mergeForms(target, parts);
   mergePageLabels(target, parts);
   mergeAttachments(target, parts);
+  mergeDocumentScripts(target, parts);
+  mergeAssociatedFiles(target, parts);
   mergeOptionalContent(target, parts);
   raiseVersion(target, docs);
   return target;
@@ -303,6 +306,53 @@ function mergeAttachments(target: PDFDocument, parts: Part[]): void {
     }
   }
   if (entries.length > 0) writeNameTree(target, 'EmbeddedFiles', entries);
+}
+
+/**
+ * Every input's document-level JavaScript, which its field and page scripts
+ * may call: a name already taken becomes `name (2)` (the names only order
+ * the scripts). A script an earlier input has under the same name, word for
+ * word, is kept once: a file merged with itself would run its opening script
+ * twice. Left as it is when only the first input has any.
+ */
+function mergeDocumentScripts(target: PDFDocument, parts: Part[]): void {
+  const perPart = parts.map((part) => nameTreeEntries(target, part.catalog, 'JavaScript'));
+  if (perPart.slice(1).every((entries) => entries.length === 0)) return;
+  const taken = new Set<string>();
+  const kept = new Set<string>();
+  const entries: NameEntry[] = [];
+  for (const entry of perPart.flat()) {
+    const script = `${entry.name}\n${scriptText(target, entry.value)}`;
+    if (kept.has(script)) continue;
+    kept.add(script);
+    if (taken.has(entry.name)) {
+      let n = 2;
+      while (taken.has(`${entry.name} (${n})`)) n++;
+      entry.name = `${entry.name} (${n})`;
+      entry.key = textString(entry.name);
+    }
+    taken.add(entry.name);
+    entries.push(entry);
+  }
+  writeNameTree(target, 'JavaScript', entries);
+}
+
+/** A JavaScript action's script as written (a string, or a stream's filters and bytes), to compare. */
+function scriptText(target: PDFDocument, action: PDFObject): string {
+  const dict = target.context.lookup(action);
+  const js = dict instanceof PDFDict ? dict.lookup(PDFName.of('JS')) : undefined;
+  if (js instanceof PDFStream) return `${String(js.dict.lookup(PDFName.of('Filter')))} ${Buffer.from(js.getContents()).toString('latin1')}`;
+  return String(js);
+}
+
+/**
+ * The catalog's associated files (/AF: PDF/A-3's embedded sources and data)
+ * of every input, so that none is lost with its input's catalog.
+ */
+function mergeAssociatedFiles(target: PDFDocument, parts: Part[]): void {
+  if (parts.slice(1).every((part) => !arrayAt(part.catalog, 'AF'))) return;
+  const files = parts.flatMap((part) => arrayAt(part.catalog, 'AF')?.asArray() ?? []);
+  target.catalog.set(PDFName.of('AF'), target.context.obj(files));
 }
 
 /**
