@@ -73,7 +73,7 @@ export interface QpdfJson {
   pages: Array<{ object: string; label?: unknown }>;
   pagelabels: Array<{ index: number; label: Record<string, unknown> }>;
   outlines: QpdfOutline[];
-  acroform: { fields: Array<{ fullname: string; value: unknown; pageposfrom1: number; fieldtype: string }>; hasacroform: boolean };
+  acroform: { fields: Array<{ fullname: string; value: unknown; pageposfrom1: number; fieldtype: string; object: string }>; hasacroform: boolean };
   attachments: Record<string, unknown>;
   encrypt: {
     encrypted: boolean;

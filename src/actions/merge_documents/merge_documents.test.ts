@@ -4,7 +4,7 @@
  */
 import { execa } from 'execa';
 import { beforeAll, describe, it, expect } from 'vitest';
-import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef, PDFString } from '@cantoo/pdf-lib';
 import { runAction } from '../../core/run.js';
 import { ValidationError } from '../../core/errors.js';
 import mergeDocuments from './action.js';
@@ -299,6 +299,49 @@ describe('merge_documents', () => {
     expect(groupsFor('/Print')).toEqual(['u:one', 'u:two']);
     expect(groupsFor('/View')).toEqual(['u:two']);
   });
+
+  it("keeps every input's document JavaScript, renaming a name already taken and a repeated script once, and every input's associated files", async () => {
+    const first = await formDocument({ font: 'Helvetica', script: 'first input script' });
+    const bytes = await merge(first, await formDocument({ font: 'Courier', script: 'later input script' }), first);
+    await expectClean(bytes);
+    const { stdout } = await execa('pdfinfo', ['-js', tempFile(bytes)]);
+    expect(stdout.match(/first input script/g)).toHaveLength(1);
+    expect(stdout.match(/later input script/g)).toHaveLength(1);
+    const json = await qpdfJson(bytes);
+    const scripts = resolve(json, resolve(json, catalog(json)['/Names'])['/JavaScript'])['/Names'] as string[];
+    expect(scripts.filter((_, i) => i % 2 === 0)).toEqual(['u:init', 'u:init (2)']);
+    const files = (catalog(json)['/AF'] as string[]).map((ref) => resolve(json, ref)['/F']);
+    expect(files).toEqual(['u:Helvetica.txt', 'u:Courier.txt', 'u:Helvetica.txt']);
+  });
+
+  it("gives a later input's /DR font a free name when the first input's /DR uses its name, and its fields' /DA follow", async () => {
+    const bytes = await merge(await formDocument({ font: 'Helvetica' }), await formDocument({ font: 'Courier' }));
+    await expectClean(bytes);
+    const json = await qpdfJson(bytes);
+    const fonts = resolve(json, resolve(json, resolve(json, catalog(json)['/AcroForm'])['/DR'])['/Font']);
+    const fontOf = (field: string) => {
+      const entry = json.acroform.fields.find((f) => f.fullname === field)!;
+      const name = /^u:\/(\S+) 12 Tf/.exec(resolve(json, entry.object)['/DA'] as string)![1];
+      return resolve(json, fonts[`/${name}`])['/BaseFont'];
+    };
+    expect(fontOf('text')).toBe('/Helvetica');
+    expect(fontOf('text_2')).toBe('/Courier');
+  });
+
+  it('gives the check boxes of an input that drew its own appearances a ZapfDingbats /DA when another input makes readers redraw them', async () => {
+    const bytes = await merge(await formDocument({ font: 'Helvetica', needAppearances: true }), await formDocument({ font: 'Courier' }));
+    await expectClean(bytes);
+    const json = await qpdfJson(bytes);
+    const form = resolve(json, catalog(json)['/AcroForm']);
+    expect(form['/NeedAppearances']).toBe(true);
+    const fonts = resolve(json, resolve(json, form['/DR'])['/Font']);
+    const box = resolve(json, json.acroform.fields.find((f) => f.fullname === 'box_2')!.object);
+    const name = /^u:\/(\S+) 0 Tf/.exec(box['/DA'] as string)?.[1];
+    expect(resolve(json, fonts[`/${name}`])['/BaseFont']).toBe('/ZapfDingbats');
+    // poppler redraws the fields and finds a font for the later input's check box.
+    const { stderr } = await execa('pdftoppm', ['-r', '10', '-png', tempFile(bytes), tempFile(new Uint8Array(), '')]);
+    expect(stderr).not.toContain("Missing 'Tf' operator");
+  });
 });
 
 /**
@@ -338,5 +381,59 @@ async function layeredTagged(layer: string, state: 'listed-off' | 'base-off' | '
   page.node.set(PDFName.of('Annots'), context.obj([link]));
   const form = context.register(context.stream('0 0 m 1 1 l S', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 1, 1], StructParents: 2 }));
   page.node.setXObject(PDFName.of('F1'), form);
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * A one-page form: a text field `text` whose /DA names /F0, the /DR font
+ * `font`; a checked check box `box` without a /DA, drawn by its own
+ * appearances (with a /DA when `needAppearances`); a document-level script `init`; and one associated file
+ * named after the font.
+ */
+async function formDocument(options: { font: string; needAppearances?: boolean; script?: string }): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const page = doc.addPage([300, 300]);
+  const { context } = doc;
+  const font = context.register(context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: options.font, Encoding: 'WinAnsiEncoding' }));
+  const text = context.register(
+    context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Tx',
+      T: PDFHexString.fromText('text'),
+      V: PDFHexString.fromText(options.font),
+      DA: PDFString.of('/F0 12 Tf 0 g'),
+      Rect: [20, 200, 200, 220],
+      P: page.ref,
+    }),
+  );
+  const on = context.register(context.stream('q 0 g BT /ZaDb 10 Tf 2 2 Td (4) Tj ET Q', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 14, 14] }));
+  const off = context.register(context.stream('', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 14, 14] }));
+  const box = context.register(
+    context.obj({
+      Type: 'Annot',
+      Subtype: 'Widget',
+      FT: 'Btn',
+      T: PDFHexString.fromText('box'),
+      V: 'Yes',
+      AS: 'Yes',
+      MK: { CA: PDFString.of('4') },
+      AP: { N: { Yes: on, Off: off } },
+      Rect: [20, 150, 34, 164],
+      P: page.ref,
+    }),
+  );
+  page.node.set(PDFName.of('Annots'), context.obj([text, box]));
+  // A form that asks readers to draw its fields gives them all a /DA, as it must.
+  if (options.needAppearances) (context.lookup(box) as PDFDict).set(PDFName.of('DA'), PDFString.of('/F0 0 Tf 0 g'));
+  const form = context.obj({ Fields: [text, box], DR: { Font: { F0: font } } }) as PDFDict;
+  if (options.needAppearances) form.set(PDFName.of('NeedAppearances'), context.obj(true));
+  doc.catalog.set(PDFName.of('AcroForm'), context.register(form));
+  if (options.script !== undefined) {
+    const action = context.register(context.obj({ S: 'JavaScript', JS: PDFString.of(`console.println("${options.script}");`) }));
+    doc.catalog.set(PDFName.of('Names'), context.obj({ JavaScript: { Names: [PDFHexString.fromText('init'), action] } }));
+  }
+  const file = context.register(context.obj({ Type: 'Filespec', F: PDFString.of(`${options.font}.txt`), AFRelationship: 'Data' }));
+  doc.catalog.set(PDFName.of('AF'), context.obj([file]));
   return doc.save({ useObjectStreams: false });
 }

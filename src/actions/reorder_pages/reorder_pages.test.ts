@@ -19,6 +19,7 @@ import {
   structureTable,
   validationTable,
 } from '../../../test/helpers/page-actions.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
 
 pageOrderTable(reorderPages, [
   { values: { page_order: '3,1,2' }, order: [3, 1, 2] },
@@ -82,6 +83,21 @@ describe('form fields (signature-field-unsigned.pdf)', () => {
     expect(signature.map((f) => f.pageposfrom1).sort()).toEqual([1, 2]);
     expect(new Set(signature.map((f) => f.annotation.object)).size).toBe(2);
     expect(fieldTreeNames(json)).toEqual(['Signature1']);
+  });
+
+  it("a widget its field's /Kids lists but which lacks /Parent (reorder 1,1) becomes another widget of that field on the copy", async () => {
+    const doc = simpleDoc(['orphan widget'], { catalog: '/AcroForm << /Fields [20 0 R] /DA (/Helv 12 Tf 0 g) >>', page: () => '/Annots [21 0 R]' });
+    doc.objects.push(
+      { num: 20, body: '<< /FT /Tx /T (name) /V (Ada) /Kids [21 0 R] >>' },
+      { num: 21, body: '<< /Type /Annot /Subtype /Widget /Rect [72 600 272 620] /P 4 0 R >>' },
+    );
+    const output = await run(reorderPages, buildPdf([{ objects: doc.objects }]).bytes, { page_order: '1,1' });
+    await expectCleanCheck(output, 'reorder 1,1');
+    const json = await qpdfFullJson(output);
+    const widgets = json.acroform.fields.filter((f) => f.fullname === 'name');
+    expect(widgets.map((f) => f.pageposfrom1).sort()).toEqual([1, 2]);
+    expect(new Set(widgets.map((f) => f.annotation.object)).size).toBe(2);
+    expect(fieldTreeNames(json)).toEqual(['name']);
   });
 });
 

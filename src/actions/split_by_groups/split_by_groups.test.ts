@@ -11,6 +11,7 @@ import splitByGroups from './action.js';
 import { fixture, fixturePath, qpdfJson } from '../../../test/helpers/pdf-tools.js';
 import { checkedMarkers, formFields, linksPerPage, outlineLines, pageLabels, partNames, refusal, split, unpack } from '../../../test/helpers/split-tools.js';
 import { formRequest, inProcessApp, keys } from '../../../test/server/harness.js';
+import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
 
 describe('split_by_groups', () => {
   it.each([
@@ -56,6 +57,18 @@ describe('split_by_groups', () => {
       ['email=ada@example.com@1', 'name=Ada Lovelace@1'],
       ['address.city=London@1', 'address.street=1 Main St@1'],
     ]);
+  });
+
+  it("a widget its field's /Kids lists but which lacks /Parent, twice in one group, is a widget of that field both times", async () => {
+    const doc = simpleDoc(['orphan widget'], { catalog: '/AcroForm << /Fields [20 0 R] /DA (/Helv 12 Tf 0 g) >>', page: () => '/Annots [21 0 R]' });
+    doc.objects.push(
+      { num: 20, body: '<< /FT /Tx /T (name) /V (Ada) /Kids [21 0 R] >>' },
+      { num: 21, body: '<< /Type /Annot /Subtype /Widget /Rect [72 600 272 620] /P 4 0 R >>' },
+    );
+    const parts = await split(splitByGroups, buildPdf([{ objects: doc.objects }]).bytes, { groups: '1,1;1' });
+    // checkedMarkers wants qpdf --check clean: qpdf warns of a widget no field reaches.
+    expect(await checkedMarkers(parts)).toEqual([[], []]);
+    expect(await formFields(parts[0].bytes)).toEqual(['name=Ada@1', 'name=Ada@2']);
   });
 
   it('links, outline and labels follow the pages into each group', async () => {

@@ -18,6 +18,7 @@ import {
   PDFNumber,
   PDFObject,
   PDFRef,
+  PDFStream,
   PDFString,
 } from '../model/primitives.js';
 import { copyObject } from '../model/copy.js';
@@ -28,8 +29,10 @@ import { linkOutlineChildren, outlineChildren, outlineItems, recount, relinkOutl
 import { readPageLabels, writePageLabels, type PageLabel } from '../structure/page-labels.js';
 import { pageEntries, setPages } from '../structure/page-tree.js';
 import { objectTableOf } from '../reader/object-table.js';
+import { walkFieldTree } from '../structure/trees.js';
 
 const D = PDFName.of('D');
+const DA = PDFName.of('DA');
 const DEST = PDFName.of('Dest');
 const T = PDFName.of('T');
 
@@ -62,6 +65,8 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   mergeForms(target, parts);
   mergePageLabels(target, parts);
   mergeAttachments(target, parts);
+  mergeDocumentScripts(target, parts);
+  mergeAssociatedFiles(target, parts);
   mergeOptionalContent(target, parts);
   raiseVersion(target, docs);
   return target;
@@ -304,6 +309,53 @@ function mergeAttachments(target: PDFDocument, parts: Part[]): void {
 }
 
 /**
+ * Every input's document-level JavaScript, which its field and page scripts
+ * may call: a name already taken becomes `name (2)` (the names only order
+ * the scripts). A script an earlier input has under the same name, word for
+ * word, is kept once: a file merged with itself would run its opening script
+ * twice. Left as it is when only the first input has any.
+ */
+function mergeDocumentScripts(target: PDFDocument, parts: Part[]): void {
+  const perPart = parts.map((part) => nameTreeEntries(target, part.catalog, 'JavaScript'));
+  if (perPart.slice(1).every((entries) => entries.length === 0)) return;
+  const taken = new Set<string>();
+  const kept = new Set<string>();
+  const entries: NameEntry[] = [];
+  for (const entry of perPart.flat()) {
+    const script = `${entry.name}\n${scriptText(target, entry.value)}`;
+    if (kept.has(script)) continue;
+    kept.add(script);
+    if (taken.has(entry.name)) {
+      let n = 2;
+      while (taken.has(`${entry.name} (${n})`)) n++;
+      entry.name = `${entry.name} (${n})`;
+      entry.key = textString(entry.name);
+    }
+    taken.add(entry.name);
+    entries.push(entry);
+  }
+  writeNameTree(target, 'JavaScript', entries);
+}
+
+/** A JavaScript action's script as written (a string, or a stream's filters and bytes), to compare. */
+function scriptText(target: PDFDocument, action: PDFObject): string {
+  const dict = target.context.lookup(action);
+  const js = dict instanceof PDFDict ? dict.lookup(PDFName.of('JS')) : undefined;
+  if (js instanceof PDFStream) return `${String(js.dict.lookup(PDFName.of('Filter')))} ${Buffer.from(js.getContents()).toString('latin1')}`;
+  return String(js);
+}
+
+/**
+ * The catalog's associated files (/AF: PDF/A-3's embedded sources and data)
+ * of every input, so that none is lost with its input's catalog.
+ */
+function mergeAssociatedFiles(target: PDFDocument, parts: Part[]): void {
+  if (parts.slice(1).every((part) => !arrayAt(part.catalog, 'AF'))) return;
+  const files = parts.flatMap((part) => arrayAt(part.catalog, 'AF')?.asArray() ?? []);
+  target.catalog.set(PDFName.of('AF'), target.context.obj(files));
+}
+
+/**
  * A free name for a colliding attachment. Its file specification's /F and
  * /UF follow when they carried the old name, since readers list and save
  * attachments under those.
@@ -331,13 +383,16 @@ function renameAttachment(target: PDFDocument, entry: NameEntry, taken: Set<stri
 /**
  * One AcroForm with every input's fields. A top-level field whose name an
  * earlier input already used is renamed (`shared` → `shared_2`), so both
- * values survive; renaming the top level renames its whole subtree.
+ * values survive; renaming the top level renames its whole subtree. Each
+ * input's default resources join the merged /DR, renamed where a name is
+ * taken by another resource, and its fields' /DA strings follow the renames.
  */
 function mergeForms(target: PDFDocument, parts: Part[]): void {
   const forms = parts.map((part) => dictAt(part.catalog, 'AcroForm'));
   if (forms.every((form) => form === undefined)) return;
   const form = forms[0] ?? createForm(target);
   const defaults = formDefaults(forms);
+  const defaultRenames = new Map<string, string>();
   const taken = new Set<string>();
   const fields: PDFObject[] = [];
   forms.forEach((input, i) => {
@@ -349,11 +404,20 @@ function mergeForms(target: PDFDocument, parts: Part[]): void {
       if (name !== undefined) taken.add(name);
     }
     pushDownDefaults(target, input, own, defaults);
-    if (input !== form) mergeFormResources(form, input);
+    const renames = input === form ? new Map<string, string>() : mergeFormResources(target, form, input);
+    if (renames.size > 0) {
+      renameInAppearanceStrings(target, own, renames);
+      if (input.lookup(PDFName.of('DA')) === defaults.DA) for (const [from, to] of renames) defaultRenames.set(from, to);
+    }
     fields.push(...own);
   });
   form.set(PDFName.of('Fields'), target.context.obj(fields));
-  applyFormFlags(target, form, forms);
+  applyFormFlags(target, form, forms, defaultRenames);
+  if (form.lookup(PDFName.of('NeedAppearances')) === PDFBool.True) {
+    forms.forEach((input) => {
+      if (input && input.lookup(PDFName.of('NeedAppearances')) !== PDFBool.True) giveButtonsAFont(target, form, input);
+    });
+  }
 }
 
 function createForm(target: PDFDocument): PDFDict {
@@ -407,32 +471,140 @@ function pushDownDefaults(target: PDFDocument, input: PDFDict, fields: PDFObject
   }
 }
 
-/** Adds the input's /DR resources (fonts and the rest) that the merged form does not have under that name. */
-function mergeFormResources(form: PDFDict, input: PDFDict): void {
+/**
+ * Adds the input's /DR resources (fonts, colour spaces and the rest) to the
+ * merged form's. A name the merged /DR already gives another resource (every
+ * generator calls its first font /F0 or /Helv) is renamed (`F0` → `F0_2`);
+ * the renames, keyed `Font/F0` (category and name), are returned for the
+ * input's /DA strings.
+ */
+function mergeFormResources(target: PDFDocument, form: PDFDict, input: PDFDict): Map<string, string> {
+  const renames = new Map<string, string>();
   const from = dictAt(input, 'DR');
-  if (!from) return;
+  if (!from) return renames;
   const into = dictAt(form, 'DR');
   if (!into) {
     form.set(PDFName.of('DR'), input.get(PDFName.of('DR'))!);
-    return;
+    return renames;
   }
   for (const [category, value] of from.entries()) {
     const theirs = from.lookup(category);
     const ours = into.lookup(category);
     if (ours === undefined) into.set(category, value);
     else if (theirs instanceof PDFDict && ours instanceof PDFDict) {
-      for (const [name, resource] of theirs.entries()) if (!ours.has(name)) ours.set(name, resource);
+      for (const [name, resource] of theirs.entries()) {
+        const held = ours.get(name);
+        if (held === undefined) ours.set(name, resource);
+        else if (!sameResource(target, held, resource)) {
+          const free = freeResourceName(ours, name.decodeText());
+          ours.set(PDFName.of(free), resource);
+          renames.set(`${category.decodeText()}/${name.decodeText()}`, free);
+        }
+      }
     }
   }
+  return renames;
+}
+
+/** The same object, or two direct ones written alike (a standard font named in place). */
+function sameResource(target: PDFDocument, a: PDFObject, b: PDFObject): boolean {
+  if (a === b) return true;
+  if (a instanceof PDFRef || b instanceof PDFRef) return false;
+  return String(target.context.lookup(a)) === String(target.context.lookup(b));
+}
+
+function freeResourceName(resources: PDFDict, name: string): string {
+  let n = 2;
+  while (resources.has(PDFName.of(`${name}_${n}`))) n++;
+  return `${name}_${n}`;
+}
+
+/**
+ * Rewrites the /DA strings of the input's field tree for its renamed /DR
+ * resources. A field's own /DR (qpdf's test files, LibreOffice), which
+ * poppler and pdf.js look in first, still has the resource under its old
+ * name: there the /DA stays.
+ */
+function renameInAppearanceStrings(target: PDFDocument, fields: PDFObject[], renames: Map<string, string>): void {
+  walkFieldTree(target.context, fields, {
+    inherit: ['DR'],
+    decide: ({ node, inherited }) => {
+      const da = textOf(node.lookup(DA));
+      const local = node.lookup(PDFName.of('DR')) ?? inherited.get('DR');
+      const renamed = da === undefined ? undefined : renameInAppearanceString(da, renames, local instanceof PDFDict ? local : undefined);
+      if (renamed !== undefined) node.set(DA, literalString(renamed));
+      return 'kids';
+    },
+  });
+}
+
+/**
+ * A /DA string with the resources it names (`/F0 12 Tf`, `/CS0 cs`) renamed,
+ * or undefined when it names none of them. Names that `local` resources
+ * hold keep their name.
+ */
+function renameInAppearanceString(da: string, renames: Map<string, string>, local?: PDFDict): string | undefined {
+  let changed = false;
+  const renamed = da.replace(/\/([^\s/()<>[\]{}%]+)(?=(\s+[-+.\d]+)?\s+(Tf|cs|CS)\b)/g, (written, name: string, _size, operator: string) => {
+    const decoded = name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+    const category = operator === 'Tf' ? 'Font' : 'ColorSpace';
+    const to = renames.get(`${category}/${decoded}`);
+    if (to === undefined || (local && dictAt(local, category)?.has(PDFName.of(decoded)))) return written;
+    changed = true;
+    return PDFName.of(to).toString();
+  });
+  return changed ? renamed : undefined;
+}
+
+/**
+ * When the merged form asks readers to redraw every field (/NeedAppearances,
+ * from another input), an input that drew its own appearances is redrawn
+ * too. Its check boxes and radio buttons without a /DA then have no font to
+ * draw their mark with (poppler: "Missing 'Tf' operator in field's DA
+ * string"): they get ZapfDingbats, the font Acrobat draws marks with, from
+ * the merged /DR.
+ */
+function giveButtonsAFont(target: PDFDocument, form: PDFDict, input: PDFDict): void {
+  const fields = arrayAt(input, 'Fields')?.asArray() ?? [];
+  if (input.lookup(DA) !== undefined || fields.length === 0) return;
+  let da: PDFString | undefined;
+  walkFieldTree(target.context, fields, {
+    inherit: ['FT', 'Ff', 'DA'],
+    decide: ({ node, inherited }) => {
+      if (arrayAt(node, 'Kids')?.size()) return 'kids';
+      const type = node.lookup(PDFName.of('FT')) ?? inherited.get('FT');
+      const flags = node.lookup(PDFName.of('Ff')) ?? inherited.get('Ff');
+      const isPushButton = flags instanceof PDFNumber && (flags.asNumber() & (1 << 16)) !== 0;
+      if (type !== PDFName.of('Btn') || isPushButton || node.has(DA) || inherited.has('DA')) return 'keep';
+      da ??= literalString(`/${dingbatsFontName(target, form)} 0 Tf 0 g`);
+      node.set(DA, da);
+      return 'keep';
+    },
+  });
+}
+
+/** The name of a ZapfDingbats font in the merged /DR, added as /ZaDb (or a free name) when there is none. */
+function dingbatsFontName(target: PDFDocument, form: PDFDict): string {
+  const { context } = target;
+  const resources = dictAt(form, 'DR') ?? setDirect(form, 'DR', context.obj({}) as PDFDict);
+  const fonts = dictAt(resources, 'Font') ?? setDirect(resources, 'Font', context.obj({}) as PDFDict);
+  for (const [name] of fonts.entries()) {
+    const font = fonts.lookup(name);
+    if (font instanceof PDFDict && font.lookup(PDFName.of('BaseFont')) === PDFName.of('ZapfDingbats')) return name.decodeText();
+  }
+  const name = fonts.has(PDFName.of('ZaDb')) ? freeResourceName(fonts, 'ZaDb') : 'ZaDb';
+  fonts.set(PDFName.of(name), context.register(context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'ZapfDingbats' })));
+  return name;
 }
 
 /** /DA, /Q, /NeedAppearances, /SigFlags and /CO over all inputs; /XFA no longer describes the form. */
-function applyFormFlags(target: PDFDocument, form: PDFDict, forms: Array<PDFDict | undefined>): void {
+function applyFormFlags(target: PDFDocument, form: PDFDict, forms: Array<PDFDict | undefined>, defaultRenames: Map<string, string>): void {
   const defaults = formDefaults(forms);
-  for (const key of ['DA', 'Q'] as const) {
-    const value = defaults[key];
-    if (value !== undefined) form.set(PDFName.of(key), value);
-  }
+  const da = textOf(defaults.DA);
+  const renamedDA = da === undefined ? undefined : renameInAppearanceString(da, defaultRenames);
+  if (renamedDA !== undefined) form.set(DA, literalString(renamedDA));
+  else if (defaults.DA !== undefined) form.set(DA, defaults.DA);
+  if (defaults.Q !== undefined) form.set(PDFName.of('Q'), defaults.Q);
   if (forms.some((input) => input?.lookup(PDFName.of('NeedAppearances')) === PDFBool.True)) {
     form.set(PDFName.of('NeedAppearances'), PDFBool.True);
   }
@@ -572,6 +744,11 @@ function versionOf(doc: PDFDocument): number {
 
 function textOf(value: PDFObject | undefined): string | undefined {
   return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
+}
+
+/** A literal string of ASCII text, its delimiters escaped. */
+function literalString(text: string): PDFString {
+  return PDFString.of(text.replace(/[\\()]/g, (c) => `\\${c}`));
 }
 
 /** A text string: plain bytes when ASCII, else UTF-16 (hex, so no character needs escaping). */

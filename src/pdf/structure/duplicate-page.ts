@@ -5,7 +5,8 @@
 import { copyObject } from '../model/copy.js';
 import { PDFDict, type PDFDocument, PDFName, PDFRef } from '../model/primitives.js';
 import { duplicateWidget, isWidget } from './forms.js';
-import { arrayAt } from '../model/objects.js';
+import { arrayAt, dictAt } from '../model/objects.js';
+import { walkFieldTree } from './trees.js';
 
 const ANNOTS = PDFName.of('Annots');
 
@@ -30,7 +31,7 @@ export function duplicatePage(doc: PDFDocument, page: PDFDict): PDFRef {
       const annot = context.lookup(item);
       if (!(item instanceof PDFRef) || !(annot instanceof PDFDict)) return item;
       const annotCopy =
-        isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')))
+        isWidget(annot) && (annot.has(PDFName.of('Parent')) || annot.has(PDFName.of('T')) || adoptByListingField(doc, item, annot))
           ? duplicateWidget(doc, item, annot, replaceOnPage)
           : context.register(copyObject(annot, context));
       mapping.set(item, annotCopy);
@@ -51,4 +52,25 @@ export function duplicatePage(doc: PDFDocument, page: PDFDict): PDFRef {
   // A structure-tree link belongs to the original page only.
   copy.delete(PDFName.of('StructParents'));
   return copyRef;
+}
+
+/**
+ * A widget without /Parent or /T that a field's /Kids lists (qpdf's damaged
+ * test files) belongs to that field: it gets the /Parent it lacks, so its
+ * copy becomes another widget of the field rather than a plain annotation
+ * no field lists. The field tree is walked only for such a widget.
+ */
+function adoptByListingField(doc: PDFDocument, widgetRef: PDFRef, widget: PDFDict): boolean {
+  const form = dictAt(doc.catalog, 'AcroForm');
+  const fields = (form && arrayAt(form, 'Fields')?.asArray()) ?? [];
+  let field: PDFRef | undefined;
+  walkFieldTree(doc.context, fields, {
+    listed: (item, under) => {
+      if (field === undefined && item === widgetRef && under?.item instanceof PDFRef) field = under.item;
+    },
+    decide: () => (field === undefined ? 'kids' : 'keep'),
+  });
+  if (field === undefined) return false;
+  widget.set(PDFName.of('Parent'), field);
+  return true;
 }
