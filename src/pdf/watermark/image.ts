@@ -1,13 +1,13 @@
 /**
  * Image watermarks: PNG (its alpha channel kept as a soft mask) and JPEG
- * (baseline or progressive; grey, RGB or CMYK). Anything else is refused with
- * a message that says what the bytes look like.
+ * (baseline or progressive; grey, RGB or CMYK; embedded as it is). Anything
+ * else is refused with a message that says what the bytes look like.
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import { unfilterPngRows } from '../reader/png-rows.js';
 import type { PDFContext, PDFRef } from '../model/primitives.js';
-import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
+import { embedWithPdfLib, PngEmbedder } from './drawing-lib.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
@@ -62,9 +62,12 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
       const deflated = deflatePngPixels(plain);
       return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated) };
     }
-    const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
+    if (isJpeg) {
+      const jpeg = readJpeg(bytes);
+      return { type, width: jpeg.width, height: jpeg.height, embed: async (context) => embedJpeg(context, bytes, jpeg) };
+    }
+    const embedder = await PngEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
-    if (isJpeg) checkJpegEnd(bytes);
     return {
       type,
       width: embedder.width,
@@ -73,9 +76,7 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     };
   } catch (err) {
     if (err instanceof PdfError) throw err;
-    throw badImage(
-      `is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`,
-    );
+    throw badImage('is a damaged or unsupported PNG image and cannot be read (the PNG data does not decode)');
   }
 }
 
@@ -227,23 +228,103 @@ function pngData(bytes: Uint8Array): Uint8Array {
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
-/** pdf-lib only reads a JPEG's header: refuse a file cut off before its image data. */
-function checkJpegEnd(bytes: Uint8Array): void {
-  // Walk the marker segments to the start of scan; there must be data after it.
+/** What pdfsvc needs of a JPEG, read from its marker segments (the image data is embedded as it is, never decoded). */
+interface JpegHeader {
+  width: number;
+  height: number;
+  components: 1 | 3 | 4;
+  /** An APP14 "Adobe" marker: its CMYK is stored inverted (0 is full ink), as Photoshop writes it. */
+  adobe: boolean;
+}
+
+/**
+ * The most pixels a JPEG watermark may have. pdfsvc does not decode a JPEG,
+ * but every reader of the output does, at 3 or 4 bytes a pixel: a few MB of
+ * flat JPEG can declare 20000 x 20000 pixels (1.2 GB to draw). 8192 x 8192
+ * takes a 48-megapixel phone photo as it is.
+ */
+const MAX_JPEG_PIXELS = 8192 * 8192;
+
+const JPEG_COLOR_SPACES = { 1: 'DeviceGray', 3: 'DeviceRGB', 4: 'DeviceCMYK' } as const;
+
+/**
+ * Reads the marker segments up to the first scan, and refuses what PDF
+ * readers do not draw: a precision other than 8 bits, and lossless,
+ * hierarchical or arithmetic-coded frames (PDF's DCTDecode is baseline and
+ * progressive Huffman JPEG), or a file cut off before its image data.
+ */
+function readJpeg(bytes: Uint8Array): JpegHeader {
+  const damaged = (why: string) => badImage(`is a damaged JPEG image and cannot be read (${why}); export it again`);
+  let frame: Omit<JpegHeader, 'adobe'> | undefined;
+  let adobe = false;
   let pos = 2;
   while (pos + 4 <= bytes.length) {
-    if (bytes[pos] !== 0xff) throw new Error('bad marker');
+    if (bytes[pos] !== 0xff) throw damaged(`no marker at byte ${pos}`);
     const marker = bytes[pos + 1];
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01 || marker === 0xff) {
-      pos += marker === 0xff ? 1 : 2;
+    // Fill bytes, and markers without a length.
+    if (marker === 0xff) {
+      pos += 1;
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+      pos += 2;
       continue;
     }
     const length = (bytes[pos + 2] << 8) | bytes[pos + 3];
+    const body = bytes.subarray(pos + 4, pos + 2 + length);
+    if (length < 2 || pos + 2 + length > bytes.length) throw damaged('a marker segment runs past the end of the file');
+    if (marker === 0xee && startsWith(body, 'Adobe')) adobe = true;
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !frame) {
+      if (marker !== 0xc0 && marker !== 0xc1 && marker !== 0xc2) {
+        throw badImage(
+          'is a lossless, hierarchical or arithmetic-coded JPEG, which PDF readers do not draw: save it as an ordinary (baseline or progressive) JPEG',
+        );
+      }
+      if (body.length < 6) throw damaged('its frame header is cut short');
+      const [precision, heightHigh, heightLow, widthHigh, widthLow, components] = body;
+      if (precision !== 8) throw badImage(`is a ${precision}-bit JPEG; PDF readers draw 8-bit JPEGs only: save it as an ordinary 8-bit JPEG`);
+      if (components !== 1 && components !== 3 && components !== 4)
+        throw badImage(`is a JPEG of ${components} colour channels; only grey (1), RGB (3) and CMYK (4) are drawn`);
+      frame = { width: (widthHigh << 8) | widthLow, height: (heightHigh << 8) | heightLow, components };
+      if (frame.width === 0 || frame.height === 0) throw damaged(`its frame header declares ${frame.width} x ${frame.height} pixels`);
+      if (frame.width * frame.height > MAX_JPEG_PIXELS) {
+        throw new PdfError(
+          'limit',
+          `declares ${frame.width} x ${frame.height} pixels (${((frame.width * frame.height) / 1e6).toFixed(1)} megapixels); a JPEG watermark may have at most ${(MAX_JPEG_PIXELS / 1e6).toFixed(1)} megapixels (8192 x 8192), as every reader decodes all of them to draw each page: scale it down`,
+          'bare',
+        );
+      }
+    }
+    if (marker === 0xd9) break;
     if (marker === 0xda) {
-      if (pos + 2 + length >= bytes.length) throw new Error('no scan data');
-      return;
+      if (!frame) throw damaged('no frame header before the image data');
+      if (pos + 2 + length >= bytes.length) throw damaged('it ends before its image data');
+      return { ...frame, adobe };
     }
     pos += 2 + length;
   }
-  throw new Error('no scan');
+  throw damaged(frame ? 'it ends before its image data' : 'no frame header');
+}
+
+/**
+ * The JPEG as an image XObject, its bytes as they are. /Decode inverts CMYK
+ * only under an Adobe marker: PDF readers (pdf.js, poppler, MuPDF) take a
+ * DCT stream's CMYK as it is stored and leave inverting to /Decode, while
+ * image viewers invert only files with that marker; pdf-lib inverts every
+ * CMYK JPEG, which showed one without the marker as its negative.
+ */
+function embedJpeg(context: PDFContext, bytes: Uint8Array, jpeg: JpegHeader): PDFRef {
+  const inverted = jpeg.components === 4 && jpeg.adobe;
+  return context.register(
+    context.stream(bytes, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      BitsPerComponent: 8,
+      Width: jpeg.width,
+      Height: jpeg.height,
+      ColorSpace: JPEG_COLOR_SPACES[jpeg.components],
+      Filter: 'DCTDecode',
+      Decode: inverted ? [1, 0, 1, 0, 1, 0, 1, 0] : undefined,
+    }),
+  );
 }

@@ -1,0 +1,283 @@
+/**
+ * add_image_watermark with the images users upload: scans (grey, CMYK with and without Adobe's marker), logos
+ * (PNG of every colour type and depth). Each is judged on the page rendered
+ * by poppler and MuPDF against the colours the image was written with (the
+ * test writes it: test/helpers/jpeg.ts, a PNG writer here), never by the
+ * library that embeds it.
+ */
+import { execa } from 'execa';
+import { deflateSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { addImageWatermark, ValidationError } from '../../index.js';
+import { fixture, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
+import { makeJpeg } from '../../../test/helpers/jpeg.js';
+import { findPixels, pixel, type Raster, renderPage, renderPageMupdf } from '../../../test/helpers/render.js';
+
+const RENDERERS = { poppler: renderPage, mupdf: renderPageMupdf } as const;
+
+type ColorName = 'red' | 'green' | 'blue' | 'yellow';
+const RGB: Record<ColorName, [number, number, number]> = { red: [255, 0, 0], green: [0, 255, 0], blue: [0, 0, 255], yellow: [255, 255, 0] };
+const CMYK: Record<ColorName, number[]> = { red: [0, 255, 255, 0], green: [255, 0, 255, 0], blue: [255, 255, 0, 0], yellow: [0, 0, 255, 0] };
+
+/** The colour a rendered pixel shows (loosely: the renderers convert CMYK each their own way), or what it is. */
+function nameOf([r, g, b]: [number, number, number]): string {
+  const high = (v: number) => v > 140;
+  const low = (v: number) => v < 110;
+  if (high(r) && low(g) && low(b)) return 'red';
+  if (high(g) && low(r) && low(b)) return 'green';
+  if (b > 120 && low(r) && low(g)) return 'blue';
+  if (high(r) && high(g) && low(b)) return 'yellow';
+  return `rgb(${r},${g},${b})`;
+}
+
+const saturated = (r: number, g: number, b: number) => Math.max(r, g, b) - Math.min(r, g, b) > 80;
+
+/** The image as the page shows it: its four quadrants' colours (top-left, top-right, bottom-left, bottom-right) and width / height. */
+function quadrants(raster: Raster): { colors: string[]; aspect: number } {
+  const box = findPixels(raster, saturated);
+  if (!box) return { colors: [], aspect: 0 };
+  const at = (fx: number, fy: number) => nameOf(pixel(raster, Math.round(box.x0 + fx * (box.x1 - box.x0)), Math.round(box.y0 + fy * (box.y1 - box.y0))));
+  return { colors: [at(0.25, 0.25), at(0.75, 0.25), at(0.25, 0.75), at(0.75, 0.75)], aspect: (box.x1 - box.x0 + 1) / (box.y1 - box.y0 + 1) };
+}
+
+/** 32 x 16 pixels: red and green over blue and yellow (blocks of 8 pixels; the quadrants are 2 x 1 blocks). */
+const STORED: ColorName[] = ['red', 'green', 'blue', 'yellow'];
+const quadrantOf = (bx: number, by: number): ColorName => STORED[(by < 1 ? 0 : 2) + (bx < 2 ? 0 : 1)];
+
+/**
+ * The mark's width on pages-1.pdf (A4) at 40 dpi: 40 % of 595.28 pt. It is centred; the middle of the page
+ * is blank.
+ */
+const MARK_WIDTH = (0.4 * 595.28 * 40) / 72;
+
+/** The pixels at the middles of `parts` equal parts of the mark, left to right, on the line across the page's middle. */
+function acrossTheMiddle(raster: Raster, parts: number): Array<[number, number, number]> {
+  const left = raster.width / 2 - MARK_WIDTH / 2;
+  return Array.from({ length: parts }, (_, i) => pixel(raster, Math.round(left + ((i + 0.5) * MARK_WIDTH) / parts), Math.round(raster.height / 2)));
+}
+
+const watermark = (image: Uint8Array) => addImageWatermark({ file: fixture('pages-1.pdf'), image, transparency: 0, scale: 40, position: 'center', margin: 0 });
+
+describe('JPEG watermarks as viewers show them', () => {
+  describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
+    it.each([
+      ['without', false],
+      ['with', true],
+    ])('a CMYK JPEG %s an Adobe marker draws in its colours, not their negative', async (_, adobe) => {
+      const jpeg = makeJpeg({ width: 32, height: 16, components: 4, adobe, color: (bx, by) => CMYK[quadrantOf(bx, by)] });
+      const out = await watermark(jpeg);
+      expect(quadrants(await render(out, 1, 40)).colors).toEqual(STORED);
+    });
+
+    it('a grey JPEG draws in its greys', async () => {
+      const greys = [0, 255, 96, 160];
+      const jpeg = makeJpeg({ width: 32, height: 16, components: 1, color: (bx) => [greys[bx]] });
+      const raster = await render(await watermark(jpeg), 1, 40);
+      // Each within 10 of its grey (closeTo with precision -1.3: a difference under 10^1.3 / 2).
+      expect(acrossTheMiddle(raster, 4).map(([r]) => r)).toEqual(greys.map((grey) => expect.closeTo(grey, -1.3)));
+    });
+  });
+
+  it('/Decode inverts CMYK only under an Adobe marker (it stores CMYK inverted, as Photoshop does)', async () => {
+    const decodes = [];
+    for (const adobe of [false, true]) {
+      const out = await watermark(makeJpeg({ width: 8, height: 8, components: 4, adobe, color: () => CMYK.red }));
+      expect((await qpdfCheck(out)).exitCode).toBe(0);
+      const image = Object.values((await qpdfJson(out)).qpdf[1]).find((o) => o.stream?.dict['/Subtype'] === '/Image');
+      decodes.push(image?.stream?.dict['/Decode']);
+    }
+    expect(decodes).toEqual([undefined, [1, 0, 1, 0, 1, 0, 1, 0]]);
+  });
+
+  it('a 1 x 1 JPEG and a 1 x 1 PNG make a mark', async () => {
+    for (const image of [
+      makeJpeg({ width: 1, height: 1, components: 3, color: () => RGB.red }),
+      png(1, 1, { colorType: 2, bitDepth: 8, samples: () => [255, 0, 0] }),
+    ]) {
+      expect(quadrants(await renderPage(await watermark(image), 1, 20)).colors).toEqual(['red', 'red', 'red', 'red']);
+    }
+  });
+});
+
+describe('JPEG watermarks PDF readers cannot draw are refused', () => {
+  const refused = async (image: Uint8Array) => {
+    const error = await watermark(image).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    return (error as ValidationError).errors.image?.join(' ');
+  };
+  const rgb = { width: 16, height: 16, components: 3, color: () => RGB.red } as const;
+
+  it('a 12-bit JPEG → 400 errors.image: save it as 8-bit', async () => {
+    expect(await refused(makeJpeg({ ...rgb, precision: 12 }))).toMatch(/is a 12-bit JPEG; .* save it as an ordinary 8-bit JPEG/);
+  });
+
+  it('an arithmetic-coded JPEG (SOF9) → 400 errors.image', async () => {
+    const jpeg = Buffer.from(makeJpeg(rgb));
+    jpeg[jpeg.indexOf(Buffer.from([0xff, 0xc0])) + 1] = 0xc9;
+    expect(await refused(jpeg)).toMatch(/arithmetic-coded JPEG.*save it as an ordinary \(baseline or progressive\) JPEG/);
+  });
+
+  it('a JPEG that declares 20000 x 20000 pixels → 400 errors.image at once, and the command line stays small (exit 2)', async () => {
+    // The frame header of a 20000 x 20000 JPEG and one block of its data: what a few MB of flat JPEG declares.
+    const jpeg = Buffer.from(makeJpeg(rgb));
+    const sof = jpeg.indexOf(Buffer.from([0xff, 0xc0]));
+    jpeg.writeUInt16BE(20000, sof + 5);
+    jpeg.writeUInt16BE(20000, sof + 7);
+    expect(await refused(jpeg)).toMatch(/declares 20000 x 20000 pixels \(400\.0 megapixels\); .* at most 67\.1 megapixels .* scale it down/);
+    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
+    const run = await execa(
+      'node',
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(probe)}`,
+        'bin/pdfsvc.js',
+        'add-image-watermark',
+        '--image',
+        tempFile(jpeg, '.jpg'),
+        fixture_path('pages-1.pdf'),
+        '-o',
+        '/dev/null',
+      ],
+      { reject: false },
+    );
+    expect(run.exitCode, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(/pdfsvc: image: declares 20000 x 20000 pixels/);
+    expect(Number(/maxrss (\d+)/.exec(run.stderr)?.[1])).toBeLessThan(300 * 1024);
+  });
+
+  it('a JPEG cut off in its headers → 400 errors.image: damaged, export it again', async () => {
+    const jpeg = makeJpeg(rgb);
+    expect(await refused(jpeg.subarray(0, 30))).toMatch(/is a damaged JPEG image .*export it again/);
+  });
+});
+
+function fixture_path(name: string): string {
+  return new URL(`../../../fixtures/out/${name}`, import.meta.url).pathname;
+}
+
+// ------------------------------------------------------------------ PNG of every kind
+
+/** PNG writer for every colour type, depth, palette, tRNS and Adam7 interlacing: `samples(x, y)` gives a pixel's samples (palette index for type 3). */
+function png(
+  width: number,
+  height: number,
+  options: { colorType: 0 | 2 | 3 | 4 | 6; bitDepth: 1 | 2 | 4 | 8 | 16; samples: (x: number, y: number) => number[]; interlace?: boolean; chunks?: Buffer[] },
+): Uint8Array {
+  const { colorType, bitDepth, samples } = options;
+  const passes = options.interlace
+    ? [
+        [0, 0, 8, 8],
+        [4, 0, 8, 8],
+        [0, 4, 4, 8],
+        [2, 0, 4, 4],
+        [0, 2, 2, 4],
+        [1, 0, 2, 2],
+        [0, 1, 1, 2],
+      ]
+    : [[0, 0, 1, 1]];
+  const rows: number[] = [];
+  for (const [x0, y0, dx, dy] of passes) {
+    for (let y = y0; y < height; y += dy) {
+      const bits: number[] = [];
+      for (let x = x0; x < width; x += dx) for (const sample of samples(x, y)) bits.push(sample);
+      if (bits.length === 0) continue;
+      rows.push(0);
+      if (bitDepth === 16) for (const v of bits) rows.push(v >> 8, v & 255);
+      else if (bitDepth === 8) rows.push(...bits);
+      else {
+        const perByte = 8 / bitDepth;
+        for (let i = 0; i < bits.length; i += perByte) {
+          let byte = 0;
+          for (let k = 0; k < perByte; k++) byte |= (bits[i + k] ?? 0) << (8 - bitDepth * (k + 1));
+          rows.push(byte);
+        }
+      }
+    }
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width);
+  header.writeUInt32BE(height, 4);
+  header.set([bitDepth, colorType, 0, 0, options.interlace ? 1 : 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    ...(options.chunks ?? []),
+    pngChunk('IDAT', deflateSync(Buffer.from(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])));
+  return Buffer.concat([head, data, crc]);
+}
+
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+describe('PNG watermarks of every kind draw their pixels', () => {
+  // 16 x 16 pixels in quadrants: red, green over blue, and a transparent (or yellow) one.
+  const at = (x: number, y: number) => (y < 8 ? 0 : 2) + (x < 8 ? 0 : 1);
+  const QUADRANT_RGB = [RGB.red, RGB.green, RGB.blue, RGB.yellow];
+  const see = async (image: Uint8Array) => quadrants(await renderPage(await watermark(image), 1, 40)).colors;
+
+  it.each([
+    ['16-bit RGB', { colorType: 2, bitDepth: 16, samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)].map((v) => v * 257) }],
+    ['16-bit RGBA', { colorType: 6, bitDepth: 16, samples: (x: number, y: number) => [...QUADRANT_RGB[at(x, y)].map((v) => v * 257), 65535] }],
+    ['interlaced RGB', { colorType: 2, bitDepth: 8, interlace: true, samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)] }],
+    ['interlaced 2-bit palette', { colorType: 3, bitDepth: 2, interlace: true, samples: (x: number, y: number) => [at(x, y)] }],
+    ['4-bit palette', { colorType: 3, bitDepth: 4, samples: (x: number, y: number) => [at(x, y)] }],
+    [
+      'RGB with an sRGB, a gAMA and a pHYs chunk',
+      {
+        colorType: 2,
+        bitDepth: 8,
+        samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)],
+        chunks: [
+          pngChunk('sRGB', Buffer.from([0])),
+          pngChunk('gAMA', Buffer.from([0, 0, 0xb1, 0x8f])),
+          pngChunk('pHYs', Buffer.from([0, 0, 0x0b, 0x13, 0, 0, 0x0b, 0x13, 1])),
+        ],
+      },
+    ],
+  ] as const)('%s', async (_, options) => {
+    const palette = pngChunk('PLTE', Buffer.from(QUADRANT_RGB.flat()));
+    const image = png(16, 16, { ...options, chunks: [...(options.colorType === 3 ? [palette] : []), ...('chunks' in options ? options.chunks : [])] });
+    expect(await see(image)).toEqual(['red', 'green', 'blue', 'yellow']);
+  });
+
+  it('a palette PNG with tRNS: the transparent entry shows the page', async () => {
+    const image = png(16, 16, {
+      colorType: 3,
+      bitDepth: 8,
+      samples: (x, y) => [at(x, y)],
+      chunks: [pngChunk('PLTE', Buffer.from(QUADRANT_RGB.flat())), pngChunk('tRNS', Buffer.from([255, 255, 255, 0]))],
+    });
+    const raster = await renderPage(await watermark(image), 1, 40);
+    const box = findPixels(raster, saturated)!;
+    // Three quadrants drawn; where the yellow one would be, the white page.
+    expect(nameOf(pixel(raster, Math.round(box.x0 + 0.25 * (box.x1 - box.x0)), Math.round(box.y0 + 0.75 * (box.y1 - box.y0))))).toBe('blue');
+    expect(pixel(raster, Math.round(box.x0 + 0.75 * (box.x1 - box.x0)), Math.round(box.y0 + 0.75 * (box.y1 - box.y0)))).toEqual([255, 255, 255]);
+  });
+
+  it('grey with alpha and 1-bit grey: black where black, the page where transparent', async () => {
+    const greyAlpha = png(16, 16, { colorType: 4, bitDepth: 8, samples: (x) => (x < 8 ? [0, 255] : [0, 0]) });
+    const oneBit = png(16, 16, { colorType: 0, bitDepth: 1, samples: (x) => [x < 8 ? 0 : 1] });
+    for (const image of [greyAlpha, oneBit]) {
+      expect(acrossTheMiddle(await renderPage(await watermark(image), 1, 40), 2)).toEqual([
+        [0, 0, 0],
+        [255, 255, 255],
+      ]);
+    }
+  });
+});
