@@ -1,5 +1,6 @@
 /**
- * add_image_watermark with the images users upload: scans (grey, CMYK with and without Adobe's marker), logos
+ * add_image_watermark with the images users upload: phone photos (EXIF
+ * orientation), scans (grey, CMYK with and without Adobe's marker), logos
  * (PNG of every colour type and depth). Each is judged on the page rendered
  * by poppler and MuPDF against the colours the image was written with (the
  * test writes it: test/helpers/jpeg.ts, a PNG writer here), never by the
@@ -87,6 +88,34 @@ describe('JPEG watermarks as viewers show them', () => {
       decodes.push(image?.stream?.dict['/Decode']);
     }
     expect(decodes).toEqual([undefined, [1, 0, 1, 0, 1, 0, 1, 0]]);
+  });
+
+  // Where viewers show the stored pixel (s, t) of the image (0..1 from its top left) for each EXIF orientation, as (x, y) from the shown top left.
+  const SHOWN: Record<number, (s: number, t: number) => [number, number]> = {
+    1: (s, t) => [s, t],
+    2: (s, t) => [1 - s, t],
+    3: (s, t) => [1 - s, 1 - t],
+    4: (s, t) => [s, 1 - t],
+    5: (s, t) => [t, s],
+    6: (s, t) => [1 - t, s],
+    7: (s, t) => [1 - t, 1 - s],
+    8: (s, t) => [t, 1 - s],
+  };
+
+  describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
+    it.each([1, 2, 3, 4, 5, 6, 7, 8])('EXIF orientation %i: the mark is turned as viewers show the photo', async (orientation) => {
+      const jpeg = makeJpeg({ width: 32, height: 16, components: 3, orientation, color: (bx, by) => RGB[quadrantOf(bx, by)] });
+      const shown = quadrants(await render(await watermark(jpeg), 1, 40));
+      // Each stored quadrant's centre goes where the orientation puts it.
+      const expected: string[] = [];
+      for (const [i, name] of STORED.entries()) {
+        const [x, y] = SHOWN[orientation](i % 2 ? 0.75 : 0.25, i < 2 ? 0.25 : 0.75);
+        expected[(y < 0.5 ? 0 : 2) + (x < 0.5 ? 0 : 1)] = name;
+      }
+      expect(shown.colors).toEqual(expected);
+      // Turned a quarter (5 to 8), the 2:1 photo stands 1:2.
+      expect(shown.aspect).toBeCloseTo(orientation >= 5 ? 0.5 : 2, 1);
+    });
   });
 
   it('a 1 x 1 JPEG and a 1 x 1 PNG make a mark', async () => {

@@ -1,18 +1,23 @@
 /**
  * Image watermarks: PNG (its alpha channel kept as a soft mask) and JPEG
- * (baseline or progressive; grey, RGB or CMYK; embedded as it is). Anything
- * else is refused with a message that says what the bytes look like.
+ * (baseline or progressive; grey, RGB or CMYK; embedded as it is, turned as
+ * its EXIF orientation says). Anything else is refused with a message that
+ * says what the bytes look like.
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import { unfilterPngRows } from '../reader/png-rows.js';
 import type { PDFContext, PDFRef } from '../model/primitives.js';
 import { embedWithPdfLib, PngEmbedder } from './drawing-lib.js';
+import type { Matrix } from './geometry.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
+  /** The size as viewers show the image: a JPEG's EXIF orientation applied. */
   width: number;
   height: number;
+  /** Maps the unit square the image is drawn in to the form's unit square, turned as its EXIF orientation says; undefined for upright. */
+  turn?: Matrix;
   embed(context: PDFContext): Promise<PDFRef>;
 }
 
@@ -64,7 +69,13 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     }
     if (isJpeg) {
       const jpeg = readJpeg(bytes);
-      return { type, width: jpeg.width, height: jpeg.height, embed: async (context) => embedJpeg(context, bytes, jpeg) };
+      return {
+        type,
+        width: jpeg.shownWidth,
+        height: jpeg.shownHeight,
+        turn: orientationMatrix(jpeg.orientation),
+        embed: async (context) => embedJpeg(context, bytes, jpeg),
+      };
     }
     const embedder = await PngEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
@@ -235,6 +246,10 @@ interface JpegHeader {
   components: 1 | 3 | 4;
   /** An APP14 "Adobe" marker: its CMYK is stored inverted (0 is full ink), as Photoshop writes it. */
   adobe: boolean;
+  /** The EXIF orientation, 1 (upright) to 8. */
+  orientation: number;
+  shownWidth: number;
+  shownHeight: number;
 }
 
 /**
@@ -255,8 +270,9 @@ const JPEG_COLOR_SPACES = { 1: 'DeviceGray', 3: 'DeviceRGB', 4: 'DeviceCMYK' } a
  */
 function readJpeg(bytes: Uint8Array): JpegHeader {
   const damaged = (why: string) => badImage(`is a damaged JPEG image and cannot be read (${why}); export it again`);
-  let frame: Omit<JpegHeader, 'adobe'> | undefined;
+  let frame: Omit<JpegHeader, 'adobe' | 'orientation' | 'shownWidth' | 'shownHeight'> | undefined;
   let adobe = false;
+  let orientation = 1;
   let pos = 2;
   while (pos + 4 <= bytes.length) {
     if (bytes[pos] !== 0xff) throw damaged(`no marker at byte ${pos}`);
@@ -273,6 +289,7 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
     const length = (bytes[pos + 2] << 8) | bytes[pos + 3];
     const body = bytes.subarray(pos + 4, pos + 2 + length);
     if (length < 2 || pos + 2 + length > bytes.length) throw damaged('a marker segment runs past the end of the file');
+    if (marker === 0xe1 && startsWith(body, 'Exif\0\0')) orientation = exifOrientation(body.subarray(6)) ?? orientation;
     if (marker === 0xee && startsWith(body, 'Adobe')) adobe = true;
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !frame) {
       if (marker !== 0xc0 && marker !== 0xc1 && marker !== 0xc2) {
@@ -299,11 +316,51 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
     if (marker === 0xda) {
       if (!frame) throw damaged('no frame header before the image data');
       if (pos + 2 + length >= bytes.length) throw damaged('it ends before its image data');
-      return { ...frame, adobe };
+      const turned = orientation >= 5;
+      return { ...frame, adobe, orientation, shownWidth: turned ? frame.height : frame.width, shownHeight: turned ? frame.width : frame.height };
     }
     pos += 2 + length;
   }
   throw damaged(frame ? 'it ends before its image data' : 'no frame header');
+}
+
+/** Orientation (tag 0x0112) from IFD0 of the EXIF TIFF structure `tiff`; undefined when it has none or one out of range. */
+function exifOrientation(tiff: Uint8Array): number | undefined {
+  if (tiff.length < 8) return undefined;
+  const little = startsWith(tiff, 'II');
+  if (!little && !startsWith(tiff, 'MM')) return undefined;
+  const view = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  const ifd = view.getUint32(4, little);
+  if (ifd + 2 > tiff.length) return undefined;
+  const count = view.getUint16(ifd, little);
+  for (let i = 0, entry = ifd + 2; i < count && entry + 12 <= tiff.length; i++, entry += 12) {
+    // A SHORT, its value in the entry's first two bytes.
+    if (view.getUint16(entry, little) === 0x0112 && view.getUint16(entry + 2, little) === 3) {
+      const value = view.getUint16(entry + 8, little);
+      return value >= 1 && value <= 8 ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The matrix that draws a stored image in the unit square as viewers show
+ * it, for EXIF orientations 2 to 8 (the rows of the stored image run
+ * down from its top, as in the image space of PDF images). Photos from phones
+ * are stored as the sensor read them and turned by this tag: browsers and
+ * viewers apply it, so the user chose the image as it is shown turned.
+ */
+function orientationMatrix(orientation: number): Matrix | undefined {
+  const matrices: Record<number, Matrix> = {
+    2: [-1, 0, 0, 1, 1, 0],
+    3: [-1, 0, 0, -1, 1, 1],
+    4: [1, 0, 0, -1, 0, 1],
+    5: [0, -1, -1, 0, 1, 1],
+    6: [0, -1, 1, 0, 0, 1],
+    7: [0, 1, 1, 0, 0, 0],
+    8: [0, 1, -1, 0, 1, 0],
+  };
+  return matrices[orientation];
 }
 
 /**
