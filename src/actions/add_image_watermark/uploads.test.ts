@@ -118,6 +118,21 @@ describe('JPEG watermarks as viewers show them', () => {
     });
   });
 
+  it('a JPEG with an ICC profile is drawn through it (poppler, built with lcms2); one of other colours is left out', async () => {
+    // A profile whose red and green colorants are sRGB's swapped: stored red shows green, if the profile is used.
+    const swapped = rgbProfile(SRGB_COLORANTS.green, SRGB_COLORANTS.red, SRGB_COLORANTS.blue);
+    const jpeg = makeJpeg({ width: 32, height: 16, components: 3, iccProfile: swapped, color: (bx, by) => RGB[quadrantOf(bx, by)] });
+    const out = await watermark(jpeg);
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    expect(quadrants(await renderPage(out, 1, 40)).colors).toEqual(['green', 'red', 'blue', 'yellow']);
+    // The same profile said to be CMYK's does not fit an RGB JPEG: device RGB, as before.
+    const misfit = Buffer.from(swapped);
+    misfit.write('CMYK', 16, 'latin1');
+    const plain = await watermark(makeJpeg({ width: 32, height: 16, components: 3, iccProfile: misfit, color: (bx, by) => RGB[quadrantOf(bx, by)] }));
+    expect(quadrants(await renderPage(plain, 1, 40)).colors).toEqual(STORED);
+    expect(JSON.stringify((await qpdfJson(plain)).qpdf[1])).toContain('"/ColorSpace":"/DeviceRGB"');
+  });
+
   it('a 1 x 1 JPEG and a 1 x 1 PNG make a mark', async () => {
     for (const image of [
       makeJpeg({ width: 1, height: 1, components: 3, color: () => RGB.red }),
@@ -182,6 +197,53 @@ describe('JPEG watermarks PDF readers cannot draw are refused', () => {
 
 function fixture_path(name: string): string {
   return new URL(`../../../fixtures/out/${name}`, import.meta.url).pathname;
+}
+
+// ------------------------------------------------------------------ ICC profiles
+
+/** sRGB's colorants adapted to D50, as ICC profiles give them (XYZ). */
+const SRGB_COLORANTS = { red: [0.4361, 0.2225, 0.0139], green: [0.3851, 0.7169, 0.0971], blue: [0.1431, 0.0606, 0.7141] };
+
+/** A version 2 RGB display profile with linear curves and the colorants given: enough for lcms2 to draw through it. */
+function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
+  const s15Fixed16 = (values: number[]) =>
+    Buffer.concat(values.map((v) => Buffer.from(new Uint8Array(new Int32Array([Math.round(v * 65536)]).buffer).reverse())));
+  const typed = (type: string, body: Buffer) => Buffer.concat([Buffer.from(`${type}\0\0\0\0`, 'latin1'), body]);
+  const xyz = (values: number[]) => typed('XYZ ', s15Fixed16(values));
+  const d50 = [0.9642, 1, 0.8249];
+  const linear = typed('curv', Buffer.alloc(4)); // no entries: the identity
+  const name = Buffer.from('swapped\0', 'latin1');
+  const description = typed('desc', Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, Buffer.alloc(4 + 4 + 2 + 1 + 67)]));
+  const tags: Array<[string, Buffer]> = [
+    ['desc', description],
+    ['wtpt', xyz(d50)],
+    ['rXYZ', xyz(red)],
+    ['gXYZ', xyz(green)],
+    ['bXYZ', xyz(blue)],
+    ['rTRC', linear],
+    ['gTRC', linear],
+    ['bTRC', linear],
+    ['cprt', typed('text', Buffer.from('none\0', 'latin1'))],
+  ];
+  const table = Buffer.alloc(4 + 12 * tags.length);
+  table.writeUInt32BE(tags.length);
+  const data: Buffer[] = [];
+  let offset = 128 + table.length;
+  for (const [i, [signature, body]] of tags.entries()) {
+    const padded = Buffer.concat([body, Buffer.alloc((4 - (body.length % 4)) % 4)]);
+    table.write(signature, 4 + 12 * i, 'latin1');
+    table.writeUInt32BE(offset, 8 + 12 * i);
+    table.writeUInt32BE(body.length, 12 + 12 * i);
+    data.push(padded);
+    offset += padded.length;
+  }
+  const header = Buffer.alloc(128);
+  header.writeUInt32BE(offset, 0);
+  header.writeUInt32BE(0x02100000, 8);
+  header.write('mntrRGB XYZ ', 12, 'latin1');
+  header.write('acsp', 36, 'latin1');
+  s15Fixed16(d50).copy(header, 68);
+  return Buffer.concat([header, table, ...data]);
 }
 
 // ------------------------------------------------------------------ PNG of every kind

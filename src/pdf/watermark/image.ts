@@ -250,6 +250,8 @@ interface JpegHeader {
   orientation: number;
   shownWidth: number;
   shownHeight: number;
+  /** The ICC profile of its colours (APP2 segments), when it carries a whole one of its colour space. */
+  iccProfile?: Uint8Array;
 }
 
 /**
@@ -270,9 +272,12 @@ const JPEG_COLOR_SPACES = { 1: 'DeviceGray', 3: 'DeviceRGB', 4: 'DeviceCMYK' } a
  */
 function readJpeg(bytes: Uint8Array): JpegHeader {
   const damaged = (why: string) => badImage(`is a damaged JPEG image and cannot be read (${why}); export it again`);
-  let frame: Omit<JpegHeader, 'adobe' | 'orientation' | 'shownWidth' | 'shownHeight'> | undefined;
+  let frame: Pick<JpegHeader, 'width' | 'height' | 'components'> | undefined;
   let adobe = false;
   let orientation = 1;
+  // The ICC profile's pieces by their sequence number (from 1), and how many it says there are.
+  const iccPieces: Uint8Array[] = [];
+  let iccPieceCount = 0;
   let pos = 2;
   while (pos + 4 <= bytes.length) {
     if (bytes[pos] !== 0xff) throw damaged(`no marker at byte ${pos}`);
@@ -291,6 +296,10 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
     if (length < 2 || pos + 2 + length > bytes.length) throw damaged('a marker segment runs past the end of the file');
     if (marker === 0xe1 && startsWith(body, 'Exif\0\0')) orientation = exifOrientation(body.subarray(6)) ?? orientation;
     if (marker === 0xee && startsWith(body, 'Adobe')) adobe = true;
+    if (marker === 0xe2 && startsWith(body, 'ICC_PROFILE\0') && body.length > 14) {
+      iccPieces[body[12]] = body.subarray(14);
+      iccPieceCount = body[13];
+    }
     if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !frame) {
       if (marker !== 0xc0 && marker !== 0xc1 && marker !== 0xc2) {
         throw badImage(
@@ -317,11 +326,29 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
       if (!frame) throw damaged('no frame header before the image data');
       if (pos + 2 + length >= bytes.length) throw damaged('it ends before its image data');
       const turned = orientation >= 5;
-      return { ...frame, adobe, orientation, shownWidth: turned ? frame.height : frame.width, shownHeight: turned ? frame.width : frame.height };
+      const iccProfile = wholeIccProfile(iccPieces, iccPieceCount, frame.components);
+      return { ...frame, adobe, orientation, shownWidth: turned ? frame.height : frame.width, shownHeight: turned ? frame.width : frame.height, iccProfile };
     }
     pos += 2 + length;
   }
   throw damaged(frame ? 'it ends before its image data' : 'no frame header');
+}
+
+/**
+ * The ICC profile from its pieces, when every piece is there and it
+ * describes the JPEG's colours (grey, RGB or CMYK); else undefined, and the
+ * JPEG is drawn in device colours as before. Viewers draw a JPEG through its
+ * profile (a phone's Display P3 photo, a print CMYK scan); PDF readers
+ * ignore the one inside a DCT stream and use /ColorSpace only.
+ */
+function wholeIccProfile(pieces: Uint8Array[], count: number, components: number): Uint8Array | undefined {
+  const ordered = Array.from({ length: count }, (_, i) => pieces[i + 1]);
+  if (count === 0 || ordered.some((piece) => !piece)) return undefined;
+  const profile = Buffer.concat(ordered);
+  if (profile.length < 128 || !startsWith(profile, 'acsp', 36)) return undefined;
+  const declared = profile.readUInt32BE(0);
+  const space = { 1: 'GRAY', 3: 'RGB ', 4: 'CMYK' }[components as 1 | 3 | 4];
+  return declared >= 128 && declared <= profile.length && startsWith(profile, space, 16) ? profile.subarray(0, declared) : undefined;
 }
 
 /** Orientation (tag 0x0112) from IFD0 of the EXIF TIFF structure `tiff`; undefined when it has none or one out of range. */
@@ -368,10 +395,14 @@ function orientationMatrix(orientation: number): Matrix | undefined {
  * only under an Adobe marker: PDF readers (pdf.js, poppler, MuPDF) take a
  * DCT stream's CMYK as it is stored and leave inverting to /Decode, while
  * image viewers invert only files with that marker; pdf-lib inverts every
- * CMYK JPEG, which showed one without the marker as its negative.
+ * CMYK JPEG, which showed one without the marker as its negative. Its ICC
+ * profile, when it has a whole one, becomes an /ICCBased colour space.
  */
 function embedJpeg(context: PDFContext, bytes: Uint8Array, jpeg: JpegHeader): PDFRef {
   const inverted = jpeg.components === 4 && jpeg.adobe;
+  const device = JPEG_COLOR_SPACES[jpeg.components];
+  // A reader that cannot use the profile draws the Alternate: the device colours pdfsvc drew before.
+  const colorSpace = jpeg.iccProfile ? ['ICCBased', context.register(context.flateStream(jpeg.iccProfile, { N: jpeg.components, Alternate: device }))] : device;
   return context.register(
     context.stream(bytes, {
       Type: 'XObject',
@@ -379,7 +410,7 @@ function embedJpeg(context: PDFContext, bytes: Uint8Array, jpeg: JpegHeader): PD
       BitsPerComponent: 8,
       Width: jpeg.width,
       Height: jpeg.height,
-      ColorSpace: JPEG_COLOR_SPACES[jpeg.components],
+      ColorSpace: colorSpace,
       Filter: 'DCTDecode',
       Decode: inverted ? [1, 0, 1, 0, 1, 0, 1, 0] : undefined,
     }),
