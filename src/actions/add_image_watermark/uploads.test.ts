@@ -189,9 +189,16 @@ describe('JPEG watermarks PDF readers cannot draw are refused', () => {
     expect(Number(/maxrss (\d+)/.exec(run.stderr)?.[1])).toBeLessThan(300 * 1024);
   });
 
-  it('a JPEG cut off in its headers → 400 errors.image: damaged, export it again', async () => {
-    const jpeg = makeJpeg(rgb);
+  it('a JPEG cut off in its headers or in its image data → 400 errors.image: damaged, export it again', async () => {
+    const jpeg = makeJpeg({ ...rgb, width: 64, color: (bx, by) => [bx * 30, by * 30, 0] });
     expect(await refused(jpeg.subarray(0, 30))).toMatch(/is a damaged JPEG image .*export it again/);
+    // Readers draw what is there and warn ("premature end of data"): a broken-off upload, to be sent again.
+    expect(await refused(jpeg.subarray(0, jpeg.length - 10))).toMatch(/is a damaged JPEG image .*cut off inside its image data.*export it again/);
+  });
+
+  it('a JPEG with bytes after its end (as some cameras append) is taken', async () => {
+    const jpeg = Buffer.concat([makeJpeg({ ...rgb, width: 32, height: 16, color: (bx, by) => RGB[quadrantOf(bx, by)] }), Buffer.alloc(500, 0x41)]);
+    expect(quadrants(await renderPage(await watermark(jpeg), 1, 40)).colors).toEqual(STORED);
   });
 });
 

@@ -262,13 +262,15 @@ interface JpegHeader {
  */
 const MAX_JPEG_PIXELS = 8192 * 8192;
 
+const END_OF_IMAGE = Buffer.from([0xff, 0xd9]);
+
 const JPEG_COLOR_SPACES = { 1: 'DeviceGray', 3: 'DeviceRGB', 4: 'DeviceCMYK' } as const;
 
 /**
  * Reads the marker segments up to the first scan, and refuses what PDF
  * readers do not draw: a precision other than 8 bits, and lossless,
  * hierarchical or arithmetic-coded frames (PDF's DCTDecode is baseline and
- * progressive Huffman JPEG), or a file cut off before its image data.
+ * progressive Huffman JPEG), or a file cut off before or in its image data.
  */
 function readJpeg(bytes: Uint8Array): JpegHeader {
   const damaged = (why: string) => badImage(`is a damaged JPEG image and cannot be read (${why}); export it again`);
@@ -325,6 +327,10 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
     if (marker === 0xda) {
       if (!frame) throw damaged('no frame header before the image data');
       if (pos + 2 + length >= bytes.length) throw damaged('it ends before its image data');
+      // A file cut off in its image data (an upload broken off) has no end-of-image marker after it; FF D9 cannot occur inside the data (FF is stuffed).
+      if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf(END_OF_IMAGE) < pos) {
+        throw damaged('it is cut off inside its image data, with no end-of-image marker');
+      }
       const turned = orientation >= 5;
       const iccProfile = wholeIccProfile(iccPieces, iccPieceCount, frame.components);
       return { ...frame, adobe, orientation, shownWidth: turned ? frame.height : frame.width, shownHeight: turned ? frame.width : frame.height, iccProfile };
