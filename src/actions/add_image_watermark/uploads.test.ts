@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { addImageWatermark, ValidationError } from '../../index.js';
 import { fixture, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pdf-tools.js';
 import { makeJpeg } from '../../../test/helpers/jpeg.js';
+import { formRequest, inProcessApp, keys, problemOf } from '../../../test/server/harness.js';
 import { findPixels, pixel, type Raster, renderPage, renderPageMupdf } from '../../../test/helpers/render.js';
 
 const RENDERERS = { poppler: renderPage, mupdf: renderPageMupdf } as const;
@@ -199,6 +200,34 @@ describe('JPEG watermarks PDF readers cannot draw are refused', () => {
   it('a JPEG with bytes after its end (as some cameras append) is taken', async () => {
     const jpeg = Buffer.concat([makeJpeg({ ...rgb, width: 32, height: 16, color: (bx, by) => RGB[quadrantOf(bx, by)] }), Buffer.alloc(500, 0x41)]);
     expect(quadrants(await renderPage(await watermark(jpeg), 1, 40)).colors).toEqual(STORED);
+  });
+});
+
+describe('images that are not what their name or type says', () => {
+  it('the bytes decide, not the file name or the part type: a JPEG sent as logo.png (image/png) is drawn; a TIFF sent as photo.jpg is refused naming what works', async () => {
+    const app = inProcessApp();
+    const send = (bytes: Uint8Array, filename: string, type: string) =>
+      app.fetch(
+        formRequest(
+          'http://pdfsvc.test/v1/add_image_watermark',
+          [
+            ['file', fixture('pages-1.pdf')],
+            ['image', { bytes, filename, type }],
+            ['transparency', '0'],
+            ['scale', '40'],
+            ['margin', '0'],
+          ],
+          { 'X-API-Key': keys.business },
+        ),
+      );
+    const jpeg = makeJpeg({ width: 32, height: 16, components: 3, color: (bx, by) => RGB[quadrantOf(bx, by)] });
+    const ok = await send(jpeg, 'logo.png', 'image/png');
+    expect(ok.status).toBe(200);
+    expect(quadrants(await renderPage(new Uint8Array(await ok.arrayBuffer()), 1, 40)).colors).toEqual(STORED);
+    const tiff = Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0]);
+    const bad = await send(tiff, 'photo.jpg', 'image/jpeg');
+    expect(bad.status).toBe(400);
+    expect((await problemOf(bad)).errors?.image?.[0]).toMatch(/must be a PNG or JPEG image; got a TIFF image/);
   });
 });
 
