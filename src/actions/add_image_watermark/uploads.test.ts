@@ -383,6 +383,16 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     expect(await see(image)).toEqual(['red', 'green', 'blue', 'yellow']);
   });
 
+  it.each([
+    ['8-bit RGB (decoded by pdfsvc)', { colorType: 2, bitDepth: 8, samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)] }],
+    ['16-bit RGB (decoded by pdf-lib)', { colorType: 2, bitDepth: 16, samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)].map((v) => v * 257) }],
+  ] as const)('%s with an iCCP profile is drawn through it (poppler, lcms2); a damaged one is left out', async (_, options) => {
+    const swapped = rgbProfile(SRGB_COLORANTS.green, SRGB_COLORANTS.red, SRGB_COLORANTS.blue);
+    const iccp = (profile: Buffer) => pngChunk('iCCP', Buffer.concat([Buffer.from('swapped\0\0', 'latin1'), deflateSync(profile)]));
+    expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped)] }))).toEqual(['green', 'red', 'blue', 'yellow']);
+    expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped.subarray(0, 100))] }))).toEqual(['red', 'green', 'blue', 'yellow']);
+  });
+
   it('a palette PNG with tRNS: the transparent entry shows the page', async () => {
     const image = png(16, 16, {
       colorType: 3,

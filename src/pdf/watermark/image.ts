@@ -7,7 +7,7 @@
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import { unfilterPngRows } from '../reader/png-rows.js';
-import type { PDFContext, PDFRef } from '../model/primitives.js';
+import { type Literal, type PDFContext, PDFName, PDFRawStream, type PDFRef } from '../model/primitives.js';
 import { embedWithPdfLib, PngEmbedder } from './drawing-lib.js';
 import type { Matrix } from './geometry.js';
 
@@ -65,7 +65,8 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     if (plain) {
       // Deflated now, before the document is opened: the pixels and zlib's state are freed before the reader's memory is taken, not held beside it.
       const deflated = deflatePngPixels(plain);
-      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated) };
+      const profile = pngIccProfile(bytes);
+      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated, profile) };
     }
     if (isJpeg) {
       const jpeg = readJpeg(bytes);
@@ -79,11 +80,18 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     }
     const embedder = await PngEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
+    const profile = pngIccProfile(bytes);
     return {
       type,
       width: embedder.width,
       height: embedder.height,
-      embed: (context) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)),
+      embed: async (context) => {
+        const ref = await embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch));
+        // pdf-lib draws every PNG in DeviceRGB (grey and palette widened to RGB).
+        const image = profile && context.lookup(ref);
+        if (image instanceof PDFRawStream) image.dict.set(PDFName.of('ColorSpace'), context.obj(colorSpaceOf(context, 'DeviceRGB', profile)));
+        return ref;
+      },
     };
   } catch (err) {
     if (err instanceof PdfError) throw err;
@@ -216,7 +224,7 @@ function deflatePngPixels(pixels: PngPixels): DeflatedPng {
  * decoder's: the alpha channel (when there is one) as a soft mask first,
  * then the colour, with the same entries in the same order.
  */
-function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
+function embedPngPixels(context: PDFContext, pixels: DeflatedPng, profile: Uint8Array | undefined): PDFRef {
   const { width, height } = pixels;
   const image = { Type: 'XObject', Subtype: 'Image' };
   const SMask =
@@ -224,7 +232,34 @@ function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
     context.register(
       context.deflatedStream(pixels.alpha, { ...image, Height: height, Width: width, BitsPerComponent: 8, ColorSpace: 'DeviceGray', Decode: [0, 1] }),
     );
-  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask }));
+  const ColorSpace = colorSpaceOf(context, 'DeviceRGB', profile);
+  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace, SMask }));
+}
+
+/** The most an ICC profile may inflate to (a display or press profile is a few KB to a few hundred). */
+const MAX_ICC_BYTES = 4 * 2 ** 20;
+
+/**
+ * The RGB ICC profile of a PNG's iCCP chunk (a screenshot's display
+ * profile, an export's Display P3), which viewers draw it through; undefined
+ * when it has none, a damaged one, or one of grey (pdfsvc embeds a grey PNG
+ * widened to RGB, as pdf-lib does).
+ */
+function pngIccProfile(bytes: Uint8Array): Uint8Array | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let pos = 8; pos + 8 <= bytes.length && !startsWith(bytes, 'IDAT', pos + 4); pos += 12 + view.getUint32(pos)) {
+    if (!startsWith(bytes, 'iCCP', pos + 4)) continue;
+    // A profile name, NUL, the compression method (0: zlib), the profile.
+    const data = bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + view.getUint32(pos)));
+    const nameEnd = data.indexOf(0);
+    if (nameEnd < 1 || data[nameEnd + 1] !== 0) return undefined;
+    try {
+      return fittingIccProfile(inflateSized(data.subarray(nameEnd + 2), MAX_ICC_BYTES), 3);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }
 
 /** The PNG's compressed pixel data: its IDAT chunks, joined (one chunk is not copied). */
@@ -350,11 +385,22 @@ function readJpeg(bytes: Uint8Array): JpegHeader {
 function wholeIccProfile(pieces: Uint8Array[], count: number, components: number): Uint8Array | undefined {
   const ordered = Array.from({ length: count }, (_, i) => pieces[i + 1]);
   if (count === 0 || ordered.some((piece) => !piece)) return undefined;
-  const profile = Buffer.concat(ordered);
+  return fittingIccProfile(Buffer.concat(ordered), components);
+}
+
+/** `profile` (to its declared size) when it is an ICC profile of `components` colours (grey, RGB or CMYK); else undefined. */
+function fittingIccProfile(profile: Uint8Array, components: number): Uint8Array | undefined {
   if (profile.length < 128 || !startsWith(profile, 'acsp', 36)) return undefined;
-  const declared = profile.readUInt32BE(0);
+  const declared = new DataView(profile.buffer, profile.byteOffset, profile.byteLength).getUint32(0);
   const space = { 1: 'GRAY', 3: 'RGB ', 4: 'CMYK' }[components as 1 | 3 | 4];
   return declared >= 128 && declared <= profile.length && startsWith(profile, space, 16) ? profile.subarray(0, declared) : undefined;
+}
+
+/** The colour space of an image of `device` colours drawn through `profile`; a reader that cannot use the profile draws the Alternate, the device colours pdfsvc drew before. */
+function colorSpaceOf(context: PDFContext, device: 'DeviceGray' | 'DeviceRGB' | 'DeviceCMYK', profile: Uint8Array | undefined): Literal {
+  if (!profile) return device;
+  const N = { DeviceGray: 1, DeviceRGB: 3, DeviceCMYK: 4 }[device];
+  return ['ICCBased', context.register(context.flateStream(profile, { N, Alternate: device }))];
 }
 
 /** Orientation (tag 0x0112) from IFD0 of the EXIF TIFF structure `tiff`; undefined when it has none or one out of range. */
@@ -406,9 +452,7 @@ function orientationMatrix(orientation: number): Matrix | undefined {
  */
 function embedJpeg(context: PDFContext, bytes: Uint8Array, jpeg: JpegHeader): PDFRef {
   const inverted = jpeg.components === 4 && jpeg.adobe;
-  const device = JPEG_COLOR_SPACES[jpeg.components];
-  // A reader that cannot use the profile draws the Alternate: the device colours pdfsvc drew before.
-  const colorSpace = jpeg.iccProfile ? ['ICCBased', context.register(context.flateStream(jpeg.iccProfile, { N: jpeg.components, Alternate: device }))] : device;
+  const colorSpace = colorSpaceOf(context, JPEG_COLOR_SPACES[jpeg.components], jpeg.iccProfile);
   return context.register(
     context.stream(bytes, {
       Type: 'XObject',
