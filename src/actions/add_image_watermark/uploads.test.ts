@@ -393,6 +393,13 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped.subarray(0, 100))] }))).toEqual(['red', 'green', 'blue', 'yellow']);
   });
 
+  it('an animated PNG → 400 errors.image: save one frame as a still PNG', async () => {
+    const animated = png(16, 16, { colorType: 2, bitDepth: 8, samples: () => RGB.red, chunks: [pngChunk('acTL', Buffer.from([0, 0, 0, 2, 0, 0, 0, 0]))] });
+    const error = await watermark(animated).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).errors.image?.[0]).toMatch(/is an animated PNG, which a page cannot play: save the frame to show as a still PNG/);
+  });
+
   it('a palette PNG with tRNS: the transparent entry shows the page', async () => {
     const image = png(16, 16, {
       colorType: 3,
