@@ -196,7 +196,7 @@ describe('add_image_watermark refusals', () => {
 
   it('a JPEG cut off before its image data → 400 errors.image', async () => {
     const jpeg = await redJpeg('baseline');
-    expect(await refused(jpeg.subarray(0, 200))).toMatch(/damaged or unsupported JPEG/);
+    expect(await refused(jpeg.subarray(0, 200))).toMatch(/is a damaged JPEG image and cannot be read \(.*\); export it again/);
   });
 
   it.each([

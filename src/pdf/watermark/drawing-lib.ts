@@ -1,7 +1,7 @@
 /**
  * The one door to pdf-lib, where it earns its place: its font embedder
- * (subsetting a Noto face) and its image
- * embedders (decoding a PNG into colour and alpha; a JPEG's header). Only
+ * (subsetting a Noto face) and its PNG
+ * embedder (decoding a PNG into colour and alpha). Only
  * the watermarks load this module.
  *
  * pdf-lib's embedders write into a pdf-lib document. They write into a
@@ -20,7 +20,6 @@
 import type * as PdfLib from '@cantoo/pdf-lib';
 import PDFContextModule from '../../../node_modules/@cantoo/pdf-lib/es/core/PDFContext.js';
 import CustomFontSubsetEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/CustomFontSubsetEmbedder.js';
-import JpegEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/JpegEmbedder.js';
 import PngEmbedderModule from '../../../node_modules/@cantoo/pdf-lib/es/core/embedders/PngEmbedder.js';
 import PDFArrayModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFArray.js';
 import PDFBoolModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFBool.js';
@@ -48,7 +47,6 @@ import {
 
 export const CustomFontSubsetEmbedder = CustomFontSubsetEmbedderModule as unknown as typeof PdfLib.CustomFontSubsetEmbedder;
 export type CustomFontSubsetEmbedder = PdfLib.CustomFontSubsetEmbedder;
-export const JpegEmbedder = JpegEmbedderModule as unknown as typeof PdfLib.JpegEmbedder;
 export const PngEmbedder = PngEmbedderModule as unknown as typeof PdfLib.PngEmbedder;
 
 const LibContext = PDFContextModule as unknown as typeof PdfLib.PDFContext;

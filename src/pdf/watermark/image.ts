@@ -1,18 +1,23 @@
 /**
  * Image watermarks: PNG (its alpha channel kept as a soft mask) and JPEG
- * (baseline or progressive; grey, RGB or CMYK). Anything else is refused with
- * a message that says what the bytes look like.
+ * (baseline or progressive; grey, RGB or CMYK; embedded as it is, turned as
+ * its EXIF orientation says). Anything else is refused with a message that
+ * says what the bytes look like.
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import { unfilterPngRows } from '../reader/png-rows.js';
-import type { PDFContext, PDFRef } from '../model/primitives.js';
-import { embedWithPdfLib, JpegEmbedder, PngEmbedder } from './drawing-lib.js';
+import { type Literal, type PDFContext, PDFName, PDFRawStream, type PDFRef } from '../model/primitives.js';
+import { embedWithPdfLib, PngEmbedder } from './drawing-lib.js';
+import type { Matrix } from './geometry.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
+  /** The size as viewers show the image: a JPEG's EXIF orientation applied. */
   width: number;
   height: number;
+  /** Maps the unit square the image is drawn in to the form's unit square, turned as its EXIF orientation says; undefined for upright. */
+  turn?: Matrix;
   embed(context: PDFContext): Promise<PDFRef>;
 }
 
@@ -60,22 +65,38 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     if (plain) {
       // Deflated now, before the document is opened: the pixels and zlib's state are freed before the reader's memory is taken, not held beside it.
       const deflated = deflatePngPixels(plain);
-      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated) };
+      const profile = pngIccProfile(bytes);
+      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated, profile) };
     }
-    const embedder = isPng ? await PngEmbedder.for(bytes) : await JpegEmbedder.for(bytes);
+    if (isJpeg) {
+      const jpeg = readJpeg(bytes);
+      return {
+        type,
+        width: jpeg.shownWidth,
+        height: jpeg.shownHeight,
+        turn: orientationMatrix(jpeg.orientation),
+        embed: async (context) => embedJpeg(context, bytes, jpeg),
+      };
+    }
+    const embedder = await PngEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
-    if (isJpeg) checkJpegEnd(bytes);
+    const profile = pngIccProfile(bytes);
     return {
       type,
       width: embedder.width,
       height: embedder.height,
-      embed: (context) => embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch)),
+      embed: async (context) => {
+        const ref = await embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch));
+        // pdf-lib draws every PNG in DeviceRGB (grey and palette widened to RGB).
+        const image = profile && context.lookup(ref);
+        if (image instanceof PDFRawStream) image.dict.set(PDFName.of('ColorSpace'), context.obj(colorSpaceOf(context, 'DeviceRGB', profile)));
+        return ref;
+      },
     };
   } catch (err) {
     if (err instanceof PdfError) throw err;
-    throw badImage(
-      `is a damaged or unsupported ${type} image and cannot be read (${type === 'PNG' ? 'the PNG data does not decode' : 'no valid JPEG frame header'})`,
-    );
+    if (pngChunkIndex(bytes, 'acTL') >= 0) throw badImage('is an animated PNG, which a page cannot play: save the frame to show as a still PNG');
+    throw badImage('is a damaged or unsupported PNG image and cannot be read (the PNG data does not decode)');
   }
 }
 
@@ -133,12 +154,13 @@ export interface PngPixels {
 }
 
 /**
- * The pixels of a plain PNG (8 bits per channel, not interlaced, grey or RGB
- * with or without alpha, no tRNS, not animated) from its inflated data,
+ * The pixels of a plain PNG (8 or 16 bits per channel, not interlaced, grey
+ * or RGB with or without alpha, no tRNS, not animated) from its inflated data,
  * exactly as pdf-lib's decoder (UPNG) makes them, in a fraction of its time
  * (its filters and format conversion run in generic JavaScript loops: 20-30
- * ms of a 600 x 200 watermark). Undefined for any other PNG, or data that
- * does not decode cleanly: pdf-lib's decoder takes those, as before.
+ * ms of a 600 x 200 watermark; a 4096 x 4096 16-bit RGBA PNG took it 5 s
+ * and 560 MB). Undefined for any other PNG, or data that does not decode
+ * cleanly: pdf-lib's decoder takes those, as before.
  *
  * Decodes in place: `inflated` is overwritten, and an RGB or RGBA image's
  * colour is a view of it (no second and third copy of the pixels).
@@ -149,13 +171,23 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   const height = view.getUint32(20);
   const [bitDepth, colorType, , , interlace] = bytes.subarray(24, 29);
   const channels = colorType === 0 ? 1 : colorType === 2 ? 3 : colorType === 4 ? 2 : colorType === 6 ? 4 : 0;
-  if (bitDepth !== 8 || channels === 0 || interlace !== 0) return undefined;
+  if ((bitDepth !== 8 && bitDepth !== 16) || channels === 0 || interlace !== 0) return undefined;
   for (let pos = 8; pos + 8 <= bytes.length; pos += 12 + view.getUint32(pos)) {
     if (startsWith(bytes, 'tRNS', pos + 4) || startsWith(bytes, 'acTL', pos + 4)) return undefined;
   }
+  const sampleBytes = bitDepth / 8;
+  const rawStride = width * channels * sampleBytes;
+  if (inflated.length < height * (rawStride + 1)) return undefined;
+  if (!unfilterPngRows(inflated, height, rawStride, channels * sampleBytes, 'in place', 'refuse')) return undefined;
   const stride = width * channels;
-  if (inflated.length < height * (stride + 1)) return undefined;
-  if (!unfilterPngRows(inflated, height, stride, channels, 'in place', 'refuse')) return undefined;
+  if (sampleBytes === 2) {
+    // 16-bit samples narrow to their high byte, as UPNG narrows them; each row moves to where an 8-bit row lies, behind the reading.
+    for (let y = 0; y < height; y++) {
+      const from = y * (rawStride + 1) + 1;
+      const to = y * (stride + 1) + 1;
+      for (let k = 0; k < stride; k++) inflated[to + k] = inflated[from + 2 * k];
+    }
+  }
   const count = width * height;
   if (colorType === 2) {
     // The rows moved up over their filter bytes: the colour as it is.
@@ -204,7 +236,7 @@ function deflatePngPixels(pixels: PngPixels): DeflatedPng {
  * decoder's: the alpha channel (when there is one) as a soft mask first,
  * then the colour, with the same entries in the same order.
  */
-function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
+function embedPngPixels(context: PDFContext, pixels: DeflatedPng, profile: Uint8Array | undefined): PDFRef {
   const { width, height } = pixels;
   const image = { Type: 'XObject', Subtype: 'Image' };
   const SMask =
@@ -212,7 +244,41 @@ function embedPngPixels(context: PDFContext, pixels: DeflatedPng): PDFRef {
     context.register(
       context.deflatedStream(pixels.alpha, { ...image, Height: height, Width: width, BitsPerComponent: 8, ColorSpace: 'DeviceGray', Decode: [0, 1] }),
     );
-  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace: 'DeviceRGB', SMask }));
+  const ColorSpace = colorSpaceOf(context, 'DeviceRGB', profile);
+  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace, SMask }));
+}
+
+/** The most an ICC profile may inflate to (a display or press profile is a few KB to a few hundred). */
+const MAX_ICC_BYTES = 4 * 2 ** 20;
+
+/**
+ * The RGB ICC profile of a PNG's iCCP chunk (a screenshot's display
+ * profile, an export's Display P3), which viewers draw it through; undefined
+ * when it has none, a damaged one, or one of grey (pdfsvc embeds a grey PNG
+ * widened to RGB, as pdf-lib does).
+ */
+function pngIccProfile(bytes: Uint8Array): Uint8Array | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let pos = 8; pos + 8 <= bytes.length && !startsWith(bytes, 'IDAT', pos + 4); pos += 12 + view.getUint32(pos)) {
+    if (!startsWith(bytes, 'iCCP', pos + 4)) continue;
+    // A profile name, NUL, the compression method (0: zlib), the profile.
+    const data = bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + view.getUint32(pos)));
+    const nameEnd = data.indexOf(0);
+    if (nameEnd < 1 || data[nameEnd + 1] !== 0) return undefined;
+    try {
+      return fittingIccProfile(inflateSized(data.subarray(nameEnd + 2), MAX_ICC_BYTES), 3);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Where the PNG's first chunk of `type` starts, or -1. */
+function pngChunkIndex(bytes: Uint8Array, type: string): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let pos = 8; pos + 8 <= bytes.length; pos += 12 + view.getUint32(pos)) if (startsWith(bytes, type, pos + 4)) return pos;
+  return -1;
 }
 
 /** The PNG's compressed pixel data: its IDAT chunks, joined (one chunk is not copied). */
@@ -227,23 +293,195 @@ function pngData(bytes: Uint8Array): Uint8Array {
   return parts.length === 1 ? parts[0] : Buffer.concat(parts);
 }
 
-/** pdf-lib only reads a JPEG's header: refuse a file cut off before its image data. */
-function checkJpegEnd(bytes: Uint8Array): void {
-  // Walk the marker segments to the start of scan; there must be data after it.
+/** What pdfsvc needs of a JPEG, read from its marker segments (the image data is embedded as it is, never decoded). */
+interface JpegHeader {
+  width: number;
+  height: number;
+  components: 1 | 3 | 4;
+  /** An APP14 "Adobe" marker: its CMYK is stored inverted (0 is full ink), as Photoshop writes it. */
+  adobe: boolean;
+  /** The EXIF orientation, 1 (upright) to 8. */
+  orientation: number;
+  shownWidth: number;
+  shownHeight: number;
+  /** The ICC profile of its colours (APP2 segments), when it carries a whole one of its colour space. */
+  iccProfile?: Uint8Array;
+}
+
+/**
+ * The most pixels a JPEG watermark may have. pdfsvc does not decode a JPEG,
+ * but every reader of the output does, at 3 or 4 bytes a pixel: a few MB of
+ * flat JPEG can declare 20000 x 20000 pixels (1.2 GB to draw). 8192 x 8192
+ * takes a 48-megapixel phone photo as it is.
+ */
+const MAX_JPEG_PIXELS = 8192 * 8192;
+
+const END_OF_IMAGE = Buffer.from([0xff, 0xd9]);
+
+const JPEG_COLOR_SPACES = { 1: 'DeviceGray', 3: 'DeviceRGB', 4: 'DeviceCMYK' } as const;
+
+/**
+ * Reads the marker segments up to the first scan, and refuses what PDF
+ * readers do not draw: a precision other than 8 bits, and lossless,
+ * hierarchical or arithmetic-coded frames (PDF's DCTDecode is baseline and
+ * progressive Huffman JPEG), or a file cut off before or in its image data.
+ */
+function readJpeg(bytes: Uint8Array): JpegHeader {
+  const damaged = (why: string) => badImage(`is a damaged JPEG image and cannot be read (${why}); export it again`);
+  let frame: Pick<JpegHeader, 'width' | 'height' | 'components'> | undefined;
+  let adobe = false;
+  let orientation = 1;
+  // The ICC profile's pieces by their sequence number (from 1), and how many it says there are.
+  const iccPieces: Uint8Array[] = [];
+  let iccPieceCount = 0;
   let pos = 2;
   while (pos + 4 <= bytes.length) {
-    if (bytes[pos] !== 0xff) throw new Error('bad marker');
+    if (bytes[pos] !== 0xff) throw damaged(`no marker at byte ${pos}`);
     const marker = bytes[pos + 1];
-    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01 || marker === 0xff) {
-      pos += marker === 0xff ? 1 : 2;
+    // Fill bytes, and markers without a length.
+    if (marker === 0xff) {
+      pos += 1;
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd8)) {
+      pos += 2;
       continue;
     }
     const length = (bytes[pos + 2] << 8) | bytes[pos + 3];
+    const body = bytes.subarray(pos + 4, pos + 2 + length);
+    if (length < 2 || pos + 2 + length > bytes.length) throw damaged('a marker segment runs past the end of the file');
+    if (marker === 0xe1 && startsWith(body, 'Exif\0\0')) orientation = exifOrientation(body.subarray(6)) ?? orientation;
+    if (marker === 0xee && startsWith(body, 'Adobe')) adobe = true;
+    if (marker === 0xe2 && startsWith(body, 'ICC_PROFILE\0') && body.length > 14) {
+      iccPieces[body[12]] = body.subarray(14);
+      iccPieceCount = body[13];
+    }
+    if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc && !frame) {
+      if (marker !== 0xc0 && marker !== 0xc1 && marker !== 0xc2) {
+        throw badImage(
+          'is a lossless, hierarchical or arithmetic-coded JPEG, which PDF readers do not draw: save it as an ordinary (baseline or progressive) JPEG',
+        );
+      }
+      if (body.length < 6) throw damaged('its frame header is cut short');
+      const [precision, heightHigh, heightLow, widthHigh, widthLow, components] = body;
+      if (precision !== 8) throw badImage(`is a ${precision}-bit JPEG; PDF readers draw 8-bit JPEGs only: save it as an ordinary 8-bit JPEG`);
+      if (components !== 1 && components !== 3 && components !== 4)
+        throw badImage(`is a JPEG of ${components} colour channels; only grey (1), RGB (3) and CMYK (4) are drawn`);
+      frame = { width: (widthHigh << 8) | widthLow, height: (heightHigh << 8) | heightLow, components };
+      if (frame.width === 0 || frame.height === 0) throw damaged(`its frame header declares ${frame.width} x ${frame.height} pixels`);
+      if (frame.width * frame.height > MAX_JPEG_PIXELS) {
+        throw new PdfError(
+          'limit',
+          `declares ${frame.width} x ${frame.height} pixels (${((frame.width * frame.height) / 1e6).toFixed(1)} megapixels); a JPEG watermark may have at most ${(MAX_JPEG_PIXELS / 1e6).toFixed(1)} megapixels (8192 x 8192), as every reader decodes all of them to draw each page: scale it down`,
+          'bare',
+        );
+      }
+    }
+    if (marker === 0xd9) break;
     if (marker === 0xda) {
-      if (pos + 2 + length >= bytes.length) throw new Error('no scan data');
-      return;
+      if (!frame) throw damaged('no frame header before the image data');
+      if (pos + 2 + length >= bytes.length) throw damaged('it ends before its image data');
+      // A file cut off in its image data (an upload broken off) has no end-of-image marker after it; FF D9 cannot occur inside the data (FF is stuffed).
+      if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).lastIndexOf(END_OF_IMAGE) < pos) {
+        throw damaged('it is cut off inside its image data, with no end-of-image marker');
+      }
+      const turned = orientation >= 5;
+      const iccProfile = wholeIccProfile(iccPieces, iccPieceCount, frame.components);
+      return { ...frame, adobe, orientation, shownWidth: turned ? frame.height : frame.width, shownHeight: turned ? frame.width : frame.height, iccProfile };
     }
     pos += 2 + length;
   }
-  throw new Error('no scan');
+  throw damaged(frame ? 'it ends before its image data' : 'no frame header');
+}
+
+/**
+ * The ICC profile from its pieces, when every piece is there and it
+ * describes the JPEG's colours (grey, RGB or CMYK); else undefined, and the
+ * JPEG is drawn in device colours as before. Viewers draw a JPEG through its
+ * profile (a phone's Display P3 photo, a print CMYK scan); PDF readers
+ * ignore the one inside a DCT stream and use /ColorSpace only.
+ */
+function wholeIccProfile(pieces: Uint8Array[], count: number, components: number): Uint8Array | undefined {
+  const ordered = Array.from({ length: count }, (_, i) => pieces[i + 1]);
+  if (count === 0 || ordered.some((piece) => !piece)) return undefined;
+  return fittingIccProfile(Buffer.concat(ordered), components);
+}
+
+/** `profile` (to its declared size) when it is an ICC profile of `components` colours (grey, RGB or CMYK); else undefined. */
+function fittingIccProfile(profile: Uint8Array, components: number): Uint8Array | undefined {
+  if (profile.length < 128 || !startsWith(profile, 'acsp', 36)) return undefined;
+  const declared = new DataView(profile.buffer, profile.byteOffset, profile.byteLength).getUint32(0);
+  const space = { 1: 'GRAY', 3: 'RGB ', 4: 'CMYK' }[components as 1 | 3 | 4];
+  return declared >= 128 && declared <= profile.length && startsWith(profile, space, 16) ? profile.subarray(0, declared) : undefined;
+}
+
+/** The colour space of an image of `device` colours drawn through `profile`; a reader that cannot use the profile draws the Alternate, the device colours pdfsvc drew before. */
+function colorSpaceOf(context: PDFContext, device: 'DeviceGray' | 'DeviceRGB' | 'DeviceCMYK', profile: Uint8Array | undefined): Literal {
+  if (!profile) return device;
+  const N = { DeviceGray: 1, DeviceRGB: 3, DeviceCMYK: 4 }[device];
+  return ['ICCBased', context.register(context.flateStream(profile, { N, Alternate: device }))];
+}
+
+/** Orientation (tag 0x0112) from IFD0 of the EXIF TIFF structure `tiff`; undefined when it has none or one out of range. */
+function exifOrientation(tiff: Uint8Array): number | undefined {
+  if (tiff.length < 8) return undefined;
+  const little = startsWith(tiff, 'II');
+  if (!little && !startsWith(tiff, 'MM')) return undefined;
+  const view = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  const ifd = view.getUint32(4, little);
+  if (ifd + 2 > tiff.length) return undefined;
+  const count = view.getUint16(ifd, little);
+  for (let i = 0, entry = ifd + 2; i < count && entry + 12 <= tiff.length; i++, entry += 12) {
+    // A SHORT, its value in the entry's first two bytes.
+    if (view.getUint16(entry, little) === 0x0112 && view.getUint16(entry + 2, little) === 3) {
+      const value = view.getUint16(entry + 8, little);
+      return value >= 1 && value <= 8 ? value : undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The matrix that draws a stored image in the unit square as viewers show
+ * it, for EXIF orientations 2 to 8 (the rows of the stored image run
+ * down from its top, as in the image space of PDF images). Photos from phones
+ * are stored as the sensor read them and turned by this tag: browsers and
+ * viewers apply it, so the user chose the image as it is shown turned.
+ */
+function orientationMatrix(orientation: number): Matrix | undefined {
+  const matrices: Record<number, Matrix> = {
+    2: [-1, 0, 0, 1, 1, 0],
+    3: [-1, 0, 0, -1, 1, 1],
+    4: [1, 0, 0, -1, 0, 1],
+    5: [0, -1, -1, 0, 1, 1],
+    6: [0, -1, 1, 0, 0, 1],
+    7: [0, 1, 1, 0, 0, 0],
+    8: [0, 1, -1, 0, 1, 0],
+  };
+  return matrices[orientation];
+}
+
+/**
+ * The JPEG as an image XObject, its bytes as they are. /Decode inverts CMYK
+ * only under an Adobe marker: PDF readers (pdf.js, poppler, MuPDF) take a
+ * DCT stream's CMYK as it is stored and leave inverting to /Decode, while
+ * image viewers invert only files with that marker; pdf-lib inverts every
+ * CMYK JPEG, which showed one without the marker as its negative. Its ICC
+ * profile, when it has a whole one, becomes an /ICCBased colour space.
+ */
+function embedJpeg(context: PDFContext, bytes: Uint8Array, jpeg: JpegHeader): PDFRef {
+  const inverted = jpeg.components === 4 && jpeg.adobe;
+  const colorSpace = colorSpaceOf(context, JPEG_COLOR_SPACES[jpeg.components], jpeg.iccProfile);
+  return context.register(
+    context.stream(bytes, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      BitsPerComponent: 8,
+      Width: jpeg.width,
+      Height: jpeg.height,
+      ColorSpace: colorSpace,
+      Filter: 'DCTDecode',
+      Decode: inverted ? [1, 0, 1, 0, 1, 0, 1, 0] : undefined,
+    }),
+  );
 }

@@ -87,7 +87,7 @@ export async function addImageWatermark(options: ImageWatermark): Promise<PdfPie
   const imageRef = await image.embed(doc.context);
   // The image fills the form's unit square; each page scales it to its size.
   const formRef = registerForm(doc.context, {
-    content: '/PdfsvcImage Do',
+    content: image.turn ? `${image.turn.join(' ')} cm /PdfsvcImage Do` : '/PdfsvcImage Do',
     bbox: [0, 0, 1, 1],
     images: new Map([['PdfsvcImage', imageRef]]),
     transparency: options.transparency,
