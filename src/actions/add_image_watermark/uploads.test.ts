@@ -363,6 +363,10 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     ['16-bit RGBA', { colorType: 6, bitDepth: 16, samples: (x: number, y: number) => [...QUADRANT_RGB[at(x, y)].map((v) => v * 257), 65535] }],
     ['interlaced RGB', { colorType: 2, bitDepth: 8, interlace: true, samples: (x: number, y: number) => QUADRANT_RGB[at(x, y)] }],
     ['interlaced 2-bit palette', { colorType: 3, bitDepth: 2, interlace: true, samples: (x: number, y: number) => [at(x, y)] }],
+    [
+      'interlaced 16-bit RGBA',
+      { colorType: 6, bitDepth: 16, interlace: true, samples: (x: number, y: number) => [...QUADRANT_RGB[at(x, y)].map((v) => v * 257), 65535] },
+    ],
     ['4-bit palette', { colorType: 3, bitDepth: 4, samples: (x: number, y: number) => [at(x, y)] }],
     [
       'RGB with an sRGB, a gAMA and a pHYs chunk',
@@ -392,6 +396,84 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped)] }))).toEqual(['green', 'red', 'blue', 'yellow']);
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped.subarray(0, 100))] }))).toEqual(['red', 'green', 'blue', 'yellow']);
   });
+
+  it.each([
+    ['8-bit RGB', { colorType: 2, bitDepth: 8, samples: (x: number, y: number) => [(x * 37) & 255, (y * 59) & 255, (x * y) & 255] }],
+    ['8-bit grey with alpha', { colorType: 4, bitDepth: 8, samples: (x: number, y: number) => [(x * 23) & 255, (y * 41) & 255] }],
+    ['16-bit grey', { colorType: 0, bitDepth: 16, samples: (x: number, y: number) => [(x * 4099 + y * 97) & 65535] }],
+    [
+      '16-bit RGBA',
+      { colorType: 6, bitDepth: 16, samples: (x: number, y: number) => [(x * 5003) & 65535, (y * 7919) & 65535, (x * y * 31) & 65535, (x + y) * 2048] },
+    ],
+  ] as const)('an interlaced %s PNG gives the document its plain twin gives, at sizes that leave passes empty', async (_, options) => {
+    // The same pixels, Adam7 or not, must embed the same image: pdfsvc gathers the passes itself (pdf-lib's decoder took 690 MB for 4096 x 4096 16-bit RGBA).
+    for (const [width, height] of [
+      [1, 1],
+      [3, 5],
+      [13, 7],
+      [33, 17],
+    ]) {
+      const plain = await watermark(png(width, height, options));
+      const interlaced = await watermark(png(width, height, { ...options, interlace: true }));
+      expect(Buffer.from(interlaced).equals(Buffer.from(plain)), `${width} x ${height}`).toBe(true);
+    }
+    // And a different image does not.
+    const other = await watermark(png(13, 7, { ...options, samples: (x, y) => options.samples(x + 1, y) }));
+    expect(Buffer.from(other).equals(Buffer.from(await watermark(png(13, 7, options))))).toBe(false);
+  });
+
+  it('an interlaced 4096 x 4096 16-bit RGBA PNG (the largest taken) costs the command line a few hundred MB, not 690', async () => {
+    // Adam7 rows of one colour, a translucent teal, made as bytes (the png() writer's arrays would hold 134 M numbers).
+    const size = 4096;
+    const pixel16 = Buffer.from([0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]);
+    const rows: Buffer[] = [];
+    for (const [x0, y0, dx, dy] of [
+      [0, 0, 8, 8],
+      [4, 0, 8, 8],
+      [0, 4, 4, 8],
+      [2, 0, 4, 4],
+      [0, 2, 2, 4],
+      [1, 0, 2, 2],
+      [0, 1, 1, 2],
+    ]) {
+      const row = Buffer.alloc(1 + Math.ceil((size - x0) / dx) * 8);
+      for (let at = 1; at < row.length; at += 8) pixel16.copy(row, at);
+      for (let y = y0; y < size; y += dy) rows.push(row);
+    }
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(size);
+    header.writeUInt32BE(size, 4);
+    header.set([16, 6, 0, 0, 1], 8);
+    const image = Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      pngChunk('IHDR', header),
+      pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+      pngChunk('IEND', Buffer.alloc(0)),
+    ]);
+    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
+    const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
+    const run = await execa(
+      'node',
+      [
+        '--import',
+        `data:text/javascript,${encodeURIComponent(probe)}`,
+        'bin/pdfsvc.js',
+        'add-image-watermark',
+        '--image',
+        tempFile(image, '.png'),
+        fixture_path('pages-1.pdf'),
+        '-o',
+        output,
+      ],
+      { reject: false },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(Number(/maxrss (\d+)/.exec(run.stderr)?.[1])).toBeLessThan(400 * 1024);
+    // Drawn in its colour, see-through: teal over the white page.
+    const raster = await renderPage(output, 1, 20);
+    const teal = findPixels(raster, (r, g, b) => r < 200 && g > r + 30 && b > r + 30);
+    expect(teal).not.toBeNull();
+  }, 120_000);
 
   it('an animated PNG → 400 errors.image: save one frame as a still PNG', async () => {
     const animated = png(16, 16, { colorType: 2, bitDepth: 8, samples: () => RGB.red, chunks: [pngChunk('acTL', Buffer.from([0, 0, 0, 2, 0, 0, 0, 0]))] });
