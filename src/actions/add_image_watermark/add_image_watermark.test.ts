@@ -12,6 +12,7 @@ import { fixture, formContents, pageTexts, qpdfCheck, qpdfJson, tempFile } from 
 import { findPixels, makePng, pixel, pngBomb, reddish, renderPage } from '../../../test/helpers/render.js';
 import { inProcessApp, formRequest, keys, problemOf } from '../../../test/server/harness.js';
 import { PAGE_KINDS, POSITIONS, expectPlaced } from '../../../test/helpers/placement.js';
+import { runCliMeasured } from '../../../test/helpers/peak-rss.js';
 
 const DPI = 20;
 const PX = DPI / 72;
@@ -179,16 +180,9 @@ describe('add_image_watermark refusals', () => {
   it('an image bomb costs the command line little memory and time: exit 2, no output file', async () => {
     const image = tempFile(pngBomb(1024, 1024, 64 * 2 ** 20), '.png');
     const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
-    // Peak memory as the process itself reports it (no /usr/bin/time needed).
-    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
-    const run = await execa(
-      'node',
-      ['--import', `data:text/javascript,${encodeURIComponent(probe)}`, 'bin/pdfsvc.js', 'add-image-watermark', '--image', image, tempFile(file), '-o', output],
-      { reject: false },
-    );
+    const { run, maxRssKb } = await runCliMeasured(['add-image-watermark', '--image', image, tempFile(file), '-o', output]);
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/pdfsvc: image: its pixel data inflates past/);
-    const maxRssKb = Number(/maxrss (\d+)/.exec(run.stderr)?.[1]);
     expect(maxRssKb).toBeGreaterThan(0);
     expect(maxRssKb).toBeLessThan(300 * 1024);
     expect(existsSync(output)).toBe(false);

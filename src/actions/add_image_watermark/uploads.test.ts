@@ -6,7 +6,6 @@
  * test writes it: test/helpers/jpeg.ts, a PNG writer here), never by the
  * library that embeds it.
  */
-import { execa } from 'execa';
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { addImageWatermark, ValidationError } from '../../index.js';
@@ -14,6 +13,7 @@ import { fixture, qpdfCheck, qpdfJson, tempFile } from '../../../test/helpers/pd
 import { makeJpeg } from '../../../test/helpers/jpeg.js';
 import { formRequest, inProcessApp, keys, problemOf } from '../../../test/server/harness.js';
 import { findPixels, pixel, type Raster, renderPage, renderPageMupdf } from '../../../test/helpers/render.js';
+import { runCliMeasured } from '../../../test/helpers/peak-rss.js';
 
 const RENDERERS = { poppler: renderPage, mupdf: renderPageMupdf } as const;
 
@@ -169,25 +169,10 @@ describe('JPEG watermarks PDF readers cannot draw are refused', () => {
     jpeg.writeUInt16BE(20000, sof + 5);
     jpeg.writeUInt16BE(20000, sof + 7);
     expect(await refused(jpeg)).toMatch(/declares 20000 x 20000 pixels \(400\.0 megapixels\); .* at most 67\.1 megapixels .* scale it down/);
-    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
-    const run = await execa(
-      'node',
-      [
-        '--import',
-        `data:text/javascript,${encodeURIComponent(probe)}`,
-        'bin/pdfsvc.js',
-        'add-image-watermark',
-        '--image',
-        tempFile(jpeg, '.jpg'),
-        fixture_path('pages-1.pdf'),
-        '-o',
-        '/dev/null',
-      ],
-      { reject: false },
-    );
+    const { run, maxRssKb } = await runCliMeasured(['add-image-watermark', '--image', tempFile(jpeg, '.jpg'), fixture_path('pages-1.pdf'), '-o', '/dev/null']);
     expect(run.exitCode, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/pdfsvc: image: declares 20000 x 20000 pixels/);
-    expect(Number(/maxrss (\d+)/.exec(run.stderr)?.[1])).toBeLessThan(300 * 1024);
+    expect(maxRssKb).toBeLessThan(300 * 1024);
   });
 
   it('a JPEG cut off in its headers or in its image data → 400 errors.image: damaged, export it again', async () => {
@@ -450,25 +435,10 @@ describe('PNG watermarks of every kind draw their pixels', () => {
       pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
       pngChunk('IEND', Buffer.alloc(0)),
     ]);
-    const probe = `process.on('exit', () => process.stderr.write('maxrss ' + process.resourceUsage().maxRSS + '\\n'));`;
     const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
-    const run = await execa(
-      'node',
-      [
-        '--import',
-        `data:text/javascript,${encodeURIComponent(probe)}`,
-        'bin/pdfsvc.js',
-        'add-image-watermark',
-        '--image',
-        tempFile(image, '.png'),
-        fixture_path('pages-1.pdf'),
-        '-o',
-        output,
-      ],
-      { reject: false },
-    );
+    const { run, maxRssKb } = await runCliMeasured(['add-image-watermark', '--image', tempFile(image, '.png'), fixture_path('pages-1.pdf'), '-o', output]);
     expect(run.exitCode, run.stderr).toBe(0);
-    expect(Number(/maxrss (\d+)/.exec(run.stderr)?.[1])).toBeLessThan(400 * 1024);
+    expect(maxRssKb).toBeLessThan(400 * 1024);
     // Drawn in its colour, see-through: teal over the white page.
     const raster = await renderPage(output, 1, 20);
     const teal = findPixels(raster, (r, g, b) => r < 200 && g > r + 30 && b > r + 30);
