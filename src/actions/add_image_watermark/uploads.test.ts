@@ -269,6 +269,17 @@ function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
 
 // ------------------------------------------------------------------ PNG of every kind
 
+/** Adam7's passes (first column, first row, column step, row step), written out here apart from the decoder's: the writer is its reference. */
+const ADAM7_PASSES = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
 /** PNG writer for every colour type, depth, palette, tRNS and Adam7 interlacing: `samples(x, y)` gives a pixel's samples (palette index for type 3). */
 function png(
   width: number,
@@ -276,17 +287,7 @@ function png(
   options: { colorType: 0 | 2 | 3 | 4 | 6; bitDepth: 1 | 2 | 4 | 8 | 16; samples: (x: number, y: number) => number[]; interlace?: boolean; chunks?: Buffer[] },
 ): Uint8Array {
   const { colorType, bitDepth, samples } = options;
-  const passes = options.interlace
-    ? [
-        [0, 0, 8, 8],
-        [4, 0, 8, 8],
-        [0, 4, 4, 8],
-        [2, 0, 4, 4],
-        [0, 2, 2, 4],
-        [1, 0, 2, 2],
-        [0, 1, 1, 2],
-      ]
-    : [[0, 0, 1, 1]];
+  const passes = options.interlace ? ADAM7_PASSES : [[0, 0, 1, 1]];
   const rows: number[] = [];
   for (const [x0, y0, dx, dy] of passes) {
     for (let y = y0; y < height; y += dy) {
@@ -306,15 +307,20 @@ function png(
       }
     }
   }
+  return pngFile(width, height, bitDepth, colorType, Boolean(options.interlace), Buffer.from(rows), options.chunks);
+}
+
+/** A PNG file of filtered `rows` (each a filter byte and its samples), with `chunks` between its header and its data. */
+function pngFile(width: number, height: number, bitDepth: number, colorType: number, interlace: boolean, rows: Buffer, chunks: Buffer[] = []): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width);
   header.writeUInt32BE(height, 4);
-  header.set([bitDepth, colorType, 0, 0, options.interlace ? 1 : 0], 8);
+  header.set([bitDepth, colorType, 0, 0, interlace ? 1 : 0], 8);
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', header),
-    ...(options.chunks ?? []),
-    pngChunk('IDAT', deflateSync(Buffer.from(rows))),
+    ...chunks,
+    pngChunk('IDAT', deflateSync(rows)),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
@@ -412,29 +418,12 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     const size = 4096;
     const pixel16 = Buffer.from([0x00, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]);
     const rows: Buffer[] = [];
-    for (const [x0, y0, dx, dy] of [
-      [0, 0, 8, 8],
-      [4, 0, 8, 8],
-      [0, 4, 4, 8],
-      [2, 0, 4, 4],
-      [0, 2, 2, 4],
-      [1, 0, 2, 2],
-      [0, 1, 1, 2],
-    ]) {
+    for (const [x0, y0, dx, dy] of ADAM7_PASSES) {
       const row = Buffer.alloc(1 + Math.ceil((size - x0) / dx) * 8);
       for (let at = 1; at < row.length; at += 8) pixel16.copy(row, at);
       for (let y = y0; y < size; y += dy) rows.push(row);
     }
-    const header = Buffer.alloc(13);
-    header.writeUInt32BE(size);
-    header.writeUInt32BE(size, 4);
-    header.set([16, 6, 0, 0, 1], 8);
-    const image = Buffer.concat([
-      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      pngChunk('IHDR', header),
-      pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
-      pngChunk('IEND', Buffer.alloc(0)),
-    ]);
+    const image = pngFile(size, size, 16, 6, true, Buffer.concat(rows));
     const output = `${tempFile(new Uint8Array(0))}.out.pdf`;
     const { run, maxRssKb } = await runCliMeasured(['add-image-watermark', '--image', tempFile(image, '.png'), fixture_path('pages-1.pdf'), '-o', output]);
     expect(run.exitCode, run.stderr).toBe(0);
