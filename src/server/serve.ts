@@ -178,8 +178,8 @@ async function startServing(
   const dashboard = keys.database && options.dashboard !== false ? await import('../dashboard/listen.js') : undefined;
   const dashboardHandler = dashboard?.dashboardFor(keys.database!, { https: Boolean(options.https), log: logLine });
   let metricsServer: import('node:http').Server | undefined;
-  let metricsUrl: string | undefined;
-  let metricsReachVia = '';
+  /** Where the metrics are, as the banner says it: the URL, and on 0.0.0.0 or :: where to scrape it instead. */
+  let metricsAt: string | undefined;
   if (metricsPort !== undefined) {
     metrics = new Metrics({
       pool: () => pool.status(),
@@ -201,8 +201,7 @@ async function startServing(
     metricsServer = listening.server;
     opened.push(() => new Promise((resolve) => listening.server.close(resolve)));
     const metricsScheme = metricsTls ? 'https' : 'http';
-    metricsUrl = `${originOf(metricsScheme, metricsHost, listening.port)}/metrics`;
-    metricsReachVia = reachVia(metricsHost, reachableOrigins(metricsScheme, metricsHost, listening.port), '/metrics', 'scrape it');
+    metricsAt = `${originOf(metricsScheme, metricsHost, listening.port)}/metrics${reachVia(metricsHost, reachableOrigins(metricsScheme, metricsHost, listening.port), '/metrics', 'scrape it')}`;
   }
 
   // Requests received and not yet answered: shutdown waits for these.
@@ -273,7 +272,7 @@ async function startServing(
     });
   }
   printOut(`pdfsvc listening on ${url} (region ${region})${reachVia(options.host, reachable, '', 'reach it')}\n`);
-  if (metricsUrl) printOut(`Prometheus metrics on ${metricsUrl}${metricsReachVia}\n`);
+  if (metricsAt) printOut(`Prometheus metrics on ${metricsAt}\n`);
   const certificate = (listener as { https?: { cert?: string } | false }).https;
   if (options.https && certificate && certificate.cert) {
     const fingerprint = new X509Certificate(certificate.cert).fingerprint256;
