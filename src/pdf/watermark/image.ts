@@ -174,9 +174,7 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   const [bitDepth, colorType, , , interlace] = bytes.subarray(24, 29);
   const channels = colorType === 0 ? 1 : colorType === 2 ? 3 : colorType === 4 ? 2 : colorType === 6 ? 4 : 0;
   if ((bitDepth !== 8 && bitDepth !== 16) || channels === 0 || interlace > 1) return undefined;
-  for (let pos = 8; pos + 8 <= bytes.length; pos += 12 + view.getUint32(pos)) {
-    if (startsWith(bytes, 'tRNS', pos + 4) || startsWith(bytes, 'acTL', pos + 4)) return undefined;
-  }
+  if (pngChunkIndex(bytes, 'tRNS') >= 0 || pngChunkIndex(bytes, 'acTL') >= 0) return undefined;
   const sampleBytes = bitDepth / 8;
   // Each row a (spent) filter byte and its 8-bit samples.
   const rows = interlace === 1 ? gatherAdam7(inflated, width, height, channels, sampleBytes) : unfilterPlain(inflated, width, height, channels, sampleBytes);
