@@ -14,7 +14,7 @@ const { join } = require('node:path');
 const dist = join(__dirname, '..', 'dist');
 
 /** A one-file CLI's exports and its compiled script, or undefined when it is not built. `found`: oneFileCli()'s. */
-function loadOneFileCli({ name, cache, route }) {
+function loadOneFileCli({ file: name, cache, route }) {
   const v8Flags = route.ONE_FILE_CLI_V8_FLAGS;
   const file = join(dist, name);
   let source;
@@ -89,7 +89,7 @@ function oneFileCli() {
   try {
     const route = require(join(dist, 'cli-route.cjs'));
     const found = route.oneFileCliFor(process.argv);
-    return found === undefined ? undefined : { name: found.file, cache: found.cache, route };
+    return found === undefined ? undefined : { ...found, route };
   } catch (err) {
     if (err.code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
