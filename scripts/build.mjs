@@ -98,8 +98,8 @@ await build({
 // two watermarks have a file of their own (pdf-lib's embedders and font
 // metrics, from their module files: a third of the code), so that a page
 // action neither reads nor deserializes their code; fontkit and bidi-js, which
-// only text beyond Latin-1 loads, stay outside both and are required from
-// node_modules when used.
+// only text beyond Latin-1 loads, stay outside both: fontkit in a file of its
+// own (dist/cli-fontkit.cjs), bidi-js required from node_modules when used.
 const FULL_CLI_ONLY = /(?:server\/serve|server\/keys-cli|store\/cli|dashboard\/command|cli\/completion)\.js$/;
 const fullCliOnly = {
   name: 'full-cli-only',
@@ -234,18 +234,43 @@ function otherFilesTransforms(cli) {
     },
   };
 }
+/** In the one-file CLIs, fontkit is dist/cli-fontkit.cjs (below), loaded with its code cache by src/cli/fontkit-file.ts. */
+const fontkitFile = {
+  name: 'fontkit-file',
+  setup(build) {
+    build.onResolve({ filter: /^@cantoo\/fontkit$/ }, () => ({ path: join(root, 'src/cli/fontkit-file.ts') }));
+  },
+};
+/**
+ * fontkit decodes its Unicode tables from base64 in JavaScript when it loads
+ * (about 9 ms): in dist/cli-fontkit.cjs, Node's decoder does it. The build
+ * fails if fontkit's file no longer reads as expected.
+ */
+const fontkitBase64 = {
+  name: 'fontkit-base64',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@cantoo[\\/]fontkit[\\/]dist[\\/]main\.cjs$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const decoders = /^function (decodeBase64\d*)\(base64\) \{$/gm;
+      const names = [...source.matchAll(decoders)].map((match) => match[1]);
+      if (names.length !== 2) throw new Error(`scripts/build.mjs: expected fontkit's two decodeBase64 functions in ${args.path}, found ${names.length}`);
+      // The same bytes: a Uint8Array of its own (the tables are read through views of its buffer).
+      return { contents: source.replace(decoders, '$&\n  return new Uint8Array(Buffer.from(base64, "base64"));'), loader: 'js' };
+    });
+  },
+};
 const oneFileCli = (cli) => ({
   ...nodeBuild,
   entryPoints: { [cli.file]: 'src/cli/action-entry.ts' },
   outdir: next,
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
-  external: [...nodeBuild.external, '@cantoo/fontkit', 'bidi-js'],
+  external: [...nodeBuild.external, 'bidi-js'],
   // Every run reads the whole file into a string (about 1.8 us a KB): without comments and indentation it is 425 KB
   // instead of 624 (a 10-page rotate 37.46 -> 37.06 ms, peak RSS -0.3 MiB; bench/README.md, startup2). Names and
   // syntax are kept (stack traces name functions; the source map has the rest).
   minifyWhitespace: true,
-  plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson, noStandardFontMetrics],
+  plugins: [fullCliOnly, otherFilesTransforms(cli), lazyFontEncodings, fastFontJson, noStandardFontMetrics, fontkitFile],
   // import() of an external package (adm-zip, cli-progress) becomes require():
   // V8 drops the dynamic-import callback of code that comes from a code cache.
   supported: { 'dynamic-import': false },
@@ -329,6 +354,25 @@ for (const cli of ONE_FILE_CLIS) {
   // The command names, asked of the file itself.
   const { commandNames } = oneFileCliExports(fileURLToPath(new URL(`../${next}/${cli.file}.cjs`, import.meta.url)));
   for (const [name, action] of commandNames()) oneFileCommands[name] = [`${cli.file}.cjs`, codeCacheGroup(action)];
+}
+
+// dist/cli-fontkit.cjs: fontkit and the packages it uses, for the one-file CLIs (src/cli/fontkit-file.ts), with
+// their fflate and Brotli calls on Node's zlib (src/pdf/watermark/fflate-node.ts, brotli-node.ts): a text
+// watermark beyond Latin-1 loaded fontkit from node_modules in ~60 ms of CPU, this in ~20 (bench/README.md,
+// "fontkit in one file"). Written as the one-file CLIs are: in the CommonJS wrapper, ASCII, without whitespace.
+{
+  const { outputFiles } = await build({
+    ...nodeBuild,
+    entryPoints: { 'cli-fontkit': createRequire(import.meta.url).resolve('@cantoo/fontkit') },
+    outdir: next,
+    outExtension: { '.js': '.cjs' },
+    format: 'cjs',
+    minifyWhitespace: true,
+    alias: { ...nodeBuild.alias, 'brotli/decompress.js': './src/pdf/watermark/brotli-node.ts' },
+    plugins: [fontkitBase64],
+    write: false,
+  });
+  for (const output of outputFiles) writeFileSync(output.path, output.path.endsWith('.cjs') ? COMMONJS_WRAPPER.join(asciiOnly(output.text)) : output.text);
 }
 
 // dist/cli-route.cjs: which file a command line runs from, with the command
@@ -476,7 +520,11 @@ function richDoc() {
       remove_password: encrypted.map((doc) => ['remove-password', '--password', PASSWORD, doc]),
       add_restrictions: [input, rich].map((doc) => ['add-restrictions', '--owner-password', PASSWORD, doc]),
       remove_restrictions: restricted.map((doc) => ['remove-restrictions', doc]),
-      add_text_watermark: [input, rich].map((doc) => ['add-text-watermark', '--line-1', 'DRAFT', doc]),
+      add_text_watermark: [
+        ...[input, rich].map((doc) => ['add-text-watermark', '--line-1', 'DRAFT', doc]),
+        // Text beyond Latin-1 (Cyrillic, Chinese, Korean), for dist/cli-fontkit.cjs's cache.
+        ['add-text-watermark', '--line-1', 'Черновик', '--line-2', '草稿 초안', input],
+      ],
       add_image_watermark: [input, rich].map((doc) => ['add-image-watermark', '--image', image, doc]),
     };
     const routed = [...new Set(Object.values(oneFileCommands).map(([, group]) => group))].flatMap((group) => CODE_CACHE_GROUPS[group]);

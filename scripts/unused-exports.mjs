@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Entry files and the names they offer to code outside this program: the
-// package's exports, bin/pdfsvc.js, the worker threads (by file name) and
+// package's exports, bin/pdfsvc.js, the worker threads (by file name), the
+// modules the build puts in a package's place (scripts/build.mjs) and
 // vitest's global set-up (named in vitest.config.ts).
 const ENTRIES = new Map(
   Object.entries({
@@ -27,6 +28,7 @@ const ENTRIES = new Map(
     'src/server/worker.ts': ['default'],
     'src/cli/batch-worker.ts': ['default'],
     'src/cli/progress-worker.ts': ['default'],
+    'src/cli/fontkit-file.ts': ['default'],
     'test/helpers/run-home.ts': ['default'],
   }).map(([file, names]) => [resolve(root, file), names]),
 );

@@ -19,8 +19,31 @@ let flagSetter: { setFlagsFromString(flags: string): void } | undefined;
  * without the binding, or without the function in it, gets node:v8.
  */
 export function setV8Flags(flags: string): void {
+  setFlags(flags);
+  for (const flag of flags.split(/\s+/).filter(Boolean)) flagsSet.set(flag.replace(/^--(?:no-)?|=.*$/g, ''), flag);
+}
+
+function setFlags(flags: string): void {
   flagSetter ??= v8Binding() ?? (process.getBuiltinModule('node:v8') as typeof import('node:v8'));
   flagSetter.setFlagsFromString(flags);
+}
+
+/** What setV8Flags has set in this module's bundle, each flag's last setting by its name: what underFlags sets again afterwards. */
+const flagsSet = new Map<string, string>();
+
+/**
+ * Runs `work` under `flags`, then sets again what setV8Flags had set: V8 takes or makes a code cache only under the flags it was made with
+ * (bin/pdfsvc.js's, for the one-file CLIs), and a run may have changed some
+ * for itself by then (core/heap-growth.ts). `flags` are expected to be those
+ * in force before this bundle's first setV8Flags.
+ */
+export function underFlags<T>(flags: string, work: () => T): T {
+  setFlags(flags);
+  try {
+    return work();
+  } finally {
+    for (const flag of flagsSet.values()) setFlags(flag);
+  }
 }
 
 function v8Binding(): { setFlagsFromString(flags: string): void } | undefined {

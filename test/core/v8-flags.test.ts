@@ -107,4 +107,36 @@ describe('A one-action run', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('loads fontkit for text beyond Latin-1 from dist/cli-fontkit.cjs with its cache, which V8 takes, and draws what the full CLI draws', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pdfsvc-fontkit-file-'));
+    try {
+      const { NODE_OPTIONS: _, ...env } = process.env;
+      // Cyrillic, Chinese and Korean; Arabic (joined by fontkit's shaping, which reads the Unicode tables the build
+      // decodes with Node's base64); Hebrew (bidi-js).
+      const lines = ['--line-1', 'Черновик 草稿 초안', '--line-2', 'سري للغاية', '--line-3', 'טיוטה'];
+      const input = fixturePath('pages-10.pdf');
+      // pages-10.pdf is a tiny input: its run changes V8's flags before fontkit loads (core/heap-growth.ts), and the
+      // cache is taken all the same (core/v8-flags.ts, underFlags).
+      const oneFile = join(dir, 'one-file.pdf');
+      const run = await execa('node', ['bin/pdfsvc.js', 'add-text-watermark', ...lines, input, '-o', oneFile], {
+        env: { ...env, PDFSVC_CODE_CACHE: 'check', NODE_DEBUG: 'module' },
+        extendEnv: false,
+        reject: false,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stderr).not.toMatch(/did not take/);
+      // Node's module loader never looked for fontkit in node_modules.
+      expect(run.stderr).not.toMatch(/@cantoo[\\/]fontkit/);
+      const full = join(dir, 'full.pdf');
+      const script = `import('./dist/cli.js').then((cli) => cli.main(${JSON.stringify(['node', 'pdfsvc', 'add-text-watermark', ...lines, input, '-o', full])}))`;
+      await execa('node', ['-e', script], { env, extendEnv: false });
+      expect(readFileSync(oneFile).equals(readFileSync(full))).toBe(true);
+      // Drawn: the text the full CLI's file holds is the watermark's (pdftotext reads it back).
+      const { stdout } = await execa('pdftotext', ['-f', '1', '-l', '1', oneFile, '-']);
+      expect(stdout).toContain('Черновик');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
