@@ -58,6 +58,28 @@ function acrossTheMiddle(raster: Raster, parts: number): Array<[number, number, 
   return Array.from({ length: parts }, (_, i) => pixel(raster, Math.round(left + ((i + 0.5) * MARK_WIDTH) / parts), Math.round(raster.height / 2)));
 }
 
+// Where viewers show the stored pixel (s, t) of the image (0..1 from its top left) for each EXIF orientation, as (x, y) from the shown top left.
+const SHOWN: Record<number, (s: number, t: number) => [number, number]> = {
+  1: (s, t) => [s, t],
+  2: (s, t) => [1 - s, t],
+  3: (s, t) => [1 - s, 1 - t],
+  4: (s, t) => [s, 1 - t],
+  5: (s, t) => [t, s],
+  6: (s, t) => [1 - t, s],
+  7: (s, t) => [1 - t, 1 - s],
+  8: (s, t) => [t, 1 - s],
+};
+
+/** The STORED image's quadrants as viewers show it under `orientation`: each stored quadrant's centre goes where the orientation puts it. */
+function shownQuadrants(orientation: number): string[] {
+  const shown: string[] = [];
+  for (const [i, name] of STORED.entries()) {
+    const [x, y] = SHOWN[orientation](i % 2 ? 0.75 : 0.25, i < 2 ? 0.25 : 0.75);
+    shown[(y < 0.5 ? 0 : 2) + (x < 0.5 ? 0 : 1)] = name;
+  }
+  return shown;
+}
+
 const watermark = (image: Uint8Array) => addImageWatermark({ file: fixture('pages-1.pdf'), image, transparency: 0, scale: 40, position: 'center', margin: 0 });
 
 describe('JPEG watermarks as viewers show them', () => {
@@ -91,29 +113,11 @@ describe('JPEG watermarks as viewers show them', () => {
     expect(decodes).toEqual([undefined, [1, 0, 1, 0, 1, 0, 1, 0]]);
   });
 
-  // Where viewers show the stored pixel (s, t) of the image (0..1 from its top left) for each EXIF orientation, as (x, y) from the shown top left.
-  const SHOWN: Record<number, (s: number, t: number) => [number, number]> = {
-    1: (s, t) => [s, t],
-    2: (s, t) => [1 - s, t],
-    3: (s, t) => [1 - s, 1 - t],
-    4: (s, t) => [s, 1 - t],
-    5: (s, t) => [t, s],
-    6: (s, t) => [1 - t, s],
-    7: (s, t) => [1 - t, 1 - s],
-    8: (s, t) => [t, 1 - s],
-  };
-
   describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
     it.each([1, 2, 3, 4, 5, 6, 7, 8])('EXIF orientation %i: the mark is turned as viewers show the photo', async (orientation) => {
       const jpeg = makeJpeg({ width: 32, height: 16, components: 3, orientation, color: (bx, by) => RGB[quadrantOf(bx, by)] });
       const shown = quadrants(await render(await watermark(jpeg), 1, 40));
-      // Each stored quadrant's centre goes where the orientation puts it.
-      const expected: string[] = [];
-      for (const [i, name] of STORED.entries()) {
-        const [x, y] = SHOWN[orientation](i % 2 ? 0.75 : 0.25, i < 2 ? 0.25 : 0.75);
-        expected[(y < 0.5 ? 0 : 2) + (x < 0.5 ? 0 : 1)] = name;
-      }
-      expect(shown.colors).toEqual(expected);
+      expect(shown.colors).toEqual(shownQuadrants(orientation));
       // Turned a quarter (5 to 8), the 2:1 photo stands 1:2.
       expect(shown.aspect).toBeCloseTo(orientation >= 5 ? 0.5 : 2, 1);
     });
@@ -463,6 +467,68 @@ describe('PNG watermarks of every kind draw their pixels', () => {
         [0, 0, 0],
         [255, 255, 255],
       ]);
+    }
+  });
+});
+
+describe("a PNG's eXIf orientation, as browsers show the PNG", () => {
+  /** An eXIf chunk's data: a TIFF structure whose IFD0 holds only the orientation (tag 0x0112, a SHORT). */
+  function exifTiff(orientation: number, byteOrder: 'II' | 'MM'): Buffer {
+    const tiff = Buffer.alloc(26);
+    const little = byteOrder === 'II';
+    const u16 = (value: number, at: number) => (little ? tiff.writeUInt16LE(value, at) : tiff.writeUInt16BE(value, at));
+    const u32 = (value: number, at: number) => (little ? tiff.writeUInt32LE(value, at) : tiff.writeUInt32BE(value, at));
+    tiff.write(byteOrder, 0, 'latin1');
+    u16(42, 2);
+    u32(8, 4);
+    u16(1, 8);
+    u16(0x0112, 10);
+    u16(3, 12);
+    u32(1, 14);
+    u16(orientation, 18);
+    return tiff;
+  }
+  // 32 x 16 pixels as STORED: red and green over blue and yellow.
+  const stored = (x: number, y: number) => RGB[quadrantOf(x >> 3, y >> 3)];
+
+  describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
+    it.each([1, 2, 3, 4, 5, 6, 7, 8])('eXIf orientation %i before the image data: the mark is turned as Chromium shows the PNG', async (orientation) => {
+      const eXIf = pngChunk('eXIf', exifTiff(orientation, orientation % 2 ? 'MM' : 'II'));
+      const image = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored, chunks: [eXIf] });
+      const shown = quadrants(await render(await watermark(image), 1, 40));
+      expect(shown.colors).toEqual(shownQuadrants(orientation));
+      expect(shown.aspect).toBeCloseTo(orientation >= 5 ? 0.5 : 2, 1);
+    });
+  });
+
+  it('a palette PNG (decoded by pdf-lib) is turned the same way', async () => {
+    const palette = pngChunk('PLTE', Buffer.from(STORED.flatMap((name) => RGB[name])));
+    const image = png(32, 16, {
+      colorType: 3,
+      bitDepth: 8,
+      samples: (x, y) => [STORED.indexOf(quadrantOf(x >> 3, y >> 3))],
+      chunks: [palette, pngChunk('eXIf', exifTiff(6, 'MM'))],
+    });
+    const shown = quadrants(await renderPage(await watermark(image), 1, 40));
+    expect(shown.colors).toEqual(shownQuadrants(6));
+    expect(shown.aspect).toBeCloseTo(0.5, 1);
+  });
+
+  it('an eXIf after the image data is not read (Chromium and the PNG test suite of the web platform ignore it: the image is shown before it arrives)', async () => {
+    const upright = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored });
+    // Before IEND, the file's last 12 bytes.
+    const late = Buffer.concat([upright.subarray(0, upright.length - 12), pngChunk('eXIf', exifTiff(6, 'MM')), upright.subarray(upright.length - 12)]);
+    const shown = quadrants(await renderPage(await watermark(late), 1, 40));
+    expect(shown.colors).toEqual(STORED);
+    expect(shown.aspect).toBeCloseTo(2, 1);
+  });
+
+  it('an eXIf without an orientation, or a damaged one, leaves the PNG upright', async () => {
+    const noOrientation = exifTiff(6, 'MM');
+    noOrientation.writeUInt16BE(0x0110, 10); // the camera model's tag, not the orientation's
+    for (const data of [noOrientation, exifTiff(9, 'II'), exifTiff(6, 'MM').subarray(0, 12), Buffer.from('Exif\0\0')]) {
+      const image = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored, chunks: [pngChunk('eXIf', data)] });
+      expect(quadrants(await renderPage(await watermark(image), 1, 40)).colors).toEqual(STORED);
     }
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Image watermarks: PNG (its alpha channel kept as a soft mask) and JPEG
- * (baseline or progressive; grey, RGB or CMYK; embedded as it is, turned as
- * its EXIF orientation says). Anything else is refused with a message that
+ * (baseline or progressive; grey, RGB or CMYK; embedded as it is), each turned
+ * as its EXIF orientation says. Anything else is refused with a message that
  * says what the bytes look like.
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
@@ -13,7 +13,7 @@ import type { Matrix } from './geometry.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
-  /** The size as viewers show the image: a JPEG's EXIF orientation applied. */
+  /** The size as viewers show the image: its EXIF orientation applied. */
   width: number;
   height: number;
   /** Maps the unit square the image is drawn in to the form's unit square, turned as its EXIF orientation says; undefined for upright. */
@@ -66,7 +66,7 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
       // Deflated now, before the document is opened: the pixels and zlib's state are freed before the reader's memory is taken, not held beside it.
       const deflated = deflatePngPixels(plain);
       const profile = pngIccProfile(bytes);
-      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated, profile) };
+      return { type, ...turnedPng(bytes, plain.width, plain.height), embed: async (context) => embedPngPixels(context, deflated, profile) };
     }
     if (isJpeg) {
       const jpeg = readJpeg(bytes);
@@ -83,8 +83,7 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
     const profile = pngIccProfile(bytes);
     return {
       type,
-      width: embedder.width,
-      height: embedder.height,
+      ...turnedPng(bytes, embedder.width, embedder.height),
       embed: async (context) => {
         const ref = await embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch));
         // pdf-lib draws every PNG in DeviceRGB (grey and palette widened to RGB).
@@ -326,6 +325,26 @@ function pngIccProfile(bytes: Uint8Array): Uint8Array | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The size a PNG is shown at and how to turn it, from the orientation in its
+ * eXIf chunk (a phone's screenshot or an export that kept the photo's EXIF).
+ * Browsers apply it when the chunk comes before the image data (Chromium,
+ * and the web platform's PNG tests: one after it is ignored, as the image
+ * may be shown before it arrives); pdfsvc reads it there too.
+ */
+function turnedPng(bytes: Uint8Array, width: number, height: number): Pick<PreparedImage, 'width' | 'height' | 'turn'> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let orientation = 1;
+  for (let pos = 8; pos + 8 <= bytes.length && !startsWith(bytes, 'IDAT', pos + 4); pos += 12 + view.getUint32(pos)) {
+    if (startsWith(bytes, 'eXIf', pos + 4)) {
+      orientation = exifOrientation(bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + view.getUint32(pos)))) ?? 1;
+      break;
+    }
+  }
+  const turned = orientation >= 5;
+  return { width: turned ? height : width, height: turned ? width : height, turn: orientationMatrix(orientation) };
 }
 
 /** Where the PNG's first chunk of `type` starts, or -1. */
