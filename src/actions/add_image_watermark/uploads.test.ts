@@ -229,27 +229,35 @@ function fixture_path(name: string): string {
 /** sRGB's colorants adapted to D50, as ICC profiles give them (XYZ). */
 const SRGB_COLORANTS = { red: [0.4361, 0.2225, 0.0139], green: [0.3851, 0.7169, 0.0971], blue: [0.1431, 0.0606, 0.7141] };
 
+const s15Fixed16 = (values: number[]) =>
+  Buffer.concat(values.map((v) => Buffer.from(new Uint8Array(new Int32Array([Math.round(v * 65536)]).buffer).reverse())));
+const typed = (type: string, body: Buffer) => Buffer.concat([Buffer.from(`${type}\0\0\0\0`, 'latin1'), body]);
+const xyz = (values: number[]) => typed('XYZ ', s15Fixed16(values));
+const D50 = [0.9642, 1, 0.8249];
+const LINEAR = typed('curv', Buffer.alloc(4)); // no entries: the identity
+
 /** A version 2 RGB display profile with linear curves and the colorants given: enough for lcms2 to draw through it. */
 function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
-  const s15Fixed16 = (values: number[]) =>
-    Buffer.concat(values.map((v) => Buffer.from(new Uint8Array(new Int32Array([Math.round(v * 65536)]).buffer).reverse())));
-  const typed = (type: string, body: Buffer) => Buffer.concat([Buffer.from(`${type}\0\0\0\0`, 'latin1'), body]);
-  const xyz = (values: number[]) => typed('XYZ ', s15Fixed16(values));
-  const d50 = [0.9642, 1, 0.8249];
-  const linear = typed('curv', Buffer.alloc(4)); // no entries: the identity
-  const name = Buffer.from('swapped\0', 'latin1');
-  const description = typed('desc', Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, Buffer.alloc(4 + 4 + 2 + 1 + 67)]));
-  const tags: Array<[string, Buffer]> = [
-    ['desc', description],
-    ['wtpt', xyz(d50)],
+  return displayProfile('RGB ', [
     ['rXYZ', xyz(red)],
     ['gXYZ', xyz(green)],
     ['bXYZ', xyz(blue)],
-    ['rTRC', linear],
-    ['gTRC', linear],
-    ['bTRC', linear],
-    ['cprt', typed('text', Buffer.from('none\0', 'latin1'))],
-  ];
+    ['rTRC', LINEAR],
+    ['gTRC', LINEAR],
+    ['bTRC', LINEAR],
+  ]);
+}
+
+/** A version 2 grey display profile whose tone curve is linear: stored 128 is shown as sRGB's 188 (lcms2, Chromium), not 128. */
+function linearGreyProfile(): Buffer {
+  return displayProfile('GRAY', [['kTRC', LINEAR]]);
+}
+
+/** A version 2 display profile of `colorSpace` with a description, D50 white, the `colorTags` given and a copyright. */
+function displayProfile(colorSpace: 'RGB ' | 'GRAY', colorTags: Array<[string, Buffer]>): Buffer {
+  const name = Buffer.from('pdfsvc test\0', 'latin1');
+  const description = typed('desc', Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, Buffer.alloc(4 + 4 + 2 + 1 + 67)]));
+  const tags: Array<[string, Buffer]> = [['desc', description], ['wtpt', xyz(D50)], ...colorTags, ['cprt', typed('text', Buffer.from('none\0', 'latin1'))]];
   const table = Buffer.alloc(4 + 12 * tags.length);
   table.writeUInt32BE(tags.length);
   const data: Buffer[] = [];
@@ -265,9 +273,9 @@ function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
   const header = Buffer.alloc(128);
   header.writeUInt32BE(offset, 0);
   header.writeUInt32BE(0x02100000, 8);
-  header.write('mntrRGB XYZ ', 12, 'latin1');
+  header.write(`mntr${colorSpace}XYZ `, 12, 'latin1');
   header.write('acsp', 36, 'latin1');
-  s15Fixed16(d50).copy(header, 68);
+  s15Fixed16(D50).copy(header, 68);
   return Buffer.concat([header, table, ...data]);
 }
 
@@ -390,6 +398,52 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     const iccp = (profile: Buffer) => pngChunk('iCCP', Buffer.concat([Buffer.from('swapped\0\0', 'latin1'), deflateSync(profile)]));
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped)] }))).toEqual(['green', 'red', 'blue', 'yellow']);
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped.subarray(0, 100))] }))).toEqual(['red', 'green', 'blue', 'yellow']);
+  });
+
+  /** The colour space the watermark's image is drawn in, as qpdf --json shows it: a name, or ICCBased with its profile's /N and /Alternate. */
+  async function imageColorSpace(out: Uint8Array): Promise<string> {
+    const objects = (await qpdfJson(out)).qpdf[1];
+    // The image, not its soft mask (which has /Decode [0 1]).
+    const image = Object.values(objects).find((o) => o.stream?.dict['/Subtype'] === '/Image' && o.stream.dict['/Decode'] === undefined);
+    const space = image?.stream?.dict['/ColorSpace'];
+    if (!Array.isArray(space)) return String(space);
+    const profile = objects[`obj:${space[1]}`]?.stream?.dict;
+    return `ICCBased /N ${profile?.['/N']} ${profile?.['/Alternate']}`;
+  }
+
+  const iccp = (profile: Buffer) => pngChunk('iCCP', Buffer.concat([Buffer.from('grey\0\0', 'latin1'), deflateSync(profile)]));
+  // sRGB's encoding of a linear value: what a linear profile shows a stored grey as.
+  const shownLinear = (stored: number) => {
+    const linear = stored / 255;
+    return 255 * (linear <= 0.0031308 ? 12.92 * linear : 1.055 * linear ** (1 / 2.4) - 0.055);
+  };
+
+  it.each([
+    ['8-bit grey (decoded by pdfsvc)', { colorType: 0, bitDepth: 8, samples: () => [128] }, 128],
+    ['16-bit grey (decoded by pdfsvc)', { colorType: 0, bitDepth: 16, samples: () => [128 * 257] }, 128],
+    ['8-bit grey with alpha (decoded by pdfsvc)', { colorType: 4, bitDepth: 8, samples: (x: number) => [128, x < 8 ? 255 : 0] }, 128],
+    ['4-bit grey (decoded by pdf-lib)', { colorType: 0, bitDepth: 4, samples: () => [8] }, 136],
+    [
+      '8-bit grey with tRNS (decoded by pdf-lib)',
+      { colorType: 0, bitDepth: 8, samples: (x: number) => [x < 8 ? 128 : 0], chunks: [pngChunk('tRNS', Buffer.from([0, 0]))] },
+      128,
+    ],
+  ] as const)('%s with a grey iCCP profile is drawn through it as /ICCBased /N 1 (poppler, lcms2)', async (_, options, stored) => {
+    const chunks = [iccp(linearGreyProfile()), ...('chunks' in options ? options.chunks : [])];
+    const out = await watermark(png(16, 16, { ...options, chunks }));
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    expect(await imageColorSpace(out)).toBe('ICCBased /N 1 /DeviceGray');
+    // The left half of the image (opaque in every case): the stored grey through the linear profile, as Chromium shows it.
+    const [r, g, b] = acrossTheMiddle(await renderPage(out, 1, 40), 4)[0];
+    expect([r, g, b]).toEqual(Array(3).fill(expect.closeTo(shownLinear(stored), -1)));
+  });
+
+  it("profiles of other colours than the PNG's: an RGB PNG's grey profile is left out; a grey PNG's RGB profile is used, as Chromium uses it", async () => {
+    const rgb = await watermark(png(16, 16, { colorType: 2, bitDepth: 8, samples: () => RGB.red, chunks: [iccp(linearGreyProfile())] }));
+    expect(await imageColorSpace(rgb)).toBe('/DeviceRGB');
+    const swapped = rgbProfile(SRGB_COLORANTS.green, SRGB_COLORANTS.red, SRGB_COLORANTS.blue);
+    const grey = await watermark(png(16, 16, { colorType: 0, bitDepth: 8, samples: () => [128], chunks: [iccp(swapped)] }));
+    expect(await imageColorSpace(grey)).toBe('ICCBased /N 3 /DeviceRGB');
   });
 
   it.each([
