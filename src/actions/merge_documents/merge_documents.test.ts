@@ -331,6 +331,21 @@ describe('merge_documents', () => {
     expect(fontOf('text_2')).toBe('/Courier');
   });
 
+  it("takes the language every later input states when the first input states none; the first input's /Lang otherwise", async () => {
+    const languageOf = async (...languages: Array<string | undefined>) => {
+      const merged = await merge(...(await Promise.all(languages.map(languageDocument))));
+      return catalog(await qpdfJson(merged))['/Lang'];
+    };
+    expect(await languageOf(undefined, 'de-DE', 'de-de')).toBe('u:de-DE');
+    // Later inputs that disagree, or one that states none: no language is stated for all.
+    expect(await languageOf(undefined, 'de-DE', 'fr-FR')).toBeUndefined();
+    expect(await languageOf(undefined, 'de-DE', undefined)).toBeUndefined();
+    expect(await languageOf(undefined, undefined)).toBeUndefined();
+    // The first input's /Lang stays, whatever the others say (qpdf --pages keeps its primary file's).
+    expect(await languageOf('en-GB', 'de-DE')).toBe('u:en-GB');
+    expect(await languageOf('en-GB', undefined)).toBe('u:en-GB');
+  });
+
   describe("a later input's field with a /DR of its own, its /DA font's name taken by the first input's /DR", () => {
     // poppler (and pdf.js) look for a field's /DA font in the field's /DR first; qpdf --generate-appearances, as the
     // standard says, in the form's /DR only. Each must draw the later input's field as it drew it before the merge.
@@ -513,5 +528,13 @@ async function fieldDocument(options: { formFont?: string; fieldFont?: string })
   const form = context.obj({ Fields: [ref], NeedAppearances: true }) as PDFDict;
   if (options.formFont) form.set(PDFName.of('DR'), fonts(options.formFont));
   doc.catalog.set(PDFName.of('AcroForm'), context.register(form));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** A one-page document whose catalog states `language` as its /Lang (none when undefined). */
+async function languageDocument(language: string | undefined): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.addPage([300, 100]);
+  if (language !== undefined) doc.catalog.set(PDFName.of('Lang'), PDFString.of(language));
   return doc.save({ useObjectStreams: false });
 }

@@ -68,6 +68,7 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   mergeDocumentScripts(target, parts);
   mergeAssociatedFiles(target, parts);
   mergeOptionalContent(target, parts);
+  mergeLanguage(target, parts);
   raiseVersion(target, docs);
   return target;
 }
@@ -353,6 +354,23 @@ function mergeAssociatedFiles(target: PDFDocument, parts: Part[]): void {
   if (parts.slice(1).every((part) => !arrayAt(part.catalog, 'AF'))) return;
   const files = parts.flatMap((part) => arrayAt(part.catalog, 'AF')?.asArray() ?? []);
   target.catalog.set(PDFName.of('AF'), target.context.obj(files));
+}
+
+/**
+ * /Lang is the first input's, as qpdf --pages keeps its primary file's. A
+ * first input without one says nothing of its pages' language; the output
+ * then takes the one every later input states, when they all state the same
+ * (language tags compare without case), so a report merged after a cover
+ * page without /Lang keeps its language for screen readers and PDF/UA. A
+ * later input without one, or two that disagree, leave it unstated: PDF has
+ * no language per page, and one input's tag would speak for the others'.
+ */
+function mergeLanguage(target: PDFDocument, parts: Part[]): void {
+  const LANG = PDFName.of('Lang');
+  if (target.catalog.has(LANG)) return;
+  const later = parts.slice(1).map((part) => part.catalog.lookup(LANG));
+  const tags = new Set(later.map((language) => textOf(language)?.toLowerCase()));
+  if (tags.size === 1 && !tags.has(undefined) && !tags.has('')) target.catalog.set(LANG, later[0]!);
 }
 
 /**
