@@ -10,7 +10,7 @@ export const fields = {
     accepts: 'image',
     required: true,
     example: 'watermark.png',
-    help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, 8-bit, grey, RGB or CMYK; turned as its EXIF orientation says, as viewers show it).',
+    help: 'The watermark image: PNG (transparency kept) or JPEG (baseline or progressive, 8-bit, grey, RGB or CMYK), turned as its EXIF orientation says, as viewers show it.',
   },
   transparency,
   margin,

@@ -58,6 +58,28 @@ function acrossTheMiddle(raster: Raster, parts: number): Array<[number, number, 
   return Array.from({ length: parts }, (_, i) => pixel(raster, Math.round(left + ((i + 0.5) * MARK_WIDTH) / parts), Math.round(raster.height / 2)));
 }
 
+// Where viewers show the stored pixel (s, t) of the image (0..1 from its top left) for each EXIF orientation, as (x, y) from the shown top left.
+const SHOWN: Record<number, (s: number, t: number) => [number, number]> = {
+  1: (s, t) => [s, t],
+  2: (s, t) => [1 - s, t],
+  3: (s, t) => [1 - s, 1 - t],
+  4: (s, t) => [s, 1 - t],
+  5: (s, t) => [t, s],
+  6: (s, t) => [1 - t, s],
+  7: (s, t) => [1 - t, 1 - s],
+  8: (s, t) => [t, 1 - s],
+};
+
+/** The STORED image's quadrants as viewers show it under `orientation`: each stored quadrant's centre goes where the orientation puts it. */
+function shownQuadrants(orientation: number): string[] {
+  const shown: string[] = [];
+  for (const [i, name] of STORED.entries()) {
+    const [x, y] = SHOWN[orientation](i % 2 ? 0.75 : 0.25, i < 2 ? 0.25 : 0.75);
+    shown[(y < 0.5 ? 0 : 2) + (x < 0.5 ? 0 : 1)] = name;
+  }
+  return shown;
+}
+
 const watermark = (image: Uint8Array) => addImageWatermark({ file: fixture('pages-1.pdf'), image, transparency: 0, scale: 40, position: 'center', margin: 0 });
 
 describe('JPEG watermarks as viewers show them', () => {
@@ -91,29 +113,11 @@ describe('JPEG watermarks as viewers show them', () => {
     expect(decodes).toEqual([undefined, [1, 0, 1, 0, 1, 0, 1, 0]]);
   });
 
-  // Where viewers show the stored pixel (s, t) of the image (0..1 from its top left) for each EXIF orientation, as (x, y) from the shown top left.
-  const SHOWN: Record<number, (s: number, t: number) => [number, number]> = {
-    1: (s, t) => [s, t],
-    2: (s, t) => [1 - s, t],
-    3: (s, t) => [1 - s, 1 - t],
-    4: (s, t) => [s, 1 - t],
-    5: (s, t) => [t, s],
-    6: (s, t) => [1 - t, s],
-    7: (s, t) => [1 - t, 1 - s],
-    8: (s, t) => [t, 1 - s],
-  };
-
   describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
     it.each([1, 2, 3, 4, 5, 6, 7, 8])('EXIF orientation %i: the mark is turned as viewers show the photo', async (orientation) => {
       const jpeg = makeJpeg({ width: 32, height: 16, components: 3, orientation, color: (bx, by) => RGB[quadrantOf(bx, by)] });
       const shown = quadrants(await render(await watermark(jpeg), 1, 40));
-      // Each stored quadrant's centre goes where the orientation puts it.
-      const expected: string[] = [];
-      for (const [i, name] of STORED.entries()) {
-        const [x, y] = SHOWN[orientation](i % 2 ? 0.75 : 0.25, i < 2 ? 0.25 : 0.75);
-        expected[(y < 0.5 ? 0 : 2) + (x < 0.5 ? 0 : 1)] = name;
-      }
-      expect(shown.colors).toEqual(expected);
+      expect(shown.colors).toEqual(shownQuadrants(orientation));
       // Turned a quarter (5 to 8), the 2:1 photo stands 1:2.
       expect(shown.aspect).toBeCloseTo(orientation >= 5 ? 0.5 : 2, 1);
     });
@@ -225,27 +229,35 @@ function fixture_path(name: string): string {
 /** sRGB's colorants adapted to D50, as ICC profiles give them (XYZ). */
 const SRGB_COLORANTS = { red: [0.4361, 0.2225, 0.0139], green: [0.3851, 0.7169, 0.0971], blue: [0.1431, 0.0606, 0.7141] };
 
+const s15Fixed16 = (values: number[]) =>
+  Buffer.concat(values.map((v) => Buffer.from(new Uint8Array(new Int32Array([Math.round(v * 65536)]).buffer).reverse())));
+const typed = (type: string, body: Buffer) => Buffer.concat([Buffer.from(`${type}\0\0\0\0`, 'latin1'), body]);
+const xyz = (values: number[]) => typed('XYZ ', s15Fixed16(values));
+const D50 = [0.9642, 1, 0.8249];
+const LINEAR = typed('curv', Buffer.alloc(4)); // no entries: the identity
+
 /** A version 2 RGB display profile with linear curves and the colorants given: enough for lcms2 to draw through it. */
 function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
-  const s15Fixed16 = (values: number[]) =>
-    Buffer.concat(values.map((v) => Buffer.from(new Uint8Array(new Int32Array([Math.round(v * 65536)]).buffer).reverse())));
-  const typed = (type: string, body: Buffer) => Buffer.concat([Buffer.from(`${type}\0\0\0\0`, 'latin1'), body]);
-  const xyz = (values: number[]) => typed('XYZ ', s15Fixed16(values));
-  const d50 = [0.9642, 1, 0.8249];
-  const linear = typed('curv', Buffer.alloc(4)); // no entries: the identity
-  const name = Buffer.from('swapped\0', 'latin1');
-  const description = typed('desc', Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, Buffer.alloc(4 + 4 + 2 + 1 + 67)]));
-  const tags: Array<[string, Buffer]> = [
-    ['desc', description],
-    ['wtpt', xyz(d50)],
+  return displayProfile('RGB ', [
     ['rXYZ', xyz(red)],
     ['gXYZ', xyz(green)],
     ['bXYZ', xyz(blue)],
-    ['rTRC', linear],
-    ['gTRC', linear],
-    ['bTRC', linear],
-    ['cprt', typed('text', Buffer.from('none\0', 'latin1'))],
-  ];
+    ['rTRC', LINEAR],
+    ['gTRC', LINEAR],
+    ['bTRC', LINEAR],
+  ]);
+}
+
+/** A version 2 grey display profile whose tone curve is linear: stored 128 is shown as sRGB's 188 (lcms2, Chromium), not 128. */
+function linearGreyProfile(): Buffer {
+  return displayProfile('GRAY', [['kTRC', LINEAR]]);
+}
+
+/** A version 2 display profile of `colorSpace` with a description, D50 white, the `colorTags` given and a copyright. */
+function displayProfile(colorSpace: 'RGB ' | 'GRAY', colorTags: Array<[string, Buffer]>): Buffer {
+  const name = Buffer.from('pdfsvc test\0', 'latin1');
+  const description = typed('desc', Buffer.concat([Buffer.from([0, 0, 0, name.length]), name, Buffer.alloc(4 + 4 + 2 + 1 + 67)]));
+  const tags: Array<[string, Buffer]> = [['desc', description], ['wtpt', xyz(D50)], ...colorTags, ['cprt', typed('text', Buffer.from('none\0', 'latin1'))]];
   const table = Buffer.alloc(4 + 12 * tags.length);
   table.writeUInt32BE(tags.length);
   const data: Buffer[] = [];
@@ -261,9 +273,9 @@ function rgbProfile(red: number[], green: number[], blue: number[]): Buffer {
   const header = Buffer.alloc(128);
   header.writeUInt32BE(offset, 0);
   header.writeUInt32BE(0x02100000, 8);
-  header.write('mntrRGB XYZ ', 12, 'latin1');
+  header.write(`mntr${colorSpace}XYZ `, 12, 'latin1');
   header.write('acsp', 36, 'latin1');
-  s15Fixed16(d50).copy(header, 68);
+  s15Fixed16(D50).copy(header, 68);
   return Buffer.concat([header, table, ...data]);
 }
 
@@ -388,6 +400,52 @@ describe('PNG watermarks of every kind draw their pixels', () => {
     expect(await see(png(16, 16, { ...options, chunks: [iccp(swapped.subarray(0, 100))] }))).toEqual(['red', 'green', 'blue', 'yellow']);
   });
 
+  /** The colour space the watermark's image is drawn in, as qpdf --json shows it: a name, or ICCBased with its profile's /N and /Alternate. */
+  async function imageColorSpace(out: Uint8Array): Promise<string> {
+    const objects = (await qpdfJson(out)).qpdf[1];
+    // The image, not its soft mask (which has /Decode [0 1]).
+    const image = Object.values(objects).find((o) => o.stream?.dict['/Subtype'] === '/Image' && o.stream.dict['/Decode'] === undefined);
+    const space = image?.stream?.dict['/ColorSpace'];
+    if (!Array.isArray(space)) return String(space);
+    const profile = objects[`obj:${space[1]}`]?.stream?.dict;
+    return `ICCBased /N ${profile?.['/N']} ${profile?.['/Alternate']}`;
+  }
+
+  const iccp = (profile: Buffer) => pngChunk('iCCP', Buffer.concat([Buffer.from('grey\0\0', 'latin1'), deflateSync(profile)]));
+  // sRGB's encoding of a linear value: what a linear profile shows a stored grey as.
+  const shownLinear = (stored: number) => {
+    const linear = stored / 255;
+    return 255 * (linear <= 0.0031308 ? 12.92 * linear : 1.055 * linear ** (1 / 2.4) - 0.055);
+  };
+
+  it.each([
+    ['8-bit grey (decoded by pdfsvc)', { colorType: 0, bitDepth: 8, samples: () => [128] }, 128],
+    ['16-bit grey (decoded by pdfsvc)', { colorType: 0, bitDepth: 16, samples: () => [128 * 257] }, 128],
+    ['8-bit grey with alpha (decoded by pdfsvc)', { colorType: 4, bitDepth: 8, samples: (x: number) => [128, x < 8 ? 255 : 0] }, 128],
+    ['4-bit grey (decoded by pdf-lib)', { colorType: 0, bitDepth: 4, samples: () => [8] }, 136],
+    [
+      '8-bit grey with tRNS (decoded by pdf-lib)',
+      { colorType: 0, bitDepth: 8, samples: (x: number) => [x < 8 ? 128 : 0], chunks: [pngChunk('tRNS', Buffer.from([0, 0]))] },
+      128,
+    ],
+  ] as const)('%s with a grey iCCP profile is drawn through it as /ICCBased /N 1 (poppler, lcms2)', async (_, options, stored) => {
+    const chunks = [iccp(linearGreyProfile()), ...('chunks' in options ? options.chunks : [])];
+    const out = await watermark(png(16, 16, { ...options, chunks }));
+    expect((await qpdfCheck(out)).exitCode).toBe(0);
+    expect(await imageColorSpace(out)).toBe('ICCBased /N 1 /DeviceGray');
+    // The left half of the image (opaque in every case): the stored grey through the linear profile, as Chromium shows it.
+    const [r, g, b] = acrossTheMiddle(await renderPage(out, 1, 40), 4)[0];
+    expect([r, g, b]).toEqual(Array(3).fill(expect.closeTo(shownLinear(stored), -1)));
+  });
+
+  it("profiles of other colours than the PNG's: an RGB PNG's grey profile is left out; a grey PNG's RGB profile is used, as Chromium uses it", async () => {
+    const rgb = await watermark(png(16, 16, { colorType: 2, bitDepth: 8, samples: () => RGB.red, chunks: [iccp(linearGreyProfile())] }));
+    expect(await imageColorSpace(rgb)).toBe('/DeviceRGB');
+    const swapped = rgbProfile(SRGB_COLORANTS.green, SRGB_COLORANTS.red, SRGB_COLORANTS.blue);
+    const grey = await watermark(png(16, 16, { colorType: 0, bitDepth: 8, samples: () => [128], chunks: [iccp(swapped)] }));
+    expect(await imageColorSpace(grey)).toBe('ICCBased /N 3 /DeviceRGB');
+  });
+
   it.each([
     ['8-bit RGB', { colorType: 2, bitDepth: 8, samples: (x: number, y: number) => [(x * 37) & 255, (y * 59) & 255, (x * y) & 255] }],
     ['8-bit grey with alpha', { colorType: 4, bitDepth: 8, samples: (x: number, y: number) => [(x * 23) & 255, (y * 41) & 255] }],
@@ -463,6 +521,68 @@ describe('PNG watermarks of every kind draw their pixels', () => {
         [0, 0, 0],
         [255, 255, 255],
       ]);
+    }
+  });
+});
+
+describe("a PNG's eXIf orientation, as browsers show the PNG", () => {
+  /** An eXIf chunk's data: a TIFF structure whose IFD0 holds only the orientation (tag 0x0112, a SHORT). */
+  function exifTiff(orientation: number, byteOrder: 'II' | 'MM'): Buffer {
+    const tiff = Buffer.alloc(26);
+    const little = byteOrder === 'II';
+    const u16 = (value: number, at: number) => (little ? tiff.writeUInt16LE(value, at) : tiff.writeUInt16BE(value, at));
+    const u32 = (value: number, at: number) => (little ? tiff.writeUInt32LE(value, at) : tiff.writeUInt32BE(value, at));
+    tiff.write(byteOrder, 0, 'latin1');
+    u16(42, 2);
+    u32(8, 4);
+    u16(1, 8);
+    u16(0x0112, 10);
+    u16(3, 12);
+    u32(1, 14);
+    u16(orientation, 18);
+    return tiff;
+  }
+  // 32 x 16 pixels as STORED: red and green over blue and yellow.
+  const stored = (x: number, y: number) => RGB[quadrantOf(x >> 3, y >> 3)];
+
+  describe.each(Object.entries(RENDERERS))('rendered by %s', (_, render) => {
+    it.each([1, 2, 3, 4, 5, 6, 7, 8])('eXIf orientation %i before the image data: the mark is turned as Chromium shows the PNG', async (orientation) => {
+      const eXIf = pngChunk('eXIf', exifTiff(orientation, orientation % 2 ? 'MM' : 'II'));
+      const image = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored, chunks: [eXIf] });
+      const shown = quadrants(await render(await watermark(image), 1, 40));
+      expect(shown.colors).toEqual(shownQuadrants(orientation));
+      expect(shown.aspect).toBeCloseTo(orientation >= 5 ? 0.5 : 2, 1);
+    });
+  });
+
+  it('a palette PNG (decoded by pdf-lib) is turned the same way', async () => {
+    const palette = pngChunk('PLTE', Buffer.from(STORED.flatMap((name) => RGB[name])));
+    const image = png(32, 16, {
+      colorType: 3,
+      bitDepth: 8,
+      samples: (x, y) => [STORED.indexOf(quadrantOf(x >> 3, y >> 3))],
+      chunks: [palette, pngChunk('eXIf', exifTiff(6, 'MM'))],
+    });
+    const shown = quadrants(await renderPage(await watermark(image), 1, 40));
+    expect(shown.colors).toEqual(shownQuadrants(6));
+    expect(shown.aspect).toBeCloseTo(0.5, 1);
+  });
+
+  it('an eXIf after the image data is not read (Chromium and the PNG test suite of the web platform ignore it: the image is shown before it arrives)', async () => {
+    const upright = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored });
+    // Before IEND, the file's last 12 bytes.
+    const late = Buffer.concat([upright.subarray(0, upright.length - 12), pngChunk('eXIf', exifTiff(6, 'MM')), upright.subarray(upright.length - 12)]);
+    const shown = quadrants(await renderPage(await watermark(late), 1, 40));
+    expect(shown.colors).toEqual(STORED);
+    expect(shown.aspect).toBeCloseTo(2, 1);
+  });
+
+  it('an eXIf without an orientation, or a damaged one, leaves the PNG upright', async () => {
+    const noOrientation = exifTiff(6, 'MM');
+    noOrientation.writeUInt16BE(0x0110, 10); // the camera model's tag, not the orientation's
+    for (const data of [noOrientation, exifTiff(9, 'II'), exifTiff(6, 'MM').subarray(0, 12), Buffer.from('Exif\0\0')]) {
+      const image = png(32, 16, { colorType: 2, bitDepth: 8, samples: stored, chunks: [pngChunk('eXIf', data)] });
+      expect(quadrants(await renderPage(await watermark(image), 1, 40)).colors).toEqual(STORED);
     }
   });
 });

@@ -2,6 +2,8 @@
  * merge_documents through the real action, judged by independent readers
  * (qpdf, poppler) on the output bytes.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { beforeAll, describe, it, expect } from 'vitest';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, type PDFRef, PDFString } from '@cantoo/pdf-lib';
@@ -11,6 +13,7 @@ import mergeDocuments from './action.js';
 import { fixture, pageTexts, pdfinfo, qpdfCheck, qpdfJson, tempFile, type QpdfJson, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
 import { buildPdf, simpleDoc } from '../../../test/helpers/raw-pdf.js';
 import { pageLabelsOf } from '../../../test/helpers/split-tools.js';
+import { renderPage } from '../../../test/helpers/render.js';
 
 async function merge(...files: Uint8Array[]): Promise<Uint8Array> {
   const result = await runAction(mergeDocuments, { file: files });
@@ -328,6 +331,60 @@ describe('merge_documents', () => {
     expect(fontOf('text_2')).toBe('/Courier');
   });
 
+  it("takes the language every later input states when the first input states none; the first input's /Lang otherwise", async () => {
+    const languageOf = async (...languages: Array<string | undefined>) => {
+      const merged = await merge(...(await Promise.all(languages.map(languageDocument))));
+      return catalog(await qpdfJson(merged))['/Lang'];
+    };
+    expect(await languageOf(undefined, 'de-DE', 'de-de')).toBe('u:de-DE');
+    // Later inputs that disagree, or one that states none: no language is stated for all.
+    expect(await languageOf(undefined, 'de-DE', 'fr-FR')).toBeUndefined();
+    expect(await languageOf(undefined, 'de-DE', undefined)).toBeUndefined();
+    expect(await languageOf(undefined, undefined)).toBeUndefined();
+    // The first input's /Lang stays, whatever the others say (qpdf --pages keeps its primary file's).
+    expect(await languageOf('en-GB', 'de-DE')).toBe('u:en-GB');
+    expect(await languageOf('en-GB', undefined)).toBe('u:en-GB');
+  });
+
+  describe("a later input's field with a /DR of its own, its /DA font's name taken by the first input's /DR", () => {
+    // poppler (and pdf.js) look for a field's /DA font in the field's /DR first; qpdf --generate-appearances, as the
+    // standard says, in the form's /DR only. Each must draw the later input's field as it drew it before the merge.
+    const fieldDrawn = async (bytes: Uint8Array, page: number, reader: 'poppler' | 'qpdf') => {
+      const drawn = reader === 'poppler' ? bytes : await qpdfGeneratedAppearances(bytes);
+      // The page's pixels, by their digest.
+      return createHash('sha1')
+        .update((await renderPage(drawn, page, 40)).pixels)
+        .digest('hex');
+    };
+    const first = () => fieldDocument({ formFont: 'Helvetica' });
+
+    it('its /DR and the form /DR give the name different fonts: each reader draws the font it drew before', async () => {
+      const later = await fieldDocument({ formFont: 'Times-Roman', fieldFont: 'Courier' });
+      const merged = await merge(await first(), later);
+      await expectClean(merged);
+      for (const reader of ['poppler', 'qpdf'] as const) expect(await fieldDrawn(merged, 2, reader), reader).toBe(await fieldDrawn(later, 1, reader));
+      // And they differ: Courier in poppler, Times in qpdf's appearance.
+      expect(await fieldDrawn(later, 1, 'poppler')).not.toBe(await fieldDrawn(later, 1, 'qpdf'));
+    });
+
+    it("only its /DR holds the font: poppler draws it as before, and qpdf now draws it too (not the first input's font)", async () => {
+      const later = await fieldDocument({ fieldFont: 'Courier' });
+      const merged = await merge(await first(), later);
+      await expectClean(merged);
+      expect(await fieldDrawn(merged, 2, 'poppler')).toBe(await fieldDrawn(later, 1, 'poppler'));
+      // As qpdf draws a field whose form's /DR gives /F0 as Courier.
+      expect(await fieldDrawn(merged, 2, 'qpdf')).toBe(await fieldDrawn(await fieldDocument({ formFont: 'Courier' }), 1, 'qpdf'));
+    });
+
+    it('the first input is left as it was', async () => {
+      const merged = await merge(await fieldDocument({ formFont: 'Times-Roman', fieldFont: 'Courier' }), await first());
+      const json = await qpdfJson(merged);
+      const field = resolve(json, json.acroform.fields.find((f) => f.fullname === 'text')!.object);
+      expect(field['/DA']).toBe('u:/F0 24 Tf 0 g');
+      expect(Object.keys(resolve(json, resolve(json, field['/DR'])['/Font']))).toEqual(['/F0']);
+    });
+  });
+
   it('gives the check boxes of an input that drew its own appearances a ZapfDingbats /DA when another input makes readers redraw them', async () => {
     const bytes = await merge(await formDocument({ font: 'Helvetica', needAppearances: true }), await formDocument({ font: 'Courier' }));
     await expectClean(bytes);
@@ -435,5 +492,49 @@ async function formDocument(options: { font: string; needAppearances?: boolean; 
   }
   const file = context.register(context.obj({ Type: 'Filespec', F: PDFString.of(`${options.font}.txt`), AFRelationship: 'Data' }));
   doc.catalog.set(PDFName.of('AF'), context.obj([file]));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The document with every field's appearance made by qpdf from the field's /DA and the form's /DR (qpdf --generate-appearances). */
+async function qpdfGeneratedAppearances(bytes: Uint8Array): Promise<Uint8Array> {
+  const out = tempFile(new Uint8Array(), '.pdf');
+  await execa('qpdf', ['--generate-appearances', tempFile(bytes), out], { reject: false });
+  return readFileSync(out);
+}
+
+/**
+ * A one-page form whose text field `text` (value `iiiiiiii MMMM`, drawn by readers: /NeedAppearances) has the /DA
+ * `/F0 24 Tf 0 g`; the form's /DR gives /F0 as `formFont`, the field's own /DR as `fieldFont` (each when given).
+ */
+async function fieldDocument(options: { formFont?: string; fieldFont?: string }): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const page = doc.addPage([300, 100]);
+  const { context } = doc;
+  const fonts = (base: string) =>
+    context.obj({ Font: { F0: context.register(context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: base, Encoding: 'WinAnsiEncoding' })) } });
+  const field = context.obj({
+    Type: 'Annot',
+    Subtype: 'Widget',
+    FT: 'Tx',
+    T: PDFHexString.fromText('text'),
+    V: PDFHexString.fromText('iiiiiiii MMMM'),
+    DA: PDFString.of('/F0 24 Tf 0 g'),
+    Rect: [10, 30, 290, 70],
+    P: page.ref,
+  }) as PDFDict;
+  if (options.fieldFont) field.set(PDFName.of('DR'), fonts(options.fieldFont));
+  const ref = context.register(field);
+  page.node.set(PDFName.of('Annots'), context.obj([ref]));
+  const form = context.obj({ Fields: [ref], NeedAppearances: true }) as PDFDict;
+  if (options.formFont) form.set(PDFName.of('DR'), fonts(options.formFont));
+  doc.catalog.set(PDFName.of('AcroForm'), context.register(form));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** A one-page document whose catalog states `language` as its /Lang (none when undefined). */
+async function languageDocument(language: string | undefined): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.addPage([300, 100]);
+  if (language !== undefined) doc.catalog.set(PDFName.of('Lang'), PDFString.of(language));
   return doc.save({ useObjectStreams: false });
 }

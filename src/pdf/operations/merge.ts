@@ -68,6 +68,7 @@ export function mergeInto(docs: PDFDocument[]): PDFDocument {
   mergeDocumentScripts(target, parts);
   mergeAssociatedFiles(target, parts);
   mergeOptionalContent(target, parts);
+  mergeLanguage(target, parts);
   raiseVersion(target, docs);
   return target;
 }
@@ -356,6 +357,23 @@ function mergeAssociatedFiles(target: PDFDocument, parts: Part[]): void {
 }
 
 /**
+ * /Lang is the first input's, as qpdf --pages keeps its primary file's. A
+ * first input without one says nothing of its pages' language; the output
+ * then takes the one every later input states, when they all state the same
+ * (language tags compare without case), so a report merged after a cover
+ * page without /Lang keeps its language for screen readers and PDF/UA. A
+ * later input without one, or two that disagree, leave it unstated: PDF has
+ * no language per page, and one input's tag would speak for the others'.
+ */
+function mergeLanguage(target: PDFDocument, parts: Part[]): void {
+  const LANG = PDFName.of('Lang');
+  if (target.catalog.has(LANG)) return;
+  const later = parts.slice(1).map((part) => part.catalog.lookup(LANG));
+  const tags = new Set(later.map((language) => textOf(language)?.toLowerCase()));
+  if (tags.size === 1 && !tags.has(undefined) && !tags.has('')) target.catalog.set(LANG, later[0]!);
+}
+
+/**
  * A free name for a colliding attachment. Its file specification's /F and
  * /UF follow when they carried the old name, since readers list and save
  * attachments under those.
@@ -404,9 +422,9 @@ function mergeForms(target: PDFDocument, parts: Part[]): void {
       if (name !== undefined) taken.add(name);
     }
     pushDownDefaults(target, input, own, defaults);
-    const renames = input === form ? new Map<string, string>() : mergeFormResources(target, form, input);
-    if (renames.size > 0) {
-      renameInAppearanceStrings(target, own, renames);
+    if (input !== form) {
+      const renames = mergeFormResources(target, form, input);
+      renameInAppearanceStrings(target, form, input, own, renames);
       if (input.lookup(PDFName.of('DA')) === defaults.DA) for (const [from, to] of renames) defaultRenames.set(from, to);
     }
     fields.push(...own);
@@ -520,18 +538,33 @@ function freeResourceName(resources: PDFDict, name: string): string {
 }
 
 /**
- * Rewrites the /DA strings of the input's field tree for its renamed /DR
- * resources. A field's own /DR (qpdf's test files, LibreOffice), which
- * poppler and pdf.js look in first, still has the resource under its old
- * name: there the /DA stays.
+ * Rewrites the /DA strings of a later input's field tree so that they name,
+ * in the merged form, what they named in the input: its renamed /DR
+ * resources take their new names. A field with a /DR of its own (qpdf's test
+ * files, LibreOffice) is read two ways: poppler and pdf.js look for a name
+ * there first, qpdf (--generate-appearances) and the standard in the form's
+ * /DR only. Such a field's /DA takes the form's new name and its own /DR
+ * holds its resource under that name too; a resource only its own /DR holds,
+ * under a name the merged /DR gives another resource (the first input's
+ * /F0), joins the merged /DR under a free name. Each kind of reader then
+ * finds what it found before the merge.
  */
-function renameInAppearanceStrings(target: PDFDocument, fields: PDFObject[], renames: Map<string, string>): void {
+function renameInAppearanceStrings(target: PDFDocument, form: PDFDict, input: PDFDict, fields: PDFObject[], renames: Map<string, string>): void {
+  const inputResources = dictAt(input, 'DR');
   walkFieldTree(target.context, fields, {
     inherit: ['DR'],
     decide: ({ node, inherited }) => {
       const da = textOf(node.lookup(DA));
+      if (da === undefined) return 'kids';
       const local = node.lookup(PDFName.of('DR')) ?? inherited.get('DR');
-      const renamed = da === undefined ? undefined : renameInAppearanceString(da, renames, local instanceof PDFDict ? local : undefined);
+      const renamed = renameInAppearanceString(da, (category, name) => {
+        const own = local instanceof PDFDict ? dictAt(local, category) : undefined;
+        const resource = own?.get(PDFName.of(name));
+        if (!own || resource === undefined) return renames.get(`${category}/${name}`);
+        const inForm = inputResources && dictAt(inputResources, category)?.has(PDFName.of(name));
+        const formName = inForm ? renames.get(`${category}/${name}`) : joinFieldResource(target, form, category, name, resource, own);
+        return formName !== undefined && aliasFieldResource(target, own, formName, resource) ? formName : undefined;
+      });
       if (renamed !== undefined) node.set(DA, literalString(renamed));
       return 'kids';
     },
@@ -539,17 +572,41 @@ function renameInAppearanceStrings(target: PDFDocument, fields: PDFObject[], ren
 }
 
 /**
- * A /DA string with the resources it names (`/F0 12 Tf`, `/CS0 cs`) renamed,
- * or undefined when it names none of them. Names that `local` resources
- * hold keep their name.
+ * The name the merged /DR gives `resource`, a field's own /DR entry `name`
+ * that its input's form /DR lacks: undefined (the name stays) while the
+ * merged /DR gives the name nothing else; else the name of the same resource
+ * there, or a name free in both dictionaries it joins under.
  */
-function renameInAppearanceString(da: string, renames: Map<string, string>, local?: PDFDict): string | undefined {
+function joinFieldResource(target: PDFDocument, form: PDFDict, category: string, name: string, resource: PDFObject, own: PDFDict): string | undefined {
+  const resources = dictAt(form, 'DR');
+  const merged = resources && dictAt(resources, category);
+  const taken = merged?.get(PDFName.of(name));
+  if (!merged || taken === undefined || sameResource(target, taken, resource)) return undefined;
+  const same = merged.entries().find(([, held]) => sameResource(target, held, resource));
+  if (same) return same[0].decodeText();
+  let n = 2;
+  while (merged.has(PDFName.of(`${name}_${n}`)) || own.has(PDFName.of(`${name}_${n}`))) n++;
+  merged.set(PDFName.of(`${name}_${n}`), resource);
+  return `${name}_${n}`;
+}
+
+/** Gives a field's own /DR (`own`, one category) `resource` under `name` too; false when the name holds another resource there. */
+function aliasFieldResource(target: PDFDocument, own: PDFDict, name: string, resource: PDFObject): boolean {
+  const held = own.get(PDFName.of(name));
+  if (held === undefined) own.set(PDFName.of(name), resource);
+  return held === undefined || sameResource(target, held, resource);
+}
+
+/**
+ * A /DA string with the resources it names (`/F0 12 Tf`, `/CS0 cs`) renamed
+ * as `rename` says (undefined: the name stays), or undefined when none is.
+ */
+function renameInAppearanceString(da: string, rename: (category: 'Font' | 'ColorSpace', name: string) => string | undefined): string | undefined {
   let changed = false;
   const renamed = da.replace(/\/([^\s/()<>[\]{}%]+)(?=(\s+[-+.\d]+)?\s+(Tf|cs|CS)\b)/g, (written, name: string, _size, operator: string) => {
     const decoded = name.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
-    const category = operator === 'Tf' ? 'Font' : 'ColorSpace';
-    const to = renames.get(`${category}/${decoded}`);
-    if (to === undefined || (local && dictAt(local, category)?.has(PDFName.of(decoded)))) return written;
+    const to = rename(operator === 'Tf' ? 'Font' : 'ColorSpace', decoded);
+    if (to === undefined || to === decoded) return written;
     changed = true;
     return PDFName.of(to).toString();
   });
@@ -601,7 +658,7 @@ function dingbatsFontName(target: PDFDocument, form: PDFDict): string {
 function applyFormFlags(target: PDFDocument, form: PDFDict, forms: Array<PDFDict | undefined>, defaultRenames: Map<string, string>): void {
   const defaults = formDefaults(forms);
   const da = textOf(defaults.DA);
-  const renamedDA = da === undefined ? undefined : renameInAppearanceString(da, defaultRenames);
+  const renamedDA = da === undefined ? undefined : renameInAppearanceString(da, (category, name) => defaultRenames.get(`${category}/${name}`));
   if (renamedDA !== undefined) form.set(DA, literalString(renamedDA));
   else if (defaults.DA !== undefined) form.set(DA, defaults.DA);
   if (defaults.Q !== undefined) form.set(PDFName.of('Q'), defaults.Q);

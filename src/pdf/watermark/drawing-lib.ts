@@ -30,6 +30,7 @@ import PDFNumberModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objec
 import PDFRefModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFRef.js';
 import PDFStreamModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFStream.js';
 import PDFStringModule from '../../../node_modules/@cantoo/pdf-lib/es/core/objects/PDFString.js';
+import { PNG as PNGModule } from '../../../node_modules/@cantoo/pdf-lib/es/utils/png.js';
 import {
   PDFArray,
   PDFBool,
@@ -48,6 +49,8 @@ import {
 export const CustomFontSubsetEmbedder = CustomFontSubsetEmbedderModule as unknown as typeof PdfLib.CustomFontSubsetEmbedder;
 export type CustomFontSubsetEmbedder = PdfLib.CustomFontSubsetEmbedder;
 export const PngEmbedder = PngEmbedderModule as unknown as typeof PdfLib.PngEmbedder;
+/** The decoder PngEmbedder embeds from (not in pdf-lib's index): every PNG as 8-bit RGB, the alpha channel when some pixel is not opaque. */
+export const PngDecoder: { load(bytes: Uint8Array): { width: number; height: number; rgbChannel: Uint8Array; alphaChannel?: Uint8Array } } = PNGModule;
 
 const LibContext = PDFContextModule as unknown as typeof PdfLib.PDFContext;
 type LibContext = PdfLib.PDFContext;

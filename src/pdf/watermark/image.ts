@@ -1,19 +1,19 @@
 /**
  * Image watermarks: PNG (its alpha channel kept as a soft mask) and JPEG
- * (baseline or progressive; grey, RGB or CMYK; embedded as it is, turned as
- * its EXIF orientation says). Anything else is refused with a message that
+ * (baseline or progressive; grey, RGB or CMYK; embedded as it is), each turned
+ * as its EXIF orientation says. Anything else is refused with a message that
  * says what the bytes look like.
  */
 import { deflateSync, inflateSized, Z_SYNC_FLUSH } from '../../core/zlib-native.js';
 import { PdfError } from '../errors.js';
 import { unfilterPngRows } from '../reader/png-rows.js';
 import { type Literal, type PDFContext, PDFName, PDFRawStream, type PDFRef } from '../model/primitives.js';
-import { embedWithPdfLib, PngEmbedder } from './drawing-lib.js';
+import { embedWithPdfLib, PngDecoder, PngEmbedder } from './drawing-lib.js';
 import type { Matrix } from './geometry.js';
 
 export interface PreparedImage {
   type: 'PNG' | 'JPEG';
-  /** The size as viewers show the image: a JPEG's EXIF orientation applied. */
+  /** The size as viewers show the image: its EXIF orientation applied. */
   width: number;
   height: number;
   /** Maps the unit square the image is drawn in to the form's unit square, turned as its EXIF orientation says; undefined for upright. */
@@ -61,12 +61,14 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
   // A PNG is decoded to its pixels to be embedded: its declared size is checked before (a few KB can declare gigabytes).
   const inflated = isPng ? checkPngSize(bytes) : undefined;
   try {
-    const plain = inflated && plainPng(bytes, inflated);
+    const profile = isPng ? pngIccProfile(bytes) : undefined;
+    // A grey PNG drawn through a grey profile keeps its one channel; without one it is widened to RGB, as pdf-lib widens it.
+    const greyProfile = profile?.components === 1 ? profile.bytes : undefined;
+    const plain = inflated && plainPng(bytes, inflated, greyProfile !== undefined);
     if (plain) {
       // Deflated now, before the document is opened: the pixels and zlib's state are freed before the reader's memory is taken, not held beside it.
       const deflated = deflatePngPixels(plain);
-      const profile = pngIccProfile(bytes);
-      return { type, width: plain.width, height: plain.height, embed: async (context) => embedPngPixels(context, deflated, profile) };
+      return { type, ...turnedPng(bytes, plain.width, plain.height), embed: async (context) => embedPngPixels(context, deflated, profile?.bytes) };
     }
     if (isJpeg) {
       const jpeg = readJpeg(bytes);
@@ -78,18 +80,22 @@ export async function prepareImage(bytes: Uint8Array): Promise<PreparedImage> {
         embed: async (context) => embedJpeg(context, bytes, jpeg),
       };
     }
+    if (greyProfile) {
+      // pdf-lib's decoder widens grey to RGB: its red channel is the grey.
+      const decoded = PngDecoder.load(bytes);
+      const deflated = deflatePngPixels({ ...decoded, colorChannel: redOf(decoded.rgbChannel), components: 1 });
+      return { type, ...turnedPng(bytes, decoded.width, decoded.height), embed: async (context) => embedPngPixels(context, deflated, greyProfile) };
+    }
     const embedder = await PngEmbedder.for(bytes);
     if (!(embedder.width > 0 && embedder.height > 0)) throw new Error('no size');
-    const profile = pngIccProfile(bytes);
     return {
       type,
-      width: embedder.width,
-      height: embedder.height,
+      ...turnedPng(bytes, embedder.width, embedder.height),
       embed: async (context) => {
         const ref = await embedWithPdfLib(context, (scratch) => embedder.embedIntoContext(scratch));
         // pdf-lib draws every PNG in DeviceRGB (grey and palette widened to RGB).
         const image = profile && context.lookup(ref);
-        if (image instanceof PDFRawStream) image.dict.set(PDFName.of('ColorSpace'), context.obj(colorSpaceOf(context, 'DeviceRGB', profile)));
+        if (image instanceof PDFRawStream) image.dict.set(PDFName.of('ColorSpace'), context.obj(colorSpaceOf(context, 'DeviceRGB', profile?.bytes)));
         return ref;
       },
     };
@@ -145,11 +151,16 @@ function checkPngSize(bytes: Uint8Array): Buffer | undefined {
   }
 }
 
-/** What pdf-lib's PNG embedder embeds: the colour as 8-bit RGB, and the alpha channel when some pixel is not opaque. */
+/**
+ * What pdf-lib's PNG embedder embeds: the colour as 8-bit RGB (or, for a grey
+ * PNG drawn through its grey profile, 8-bit grey), and the alpha channel when
+ * some pixel is not opaque.
+ */
 export interface PngPixels {
   width: number;
   height: number;
-  rgbChannel: Uint8Array;
+  colorChannel: Uint8Array;
+  components: 1 | 3;
   alphaChannel?: Uint8Array;
 }
 
@@ -167,7 +178,7 @@ export interface PngPixels {
  * interlaced image's passes are gathered into one new array of 8-bit samples
  * (pdf-lib's decoder took 690 MB for a 4096 x 4096 16-bit RGBA one).
  */
-export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | undefined {
+export function plainPng(bytes: Uint8Array, inflated: Uint8Array, keepGrey = false): PngPixels | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const width = view.getUint32(16);
   const height = view.getUint32(20);
@@ -178,7 +189,7 @@ export function plainPng(bytes: Uint8Array, inflated: Uint8Array): PngPixels | u
   const sampleBytes = bitDepth / 8;
   // Each row a (spent) filter byte and its 8-bit samples.
   const rows = interlace === 1 ? gatherAdam7(inflated, width, height, channels, sampleBytes) : unfilterPlain(inflated, width, height, channels, sampleBytes);
-  return rows && pixelsOfRows(rows, width, height, colorType, channels);
+  return rows && pixelsOfRows(rows, width, height, colorType, channels, keepGrey && (colorType === 0 || colorType === 4));
 }
 
 /** A not interlaced PNG's rows, unfiltered and (16-bit) narrowed to their high bytes in place: `inflated` itself. */
@@ -239,27 +250,30 @@ function gatherAdam7(inflated: Uint8Array, width: number, height: number, channe
   return rows;
 }
 
-/** The RGB and alpha channels of rows of 8-bit samples (each after a filter byte), reusing the rows' memory where it can. */
-function pixelsOfRows(rows: Uint8Array, width: number, height: number, colorType: number, channels: number): PngPixels {
+/** The colour (RGB, or grey kept as it is) and alpha channels of rows of 8-bit samples (each after a filter byte), reusing the rows' memory where it can. */
+function pixelsOfRows(rows: Uint8Array, width: number, height: number, colorType: number, channels: number, keepGrey: boolean): PngPixels {
   const stride = width * channels;
   const count = width * height;
-  if (colorType === 2) {
+  const components = keepGrey ? 1 : 3;
+  if (colorType === 2 || (colorType === 0 && keepGrey)) {
     // The rows moved up over their filter bytes: the colour as it is.
     for (let y = 0; y < height; y++) rows.copyWithin(y * stride, y * (stride + 1) + 1, (y + 1) * (stride + 1));
-    return { width, height, rgbChannel: rows.subarray(0, count * 3) };
+    return { width, height, colorChannel: rows.subarray(0, count * components), components };
   }
-  // Grey widens to three bytes a pixel: its own buffer. RGBA narrows: written over the rows it is read from, behind the reading.
-  const rgbChannel = colorType === 6 ? rows.subarray(0, count * 3) : new Uint8Array(count * 3);
+  // Grey widens to three bytes a pixel: its own buffer. RGBA and kept grey with alpha narrow: written over the rows they are read from, behind the reading.
+  const colorChannel = colorType === 6 || keepGrey ? rows.subarray(0, count * components) : new Uint8Array(count * 3);
   const alphaChannel = colorType === 4 || colorType === 6 ? new Uint8Array(count) : undefined;
   let translucent = false;
   for (let y = 0, i = 0; y < height; y++) {
     for (let x = 0, at = y * (stride + 1) + 1; x < width; x++, i++, at += channels) {
       if (colorType === 6) {
-        rgbChannel[3 * i] = rows[at];
-        rgbChannel[3 * i + 1] = rows[at + 1];
-        rgbChannel[3 * i + 2] = rows[at + 2];
+        colorChannel[3 * i] = rows[at];
+        colorChannel[3 * i + 1] = rows[at + 1];
+        colorChannel[3 * i + 2] = rows[at + 2];
+      } else if (keepGrey) {
+        colorChannel[i] = rows[at];
       } else {
-        rgbChannel[3 * i] = rgbChannel[3 * i + 1] = rgbChannel[3 * i + 2] = rows[at];
+        colorChannel[3 * i] = colorChannel[3 * i + 1] = colorChannel[3 * i + 2] = rows[at];
       }
       if (alphaChannel) {
         const alpha = rows[at + channels - 1];
@@ -268,21 +282,29 @@ function pixelsOfRows(rows: Uint8Array, width: number, height: number, colorType
       }
     }
   }
-  return { width, height, rgbChannel, alphaChannel: translucent ? alphaChannel : undefined };
+  return { width, height, colorChannel, components, alphaChannel: translucent ? alphaChannel : undefined };
+}
+
+/** The first of every three bytes: the grey of RGB pixels whose channels are equal. */
+function redOf(rgb: Uint8Array): Uint8Array {
+  const grey = new Uint8Array(rgb.length / 3);
+  for (let i = 0; i < grey.length; i++) grey[i] = rgb[3 * i];
+  return grey;
 }
 
 /** A plain PNG's channels, each deflated as `PDFContext.flateStream` deflates a stream's contents. */
 interface DeflatedPng {
   width: number;
   height: number;
-  rgb: Uint8Array;
+  color: Uint8Array;
+  components: 1 | 3;
   alpha?: Uint8Array;
 }
 
 /** The alpha channel first, then the colour: the order pdf-lib's embedder deflates them in. */
 function deflatePngPixels(pixels: PngPixels): DeflatedPng {
   const alpha = pixels.alphaChannel && deflateSync(pixels.alphaChannel);
-  return { width: pixels.width, height: pixels.height, alpha, rgb: deflateSync(pixels.rgbChannel) };
+  return { width: pixels.width, height: pixels.height, alpha, color: deflateSync(pixels.colorChannel), components: pixels.components };
 }
 
 /**
@@ -298,20 +320,27 @@ function embedPngPixels(context: PDFContext, pixels: DeflatedPng, profile: Uint8
     context.register(
       context.deflatedStream(pixels.alpha, { ...image, Height: height, Width: width, BitsPerComponent: 8, ColorSpace: 'DeviceGray', Decode: [0, 1] }),
     );
-  const ColorSpace = colorSpaceOf(context, 'DeviceRGB', profile);
-  return context.register(context.deflatedStream(pixels.rgb, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace, SMask }));
+  const ColorSpace = colorSpaceOf(context, pixels.components === 1 ? 'DeviceGray' : 'DeviceRGB', profile);
+  return context.register(context.deflatedStream(pixels.color, { ...image, BitsPerComponent: 8, Width: width, Height: height, ColorSpace, SMask }));
 }
 
 /** The most an ICC profile may inflate to (a display or press profile is a few KB to a few hundred). */
 const MAX_ICC_BYTES = 4 * 2 ** 20;
 
+/** A PNG's ICC profile and how many colours it is of. */
+interface PngProfile {
+  bytes: Uint8Array;
+  components: 1 | 3;
+}
+
 /**
- * The RGB ICC profile of a PNG's iCCP chunk (a screenshot's display
- * profile, an export's Display P3), which viewers draw it through; undefined
- * when it has none, a damaged one, or one of grey (pdfsvc embeds a grey PNG
- * widened to RGB, as pdf-lib does).
+ * The ICC profile of a PNG's iCCP chunk (a screenshot's display profile, an
+ * export's Display P3, a grey scan's dot gain), which viewers draw it
+ * through; undefined when it has none, a damaged one, or a grey one in a PNG
+ * of colour. Chromium draws a grey PNG through an RGB profile too (as the
+ * PNG widened to RGB), and so does pdfsvc.
  */
-function pngIccProfile(bytes: Uint8Array): Uint8Array | undefined {
+function pngIccProfile(bytes: Uint8Array): PngProfile | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let pos = 8; pos + 8 <= bytes.length && !startsWith(bytes, 'IDAT', pos + 4); pos += 12 + view.getUint32(pos)) {
     if (!startsWith(bytes, 'iCCP', pos + 4)) continue;
@@ -320,12 +349,37 @@ function pngIccProfile(bytes: Uint8Array): Uint8Array | undefined {
     const nameEnd = data.indexOf(0);
     if (nameEnd < 1 || data[nameEnd + 1] !== 0) return undefined;
     try {
-      return fittingIccProfile(inflateSized(data.subarray(nameEnd + 2), MAX_ICC_BYTES), 3);
+      const profile = inflateSized(data.subarray(nameEnd + 2), MAX_ICC_BYTES);
+      const rgb = fittingIccProfile(profile, 3);
+      if (rgb) return { bytes: rgb, components: 3 };
+      // Colour types 0 and 4: grey, without and with alpha.
+      const grey = (bytes[25] === 0 || bytes[25] === 4) && fittingIccProfile(profile, 1);
+      return grey ? { bytes: grey, components: 1 } : undefined;
     } catch {
       return undefined;
     }
   }
   return undefined;
+}
+
+/**
+ * The size a PNG is shown at and how to turn it, from the orientation in its
+ * eXIf chunk (a phone's screenshot or an export that kept the photo's EXIF).
+ * Browsers apply it when the chunk comes before the image data (Chromium,
+ * and the web platform's PNG tests: one after it is ignored, as the image
+ * may be shown before it arrives); pdfsvc reads it there too.
+ */
+function turnedPng(bytes: Uint8Array, width: number, height: number): Pick<PreparedImage, 'width' | 'height' | 'turn'> {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let orientation = 1;
+  for (let pos = 8; pos + 8 <= bytes.length && !startsWith(bytes, 'IDAT', pos + 4); pos += 12 + view.getUint32(pos)) {
+    if (startsWith(bytes, 'eXIf', pos + 4)) {
+      orientation = exifOrientation(bytes.subarray(pos + 8, Math.min(bytes.length, pos + 8 + view.getUint32(pos)))) ?? 1;
+      break;
+    }
+  }
+  const turned = orientation >= 5;
+  return { width: turned ? height : width, height: turned ? width : height, turn: orientationMatrix(orientation) };
 }
 
 /** Where the PNG's first chunk of `type` starts, or -1. */
