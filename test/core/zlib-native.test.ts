@@ -66,6 +66,8 @@ describe('zlib through the binding', () => {
       ['bad data', (zlib) => zlib.inflateSync(corrupt)],
       ['data cut off', (zlib) => zlib.inflateSync(deflated.subarray(0, 100))],
       ['too much output', (zlib) => zlib.inflateSync(deflated, { maxOutputLength: 1000 })],
+      // Past the first 256 KB, where the output goes on in pieces.
+      ['too much output, found in a later piece', (zlib) => zlib.inflateSync(deflated, { maxOutputLength: 400_000 })],
       ['a raw stream cut off', (zlib) => zlib.inflateRawSync(nodeZlib.deflateRawSync(inputs[2]).subarray(0, 50))],
     ];
     const ours = { inflateSync, inflateRawSync } as unknown as typeof nodeZlib;
@@ -77,6 +79,15 @@ describe('zlib through the binding', () => {
         what,
       ).toEqual(expected);
     }
+  });
+
+  it('gives each call output of its own: a later call leaves an earlier one as it was', () => {
+    const outputs = inputs.map((input) => inflateSync(nodeZlib.deflateSync(input)));
+    const deflated = inputs.map((input) => deflateSync(input));
+    inputs.forEach((input, i) => {
+      expect(Buffer.compare(outputs[i], input), `${input.length} bytes inflated`).toBe(0);
+      expect(Buffer.compare(deflated[i], nodeZlib.deflateSync(input)), `${input.length} bytes deflated`).toBe(0);
+    });
   });
 
   it('inflates into one buffer of a known most as node:zlib does with that maxOutputLength: the bytes, and the failures', () => {
