@@ -335,7 +335,9 @@ for (const cli of ONE_FILE_CLIS) {
   const { outputFiles } = await build({ ...build1, define: { ...build1.define, __PDFSVC_ACTIONS_HERE__: JSON.stringify(here) }, write: false });
   for (const output of outputFiles) {
     const text = output.path.endsWith('.cjs')
-      ? COMMONJS_WRAPPER.join(asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))').replace(BUILTIN_REQUIRE, '__pdfsvcBuiltin("$1")')))
+      ? COMMONJS_WRAPPER.join(
+          asciiOnly(output.text.replace(LAZY_BUILTINS, '__pdfsvcLazyModule(() => require("$1"))').replace(BUILTIN_REQUIRE, '__pdfsvcBuiltin("$1")')),
+        )
       : output.text;
     writeFileSync(output.path, text);
   }
