@@ -84,12 +84,12 @@ let everyBranchTaken = false;
 let skimsBeforeWarmUp = 0;
 /**
  * The skims before the warm-up (takeEveryBranch) when TurboFan comes late
- * (core/heap-growth.ts, optimizeLaterWhenTiny: a tiny input, V8's budget x16):
- * it then marks skimFrom for optimizing only after about 1,600 skims of
- * long-text's objects (410 under the bin's x4, `--trace-opt`), so the warm-up
- * still comes first, and a run with fewer skims never pays it: the 10-page
- * rotate skims 161 objects, and the warm-up's 40 skims took 0.23 ms of it
- * (bench/README.md, startup3).
+ * (core/heap-growth.ts, optimizeLaterWhenTiny: a tiny input, V8's budget x16,
+ * four times the bin's, under which V8 marks skimFrom at about the 410th skim
+ * of long-text's objects, `--trace-opt`; 700 pages of long-text in object
+ * streams, 192 KB, never get it marked). The warm-up still comes first, and a
+ * run with fewer skims never pays it: the 10-page rotate skims 161 objects,
+ * and the warm-up's 40 skims took 0.23 ms of it (bench/README.md, startup3).
  */
 const LATE_WARM_UP = 256;
 
