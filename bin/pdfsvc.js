@@ -8,8 +8,9 @@
 // loader before any of our code runs. bench/README.md, "Start-up", has the
 // measurements.
 'use strict';
-const { readFileSync, renameSync, writeFileSync } = require('node:fs');
-const { join } = require('node:path');
+// Built-ins through process.getBuiltinModule: require() adds a lookup and an ES module facade of their exports.
+const { readFileSync, renameSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const { join } = process.getBuiltinModule('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
@@ -35,8 +36,8 @@ function loadOneFileCli({ file: name, cache, route }) {
   }
   // Node's built-ins come with a code cache that V8 takes only under the flags the process started with:
   // those the run will need are loaded before the flags change (node:crypto alone ~5 ms less; cli-route.ts).
-  const vm = require('node:vm');
-  for (const builtin of route.builtinsToLoadFirst(process.argv)) require(builtin);
+  const vm = process.getBuiltinModule('node:vm');
+  for (const builtin of route.builtinsToLoadFirst(process.argv)) process.getBuiltinModule(builtin);
   // V8 takes a code cache only under the flags it was made with, and main() sets
   // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.

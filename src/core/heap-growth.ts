@@ -60,7 +60,16 @@ const TINY_INPUT = 256 * 2 ** 10;
  * NODE_EXTRA_CA_CERTS".
  */
 export function optimizeLaterWhenTiny(inputSize: number): void {
-  if (inputSize <= TINY_INPUT) setV8Flags(`--interrupt-budget=${LATE_INTERRUPT_BUDGET}`);
+  if (inputSize > TINY_INPUT) return;
+  setV8Flags(`--interrupt-budget=${LATE_INTERRUPT_BUDGET}`);
+  optimizingLate = true;
+}
+
+let optimizingLate = false;
+
+/** Whether optimizeLaterWhenTiny put TurboFan off in this process (reader/skim.ts waits with its warm-up then). */
+export function optimizesLate(): boolean {
+  return optimizingLate;
 }
 
 /** A split's or merge's input up to this size (a merge's in all) has TurboFan inline less (inlineLess). */

@@ -24,3 +24,15 @@ describe('optimizeLaterWhenTiny', () => {
     expect(setV8Flags).not.toHaveBeenCalled();
   });
 });
+
+describe('optimizesLate', () => {
+  it('answers yes once a tiny input has put TurboFan off, and not before', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/core/heap-growth.js');
+    expect(fresh.optimizesLate()).toBe(false);
+    fresh.optimizeLaterWhenTiny(256 * 1024 + 1);
+    expect(fresh.optimizesLate()).toBe(false);
+    fresh.optimizeLaterWhenTiny(39_816);
+    expect(fresh.optimizesLate()).toBe(true);
+  });
+});

@@ -5,6 +5,7 @@
  * references (to follow the graph, and to null the ones that lead nowhere),
  * never its parsed form. A stream's data is stepped over by its /Length.
  */
+import { optimizesLate } from '../../core/heap-growth.js';
 import { CHAR_CLASS, ENDOBJ, ENDSTREAM, STREAM, isDigit, isKeywordAt, skipWhite, tokenEnd } from './syntax.js';
 
 /**
@@ -58,7 +59,7 @@ export function skimBody(
   lengthOf: (num: number, gen: number) => number | undefined,
   ensure: (start: number, end: number) => void = NO_ENSURE,
 ): RawObject | undefined {
-  if (!everyBranchTaken) takeEveryBranch();
+  if (!everyBranchTaken && (++skimsBeforeWarmUp > LATE_WARM_UP || !optimizesLate())) takeEveryBranch();
   // The references gather on one shared list, from `base` up to `gatheredTop` (a skim that lengthOf starts
   // works above this one's), and each skim keeps an exact copy: a list of its own per skim was grown, then
   // copied. The list is not shortened after each skim: setting an array's length is a call into V8's runtime,
@@ -80,6 +81,17 @@ const GATHERED_KEPT = 1024;
 const NO_ENSURE = (): void => {};
 
 let everyBranchTaken = false;
+let skimsBeforeWarmUp = 0;
+/**
+ * The skims before the warm-up (takeEveryBranch) when TurboFan comes late
+ * (core/heap-growth.ts, optimizeLaterWhenTiny: a tiny input, V8's budget x16,
+ * four times the bin's, under which V8 marks skimFrom at about the 410th skim
+ * of long-text's objects, `--trace-opt`; 700 pages of long-text in object
+ * streams, 192 KB, never get it marked). The warm-up still comes first, and a
+ * run with fewer skims never pays it: the 10-page rotate skims 161 objects,
+ * and the warm-up's 40 skims took 0.23 ms of it (bench/README.md, startup3).
+ */
+const LATE_WARM_UP = 256;
 
 /**
  * Bodies that take every branch of skimFrom, clean and damaged, skimmed
@@ -102,13 +114,15 @@ const EVERY_BRANCH = [
   '<< /A word >> endobj',
   '<< /Length 9 >>\nstream\nxy\nendstream\nendobj',
   '<< /A (open',
-].map((text) => Buffer.from(text, 'latin1'));
+];
 
 function takeEveryBranch(): void {
   everyBranchTaken = true;
   const lengthOf = (): number => 2;
+  // Made here, not at load: a run on a tiny input may never warm up (LATE_WARM_UP).
+  const bodies = EVERY_BRANCH.map((text) => Buffer.from(text, 'latin1'));
   for (let round = 0; round < 2; round++) {
-    for (const bytes of EVERY_BRANCH) {
+    for (const bytes of bodies) {
       skimBody(bytes, 0, bytes.length, true, lengthOf);
       skimBody(bytes, 0, bytes.length, false, lengthOf);
     }
