@@ -141,6 +141,32 @@ describe('split_by_size', () => {
     }
   });
 
+  it("pages whose own objects follow the page before's in number: each part saved once", async () => {
+    // As long documents are laid out: the page dictionaries in a row, then each page's content stream and its
+    // own fonts (one to four) after the page before's. A page's objects continue the part's last subsection of
+    // the cross-reference table and save no header of it; counted as saving one header each, the lower bound
+    // could not prove parts packed, and they were saved once more with the next page.
+    const count = 60;
+    const objects: Array<{ num: number; body: string | { dict: string; stream: string } }> = [];
+    let next = 3 + count;
+    for (let i = 0; i < count; i++) {
+      const fonts = Array.from({ length: 1 + (i % 4) }, (_, f) => `/F${f + 1} ${next + 1 + f} 0 R`);
+      objects.push({ num: 3 + i, body: `<< /Type /Page /Parent 2 0 R /Resources << /Font << ${fonts.join(' ')} >> >> /Contents ${next} 0 R >>` });
+      objects.push({ num: next, body: { dict: '', stream: `BT /F1 12 Tf 72 700 Td (PDFSVC PAGE ${i + 1} ${'x'.repeat((i * 37) % 200)}) Tj ET` } });
+      for (let f = 0; f < fonts.length; f++) objects.push({ num: next + 1 + f, body: '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>' });
+      next += 1 + fonts.length;
+    }
+    const kids = Array.from({ length: count }, (_, i) => `${3 + i} 0 R`).join(' ');
+    objects.push({ num: 1, body: '<< /Type /Catalog /Pages 2 0 R >>' }, { num: 2, body: `<< /Type /Pages /Kids [${kids}] /Count ${count} >>` });
+    const input = buildPdf([{ objects }]).bytes;
+    for (const limit of [1_500, 2_000, 2_500, 3_000, 4_000, 6_000]) {
+      await checkRules(input, limit);
+      let saves = 0;
+      const parts = splitBySizeLayer(await openDocument(input), limit, { onSave: () => saves++ });
+      expect(saves, `limit ${limit}: ${parts.length} parts`).toBe(parts.length);
+    }
+  });
+
   it.each([
     [{ maximum_bytes: 0 }, /must be 1 or greater; got 0/],
     [{ maximum_bytes: -100 }, /must be 1 or greater/],
