@@ -9,37 +9,21 @@
 // measurements.
 'use strict';
 // Built-ins through process.getBuiltinModule: require() adds a lookup and an ES module facade of their exports.
-const { readFileSync, renameSync, writeFileSync } = process.getBuiltinModule('node:fs');
 const { join } = process.getBuiltinModule('node:path');
 
 const dist = join(__dirname, '..', 'dist');
 
-/** A one-file CLI's exports and its compiled script, or undefined when it is not built. `found`: oneFileCli()'s. */
+/**
+ * A one-file CLI compiled with its code cache, and its exports, or undefined when it is not built. `found`:
+ * oneFileCli()'s. dist/cli-route.cjs compiles it (src/cli/code-cache.ts, which loads fontkit the same way).
+ */
 function loadOneFileCli({ file: name, cache, route }) {
-  const v8Flags = route.ONE_FILE_CLI_V8_FLAGS;
   const file = join(dist, name);
-  let source;
-  try {
-    // ASCII (the build sees to it): Latin-1 reads it as a plain copy, UTF-8 decoding costs more.
-    source = readFileSync(file, 'latin1');
-  } catch (err) {
-    if (err.code === 'ENOENT') return undefined;
-    throw err;
-  }
-  const cacheFile = join(dist, cache);
-  let cachedData;
-  try {
-    // The build's runs that write the cache read it too: each adds what it compiled to the one before.
-    cachedData = readFileSync(cacheFile);
-  } catch {
-    // No cache (a build without one): V8 compiles from the source.
-  }
   // Node's built-ins come with a code cache that V8 takes only under the flags the process started with:
   // those the run will need are loaded before the flags change (node:crypto alone ~5 ms less; cli-route.ts).
-  const vm = process.getBuiltinModule('node:vm');
   for (const builtin of route.builtinsToLoadFirst(process.argv)) process.getBuiltinModule(builtin);
   // V8 takes a code cache only under the flags it was made with, and main() sets
-  // the first one (src/core/heap-growth.ts); set them before compiling. The build checks
+  // the first one (src/core/heap-growth.ts); they are set before compiling, and kept. The build checks
   // that the cache is taken, so a change there shows up at `npm run build`.
   // One action is a short run. The young generation keeps its first size (V8 grows it to 16 MB,
   // all garbage here: bench/README.md, "Peak RSS (branch rss)"), and functions run four times
@@ -48,32 +32,12 @@ function loadOneFileCli({ file: name, cache, route }) {
   // 10-page rotate's CPU for functions hot only for a moment, and more than it saved on longer
   // runs too (bench/README.md, "Start-up"). The flags are src/core/v8-flags.ts's, set as it sets them
   // (without loading node:v8 and Node's streams with it).
-  route.setV8Flags(v8Flags);
-  // The file is the function Node's module loader would wrap it in (scripts/build.mjs, COMMONJS_WRAPPER), compiled
-  // as it is read: wrapping it here made a 620 KB string that V8 copied whole. It has no import(): the build makes
-  // them require().
-  const script = new vm.Script(source, { filename: file, cachedData });
-  const mod = { exports: {} };
+  const compiled = route.compileWithCache(file, join(dist, cache), route.ONE_FILE_CLI_V8_FLAGS, { keepFlags: true });
+  if (compiled === undefined) return undefined;
   // node:module's createRequire, without loading node:module (and the ES module loader and source maps it requires).
-  script.runInThisContext()(mod.exports, module.constructor.createRequire(file), mod, file, dist);
-  // Whether there was a cache, not the cache: its half a megabyte need not live as long as the run.
-  return { cli: mod.exports, script, cacheFile, hadCache: cachedData !== undefined, v8Flags, route };
-}
-
-/** For the build (scripts/build.mjs): writes the code cache after a run, or checks that V8 took it. */
-function codeCacheStep(loaded) {
-  const mode = process.env.PDFSVC_CODE_CACHE;
-  if (mode === 'write') {
-    // V8 stamps a cache with the flags in force when it is made and takes it only under the same ones; a run
-    // may have changed one for itself once its input was seen (src/core/heap-growth.ts): the load's go back.
-    loaded.route.setV8Flags(loaded.v8Flags);
-    const partial = `${loaded.cacheFile}.${process.pid}`;
-    writeFileSync(partial, loaded.script.createCachedData());
-    renameSync(partial, loaded.cacheFile);
-  } else if (mode === 'check' && (!loaded.hadCache || loaded.script.cachedDataRejected)) {
-    process.stderr.write(`pdfsvc: V8 did not take the code cache ${loaded.cacheFile}\n`);
-    process.exitCode = 1;
-  }
+  // The file has no import(): the build makes them require().
+  const cli = route.runCommonJs(compiled, module.constructor.createRequire(file), dist);
+  return { cli, compiled, route };
 }
 
 function fail(err) {
@@ -108,7 +72,8 @@ if (loaded) {
   loaded.cli
     .main(process.argv)
     .then(() => {
-      codeCacheStep(loaded);
+      // For the build (scripts/build.mjs): writes the code cache after a run, or checks that V8 took it.
+      loaded.route.codeCacheStep(loaded.compiled, loaded.route.ONE_FILE_CLI_V8_FLAGS);
       // Nothing left to wait for (no write in flight, no worker, no timer): exit now rather than let Node
       // tear down the heap and the environment first, which process.exit() skips (~0.7 ms of a 10-page
       // rotate). Anything still pending (output on a pipe, say) gets the ordinary end.

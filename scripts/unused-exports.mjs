@@ -24,7 +24,7 @@ const ENTRIES = new Map(
     'src/client/index.ts': '*',
     'src/cli/main.ts': ['main'],
     'src/cli/action-entry.ts': ['main', 'commandNames'],
-    'src/cli/cli-route.ts': ['oneFileCliFor', 'builtinsToLoadFirst', 'ONE_FILE_CLI_V8_FLAGS'],
+    'src/cli/cli-route.ts': ['oneFileCliFor', 'builtinsToLoadFirst', 'ONE_FILE_CLI_V8_FLAGS', 'codeCacheStep', 'compileWithCache', 'runCommonJs'],
     'src/server/worker.ts': ['default'],
     'src/cli/batch-worker.ts': ['default'],
     'src/cli/progress-worker.ts': ['default'],

@@ -6,7 +6,8 @@
  */
 import { commandNameIn } from './command-name.js';
 
-export { ONE_FILE_CLI_V8_FLAGS, setV8Flags } from '../core/v8-flags.js';
+export { ONE_FILE_CLI_V8_FLAGS } from '../core/v8-flags.js';
+export { codeCacheStep, compileWithCache, runCommonJs } from './code-cache.js';
 
 /** Each command name and alias of the one-file CLIs' actions: the file in dist/ that runs it and its action's code cache group (scripts/build.mjs lists them). */
 declare const __PDFSVC_ONE_FILE_COMMANDS__: Readonly<Record<string, readonly [file: string, group: string]>>;

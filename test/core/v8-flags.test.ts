@@ -28,16 +28,17 @@ describe('V8 interrupt budgets', () => {
 
   it('are written as numbers nowhere else: the bin takes its flags from dist/cli-route.cjs', () => {
     for (const file of ['bin/pdfsvc.js', 'src/core/heap-growth.ts']) expect(read(file), file).not.toMatch(/interrupt-budget=\d/);
-    expect(read('bin/pdfsvc.js')).toContain('route.setV8Flags(v8Flags)');
+    expect(read('bin/pdfsvc.js')).toContain('route.compileWithCache(file, join(dist, cache), route.ONE_FILE_CLI_V8_FLAGS, { keepFlags: true })');
     const route = createRequire(import.meta.url)('../../dist/cli-route.cjs') as { ONE_FILE_CLI_V8_FLAGS?: string };
     expect(route.ONE_FILE_CLI_V8_FLAGS).toBe(ONE_FILE_CLI_V8_FLAGS);
   });
 
-  it("take effect when set by setV8Flags, through Node's binding or (without it) node:v8, with no warning", async () => {
-    // --trace-gc set at run time: V8 then prints each collection of the garbage the script makes.
+  it("take effect when the bin's compileWithCache keeps them, through Node's binding or (without it) node:v8, with no warning", async () => {
+    // --trace-gc set at run time: V8 then prints each collection of the garbage the script makes. The file
+    // compiled is any script (cli-route.cjs itself, not run), without a cache.
     const script = (withoutBinding: boolean) =>
       `${withoutBinding ? "process.binding = () => { throw new Error('no binding'); };" : ''}
-      require('./dist/cli-route.cjs').setV8Flags('--trace-gc');
+      require('./dist/cli-route.cjs').compileWithCache('dist/cli-route.cjs', 'dist/no-such.cache', '--trace-gc', { keepFlags: true });
       const kept = [];
       for (let i = 0; i < 300000; i++) kept.push({ i });
       process.stdout.write(String(process.moduleLoadList.includes('NativeModule v8')));`;
