@@ -7,7 +7,8 @@
  *   import { rotatePages } from 'pdfsvc';
  *   const out = await rotatePages({ file: bytes, angle: 90, pages: '1..3' });
  */
-import type { ActionDefinition, ActionInput, ActionOutput, NamedDocument } from './core/action.js';
+import { camelName, type ActionDefinition, type ActionInput, type ActionOutput, type NamedDocument } from './core/action.js';
+import { isFieldObject, notFieldObject } from './core/input-shape.js';
 import { runAction, type RunOptions } from './core/run.js';
 import type { RawValues } from './core/fields.js';
 import * as catalog from './actions/index.js';
@@ -17,7 +18,10 @@ type Output<A> = A extends ActionDefinition<any, 'documents'> ? NamedDocument[] 
 
 // biome-ignore lint/suspicious/noExplicitAny: any action whatever its fields (its `check` takes its own fields' values, so a FieldMap constraint refuses it).
 function library<A extends ActionDefinition<any, ActionOutput>>(action: A): (input: ActionInput<A>, options?: RunOptions) => Promise<Output<A>> {
+  const name = camelName(action.name);
   return async (input, options = {}) => {
+    // `rotatePages(bytes)` would otherwise be refused field by field: one "unknown field" per byte.
+    if (!isFieldObject(input)) throw notFieldObject(name, Object.keys(action.fields), input);
     const result = await runAction(action, input as unknown as RawValues, options);
     return (result.output === 'document' ? result.bytes : result.documents) as Output<A>;
   };

@@ -16,6 +16,7 @@
 import { actions } from '../actions/index.js';
 import { camelName, type ActionDefinition, type ActionOutput, type AnyAction, type CamelName, type NamedDocument } from '../core/action.js';
 import type { FieldInput, FieldMap } from '../core/fields.js';
+import { bytesRemedy, describeValue, isFieldObject, notFieldObject } from '../core/input-shape.js';
 import { documentsFromBody } from './documents.js';
 import { errorFromResponse } from './error.js';
 
@@ -77,6 +78,10 @@ export function createClient(options: ClientOptions): PdfsvcClient {
 
   const call = async (name: string, input: Record<string, unknown>, callOptions: CallOptions = {}): Promise<Uint8Array | NamedDocument[]> => {
     const action = byName.get(name);
+    // Refused before sending: `rotatePages(bytes)` would send one part per byte; a file given as an ArrayBuffer or a
+    // path would reach the server as text, which it reads as a damaged PDF.
+    if (!isFieldObject(input)) throw notFieldObject(action ? camelName(name) : `call('${name}', fields)`, action ? Object.keys(action.fields) : [], input);
+    if (action) checkFiles(action, input);
     const url = `${base}/v1/${encodeURIComponent(name)}`;
     const headers = new Headers({ accept: action ? (action.output === 'documents' ? SPLIT_ACCEPT : 'application/pdf') : ANY_ACCEPT });
     if (options.apiKey !== undefined) headers.set('x-api-key', options.apiKey);
@@ -94,6 +99,19 @@ export function createClient(options: ClientOptions): PdfsvcClient {
     client[camelName(action.name)] = (input: Record<string, unknown>, callOptions?: CallOptions) => call(action.name, input, callOptions);
   }
   return client as PdfsvcClient;
+}
+
+/** Each file field's value is bytes or a Blob (FileInput); anything else would be sent as text. */
+function checkFiles(action: AnyAction, input: Record<string, unknown>): void {
+  for (const [name, field] of Object.entries(action.fields as FieldMap)) {
+    const value = input[name];
+    if (field.kind !== 'file' || value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!(item instanceof Uint8Array || item instanceof Blob)) {
+        throw new TypeError(`${name}: must be a Uint8Array or a Blob (a File); got ${describeValue(item)}${bytesRemedy(item)}`);
+      }
+    }
+  }
 }
 
 /** The fields as multipart/form-data: files (and each file of a list) as parts, the rest as text. */

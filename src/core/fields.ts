@@ -10,6 +10,7 @@
 import { ValidationErrors, ValidationError } from './errors.js';
 import { parsePageSpec, MAX_PAGE_SPEC_LENGTH } from './pages.js';
 import type { Message } from './words.js';
+import { bytesRemedy, describeValue } from './input-shape.js';
 
 interface FieldCommon {
   /** One sentence for --help, the OpenAPI description and the docs page. */
@@ -172,8 +173,11 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
   switch (field.kind) {
     case 'file': {
       const files = Array.isArray(raw) ? raw : [raw];
-      if (!files.every((f) => f instanceof Uint8Array)) {
-        errors.add(name, 'must be a file upload (multipart file part), not a text value');
+      // Only the library can get here (the server and the command line read files as bytes): say what to pass.
+      const notBytes = files.findIndex((f) => !(f instanceof Uint8Array));
+      if (notBytes >= 0) {
+        const got: unknown = files[notBytes];
+        errors.add(name, `must be the file's bytes, a Uint8Array (a Buffer is one); got ${describeValue(got)}${bytesRemedy(got)}`);
         return undefined;
       }
       if (!field.multiple && files.length > 1) {
