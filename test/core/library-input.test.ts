@@ -4,8 +4,8 @@
  * and doing what it says works (the output judged by qpdf and pdfinfo).
  */
 import { describe, expect, it } from 'vitest';
-import { mergeDocuments, rotatePages, ValidationError } from '../../src/index.js';
-import { fixture, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
+import { mergeDocuments, rotatePages, splitByPageCount, ValidationError } from '../../src/index.js';
+import { fixture, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 
 /** The refusal `run` throws, or a failure when it does not throw. */
 async function refusal(run: () => Promise<unknown>): Promise<unknown> {
@@ -54,6 +54,21 @@ describe('the library refuses arguments of the wrong shape in words that say wha
     const blob = await refusal(() => mergeDocuments({ file: [fixture('pages-3.pdf'), new Blob([fixture('pages-1.pdf')]) as never] }));
     expect((blob as ValidationError).errors.file).toEqual([
       "must be the file's bytes, a Uint8Array (a Buffer is one); got a Blob: pass new Uint8Array(await blob.arrayBuffer())",
+    ]);
+  });
+
+  it("ignores options it does not document: the command line's keepPart made a split's parts unreadable", async () => {
+    const parts = await splitByPageCount({ file: fixture('pages-10.pdf'), page_count: 4 }, { keepPart: () => 1 } as never);
+    expect(parts.map((part) => part.name)).toEqual(['00001.pdf', '00002.pdf', '00003.pdf']);
+    const markers: number[][] = [];
+    for (const part of parts) {
+      expect((await qpdfCheck(part.bytes)).exitCode).toBe(0);
+      markers.push(await pageMarkers(part.bytes));
+    }
+    expect(markers).toEqual([
+      [1, 2, 3, 4],
+      [5, 6, 7, 8],
+      [9, 10],
     ]);
   });
 });
