@@ -10,7 +10,11 @@ import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { actions } from '../../src/actions/index.js';
+import { camelName } from '../../src/core/action.js';
+import { sayText } from '../../src/core/words.js';
 import { consumerProject } from '../helpers/consumer.js';
+import { ROOT } from '../server/spawn.js';
 import { fixturePath, pageMarkers, pdfinfo } from '../helpers/pdf-tools.js';
 
 const MAIN = `
@@ -80,5 +84,15 @@ rotatePages({ file: readFileSync(process.argv[2]), angle: 270 }).then(async (rot
     expect((await pdfinfo(rotated)).pages.map((p) => p.rotation)).toEqual([270, 270, 270]);
     expect(out.logged).toMatch(/^ValidationError: angle: must be one of/);
     expect(out.logged).not.toContain('code:');
+  });
+
+  it("declares each function with its action's summary, which an editor shows on hover", () => {
+    const declarations = readFileSync(join(ROOT, 'dist/types/index.d.ts'), 'utf8');
+    for (const action of actions) {
+      const declared = declarations.indexOf(`export declare const ${camelName(action.name)}:`);
+      expect(declared, action.name).toBeGreaterThan(0);
+      const comment = declarations.slice(declarations.lastIndexOf('/**', declared), declared);
+      expect(comment, action.name).toContain(sayText(action.summary));
+    }
   });
 });
