@@ -34,7 +34,7 @@ export type ClientOutput<A> = A extends { output: 'documents' } ? NamedDocument[
 
 export interface CallOptions {
   /** Aborts the request (and any wait before a retry). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 type Catalog = (typeof actions)[number];
@@ -53,11 +53,11 @@ export interface ClientOptions {
   /** The server's base URL, such as `https://pdf.example.com` (actions are POST <baseUrl>/v1/<action>). */
   baseUrl: string;
   /** Sent as X-API-Key. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** A fetch of your own (a proxy, custom TLS, tests); default: the global fetch. */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /** How many times a 503 (server busy) is retried, after the Retry-After it gives; default 3. Other failures are never retried. */
-  retries?: number;
+  retries?: number | undefined;
 }
 
 /** Longest wait before a retry, whatever Retry-After says: a caller should not hang for minutes unawares. */

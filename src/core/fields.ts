@@ -124,11 +124,14 @@ export type FieldValues<M extends FieldMap> = {
   -readonly [K in keyof M as HasValue<M[K]> extends true ? never : K]?: ValueOf<M[K]>;
 };
 
-/** What library callers pass: text or typed values, files as bytes (the HTTP client also takes Blobs: `File`). */
+/**
+ * What library callers pass: text or typed values, files as bytes (the HTTP client also takes Blobs: `File`). An
+ * optional field may be given as undefined, which means absent (so it compiles under exactOptionalPropertyTypes).
+ */
 export type FieldInput<M extends FieldMap, File = Uint8Array> = {
   [K in keyof M as M[K] extends { required: true } ? K : never]: InputOf<M[K], File>;
 } & {
-  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K], File>;
+  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K], File> | undefined;
 };
 type InputOf<F extends Field, File> = F extends FileField
   ? F['multiple'] extends object
@@ -140,7 +143,9 @@ type InputOf<F extends Field, File> = F extends FileField
       ? boolean | 'true' | 'false'
       : F extends ChoiceField<infer V>
         ? V
-        : string;
+        : F extends { kind: 'pages'; form: 'single' }
+          ? string | number
+          : string;
 /** A number, or its decimal text (`'90'`); where the field lists its values (`oneOf`), only those. */
 type NumberInput<F extends IntegerField | NumberField> = F extends { oneOf: readonly (infer V extends number)[] } ? V | `${V}` : number | `${number}`;
 

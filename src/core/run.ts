@@ -20,7 +20,7 @@ export interface RunOptions {
    * cross-reference table, a repaired page tree). The output is still made;
    * nothing is printed unless this says so.
    */
-  onWarning?: WarningHandler;
+  onWarning?: WarningHandler | undefined;
 }
 
 /** What the command line adds: it writes each part of a split to disk as it is made (TransformContext.keepPart). */
