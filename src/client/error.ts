@@ -10,13 +10,14 @@ export class PdfsvcHttpError extends Error {
   readonly status: number;
   readonly title: string;
   readonly type: string;
-  readonly detail?: string;
+  // The optional fields are declared only: as class fields they would be `undefined` properties when absent.
+  declare readonly detail?: string;
   /** 400: each offending field → messages saying what to change. */
   readonly errors: Record<string, string[]>;
   /** 400 for a refused document: what was wrong with it, from a closed set (README: Error codes). */
-  readonly code?: ErrorCode;
+  declare readonly code?: ErrorCode;
   /** Seconds to wait before retrying (503, 429), when the server said. */
-  readonly retryAfter?: number;
+  declare readonly retryAfter?: number;
   /** The problem object as the server sent it (or as made up for a non-problem answer). */
   readonly problem: Problem;
   /** The answer's headers (X-Region, RateLimit-* …). */

@@ -16,6 +16,7 @@
 import { actions } from '../actions/index.js';
 import { camelName, type ActionDefinition, type ActionOutput, type AnyAction, type CamelName, type NamedDocument } from '../core/action.js';
 import type { FieldInput, FieldMap } from '../core/fields.js';
+import { bytesRemedy, describeValue, isFieldObject, notFieldObject } from '../core/input-shape.js';
 import { documentsFromBody } from './documents.js';
 import { errorFromResponse } from './error.js';
 
@@ -33,7 +34,7 @@ export type ClientOutput<A> = A extends { output: 'documents' } ? NamedDocument[
 
 export interface CallOptions {
   /** Aborts the request (and any wait before a retry). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 type Catalog = (typeof actions)[number];
@@ -52,11 +53,11 @@ export interface ClientOptions {
   /** The server's base URL, such as `https://pdf.example.com` (actions are POST <baseUrl>/v1/<action>). */
   baseUrl: string;
   /** Sent as X-API-Key. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** A fetch of your own (a proxy, custom TLS, tests); default: the global fetch. */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   /** How many times a 503 (server busy) is retried, after the Retry-After it gives; default 3. Other failures are never retried. */
-  retries?: number;
+  retries?: number | undefined;
 }
 
 /** Longest wait before a retry, whatever Retry-After says: a caller should not hang for minutes unawares. */
@@ -77,6 +78,10 @@ export function createClient(options: ClientOptions): PdfsvcClient {
 
   const call = async (name: string, input: Record<string, unknown>, callOptions: CallOptions = {}): Promise<Uint8Array | NamedDocument[]> => {
     const action = byName.get(name);
+    // Refused before sending: `rotatePages(bytes)` would send one part per byte; a file given as an ArrayBuffer or a
+    // path would reach the server as text, which it reads as a damaged PDF.
+    if (!isFieldObject(input)) throw notFieldObject(action ? camelName(name) : `call('${name}', fields)`, action ? Object.keys(action.fields) : [], input);
+    if (action) checkFiles(action, input);
     const url = `${base}/v1/${encodeURIComponent(name)}`;
     const headers = new Headers({ accept: action ? (action.output === 'documents' ? SPLIT_ACCEPT : 'application/pdf') : ANY_ACCEPT });
     if (options.apiKey !== undefined) headers.set('x-api-key', options.apiKey);
@@ -94,6 +99,19 @@ export function createClient(options: ClientOptions): PdfsvcClient {
     client[camelName(action.name)] = (input: Record<string, unknown>, callOptions?: CallOptions) => call(action.name, input, callOptions);
   }
   return client as PdfsvcClient;
+}
+
+/** Each file field's value is bytes or a Blob (FileInput); anything else would be sent as text. */
+function checkFiles(action: AnyAction, input: Record<string, unknown>): void {
+  for (const [name, field] of Object.entries(action.fields as FieldMap)) {
+    const value = input[name];
+    if (field.kind !== 'file' || value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (!(item instanceof Uint8Array || item instanceof Blob)) {
+        throw new TypeError(`${name}: must be a Uint8Array or a Blob (a File); got ${describeValue(item)}${bytesRemedy(item)}`);
+      }
+    }
+  }
 }
 
 /** The fields as multipart/form-data: files (and each file of a list) as parts, the rest as text. */

@@ -7,7 +7,7 @@ import { API_WORDS, say, type Message, type Words } from './words.js';
 
 /** Base class: an error that knows its HTTP status. */
 export class PdfsvcError extends Error {
-  // Each class spells its name: the build renames classes (`_ValidationError`), so `new.target.name` is not what users read.
+  // Each class spells its name: the build may rename classes, so `new.target.name` is not what users read.
   override name = 'PdfsvcError';
   readonly status: number;
   constructor(status: number, message: string) {
@@ -47,7 +47,8 @@ export class ValidationError extends PdfsvcError {
   override name = 'ValidationError';
   readonly errors: Record<string, string[]>;
   readonly messages: Record<string, Message[]>;
-  readonly code?: ErrorCode;
+  // Declared only: a class field would make every error without a code carry `code: undefined` (console.log shows it).
+  declare readonly code?: ErrorCode;
   constructor(messages: Record<string, Message[]>, code?: ErrorCode) {
     const errors = sayAll(messages, API_WORDS);
     const first = Object.entries(errors)[0];
@@ -63,9 +64,13 @@ export class ValidationError extends PdfsvcError {
   }
 
   /** The common case: one field, one message. */
-  static field(field: string, message: Message, code?: ErrorCode): ValidationError {
-    return new ValidationError({ [field]: [message] }, code);
-  }
+  static field = fieldError;
+}
+
+// Outside the class: a class that names itself in its body is bundled as `class _ValidationError`, which is what
+// Node prints for console.log(err) (the constructor's name), where users read ValidationError.
+function fieldError(field: string, message: Message, code?: ErrorCode): ValidationError {
+  return new ValidationError({ [field]: [message] }, code);
 }
 
 function sayAll(messages: Record<string, Message[]>, words: Words): Record<string, string[]> {

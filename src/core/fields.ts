@@ -10,6 +10,7 @@
 import { ValidationErrors, ValidationError } from './errors.js';
 import { parsePageSpec, MAX_PAGE_SPEC_LENGTH } from './pages.js';
 import type { Message } from './words.js';
+import { bytesRemedy, describeValue } from './input-shape.js';
 
 interface FieldCommon {
   /** One sentence for --help, the OpenAPI description and the docs page. */
@@ -123,11 +124,14 @@ export type FieldValues<M extends FieldMap> = {
   -readonly [K in keyof M as HasValue<M[K]> extends true ? never : K]?: ValueOf<M[K]>;
 };
 
-/** What library callers pass: text or typed values, files as bytes (the HTTP client also takes Blobs: `File`). */
+/**
+ * What library callers pass: text or typed values, files as bytes (the HTTP client also takes Blobs: `File`). An
+ * optional field may be given as undefined, which means absent (so it compiles under exactOptionalPropertyTypes).
+ */
 export type FieldInput<M extends FieldMap, File = Uint8Array> = {
   [K in keyof M as M[K] extends { required: true } ? K : never]: InputOf<M[K], File>;
 } & {
-  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K], File>;
+  [K in keyof M as M[K] extends { required: true } ? never : K]?: InputOf<M[K], File> | undefined;
 };
 type InputOf<F extends Field, File> = F extends FileField
   ? F['multiple'] extends object
@@ -139,7 +143,9 @@ type InputOf<F extends Field, File> = F extends FileField
       ? boolean | 'true' | 'false'
       : F extends ChoiceField<infer V>
         ? V
-        : string;
+        : F extends { kind: 'pages'; form: 'single' }
+          ? string | number
+          : string;
 /** A number, or its decimal text (`'90'`); where the field lists its values (`oneOf`), only those. */
 type NumberInput<F extends IntegerField | NumberField> = F extends { oneOf: readonly (infer V extends number)[] } ? V | `${V}` : number | `${number}`;
 
@@ -172,8 +178,11 @@ function parseField(name: string, field: Field, raw: RawValue, errors: Validatio
   switch (field.kind) {
     case 'file': {
       const files = Array.isArray(raw) ? raw : [raw];
-      if (!files.every((f) => f instanceof Uint8Array)) {
-        errors.add(name, 'must be a file upload (multipart file part), not a text value');
+      // Only the library can get here (the server and the command line read files as bytes): say what to pass.
+      const notBytes = files.findIndex((f) => !(f instanceof Uint8Array));
+      if (notBytes >= 0) {
+        const got: unknown = files[notBytes];
+        errors.add(name, `must be the file's bytes, a Uint8Array (a Buffer is one); got ${describeValue(got)}${bytesRemedy(got)}`);
         return undefined;
       }
       if (!field.multiple && files.length > 1) {

@@ -117,6 +117,10 @@ export const LIBRARY_END = '// End of library functions.';
 
 /** src/index.ts's library functions, one per action of the catalog, with the typed API of `library()`. */
 export function libraryExports(actions: readonly AnyAction[]): string {
-  const lines = actions.map((action) => `export const ${camelName(action.name)} = library(catalog.${camelName(action.name)});`);
+  // Each with its summary, which an editor shows for the function (the README's reference has the fields).
+  const lines = actions.flatMap((action) => [
+    `/** ${sayText(action.summary).replaceAll('*/', '* /')} The action ${action.name}: README, "Actions". */`,
+    `export const ${camelName(action.name)} = library(catalog.${camelName(action.name)});`,
+  ]);
   return [LIBRARY_START, ...lines, LIBRARY_END].join('\n');
 }

@@ -20,8 +20,11 @@ export interface RunOptions {
    * cross-reference table, a repaired page tree). The output is still made;
    * nothing is printed unless this says so.
    */
-  onWarning?: WarningHandler;
-  /** Takes each part of a split as it is made (TransformContext.keepPart). */
+  onWarning?: WarningHandler | undefined;
+}
+
+/** What the command line adds: it writes each part of a split to disk as it is made (TransformContext.keepPart). */
+interface StagingRunOptions extends RunOptions {
   keepPart?: KeepPart;
 }
 
@@ -40,7 +43,7 @@ export function validateInput(action: AnyAction, raw: RawValues): Record<string,
  * input (a document the PDF layer refused included, with its code),
  * PdfsvcError for other failures; anything else is an internal fault.
  */
-export async function run(action: AnyAction, raw: RawValues, options: RunOptions = {}): Promise<Run> {
+export async function run(action: AnyAction, raw: RawValues, options: StagingRunOptions = {}): Promise<Run> {
   const values = validateInput(action, raw);
   const { default: transform } = await action.transform();
   let pages = 0;
@@ -59,7 +62,8 @@ export async function run(action: AnyAction, raw: RawValues, options: RunOptions
 
 /** The library's form: outputs joined into one buffer each. */
 export async function runAction(action: AnyAction, raw: RawValues, options: RunOptions = {}): Promise<ActionResult> {
-  return joined(await run(action, raw, options));
+  // Only the options a library caller has: a keepPart (the command line's) would make parts this cannot join.
+  return joined(await run(action, raw, { onWarning: options.onWarning }));
 }
 
 /** An output as buffers, for callers that need them in memory (the library, the server's workers). */

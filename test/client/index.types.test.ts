@@ -5,6 +5,8 @@
  * checked) and is compiled with tsc --noEmit, with browser libs and no Node
  * types. A correct call compiles; a wrong one does not.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { consumerProject, typeCheck } from '../helpers/consumer.js';
 
@@ -49,5 +51,24 @@ await pdfsvc.rotate({ file: new Uint8Array(), angle: 90 });
     expect(result.stdout).toMatch(/main\.ts\(3,[0-9]+\): error TS2322: Type '"x"' is not assignable/);
     expect(result.stdout).toMatch(/main\.ts\(4,[0-9]+\): error TS/);
     expect(result.stdout).toMatch(/main\.ts\(5,[0-9]+\): error TS2339: Property 'rotate' does not exist/);
+  });
+
+  it('takes a single page as a number, and optional fields and options as undefined (exactOptionalPropertyTypes)', async () => {
+    const dir = consumer(`import { createClient } from 'pdfsvc/client';
+import { rotatePages, splitAtPage } from 'pdfsvc';
+
+const key: string | undefined = undefined;
+const pages: string | undefined = undefined;
+const input = new Uint8Array();
+const pdfsvc = createClient({ baseUrl: 'https://pdf.example.com', apiKey: key, retries: undefined });
+export const parts = await pdfsvc.splitAtPage({ file: input, page: 2 }, { signal: undefined });
+export const mine = await splitAtPage({ file: input, page: -1 });
+export const rotated = await rotatePages({ file: input, angle: 90, pages }, { onWarning: undefined });
+`);
+    const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, exactOptionalPropertyTypes: true } }));
+    const result = await typeCheck(dir);
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
   });
 });

@@ -201,7 +201,7 @@ describe('add_image_watermark refusals', () => {
     ['position', { position: 'centre' }, /one of center/],
     ['layer', { layer: 'behind' }, /one of over, under/],
     ['image', { image: undefined }, /required: send the image as a file part/],
-    ['image', { image: 'logo.png' }, /file upload/],
+    ['image', { image: 'logo.png' }, /got a string \(a path or text is not read as a file\): pass the file's bytes/],
     ['rotation', { rotation: 45 }, /unknown field/],
   ])('%s: %j → 400 naming the field', async (field, extra, message) => {
     const error = await addImageWatermark({ file, image: RED_PNG, ...extra } as never).catch((e: unknown) => e);
