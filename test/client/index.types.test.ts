@@ -66,7 +66,10 @@ export const mine = await splitAtPage({ file: input, page: -1 });
 export const rotated = await rotatePages({ file: input, angle: 90, pages }, { onWarning: undefined });
 `);
     const tsconfig = JSON.parse(readFileSync(join(dir, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, exactOptionalPropertyTypes: true } }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ ...tsconfig, compilerOptions: { ...tsconfig.compilerOptions, exactOptionalPropertyTypes: true } }),
+    );
     const result = await typeCheck(dir);
     expect(result.stdout + result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
