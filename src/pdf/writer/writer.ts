@@ -115,9 +115,12 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   const out = new Output(context.header.getVersionString(), sink);
   // Where each object of plan.order starts.
   const offsets: number[] = [];
-  for (const ref of plan.order) {
+  // Indexed: a for-of made an iterator result per object in code not yet optimized.
+  const { order, written } = plan;
+  for (let i = 0; i < order.length; i++) {
+    const ref = order[i];
     offsets.push(out.offset);
-    writeTopLevel(out, ref, plan.written.get(ref)!, encryption, plan.written);
+    writeTopLevel(out, ref, written.get(ref)!, encryption, written);
   }
 
   // The classic table adds no objects: /Size is one past the highest written.
