@@ -66,9 +66,6 @@ export function scanLeaf(text: Uint8Array): LeafScan | undefined {
   /** At the top level, after a key: a name there is its value, not the next key. */
   let afterKey = false;
   for (;;) {
-    // Inside a value's dictionary or array nothing is noted: straight to its next delimiter (or comment), not
-    // token by token. Most of a page's bytes are its /Resources (long-text: a /Font entry per font).
-    if (depth > 1) while (pos < end && CHAR_CLASS[text[pos]] !== 2) pos++;
     pos = skipWhite(text, pos, end);
     if (pos >= end) return undefined;
     const c = text[pos];
