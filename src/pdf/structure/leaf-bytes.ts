@@ -44,6 +44,7 @@ const KEY_BYTES = KEYS.map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0))
  */
 export function scanLeaf(text: Uint8Array): LeafScan | undefined {
   const end = text.length;
+  // The array's own search: a Buffer made per page for Node's cost more (bench/README.md, ltrot2).
   if (text.indexOf(0x23) >= 0) return undefined;
   let pos = skipWhite(text, 0, end);
   if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;
