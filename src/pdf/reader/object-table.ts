@@ -17,7 +17,7 @@ import type { InputObjectStream, ObjectSource, RawOrigin, RawSource } from '../m
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
-import { PdfSyntaxError, STREAM, indexOf, readObjectHeader, skipWhite } from './syntax.js';
+import { PdfSyntaxError, STREAM, bodyStartAt, indexOf, readObjectHeader, skipWhite } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, XrefEntries } from './xref.js';
 import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
@@ -362,13 +362,13 @@ export class ObjectTable extends LayeredObjects {
     let entry = this.entries_.get(num)!;
     if (entry.type === 1) {
       // The header is checked (a wrong offset rebuilds the table): the bytes must be this object's.
-      const header = this.header(num, entry);
+      const bodyStart = this.header(num, entry);
       entry = this.entries_.get(num)!;
-      if (!header || entry.type !== 1) return undefined;
+      if (bodyStart < 0 || entry.type !== 1) return undefined;
       const end = this.nextOffset(entry.offset);
-      if (end - header.bodyStart > atMost) return undefined;
-      this.ensure(header.bodyStart, end);
-      return this.bytes.subarray(header.bodyStart, end);
+      if (end - bodyStart > atMost) return undefined;
+      this.ensure(bodyStart, end);
+      return this.bytes.subarray(bodyStart, end);
     }
     if (entry.type !== 2) return undefined;
     const member = this.member(num, entry);
@@ -400,13 +400,13 @@ export class ObjectTable extends LayeredObjects {
         continue;
       }
       this.ensure(entry.offset, entry.offset + 256);
-      const header = readObjectHeader(this.bytes, entry.offset);
-      if (!header || header.num !== num || header.gen !== entry.gen) return undefined;
+      const bodyStart = bodyStartAt(this.bytes, entry.offset, num, entry.gen);
+      if (bodyStart < 0) return undefined;
       const end = this.nextOffset(entry.offset);
-      if (end - header.bodyStart > atMost) spans.push(NO_TEXT, NO_TEXT);
+      if (end - bodyStart > atMost) spans.push(NO_TEXT, NO_TEXT);
       else {
-        this.ensure(header.bodyStart, end);
-        spans.push(header.bodyStart, end);
+        this.ensure(bodyStart, end);
+        spans.push(bodyStart, end);
       }
     }
     return spans;
@@ -473,10 +473,10 @@ export class ObjectTable extends LayeredObjects {
     const entry = this.entries_.get(num)!;
     let dict: PDFDict | undefined;
     if (entry.type === 1) {
-      const header = this.header(num, entry);
+      const bodyStart = this.header(num, entry);
       const at = this.entries_.get(num);
-      if (!header || at?.type !== 1) return undefined;
-      dict = parseDictLeniently(this.bytes, header.bodyStart, this.extent(at.offset), this.parseContext);
+      if (bodyStart < 0 || at?.type !== 1) return undefined;
+      dict = parseDictLeniently(this.bytes, bodyStart, this.extent(at.offset), this.parseContext);
     } else if (entry.type === 2) {
       const member = this.member(num, entry);
       dict = member && parseDictLeniently(member.data, member.start, member.end, this.parseContext);
@@ -512,10 +512,10 @@ export class ObjectTable extends LayeredObjects {
     const entry = this.entries_.get(num)!;
     const lengthOf = this.lengthOfNumber;
     if (entry.type === 1) {
-      const header = this.header(num, entry);
-      if (!header) return undefined;
+      const bodyStart = this.header(num, entry);
+      if (bodyStart < 0) return undefined;
       // The extent bounds the skim, but only what the skim looks at is read (not the stream data).
-      return skimBody(this.bytes, header.bodyStart, this.nextOffset(entry.offset), true, lengthOf, this.ensure);
+      return skimBody(this.bytes, bodyStart, this.nextOffset(entry.offset), true, lengthOf, this.ensure);
     }
     if (entry.type !== 2) return undefined;
     const member = this.member(num, entry);
@@ -527,19 +527,19 @@ export class ObjectTable extends LayeredObjects {
     return value instanceof PDFNumber ? value.asNumber() : undefined;
   }
 
-  /** The header at an entry's offset, checked; a wrong offset rebuilds the table once. */
-  private header(num: number, entry: { offset: number; gen: number }): { bodyStart: number } | undefined {
+  /** Where the body starts after the header at an entry's offset, checked (-1: none); a wrong offset rebuilds the table once. */
+  private header(num: number, entry: { offset: number; gen: number }): number {
     this.ensure(entry.offset, entry.offset + 256);
-    const header = readObjectHeader(this.bytes, entry.offset);
-    if (header && header.num === num && header.gen === entry.gen) return header;
+    const bodyStart = bodyStartAt(this.bytes, entry.offset, num, entry.gen);
+    if (bodyStart >= 0) return bodyStart;
     if (this.recover()) {
       const fresh = this.entries_.get(num);
       if (fresh?.type === 1) {
         const again = readObjectHeader(this.bytes, fresh.offset);
-        if (again && again.num === num) return again;
+        if (again && again.num === num) return again.bodyStart;
       }
     }
-    return undefined;
+    return -1;
   }
 
   /**
@@ -638,7 +638,7 @@ export class ObjectTable extends LayeredObjects {
       const rewritten = this.rewritten.get(num);
       if (rewritten) return parseValue(rewritten.data, rewritten.start, rewritten.end, this.parseContext);
       if (entry.type === 1) {
-        if (!this.header(num, entry)) return undefined;
+        if (this.header(num, entry) < 0) return undefined;
         entry = this.entries_.get(num)!;
         if (entry.type !== 1) return this.parse(ref);
         if (this.lazy) {
@@ -726,7 +726,7 @@ export class ObjectTable extends LayeredObjects {
       if (entry?.type === 2 && this.recover()) return this.unpack(num);
       return undefined;
     }
-    if (!this.header(num, entry)) return undefined;
+    if (this.header(num, entry) < 0) return undefined;
     const at = this.entries_.get(num);
     if (at?.type !== 1) return undefined;
     let object: PDFObject | undefined;

@@ -369,9 +369,22 @@ function skimStream(
   const streamEnd = after + ENDSTREAM.length;
   const close = skipWhite(data, streamEnd, end);
   if (close < end && !isKeywordAt(data, close, ENDOBJ, end)) return undefined;
-  const raw: RawObject = { data, start, end: streamEnd, refs, stream: true, strings, dictEnd: keyword, dataStart, dataEnd: dataStart + declared };
-  if (lengthAt >= 0) [raw.lengthAt, raw.lengthEnd] = [lengthAt, lengthEnd];
-  return raw;
+  // One shape for every stream's skim, /Length's place known or not: added afterwards (by a destructuring, an
+  // iterator in code not yet optimized), it made a third shape of skim that every reader of one had to tell apart.
+  const known = lengthAt >= 0;
+  return {
+    data,
+    start,
+    end: streamEnd,
+    refs,
+    stream: true,
+    strings,
+    dictEnd: keyword,
+    dataStart,
+    dataEnd: dataStart + declared,
+    lengthAt: known ? lengthAt : undefined,
+    lengthEnd: known ? lengthEnd : undefined,
+  };
 }
 
 /**

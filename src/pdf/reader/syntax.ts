@@ -64,6 +64,23 @@ export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.len
   return { num, gen, bodyStart: at + 3 };
 }
 
+/**
+ * Where the body of the object `num gen` starts when its header `num gen obj`
+ * stands at `pos` (after white space), else -1: readObjectHeader's answer
+ * for a known object without a result object (the reader checks every
+ * object's header, some twice: 8,000 of them in a rotate of long-text).
+ */
+export function bodyStartAt(bytes: Uint8Array, pos: number, num: number, gen: number, end = bytes.length): number {
+  pos = skipWhite(bytes, pos, end);
+  const numEnd = unsignedEnd(bytes, pos, end);
+  if (numEnd < 0 || unsignedValue !== num) return -1;
+  let at = skipWhite(bytes, numEnd, end);
+  const genEnd = unsignedEnd(bytes, at, end);
+  if (genEnd < 0 || unsignedValue !== gen) return -1;
+  at = skipWhite(bytes, genEnd, end);
+  return isKeywordAt(bytes, at, OBJ, end) ? at + 3 : -1;
+}
+
 /** The value unsignedEnd read last. */
 let unsignedValue = 0;
 

@@ -44,7 +44,8 @@ const KEY_BYTES = KEYS.map((key) => Uint8Array.from(key, (c) => c.charCodeAt(0))
  */
 export function scanLeaf(text: Uint8Array): LeafScan | undefined {
   const end = text.length;
-  if (Buffer.from(text.buffer, text.byteOffset, text.byteLength).indexOf(0x23) >= 0) return undefined;
+  // The array's own search: a Buffer made per page for Node's cost more (bench/README.md, ltrot2).
+  if (text.indexOf(0x23) >= 0) return undefined;
   let pos = skipWhite(text, 0, end);
   if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;
   pos += 2;
@@ -264,21 +265,25 @@ export function settledLeaf(store: ObjectStore, ref: PDFRef): SettledLeaf | unde
   return settledSource(store, ref)?.leaf;
 }
 
-function settledSource(store: ObjectStore, ref: PDFRef): { raw: RawObject; leaf: SettledLeaf } | undefined {
+/** A page left as its input bytes (settledLeaf): those bytes, and what they show. */
+export interface SettledSource {
+  raw: RawObject;
+  leaf: SettledLeaf;
+}
+
+export function settledSource(store: ObjectStore, ref: PDFRef): SettledSource | undefined {
   const source = store.source(ref);
   const leaf = source?.kind === 'raw' ? settledLeaves.get(source.table)?.get(ref) : undefined;
   return leaf && { raw: (source as RawSource).raw, leaf };
 }
 
 /**
- * The rotation written in the bytes of a page left as them (settledLeaf):
+ * The rotation written in the bytes of a page left as them (settledSource):
  * its /Rotate, when that is a plain integer, else 0 when it has none (what
  * an ancestor gives is its own already). Undefined when the bytes cannot
- * tell: no such page, a /Rotate that is a reference or a real.
+ * tell: a /Rotate that is a reference or a real.
  */
-export function writtenRotation(store: ObjectStore, ref: PDFRef): number | undefined {
-  const settled = settledSource(store, ref);
-  if (!settled) return undefined;
+export function writtenRotation(settled: SettledSource): number | undefined {
   const { raw, leaf } = settled;
   if (leaf.rotate < 0) return 0;
   const { data, start, end } = raw;
@@ -298,16 +303,16 @@ export function writtenRotation(store: ObjectStore, ref: PDFRef): number | undef
 }
 
 /**
- * Sets the /Rotate of a page whose rotation its bytes tell (writtenRotation)
- * to `degrees` (undefined: none), in those bytes: the value replaced, or
+ * Sets the /Rotate of a page whose rotation its bytes tell (writtenRotation;
+ * `settled`: its settledSource) to `degrees` (undefined: none), in those bytes: the value replaced, or
  * `/Rotate N` written before the closing `>>`, or the entry taken out. They
  * become the page's bytes in the input's table (ObjectTable.rewrite): the
  * writer copies them, and anything that parses the page later reads them.
  * Parsing, setting and re-serializing every page was most of what a rotate
  * of a long document did (bench/README.md, branch rotbytes).
  */
-export function setRotationInBytes(table: ObjectTable, ref: PDFRef, degrees: number | undefined): void {
-  const { raw, leaf } = settledSource(table, ref)!;
+export function setRotationInBytes(table: ObjectTable, ref: PDFRef, settled: SettledSource, degrees: number | undefined): void {
+  const { raw, leaf } = settled;
   const { data, start, end } = raw;
   const absent = leaf.rotate < 0;
   if (absent && degrees === undefined) return;
