@@ -7,7 +7,23 @@
  * kept, or mapped to other numbers where `mapRef` says. A merge, whose later
  * inputs are dropped once moved, moves their objects instead (moveObject).
  */
-import { PDFArray, type PDFContext, PDFDict, PDFName, PDFObject, PDFRawStream, PDFRef, PDFStream, arrayOf, itemsOf } from './primitives.js';
+import {
+  KIND_ARRAY,
+  KIND_DICT,
+  KIND_REF,
+  KIND_STREAM,
+  kindOf,
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  PDFName,
+  PDFObject,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+  arrayOf,
+  itemsOf,
+} from './primitives.js';
 import { streamWithDataOf } from '../reader/object-table.js';
 import { holdsChildren } from './walk.js';
 
@@ -95,22 +111,24 @@ export function moveObject(object: PDFObject, context: PDFContext, mapRef: (ref:
   const pending: PDFObject[] = [object];
   while (pending.length > 0) {
     const item = pending.pop()!;
-    const container = item instanceof PDFStream ? item.dict : item;
-    if (!(container instanceof PDFDict || container instanceof PDFArray) || moved.has(container)) continue;
+    // kindOf rather than instanceof (primitives.ts says why): a merge moves every page and what it holds.
+    const container = kindOf(item) === KIND_STREAM ? (item as PDFStream).dict : item;
+    const kind = kindOf(container);
+    if (!(kind === KIND_DICT || kind === KIND_ARRAY) || moved.has(container)) continue;
     moved.add(container);
-    container.context = context;
+    (container as PDFDict | PDFArray).context = context;
     // In place, without copying the entries or items first: replacing a key's value keeps a map's order.
-    if (container instanceof PDFDict) {
-      const dict = container;
+    if (kind === KIND_DICT) {
+      const dict = container as PDFDict;
       dict.forEach((value, key) => {
-        if (value instanceof PDFRef) dict.set(key, mapRef(value));
+        if (kindOf(value) === KIND_REF) dict.set(key, mapRef(value as PDFRef));
         else if (holdsChildren(value)) pending.push(value);
       });
     } else {
-      const items = container.items;
+      const items = (container as PDFArray).items;
       for (let i = 0; i < items.length; i++) {
         const value = items[i];
-        if (value instanceof PDFRef) items[i] = mapRef(value);
+        if (kindOf(value) === KIND_REF) items[i] = mapRef(value as PDFRef);
         else if (holdsChildren(value)) pending.push(value);
       }
     }

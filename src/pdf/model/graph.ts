@@ -8,8 +8,8 @@
  * document (for the writer, or to find what still points at a removed page)
  * parses nothing it does not have to.
  */
-import { type PDFContext, PDFObject, PDFRef } from './primitives.js';
-import { forEachChild, holdsChildren } from './walk.js';
+import { KIND_DICT, KIND_REF, kindOf, type PDFContext, PDFObject, PDFRef } from './primitives.js';
+import { forEachChild } from './walk.js';
 import { type ObjectSource, storeOf } from './store.js';
 import { REF_FIELDS, REF_GEN, REF_NUM } from '../reader/skim.js';
 
@@ -46,7 +46,7 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
   try {
     while (refStack.length > base) {
       const obj = refStack.pop()!;
-      if (obj instanceof PDFRef) visit(obj);
+      if (kindOf(obj) === KIND_REF) visit(obj as PDFRef);
       else forEachChild(obj, pushOnStack);
     }
   } finally {
@@ -57,7 +57,8 @@ function forEachReference(source: ObjectSource, visit: (ref: PDFRef) => void): v
 const refStack: PDFObject[] = [];
 /** Only what can hold or be a reference goes on the stack: names, numbers and strings lead nowhere. */
 const pushOnStack = (child: PDFObject): void => {
-  if (child instanceof PDFRef || holdsChildren(child)) refStack.push(child);
+  const kind = kindOf(child);
+  if (kind === KIND_REF || kind >= KIND_DICT) refStack.push(child);
 };
 
 /** The references an object holds (forEachReference), as a list. */

@@ -6,7 +6,7 @@
  * these. The walk keeps a stack of its own rather than recursing: nesting is
  * bounded by the parser, but objects made in memory are not.
  */
-import { itemsOf, PDFArray, PDFDict, type PDFName, type PDFObject, PDFStream } from './primitives.js';
+import { itemsOf, KIND_ARRAY, KIND_DICT, KIND_STREAM, kindOf, type PDFArray, PDFDict, type PDFName, type PDFObject, type PDFStream } from './primitives.js';
 
 /** Where a child is written: the dictionary or array that holds it, and its key or index there. */
 export type Holder = PDFDict | PDFArray;
@@ -19,29 +19,34 @@ export type Visit = (child: PDFObject, holder: Holder, at: PDFName | number) => 
  * the child in its holder (`holder.set(at, …)`), not add or remove one.
  */
 export function forEachChild(obj: PDFObject, visit: Visit): void {
-  const container = obj instanceof PDFStream ? obj.dict : obj;
-  if (container instanceof PDFDict) {
+  // kindOf rather than instanceof (primitives.ts says why): a walk asks this of every object it meets.
+  const container = kindOf(obj) === KIND_STREAM ? (obj as PDFStream).dict : obj;
+  const kind = kindOf(container);
+  if (kind === KIND_DICT) {
+    const dict = container as PDFDict;
     // forEach: a for-of over the entries makes an array per entry, on every object of a walk. Its callback is
     // made once, with the visit and the holder in module variables (restored after: a visit may walk too).
     const outerVisit = entryVisit;
     const outerHolder = entryHolder;
     entryVisit = visit;
-    entryHolder = container;
+    entryHolder = dict;
     try {
-      container.forEach(visitEntry);
+      dict.forEach(visitEntry);
     } finally {
       entryVisit = outerVisit;
       entryHolder = outerHolder;
     }
-  } else if (container instanceof PDFArray) {
-    const items = itemsOf(container);
-    for (let i = 0; i < items.length; i++) visit(items[i], container, i);
+  } else if (kind === KIND_ARRAY) {
+    const array = container as PDFArray;
+    const items = itemsOf(array);
+    for (let i = 0; i < items.length; i++) visit(items[i], array, i);
   }
 }
 
 /** Whether forEachChild can find anything in `obj`: only dictionaries, arrays and streams hold values. */
 export function holdsChildren(obj: PDFObject): boolean {
-  return obj instanceof PDFDict || obj instanceof PDFArray || obj instanceof PDFStream;
+  // Dictionaries, arrays and streams are the kinds from KIND_DICT up.
+  return kindOf(obj) >= KIND_DICT;
 }
 
 let entryVisit: Visit | undefined;

@@ -91,10 +91,12 @@ export const lastUnsigned = (): number => unsignedValue;
 export function unsignedEnd(bytes: Uint8Array, pos: number, end: number): number {
   let value = 0;
   let i = pos;
-  while (i < end && isDigit(bytes[i])) {
-    value = value * 10 + (bytes[i] - 0x30);
-    i++;
-    if (i - pos > 15) return -1;
+  // Each byte read once, no call per digit: every object header is read so, mostly by unoptimized code.
+  for (; i < end; i++) {
+    const b = bytes[i];
+    if (b < 0x30 || b > 0x39) break;
+    if (i - pos >= 15) return -1;
+    value = value * 10 + (b - 0x30);
   }
   if (i === pos || (i < end && CHAR_CLASS[bytes[i]] === 0)) return -1;
   unsignedValue = value;

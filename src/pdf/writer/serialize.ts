@@ -6,7 +6,22 @@
  * tokens rather than building each container's text (nested containers
  * would be built once per level).
  */
-import { itemsOf, PDFArray, PDFDict, PDFName, PDFNumber, PDFObject, PDFRef, PDFStream } from '../model/primitives.js';
+import {
+  itemsOf,
+  KIND_ARRAY,
+  KIND_DICT,
+  KIND_NAME,
+  KIND_NUMBER,
+  KIND_REF,
+  KIND_STREAM,
+  kindOf,
+  type PDFArray,
+  type PDFDict,
+  type PDFName,
+  type PDFObject,
+  type PDFRef,
+  type PDFStream,
+} from '../model/primitives.js';
 
 /**
  * Where the written form goes, a token at a time. A reference is handed over
@@ -30,25 +45,27 @@ export function serialize(object: PDFObject): Uint8Array {
  * object was one call site for every class, the serializer's largest cost).
  */
 export function writeTokens(object: PDFObject, out: TokenWriter): void {
-  if (object instanceof PDFName) out.token(object.asString());
-  else if (object instanceof PDFRef) out.ref(object);
-  else if (object instanceof PDFNumber) out.token(object.toString());
-  else if (object instanceof PDFDict) {
+  // kindOf rather than instanceof (primitives.ts says why): every value of every parsed object written comes here.
+  const kind = kindOf(object);
+  if (kind === KIND_NAME) out.token((object as PDFName).asString());
+  else if (kind === KIND_REF) out.ref(object as PDFRef);
+  else if (kind === KIND_NUMBER) out.token(object.toString());
+  else if (kind === KIND_DICT) {
     out.token('<<\n');
     // forEach with `out` as its this: neither an array per entry (for-of) nor a closure per dictionary.
-    object.forEach(writeEntry, out);
+    (object as PDFDict).forEach(writeEntry, out);
     out.token('>>');
-  } else if (object instanceof PDFArray) {
+  } else if (kind === KIND_ARRAY) {
     out.token('[ ');
-    const items = itemsOf(object);
+    const items = itemsOf(object as PDFArray);
     for (let i = 0; i < items.length; i++) {
       writeTokens(items[i], out);
       out.token(' ');
     }
     out.token(']');
-  } else if (object instanceof PDFStream) {
+  } else if (kind === KIND_STREAM) {
     // Only a stream's dictionary is ever serialized here; its data goes out as pieces.
-    writeTokens(object.dict, out);
+    writeTokens((object as PDFStream).dict, out);
   } else {
     // Strings, booleans, null: each keeps its written form.
     out.token(object.toString());

@@ -7,6 +7,13 @@
 import * as lib from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import {
+  KIND_ARRAY,
+  KIND_DICT,
+  KIND_NAME,
+  KIND_NUMBER,
+  KIND_REF,
+  KIND_STREAM,
+  kindOf,
   PDFArray,
   PDFBool,
   PDFContext,
@@ -20,6 +27,7 @@ import {
   PDFString,
   UnexpectedObjectTypeError,
 } from '../../../src/pdf/model/primitives.js';
+import { PiecewiseStream } from '../../../src/pdf/security/file-crypto.js';
 import { parseValue } from '../../../src/pdf/reader/parser.js';
 import { memoryContext } from '../../helpers/memory-context.js';
 
@@ -188,6 +196,37 @@ describe('look-ups', () => {
     expect(() => page.lookup(PDFName.of('Kids'), PDFDict)).toThrow('Expected instance of PDFDict, but got instance of PDFArray');
     expect(context.enumerateIndirectObjects()).toEqual([[ref, kids]]);
     expect(ref.objectNumber).toBe(context.largestObjectNumber);
+  });
+});
+
+describe('kindOf', () => {
+  it('says what instanceof says, for every class and the streams the reader and the encryption make', () => {
+    const context = memoryContext();
+    const dict = context.obj({});
+    const objects = [
+      PDFName.of('A'),
+      PDFNumber.of(1.5),
+      PDFRef.of(7, 0),
+      dict,
+      context.obj([1]),
+      PDFRawStream.of(context.obj({}), new Uint8Array(1)),
+      new PiecewiseStream(context.obj({}), [new Uint8Array(2)]),
+      PDFString.of('a'),
+      PDFHexString.of('41'),
+      PDFBool.True,
+      PDFNull,
+    ];
+    const expectedKind = (object: object) =>
+      [
+        [PDFName, KIND_NAME],
+        [PDFNumber, KIND_NUMBER],
+        [PDFRef, KIND_REF],
+        [PDFDict, KIND_DICT],
+        [PDFArray, KIND_ARRAY],
+        [PDFRawStream, KIND_STREAM],
+      ].find(([type]) => object instanceof (type as abstract new (...args: never[]) => object))?.[1] ?? 0;
+    expect(objects.map(kindOf)).toEqual(objects.map(expectedKind));
+    expect(new Set(objects.map(kindOf)).size).toBe(7);
   });
 });
 
