@@ -77,11 +77,15 @@ const REGULAR = `[^${WHITE}${DELIMITERS}]`;
  * over), names, hex strings, white space, and every token but `q`, `Q` and
  * those with an `I` in them (`BI`, `ID`, `EI`: an inline image); `<<` is kept
  * (group 1), so that its second `<` is not taken for a hex string. What is
- * left of plain content is its `q`, `Q`, `[`, `]`, `<<` and `>>`.
+ * left of plain content is its `q`, `Q`, `[`, `]`, `<<` and `>>`. Everything
+ * removed between two kept tokens is one match (each alternative starts on
+ * bytes no other starts on, so the repetition stays linear): each match is a
+ * step of the replace's own, and a match per name and string was a fifth of
+ * the time on the images shape's content (2.1 MB: 5.8 -> 4.6 ms).
  */
 const NOT_COUNTED = new RegExp(
-  `(<<)|\\((?:[^()\\\\]|\\\\[^])*\\)|\\/${REGULAR}*|<[0-9A-Fa-f${WHITE}]*>|` +
-    `(?:[${WHITE}]+|[^${WHITE}${DELIMITERS}qQI][^${WHITE}${DELIMITERS}I]*|[qQ][^${WHITE}${DELIMITERS}I]+)+`,
+  `(<<)|(?:[${WHITE}]+|[^${WHITE}${DELIMITERS}qQI][^${WHITE}${DELIMITERS}I]*|\\/${REGULAR}*|\\((?:[^()\\\\]|\\\\[^])*\\)|` +
+    `[qQ][^${WHITE}${DELIMITERS}I]+|<[0-9A-Fa-f${WHITE}]*>)+`,
   'g',
 );
 
@@ -377,34 +381,43 @@ export function decodedDepth(
   const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
   // Most content decodes to far less than QUICK_PIECE (in one to three writes, as its bytes cross the file's 4 KB
-  // chunks): its text is gathered for the quick look, and handed to the scan if it grows past that.
-  let gathered: string | undefined = quick && quickSpent < QUICK_BYTES ? '' : undefined;
+  // chunks): its bytes are gathered for the quick look (how many so far; -1: not gathering), and handed to the scan
+  // if they grow past that. Gathered as bytes and made text once: a text per piece, joined, was copied again whole
+  // by the quick look's first search.
+  let gathered = quick && quickSpent < QUICK_BYTES ? 0 : -1;
   const take = (piece: Uint8Array): void => {
-    if (gathered !== undefined) {
-      if (gathered.length + piece.length <= QUICK_PIECE) {
-        gathered += latin1(piece);
+    if (gathered >= 0) {
+      if (gathered + piece.length <= QUICK_PIECE) {
+        gatherRoom.set(piece, gathered);
+        gathered += piece.length;
         return;
       }
-      quickSpent += gathered.length;
+      quickSpent += gathered;
       // With the piece: it may lie in the scan's room, which pushing what was gathered overwrites.
-      scan.push(Buffer.from(gathered + latin1(piece), 'latin1'));
-      gathered = undefined;
+      const both = Buffer.allocUnsafe(gathered + piece.length);
+      both.set(gatherRoom.subarray(0, gathered));
+      both.set(piece, gathered);
+      scan.push(both);
+      gathered = -1;
       return;
     }
     scan.push(piece);
   };
   // Flate inflates into the scan's memory, where the scan takes each piece (no copy); content gathered for the quick
   // look, which most often answers, is inflated apart (the module is not even compiled then).
-  const room = gathered === undefined ? () => scan.room() : undefined;
+  const room = gathered < 0 ? () => scan.room() : undefined;
   const { ended, made } = decodePieces(encoded, chain, budget, take, room);
   if (ended === 'over budget') return { depth: BALANCED, made };
-  if (gathered !== undefined) {
-    const quick = quickLook(gathered);
+  if (gathered >= 0) {
+    const quick = quickLook(gatherRoom.toString('latin1', 0, gathered));
     if (quick) return { depth: quick, made };
-    scan.push(Buffer.from(gathered, 'latin1'));
+    scan.push(gatherRoom.subarray(0, gathered));
   }
   return { depth: scan.result(), made };
 }
+
+/** Where decodedDepth gathers a stream's decoded bytes for the quick look: reused, its pages touched only as far as used. */
+const gatherRoom = Buffer.allocUnsafeSlow(QUICK_PIECE);
 
 /**
  * Where unfiltered content read from a lazily read file is put while it is
