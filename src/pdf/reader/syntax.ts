@@ -50,18 +50,8 @@ export function readUnsigned(bytes: Uint8Array, pos: number, end = bytes.length)
 
 /** `N G obj` at `pos` (after white space): the numbers and where the body starts. */
 export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.length): { num: number; gen: number; bodyStart: number } | undefined {
-  // The numbers are read here rather than by readUnsigned, whose result objects were two per header read.
-  pos = skipWhite(bytes, pos, end);
-  const numEnd = unsignedEnd(bytes, pos, end);
-  if (numEnd < 0) return undefined;
-  const num = unsignedValue;
-  let at = skipWhite(bytes, numEnd, end);
-  const genEnd = unsignedEnd(bytes, at, end);
-  if (genEnd < 0) return undefined;
-  const gen = unsignedValue;
-  at = skipWhite(bytes, genEnd, end);
-  if (!isKeywordAt(bytes, at, OBJ, end)) return undefined;
-  return { num, gen, bodyStart: at + 3 };
+  const bodyStart = headerEnd(bytes, pos, end);
+  return bodyStart < 0 ? undefined : { num: headerNum, gen: headerGen, bodyStart };
 }
 
 /**
@@ -71,12 +61,27 @@ export function readObjectHeader(bytes: Uint8Array, pos: number, end = bytes.len
  * object's header, some twice: 8,000 of them in a rotate of long-text).
  */
 export function bodyStartAt(bytes: Uint8Array, pos: number, num: number, gen: number, end = bytes.length): number {
+  const bodyStart = headerEnd(bytes, pos, end);
+  return bodyStart >= 0 && headerNum === num && headerGen === gen ? bodyStart : -1;
+}
+
+/** The numbers headerEnd read last. */
+let headerNum = 0;
+let headerGen = 0;
+
+/**
+ * Where the body starts after `N G obj` at `pos` (after white space), else -1; the numbers in headerNum and
+ * headerGen. Read here rather than by readUnsigned, whose result objects were two per header read.
+ */
+function headerEnd(bytes: Uint8Array, pos: number, end: number): number {
   pos = skipWhite(bytes, pos, end);
   const numEnd = unsignedEnd(bytes, pos, end);
-  if (numEnd < 0 || unsignedValue !== num) return -1;
+  if (numEnd < 0) return -1;
+  headerNum = unsignedValue;
   let at = skipWhite(bytes, numEnd, end);
   const genEnd = unsignedEnd(bytes, at, end);
-  if (genEnd < 0 || unsignedValue !== gen) return -1;
+  if (genEnd < 0) return -1;
+  headerGen = unsignedValue;
   at = skipWhite(bytes, genEnd, end);
   return isKeywordAt(bytes, at, OBJ, end) ? at + 3 : -1;
 }
