@@ -6,6 +6,7 @@
  */
 import { partName, type AnyAction, type KeepPart, type NamedDocument, type TransformContext } from './action.js';
 import { parseFields, type RawValues } from './fields.js';
+import { describeValue, isFieldObject, notFieldObject } from './input-shape.js';
 import { joinPdf, type PdfData } from './pdf-data.js';
 import type { WarningHandler } from './warnings.js';
 
@@ -31,11 +32,40 @@ interface StagingRunOptions extends RunOptions {
 /** An action's output, and the pages of the input documents it read (the server's pages processed). */
 export type Run = ActionOutput & { pages: number };
 
-/** Checks every field and the cross-field rules; throws ValidationError. */
+/** Checks every field and the cross-field rules; throws ValidationError (TypeError for arguments of the wrong shape). */
 export function validateInput(action: AnyAction, raw: RawValues): Record<string, unknown> {
+  checkArguments('validateInput', action, raw);
+  return parsedInput(action, raw);
+}
+
+function parsedInput(action: AnyAction, raw: RawValues): Record<string, unknown> {
   const values = parseFields(action.fields, raw);
   action.check?.(values as never);
   return values;
+}
+
+/**
+ * The exported generic forms' arguments, as a JavaScript caller may get them
+ * wrong: a name where the action goes, the bytes where the fields go (which
+ * would otherwise be refused one "unknown field" per byte).
+ */
+function checkArguments(functionName: string, action: unknown, raw: unknown): asserts action is AnyAction {
+  if (!isAction(action)) {
+    const remedy = typeof action === 'string' ? `: pass findAction(${JSON.stringify(action)})` : '';
+    throw new TypeError(`${functionName} takes an action first, from actions or findAction(name); got ${describeValue(action)}${remedy}`);
+  }
+  if (!isFieldObject(raw)) throw notFieldObject(`${functionName}(${action.name}, fields)`, Object.keys(action.fields), raw);
+}
+
+function isAction(value: unknown): value is AnyAction {
+  const action = value as Partial<AnyAction> | null;
+  return (
+    typeof action === 'object' &&
+    action !== null &&
+    typeof action.name === 'string' &&
+    typeof action.fields === 'object' &&
+    typeof action.transform === 'function'
+  );
 }
 
 /**
@@ -44,7 +74,7 @@ export function validateInput(action: AnyAction, raw: RawValues): Record<string,
  * PdfsvcError for other failures; anything else is an internal fault.
  */
 export async function run(action: AnyAction, raw: RawValues, options: StagingRunOptions = {}): Promise<Run> {
-  const values = validateInput(action, raw);
+  const values = parsedInput(action, raw);
   const { default: transform } = await action.transform();
   let pages = 0;
   const context: TransformContext = {
@@ -62,6 +92,7 @@ export async function run(action: AnyAction, raw: RawValues, options: StagingRun
 
 /** The library's form: outputs joined into one buffer each. */
 export async function runAction(action: AnyAction, raw: RawValues, options: RunOptions = {}): Promise<ActionResult> {
+  checkArguments('runAction', action, raw);
   // Only the options a library caller has: a keepPart (the command line's) would make parts this cannot join.
   return joined(await run(action, raw, { onWarning: options.onWarning }));
 }

@@ -4,7 +4,7 @@
  * and doing what it says works (the output judged by qpdf and pdfinfo).
  */
 import { describe, expect, it } from 'vitest';
-import { mergeDocuments, rotatePages, splitByPageCount, ValidationError } from '../../src/index.js';
+import { findAction, mergeDocuments, rotatePages, runAction, splitByPageCount, validateInput, ValidationError } from '../../src/index.js';
 import { fixture, pageMarkers, pdfinfo, qpdfCheck } from '../helpers/pdf-tools.js';
 
 /** The refusal `run` throws, or a failure when it does not throw. */
@@ -70,5 +70,28 @@ describe('the library refuses arguments of the wrong shape in words that say wha
       [5, 6, 7, 8],
       [9, 10],
     ]);
+  });
+
+  it('runAction and validateInput, the generic forms: a name for the action or bytes for the fields is one TypeError', async () => {
+    const bytes = new Uint8Array(fixture('pages-3.pdf'));
+    const rotate = findAction('rotate')!;
+    const byName = await refusal(async () => runAction('rotate_pages' as never, { file: bytes, angle: 90 }));
+    expect(byName).toBeInstanceOf(TypeError);
+    expect((byName as Error).message).toBe('runAction takes an action first, from actions or findAction(name); got a string: pass findAction("rotate_pages")');
+    const byBytes = await refusal(async () => runAction(rotate, bytes as never));
+    expect(byBytes).toBeInstanceOf(TypeError);
+    expect((byBytes as Error).message).toBe('runAction(rotate_pages, fields) takes one object of fields, { file, angle, pages }; got a Uint8Array');
+    expect(() => validateInput(undefined as never, { file: bytes })).toThrow(
+      new TypeError('validateInput takes an action first, from actions or findAction(name); got undefined'),
+    );
+    expect(() => validateInput(rotate, null as never)).toThrow(
+      new TypeError('validateInput(rotate_pages, fields) takes one object of fields, { file, angle, pages }; got null'),
+    );
+    // Doing what the messages say works.
+    expect(validateInput(rotate, { file: bytes, angle: '90' })).toMatchObject({ angle: 90 });
+    const result = await runAction(findAction('rotate_pages')!, { file: bytes, angle: 90 });
+    if (result.output !== 'document') throw new Error('rotate_pages makes one document');
+    expect((await qpdfCheck(result.bytes)).exitCode).toBe(0);
+    expect((await pdfinfo(result.bytes)).pages.map((page) => page.rotation)).toEqual([90, 90, 90]);
   });
 });
