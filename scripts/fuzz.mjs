@@ -74,7 +74,7 @@ const ACTIONS = Object.fromEntries(
   actions.map((action) => {
     const values = {};
     for (const [name, field] of Object.entries(action.fields)) {
-      if (!field.required && !field.inExample) continue;
+      if (!field.required) continue;
       if (field.kind !== 'file') values[name] = String(field.example);
       else {
         const files = [field.example].flat().map((example) => new Uint8Array(readFileSync(join(FIXTURES, example))));

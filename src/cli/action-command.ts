@@ -208,8 +208,10 @@ function refuseMissingOptions(action: AnyAction, raw: RawValues): void {
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
     if (!field.required || raw[name] !== undefined || (field.kind === 'file' && field.accepts === 'pdf')) continue;
     const flag = `--${kebabName(name)}`;
-    if (field.kind === 'text' && field.secret) missing.add(name, `is required: ${secretOptions(name)}`);
-    else if (field.kind === 'file') missing.add(name, `is required: give ${flag} FILE`);
+    if (field.kind === 'text' && field.secret) {
+      const empty = field.emptyFor ? `; give it empty (${flag} '') for ${field.emptyFor}` : '';
+      missing.add(name, `is required: ${secretOptions(name)}${empty}`);
+    } else if (field.kind === 'file') missing.add(name, `is required: give ${flag} FILE`);
     else missing.add(name, `is required: give ${flag}, ${describeRules(field)}`);
   }
   missing.throwIfAny();
@@ -218,22 +220,6 @@ function refuseMissingOptions(action: AnyAction, raw: RawValues): void {
 function secretOptions(name: string): string {
   const flag = `--${kebabName(name)}`;
   return `give ${flag} VALUE, ${flag}-file FILE, or set ${secretEnvName(name)}`;
-}
-
-/**
- * A secret the document turned out to need (remove_password's password, optional until the file is read):
- * the action's "is required" gains the options that give it. Local refusals only, and not with --json: remote mode
- * and the problem object keep the API's words.
- */
-function withSecretOptions(action: AnyAction, err: unknown): unknown {
-  if (!(err instanceof ValidationError) || err.constructor !== ValidationError) return err;
-  const fields = action.fields as Record<string, Field>;
-  const needed = (name: string, message: string) => {
-    const field = fields[name];
-    return field?.kind === 'text' && field.secret && message.startsWith('is required') ? `${message}; ${secretOptions(name)}` : message;
-  };
-  const errors = Object.fromEntries(Object.entries(err.errorsIn(CLI_WORDS)).map(([name, messages]) => [name, messages.map((m) => needed(name, m))]));
-  return new ValidationError(errors, err.code);
 }
 
 /** A secret from its option, else its file option, else its environment variable. */
@@ -280,7 +266,7 @@ async function runFromCli(
     });
   } catch (err) {
     staged?.discard();
-    throw options.json ? err : withSecretOptions(action, err);
+    throw err;
   } finally {
     // Before any error is printed: the terminal is left clean.
     progress?.stop();

@@ -16,8 +16,8 @@ interface FieldCommon {
   /** One sentence for --help, the OpenAPI description and the docs page. */
   help: string;
   required?: boolean;
-  /** Sent by the example request (the required fields and these) although optional: remove_password's example document needs its password. */
-  inExample?: true;
+  /** A required text field that may be empty: what the empty value is for, said when the field is missing. */
+  emptyFor?: string;
 }
 
 export interface FileField extends FieldCommon {
@@ -284,14 +284,16 @@ function checkPageSyntax(text: string, field: PagesField, name: string): void {
   });
 }
 
-function missingMessage(field: Field): string {
+function missingMessage(field: Field): Message {
   switch (field.kind) {
     case 'file':
       return field.multiple
         ? 'is required: send at least one PDF as a file part'
         : `is required: send the ${field.accepts === 'pdf' ? 'PDF' : 'image'} as a file part`;
-    default:
-      return 'is required';
+    default: {
+      const { emptyFor } = field;
+      return emptyFor ? (words) => `is required; ${words.give} it empty for ${emptyFor}` : 'is required';
+    }
   }
 }
 

@@ -129,7 +129,9 @@ function control(operation: string, name: string, schema: Schema, required: bool
       schema.default !== undefined ? ` placeholder="${escape(schema.default)}"` : '',
       type === 'password' ? ' autocomplete="off"' : '',
     ].join('');
-    input = `<input type="${type}" id="${id}" name="${escape(name)}"${attrs}${req}>`;
+    // Required but possibly empty (remove_password's password): the browser must not refuse it empty, and the form sends it.
+    const sendsEmpty = required && schema.type === 'string' && schema.minLength === undefined;
+    input = `<input type="${type}" id="${id}" name="${escape(name)}"${attrs}${sendsEmpty ? ' data-send-empty' : req}>`;
   }
   return `<div class="control"><label for="${id}"><code>${escape(name)}</code>${required ? ' <span class="req">required</span>' : ''}</label>${input}</div>`;
 }
@@ -230,7 +232,7 @@ const SCRIPT = `
       for (const element of form.elements) {
         if (!element.name) continue;
         if (element.type === 'file') for (const file of element.files) data.append(element.name, file, file.name);
-        else if (element.value !== '') data.append(element.name, element.value);
+        else if (element.value !== '' || element.dataset.sendEmpty !== undefined) data.append(element.name, element.value);
       }
       const headers = { 'X-API-Key': keyInput.value.trim() };
       const accept = form.querySelector('[data-header="Accept"]');

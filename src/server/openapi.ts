@@ -55,7 +55,8 @@ function schemaFor(name: string, field: Field): Schema {
       const emptyOk = field.emptyMeansAbsent && field.minLength !== undefined;
       return {
         type: 'string',
-        ...(emptyOk ? {} : { minLength: field.minLength ?? (field.required ? 1 : undefined) }),
+        // A required field that may be empty (remove_password's password) is sent, empty or not: no minLength.
+        ...(emptyOk ? {} : { minLength: field.minLength ?? (field.required && !field.emptyFor ? 1 : undefined) }),
         maxLength: field.maxLength,
         ...(printable ? { pattern: emptyOk ? `^(?:${printable}{${field.minLength},${field.maxLength ?? ''}})?$` : `^${printable}*$` } : {}),
         ...(field.secret ? { format: 'password', writeOnly: true } : {}),

@@ -350,11 +350,12 @@ describe('pdfsvc CLI', () => {
       const { exitCode, stderr } = await pdfsvc([...args, fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
       expect({ exitCode, stderr }).toEqual({ exitCode: 2, stderr: `pdfsvc: ${message}` });
     }
-    // Optional until the document turns out to need it.
+    // Required, as the contract lists it, and empty for a document that opens without one.
     const locked = await pdfsvc(['remove-password', fixturePath('encrypted-user.pdf'), '-o', out], { encoding: 'utf8', env: { PDFSVC_PASSWORD: undefined } });
     expect({ exitCode: locked.exitCode, stderr: locked.stderr }).toEqual({
       exitCode: 2,
-      stderr: 'pdfsvc: password: is required: the document needs a password to open; give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD',
+      stderr:
+        "pdfsvc: password: is required: give --password VALUE, --password-file FILE, or set PDFSVC_PASSWORD; give it empty (--password '') for a document that opens without a password",
     });
     // --json keeps the problem object the API answers with.
     const json = await pdfsvc(['add-image-watermark', '--json', fixturePath('pages-3.pdf'), '-o', out], { encoding: 'utf8' });

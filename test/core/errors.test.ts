@@ -59,13 +59,6 @@ const CASES: Case[] = [
     message: /^the document is password-protected: call remove_password with its password first, then rotate_pages$/,
   },
   {
-    code: 'encrypted',
-    action: 'remove_password',
-    values: { file: fixture('encrypted-user.pdf') },
-    field: 'password',
-    message: /^is required: the document needs a password to open$/,
-  },
-  {
     code: 'restricted',
     action: 'reverse_pages',
     values: { file: fixture('restricted.pdf') },

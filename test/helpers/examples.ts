@@ -11,15 +11,15 @@ import { fixture, fixturePath } from './pdf-tools.js';
 export type ExamplePart = string | Uint8Array | Uint8Array[];
 
 /**
- * The action's required fields (and those marked inExample; with `every`,
- * all its fields) with their examples, as a form sends them (text, and
- * fixture files as bytes). With `file`, that document replaces the example of
- * the input PDF (the first item of a repeated part).
+ * The action's required fields (with `every`, all its fields) with their
+ * examples, as a form sends them (text, and fixture files as bytes). With
+ * `file`, that document replaces the example of the input PDF (the first item
+ * of a repeated part).
  */
 export function exampleRequest(action: AnyAction, file?: Uint8Array, every = false): Record<string, ExamplePart> {
   const request: Record<string, ExamplePart> = {};
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
-    if (!field.required && !field.inExample && !every) continue;
+    if (!field.required && !every) continue;
     if (field.kind !== 'file') {
       request[name] = String(field.example);
       continue;
@@ -46,7 +46,7 @@ export function exampleArguments(action: AnyAction, file: string, out: string): 
   const positional: string[] = [];
   const options: string[] = [];
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
-    if (!field.required && !field.inExample) continue;
+    if (!field.required) continue;
     if (field.kind !== 'file') {
       options.push(`--${kebabName(name)}=${String(field.example)}`);
       continue;

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Download, type Locator, type Page, type Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath, pageMarkers, pdfinfo } from '../helpers/pdf-tools.js';
+import { showEncryption } from '../helpers/security.js';
 import { checkedMarkers, unpack } from '../helpers/split-tools.js';
 import { haveTool } from '../helpers/tools.js';
 import { serve, type Served } from './spawn.js';
@@ -34,7 +35,14 @@ const LAUNCH_ARGS = [
 interface OpenApiOperation {
   operationId: string;
   requestBody: {
-    content: { 'multipart/form-data': { schema: { properties: Record<string, { enum?: unknown[]; examples?: unknown[] }>; required: string[] } } };
+    content: {
+      'multipart/form-data': {
+        schema: {
+          properties: Record<string, { type?: string; format?: string; minLength?: number; enum?: unknown[]; examples?: unknown[] }>;
+          required: string[];
+        };
+      };
+    };
   };
 }
 
@@ -172,10 +180,13 @@ describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_0
       // The fields table: one row per schema property, in order; merge's
       // numbered alternatives file_1 … file_10 are named in the row of the
       // repeated file part (which the form repeats itself), and that part is
-      // what the form requires.
+      // what the form requires. A required text that may be empty (no
+      // minLength: remove_password's password) is sent empty, not refused.
       const merge = name === 'merge_documents';
       const shown = Object.keys(properties).filter((field) => !(merge && /^file_\d+$/.test(field)));
-      const needed = merge ? ['file'] : required;
+      const needed = (merge ? ['file'] : required).filter(
+        (field) => !(properties[field].type === 'string' && properties[field].format !== 'binary' && properties[field].minLength === undefined),
+      );
       expect(await s.locator('table tbody tr td:first-child').allTextContents(), name).toEqual(shown);
       if (merge) expect(await s.locator('table tbody tr').first().textContent()).toContain('file_1 to file_10');
       const curl = await s.locator('pre.example').textContent();
@@ -262,6 +273,21 @@ describe.skipIf(!haveChromium)('GET /docs in headless Chromium', { timeout: 90_0
     expect(await s.locator('[name="pages"]').getAttribute('aria-invalid')).toBeNull();
     const saved = await download('rotate_pages');
     expect((await pdfinfo(saved.bytes)).pages.map((p) => p.rotation)).toEqual([0, 90, 0]);
+  });
+
+  it('remove_password from the form with the password left empty: a document that opens without one is decrypted', async () => {
+    const s = await openForm('remove_password');
+    // Required, and sent even empty: the browser must not refuse to submit it.
+    const password = s.locator('input[name="password"]');
+    expect(await password.getAttribute('type')).toBe('password');
+    expect(await password.getAttribute('required')).toBeNull();
+    await s.locator('input[name="file"]').setInputFiles(fixturePath('restricted.pdf'));
+    const { response } = await submit('remove_password');
+    expect(response.status()).toBe(200);
+    // (Left out, the password would be a 400 "is required": the 200 says the form sent it empty.)
+    const saved = await download('remove_password');
+    expect((await showEncryption(saved.bytes)).encrypted).toBe(false);
+    expect(await pageMarkers(saved.bytes)).toEqual(await pageMarkers(readFileSync(fixturePath('restricted.pdf'))));
   });
 
   it('split_by_page_count from the form: the ZIP answer is offered as a download', async () => {

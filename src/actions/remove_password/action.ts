@@ -6,17 +6,15 @@ export const fields = {
   file: { ...pdfFile, example: 'encrypted-user.pdf' },
   password: {
     kind: 'text',
-    // The contract lists it as required (docs/contract.md, "Fields"). It is optional here only so that a
-    // document whose passwords are both empty (it opens without one) can be
-    // decrypted too: omitted means the empty password, and a document that
-    // needs a password then answers 400 errors.password "is required".
-    // The contract: at most 256 characters. Readers use only the first 32 bytes
-    // (RC4, AES-128) or 127 bytes (AES-256), so a longer one still opens.
+    // Required, as the contract lists it; an empty value is the empty password, so a document whose
+    // passwords are both empty (restrictions alone) decrypts too. The contract: at most 256 characters.
+    // Readers use only the first 32 bytes (RC4, AES-128) or 127 bytes (AES-256), so a longer one still opens.
+    required: true,
+    emptyFor: 'a document that opens without a password',
     maxLength: 256,
     secret: true,
     example: 'secret-user',
-    inExample: true,
-    help: 'The password that opens the document now: its user (open) password or its owner password. Omitted only for a document that opens without a password.',
+    help: 'The password that opens the document now: its user (open) password or its owner password. Empty for a document that opens without a password.',
   },
 } as const satisfies FieldMap;
 

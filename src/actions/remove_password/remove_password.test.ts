@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { addPassword, addRestrictions, removePassword } from '../../index.js';
-import { fixture, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
+import { fixture, pageMarkers, qpdfCheck, qpdfJson, tempFile, type QpdfOutline } from '../../../test/helpers/pdf-tools.js';
 import { allMessages, opensWith, refused, showEncryption, signatureNames, text } from '../../../test/helpers/security.js';
 
 const USER = 'user pw';
@@ -127,14 +127,14 @@ describe('remove_password', () => {
     }
   });
 
-  it('refuses a wrong password on a document that opens without one, as qpdf does, and says to leave it out', async () => {
+  it('refuses a wrong password on a document that opens without one, as qpdf does, and says to send an empty one', async () => {
     // The contract: a password that does not open the file is a 400 on password (README, "Choices where the specification is silent").
     for (const input of [fixture('restricted.pdf'), await qpdfEncrypt('pages-3.pdf', '128', ['--use-aes=y'], '')]) {
       const errors = await refused(() => removePassword({ file: input, password: 'wrong pw' }));
-      expect(errors.password[0]).toMatch(/not its owner password, and the document has no open password; leave the password out/);
+      expect(errors.password[0]).toMatch(/not its owner password, and the document has no open password; send an empty password/);
       expect(allMessages(errors)).not.toContain('wrong pw');
       expect((await execa('qpdf', ['--password=wrong pw', '--check', tempFile(input)], { reject: false })).stderr).toMatch(/invalid password/);
-      expect((await showEncryption(await removePassword({ file: input }))).encrypted).toBe(false);
+      expect((await showEncryption(await removePassword({ file: input, password: '' }))).encrypted).toBe(false);
     }
   });
 
@@ -172,10 +172,15 @@ describe('remove_password', () => {
     expect((await qpdfJson(out)).outlines).toEqual((await qpdfJson(fixture('outline.pdf'))).outlines);
   });
 
-  it('decrypts a document that opens without a password when the password is omitted', async () => {
+  it('decrypts a document that opens without a password with an empty password; the password left out is a 400 (the contract: required)', async () => {
     const input = await qpdfEncrypt('pages-3.pdf', '128', ['--use-aes=y'], '');
-    expect((await showEncryption(await removePassword({ file: input }))).encrypted).toBe(false);
-    expect((await refused(() => removePassword({ file: fixture('encrypted-user.pdf') }))).password[0]).toMatch(/required/);
+    const missing = 'is required; send it empty for a document that opens without a password';
+    for (const file of [input, fixture('encrypted-user.pdf'), fixture('pages-3.pdf')]) {
+      expect((await refused(() => removePassword({ file } as never))).password).toEqual([missing]);
+    }
+    const decrypted = await removePassword({ file: input, password: '' });
+    expect((await showEncryption(decrypted)).encrypted).toBe(false);
+    expect(await pageMarkers(decrypted)).toEqual([1, 2, 3]);
   });
 
   it('keeps signatures (removing them is remove_signatures)', async () => {

@@ -246,7 +246,7 @@ export function openDecrypted(bytes: Uint8Array, password: string): LoadedContex
   if (!params) return { context };
   const fileKey = authenticate(params, password);
   if (!fileKey) {
-    // Restrictions alone (an empty user password): the caller can say that leaving the password out opens it.
+    // Restrictions alone (an empty user password): the caller can say that an empty password opens it.
     throw new PdfError('wrong_password', password !== '' && authenticate(params, '') ? OPENS_WITHOUT_PASSWORD : 'does not open with the password given');
   }
   decryptWith(context, table, params, fileKey);
