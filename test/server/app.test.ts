@@ -332,6 +332,42 @@ describe('HTTP API, in process only', () => {
     expect(get.status).toBe(405);
   });
 
+  it('checks in the order DECISIONS.md gives: path, method, key, region, Accept, content type, size, fields, document', async () => {
+    // Each request fails every check from its own on; the answer names the first.
+    const app = inProcessApp('eu', { maxUploadBytes: 3000 });
+    const big = fixture('pages-10.pdf');
+    expect(big.byteLength).toBeGreaterThan(3000);
+    const notPdf = new TextEncoder().encode('not a PDF');
+    const post = (headers: Record<string, string>) =>
+      app.fetch(new Request('http://pdfsvc.test/v1/split_by_page_count', { method: 'POST', headers, body: big }));
+    const form = (file: Uint8Array, pageCount: string) =>
+      formRequest('http://pdfsvc.test/v1/split_by_page_count', [
+        ['file', file],
+        ['page_count', pageCount],
+      ]);
+    const split = async (key: string, accept: string, request: Request) => {
+      const headers = new Headers(request.headers);
+      headers.set('X-API-Key', key);
+      headers.set('Accept', accept);
+      return app.fetch(new Request(request, { headers }));
+    };
+    const plain = { 'content-type': 'text/plain', accept: '*/*' };
+    const statuses = [
+      (await app.fetch(new Request('http://pdfsvc.test/v1/no_such_action', { headers: plain }))).status,
+      (await app.fetch(new Request('http://pdfsvc.test/v1/split_by_page_count', { headers: plain }))).status,
+      (await post(plain)).status,
+      (await post({ ...plain, 'X-API-Key': keys.free })).status,
+      (await post({ ...plain, 'X-API-Key': keys.starter })).status,
+      (await post({ ...plain, accept: 'application/zip', 'X-API-Key': keys.starter })).status,
+      (await split(keys.starter, 'application/zip', form(big, '0'))).status,
+    ];
+    expect(statuses).toEqual([404, 405, 401, 403, 406, 415, 413]);
+    const badField = await split(keys.starter, 'application/zip', form(notPdf, '0'));
+    expect((await problemOf(badField)).errors).toEqual({ page_count: [expect.stringMatching(/1 or greater/)] });
+    const badDocument = await split(keys.starter, 'application/zip', form(notPdf, '1'));
+    expect(Object.keys((await problemOf(badDocument)).errors ?? {})).toEqual(['file']);
+  });
+
   it('refuses a field sent twice', async () => {
     const response = await inProcessApp().fetch(
       formRequest(
