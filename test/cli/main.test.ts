@@ -430,6 +430,24 @@ describe('pdfsvc CLI', () => {
     expect(problem.errors.file[0]).toMatch(/could not be parsed/);
   });
 
+  it("prints commander's refusals as a problem object with --json too: an unknown option is an unknown field", async () => {
+    const cases: Array<[string[], string, RegExp]> = [
+      [['rotate', '--angle', '90', '--bogus', '1'], 'bogus', /unknown option '--bogus'/],
+      [['split-by-page-count', '--page-count', '1', '--format', 'pdf'], 'format', /Allowed choices are zip, json, multipart/],
+    ];
+    for (const [args, field, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc([...args, '--json', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
+      expect(exitCode).toBe(2);
+      const problem = JSON.parse(stderr);
+      expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
+      expect(problem.errors).toEqual({ [field]: [expect.stringMatching(message)] });
+    }
+    // Without --json, commander's own words.
+    expect((await pdfsvc(['rotate', '--angle', '90', '--bogus', '1', fixturePath('pages-3.pdf')], { encoding: 'utf8' })).stderr).toBe(
+      "error: unknown option '--bogus'",
+    );
+  });
+
   it('keeps only hashes in the keys file; create, list and revoke', async () => {
     const keysFile = join(dir, 'keys.json');
     const created = await execa('node', ['bin/pdfsvc.js', 'keys', 'create', '--plan', 'starter', '--name', 'ci', '--keys-file', keysFile]);
