@@ -327,6 +327,22 @@ describe('pdfsvc CLI', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it('refuses --format beside -o DIR or --out-dir, where the parts are files (-o parts.zip --format zip made a directory)', async () => {
+    const target = join(dir, 'parts.zip');
+    for (const where of [
+      ['-o', target],
+      ['--out-dir', target],
+    ]) {
+      const refused = await pdfsvc(['split-by-page-count', '--page-count', '1', fixturePath('pages-3.pdf'), ...where, '--format', 'zip'], { encoding: 'utf8' });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toMatch(/^pdfsvc: format: packs the parts for standard output, but -o DIR and --out-dir write them as files/);
+      expect(existsSync(target)).toBe(false);
+    }
+    // The default packaging, not given, is no refusal: -o DIR writes the parts.
+    expect((await pdfsvc(['split-by-page-count', '--page-count', '1', fixturePath('pages-3.pdf'), '-o', target])).exitCode).toBe(0);
+    expect(readdirSync(target)).toEqual(['00001.pdf', '00002.pdf', '00003.pdf']);
+  });
+
   it('says an empty input is empty, from a pipe or a file, for one document and for one of a merge', async () => {
     const empty = join(dir, 'empty.pdf');
     writeFileSync(empty, '');
