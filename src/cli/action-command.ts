@@ -127,6 +127,13 @@ export function actionCommand(action: AnyAction): Command {
   command.option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error');
   command.action(async (...args: unknown[]) => {
     const options = command.opts();
+    // --format packs the parts for standard output: beside -o DIR or --out-dir it would be ignored (-o parts.zip made a directory).
+    if (command.getOptionValueSource('format') === 'cli' && ((options.output !== undefined && options.output !== '-') || options.outDir !== undefined)) {
+      throw ValidationError.field(
+        'format',
+        'packs the parts for standard output, but -o DIR and --out-dir write them as files (00001.pdf, 00002.pdf, …): leave --format out, or write the archive to standard output (-o - > parts.zip)',
+      );
+    }
     const remote = remoteSettings(command.optsWithGlobals());
     let positional = args[0] as string | string[] | undefined;
     const single = input && !(input[1].kind === 'file' && input[1].multiple);

@@ -264,6 +264,7 @@ export async function main(argv: string[]): Promise<void> {
   const action = actionNamedIn(argv);
   const program = buildProgram(action);
   const wantsJson = argv.includes('--json');
+  if (wantsJson) quietUsageErrors(program);
   try {
     await program.parseAsync(argv);
     process.exitCode ??= EXIT_OK;
@@ -275,6 +276,19 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** With --json, commander's refusals (an unknown option, a --format not offered) are printed by report(), as a problem object. */
+function quietUsageErrors(command: Command): void {
+  command.configureOutput({ writeErr: () => {} });
+  for (const sub of command.commands) quietUsageErrors(sub);
+}
+
+/** A refusal of commander's as the 400 of the option it names (`--bogus`: the unknown field `bogus`). */
+function usageError(err: CommanderError): ValidationError {
+  const option = /'--([a-z0-9-]+)/i.exec(err.message)?.[1];
+  const field = option ? option.replaceAll('-', '_') : err.code === 'commander.unknownCommand' ? 'command' : 'arguments';
+  return ValidationError.field(field, err.message.replace(/^error: /, ''));
+}
+
 /** Set once `serve` or `dashboard` begins to start (main() then exits on its refusal). */
 let startingServer = false;
 
@@ -283,7 +297,9 @@ function report(err: unknown, json: boolean): number {
   if (err instanceof CommanderError) {
     // --help and --version end through here too, with exit code 0.
     if (err.exitCode === 0) return EXIT_OK;
-    return EXIT_INVALID; // commander has already printed its message
+    // Without --json commander has already printed its message.
+    if (json) process.stderr.write(`${JSON.stringify(problemOf(usageError(err)))}\n`);
+    return EXIT_INVALID;
   }
   if (json) {
     process.stderr.write(`${JSON.stringify(problemOf(err))}\n`);

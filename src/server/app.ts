@@ -12,7 +12,7 @@
  * and the client gets 503 with Retry-After.
  */
 import { H3, HTTPError, HTTPResponse, type H3Event } from 'h3';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { AnyAction } from '../core/action.js';
 import { PdfsvcError } from '../core/errors.js';
 import type { Packaging } from '../core/packaging.js';
@@ -258,6 +258,7 @@ export function createApp(options: AppOptions): App {
         notesOf(request).pages = result.pages;
         // h3's HTTPResponse goes to the socket as it is; a web Response would copy the body first.
         return new HTTPResponse(result.body, {
+          statusText: 'OK',
           headers: { 'content-type': result.contentType, 'content-length': String(result.body.byteLength) },
         });
       } catch (err) {
@@ -455,8 +456,11 @@ function problemResponse(body: Problem, headers: Record<string, string> = {}): R
   return textResponse(JSON.stringify(body), { 'content-type': 'application/problem+json', ...headers }, body.status);
 }
 
-/** A text response with its Content-Length (which the log reads as bytes out). */
+/**
+ * A text response with its Content-Length (which the log reads as bytes out), and its reason phrase:
+ * without one, Node writes an empty one (`HTTP/1.1 401 `), not the `401 Unauthorized` of the contract.
+ */
 function textResponse(text: string, headers: Record<string, string>, status = 200): Response {
   const bytes = Buffer.from(text);
-  return new Response(bytes, { status, headers: { ...headers, 'content-length': String(bytes.byteLength) } });
+  return new Response(bytes, { status, statusText: STATUS_CODES[status], headers: { ...headers, 'content-length': String(bytes.byteLength) } });
 }

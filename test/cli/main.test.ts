@@ -327,6 +327,22 @@ describe('pdfsvc CLI', () => {
     expect(readdirSync(cwd)).toEqual([]);
   });
 
+  it('refuses --format beside -o DIR or --out-dir, where the parts are files (-o parts.zip --format zip made a directory)', async () => {
+    const target = join(dir, 'parts.zip');
+    for (const where of [
+      ['-o', target],
+      ['--out-dir', target],
+    ]) {
+      const refused = await pdfsvc(['split-by-page-count', '--page-count', '1', fixturePath('pages-3.pdf'), ...where, '--format', 'zip'], { encoding: 'utf8' });
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toMatch(/^pdfsvc: format: packs the parts for standard output, but -o DIR and --out-dir write them as files/);
+      expect(existsSync(target)).toBe(false);
+    }
+    // The default packaging, not given, is no refusal: -o DIR writes the parts.
+    expect((await pdfsvc(['split-by-page-count', '--page-count', '1', fixturePath('pages-3.pdf'), '-o', target])).exitCode).toBe(0);
+    expect(readdirSync(target)).toEqual(['00001.pdf', '00002.pdf', '00003.pdf']);
+  });
+
   it('says an empty input is empty, from a pipe or a file, for one document and for one of a merge', async () => {
     const empty = join(dir, 'empty.pdf');
     writeFileSync(empty, '');
@@ -429,6 +445,24 @@ describe('pdfsvc CLI', () => {
     const problem = JSON.parse(stderr);
     expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
     expect(problem.errors.file[0]).toMatch(/could not be parsed/);
+  });
+
+  it("prints commander's refusals as a problem object with --json too: an unknown option is an unknown field", async () => {
+    const cases: Array<[string[], string, RegExp]> = [
+      [['rotate', '--angle', '90', '--bogus', '1'], 'bogus', /unknown option '--bogus'/],
+      [['split-by-page-count', '--page-count', '1', '--format', 'pdf'], 'format', /Allowed choices are zip, json, multipart/],
+    ];
+    for (const [args, field, message] of cases) {
+      const { exitCode, stderr } = await pdfsvc([...args, '--json', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
+      expect(exitCode).toBe(2);
+      const problem = JSON.parse(stderr);
+      expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
+      expect(problem.errors).toEqual({ [field]: [expect.stringMatching(message)] });
+    }
+    // Without --json, commander's own words.
+    expect((await pdfsvc(['rotate', '--angle', '90', '--bogus', '1', fixturePath('pages-3.pdf')], { encoding: 'utf8' })).stderr).toBe(
+      "error: unknown option '--bogus'",
+    );
   });
 
   it('keeps only hashes in the keys file; create, list and revoke', async () => {

@@ -332,6 +332,73 @@ describe('HTTP API, in process only', () => {
     expect(get.status).toBe(405);
   });
 
+  it('checks in the order DECISIONS.md gives: path, method, key, region, Accept, content type, size, fields, document', async () => {
+    // Each request fails every check from its own on; the answer names the first.
+    const app = inProcessApp('eu', { maxUploadBytes: 3000 });
+    const big = fixture('pages-10.pdf');
+    expect(big.byteLength).toBeGreaterThan(3000);
+    const notPdf = new TextEncoder().encode('not a PDF');
+    const post = (headers: Record<string, string>) =>
+      app.fetch(new Request('http://pdfsvc.test/v1/split_by_page_count', { method: 'POST', headers, body: big }));
+    const form = (file: Uint8Array, pageCount: string) =>
+      formRequest('http://pdfsvc.test/v1/split_by_page_count', [
+        ['file', file],
+        ['page_count', pageCount],
+      ]);
+    const split = async (key: string, accept: string, request: Request) => {
+      const headers = new Headers(request.headers);
+      headers.set('X-API-Key', key);
+      headers.set('Accept', accept);
+      return app.fetch(new Request(request, { headers }));
+    };
+    const plain = { 'content-type': 'text/plain', accept: '*/*' };
+    const statuses = [
+      (await app.fetch(new Request('http://pdfsvc.test/v1/no_such_action', { headers: plain }))).status,
+      (await app.fetch(new Request('http://pdfsvc.test/v1/split_by_page_count', { headers: plain }))).status,
+      (await post(plain)).status,
+      (await post({ ...plain, 'X-API-Key': keys.free })).status,
+      (await post({ ...plain, 'X-API-Key': keys.starter })).status,
+      (await post({ ...plain, accept: 'application/zip', 'X-API-Key': keys.starter })).status,
+      (await split(keys.starter, 'application/zip', form(big, '0'))).status,
+    ];
+    expect(statuses).toEqual([404, 405, 401, 403, 406, 415, 413]);
+    const badField = await split(keys.starter, 'application/zip', form(notPdf, '0'));
+    expect((await problemOf(badField)).errors).toEqual({ page_count: [expect.stringMatching(/1 or greater/)] });
+    const badDocument = await split(keys.starter, 'application/zip', form(notPdf, '1'));
+    expect(Object.keys((await problemOf(badDocument)).errors ?? {})).toEqual(['file']);
+  });
+
+  it("holds SERVICE.md's Limits table at each bound: the last value allowed passes, the next one is a 400 naming the field", async () => {
+    const app = inProcessApp();
+    const pages = (n: number) => '1,'.repeat(Math.floor((n - 1) / 2)) + (n % 2 ? '1' : ' 1'); // a page list of n characters
+    const ascii = (n: number) => ' ~abcdefghijklmnopqrstuvwxyz0123456789'.repeat(2).slice(0, n);
+    const rows: Array<[string, Array<[string, string]>, string, string, string]> = [
+      // action, other fields, field, last value allowed, first value refused
+      ['extract_pages', [], 'pages', pages(1000), pages(1001)],
+      ['reorder_pages', [], 'page_order', pages(1000), pages(1001)],
+      ['add_password', [], 'password', ascii(32), ascii(33)],
+      ['add_password', [], 'password', ascii(4), ascii(3)],
+      ['add_restrictions', [], 'owner_password', ascii(32), ascii(33)],
+      ['add_restrictions', [], 'owner_password', ascii(4), ascii(3)],
+      ['add_restrictions', [['owner_password', 'owner']], 'user_password', ascii(32), ascii(33)],
+      ['add_restrictions', [['owner_password', 'owner']], 'user_password', ascii(4), ascii(3)],
+      ['add_password', [], 'password', 'abc~', 'abc\u007f'],
+      ['remove_password', [], 'password', 'p'.repeat(256), 'p'.repeat(257)],
+      ['split_by_size', [], 'maximum_bytes', '1', '0'],
+      ['split_by_page_count', [], 'page_count', '1', '0'],
+    ];
+    for (const [action, fields, field, allowed, refused] of rows) {
+      const send = (value: string) =>
+        app.fetch(formRequest(`http://pdfsvc.test/v1/${action}`, [['file', fixture('pages-3.pdf')], ...fields, [field, value]], { 'X-API-Key': keys.free }));
+      expect((await send(allowed)).status, `${action} ${field} ${allowed.length} characters`).toBe(200);
+      expect(Object.keys((await problemOf(await send(refused))).errors ?? {}), `${action} ${field} ${refused.length} characters`).toEqual([field]);
+    }
+    const merge = (name: string) =>
+      app.fetch(formRequest('http://pdfsvc.test/v1/merge_documents', [[name, fixture('pages-3.pdf')]], { 'X-API-Key': keys.free }));
+    expect((await merge('file_10')).status).toBe(200);
+    expect(Object.keys((await problemOf(await merge('file_11'))).errors ?? {})).toEqual(['file_11']);
+  });
+
   it('refuses a field sent twice', async () => {
     const response = await inProcessApp().fetch(
       formRequest(

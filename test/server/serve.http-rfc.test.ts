@@ -10,7 +10,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, pageCount, pdfinfo } from '../helpers/pdf-tools.js';
 import { showEncryption } from '../helpers/security.js';
-import { postAction, send, serve, type Reply, type Served } from './spawn.js';
+import { multipart, postAction, send, serve, type Reply, type Served } from './spawn.js';
 
 let served: Served;
 beforeAll(async () => {
@@ -137,6 +137,25 @@ describe('every status is a problem object, also those Node answers before the a
     const head = `POST /v1/rotate_pages HTTP/1.1\r\nHost: x\r\nX-API-Key: ${served.key}\r\nContent-Type: multipart/form-data; boundary=b\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const { text } = await raw(`${head}1;ext=${'e'.repeat(20_000)}\r\nx\r\n0\r\n\r\n`);
     expect(expectProblem(text, 413).detail).toMatch(/chunk extensions/);
+  });
+
+  it('every status line has its reason phrase, as the contract names the statuses (200 OK, 401 Unauthorized, 406 Not Acceptable)', async () => {
+    const statusLine = async (request: string, body: Buffer = Buffer.alloc(0)) => {
+      const head = Buffer.from(`${request}Host: x\r\nConnection: close\r\nContent-Length: ${body.byteLength}\r\n\r\n`);
+      return (await raw(Buffer.concat([head, body]))).text.split('\r\n')[0];
+    };
+    const action = async (action: string, fields: Record<string, string | Uint8Array>, headers = '') => {
+      const form = await multipart({ file: fixture('pages-3.pdf'), ...fields });
+      return statusLine(`POST /v1/${action} HTTP/1.1\r\nX-API-Key: ${served.key}\r\nContent-Type: ${form.contentType}\r\n${headers}`, form.body);
+    };
+    expect(await statusLine('GET /healthz HTTP/1.1\r\n')).toBe('HTTP/1.1 200 OK');
+    expect(await action('reverse_pages', {})).toBe('HTTP/1.1 200 OK');
+    expect(await action('split_by_page_count', { page_count: '1' }, 'Accept: application/zip\r\n')).toBe('HTTP/1.1 200 OK');
+    expect(await action('split_by_page_count', { page_count: '1' }, 'Accept: */*\r\n')).toBe('HTTP/1.1 406 Not Acceptable');
+    expect(await action('rotate_pages', { angle: '45' })).toBe('HTTP/1.1 400 Bad Request');
+    expect(await statusLine('POST /v1/reverse_pages HTTP/1.1\r\n')).toBe('HTTP/1.1 401 Unauthorized');
+    expect(await statusLine('GET /nothing HTTP/1.1\r\n')).toBe('HTTP/1.1 404 Not Found');
+    expect(await statusLine('GET /v1/reverse_pages HTTP/1.1\r\n')).toBe('HTTP/1.1 405 Method Not Allowed');
   });
 
   it('a path that is not valid percent-encoding: 400, not a 500 (RFC 3986 §2.1)', async () => {
