@@ -8,7 +8,7 @@ import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-tabl
 import { arrayAt, dictAt } from '../model/objects.js';
 import { storeOf } from '../model/store.js';
 import { skipLiteralString } from '../reader/skim.js';
-import { CHAR_CLASS, ENDOBJ, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
+import { CHAR_CLASS, ENDOBJ, escapesSpellNoLetter, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
 import { walkFieldTree } from './trees.js';
 
 const KIDS = PDFName.of('Kids');
@@ -227,14 +227,14 @@ const KIDS_NAME = Uint8Array.from('Kids', (c) => c.charCodeAt(0));
  * not parse it (countSignatures: small-objects' 460 field nodes with kids
  * were parsed for their /Kids alone). Its top-level /Kids, written once, an
  * array of references. Undefined when the bytes cannot tell: not at hand, a
- * `Sig` or a `#` (which could spell any name), no such /Kids, anything else
+ * `Sig` or a name escape that could spell one, no such /Kids, anything else
  * in the array, unbalanced bytes; the caller then parses the node.
  */
 export function unsignedKidsInBytes(table: ObjectTable, ref: PDFRef): PDFRef[] | undefined {
   const text = table.textAround(ref, 1 << 16);
   if (!text) return undefined;
   const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-  if (bytes.indexOf(0x23) >= 0 || bytes.indexOf('Sig') >= 0) return undefined;
+  if (bytes.indexOf('Sig') >= 0 || !escapesSpellNoLetter(text)) return undefined;
   const end = text.length;
   let pos = skipWhite(text, 0, end);
   if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;

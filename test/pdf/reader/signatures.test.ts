@@ -73,6 +73,24 @@ const CASES: Array<[string, Array<{ body: string; top?: boolean }>, number]> = [
     [{ body: '<< /T (group /Kids [21 0 R]) /TU <4b696473> >>' }, { body: `<< /FT /Sig /T (b) /V ${SIGNATURE_VALUE} >>`, top: false }],
     0,
   ],
+  // Escapes of bytes past ASCII (UTF-8 names: radio buttons' states) spell no key; any other escape may.
+  [
+    'a signed kid of a parent whose names are UTF-8 escapes',
+    [
+      { body: '<< /T (group) /V /#e5#a5#b3 /Kids [21 0 R 22 0 R] >>' },
+      { body: '<< /AS /#e5#A5#b3 /Parent 20 0 R >>', top: false },
+      { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false },
+    ],
+    1,
+  ],
+  [
+    'a type spelled with a name escape beside UTF-8 escapes',
+    [
+      { body: '<< /T (group) /V /#e5#a5#b3 /Kids [21 0 R] >>' },
+      { body: `<< /FT /S#69g /AS /#e5#a5#b3 /Parent 20 0 R /V ${SIGNATURE_VALUE.replace('/Sig', '/S#69g')} >>`, top: false },
+    ],
+    1,
+  ],
   [
     'a /Kids whose value is a name and a /Kids key after it',
     [{ body: '<< /T (group) /Kind /Kids /Kids [21 0 R] >>' }, { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }],
