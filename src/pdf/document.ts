@@ -9,7 +9,7 @@ import { dictAt, arrayAt, type RefTargets } from './model/objects.js';
 import { findCatalog, hasPageTree } from './structure/find-catalog.js';
 import { damageWarnings, newPageTreeDamage, pageEntries, soundPageTree } from './structure/page-tree.js';
 import { walkFieldTree } from './structure/trees.js';
-import { FieldTreeIndex } from './structure/forms.js';
+import { FieldTreeIndex, unsignedKidsInBytes } from './structure/forms.js';
 import type { PdfPieces } from '../core/pdf-data.js';
 import { hasObjectStreams, writeDocumentPieces } from './writer/writer.js';
 import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFRef } from './model/primitives.js';
@@ -176,10 +176,12 @@ export function countSignatures(doc: PDFDocument, index?: FieldTreeIndex): numbe
   let count = 0;
   const SIG = PDFName.of('Sig');
   walkFieldTree(doc.context, fields.asArray(), {
-    listed: index && ((item, under) => index.list(item, under?.item)),
+    listed: index && ((item, under) => index.list(item, under)),
     inherit: ['FT'],
     // Most fields are text or buttons: their bytes alone rule them out, without parsing them (forms have thousands).
     skip: (item, inherited) => inherited.get('FT') !== SIG && item instanceof PDFRef && table !== undefined && table.bytesLack(item, NOT_SIGNATURE),
+    // And most nodes with kids: their kids are read from their bytes.
+    kidsInBytes: table && ((item, inherited) => (inherited.get('FT') !== SIG ? unsignedKidsInBytes(table, item) : undefined)),
     decide: ({ node, inherited }) => {
       const type = node.lookup(PDFName.of('FT')) ?? inherited.get('FT');
       if (type === SIG && node.lookup(PDFName.of('V')) instanceof PDFDict) count++;

@@ -17,7 +17,7 @@ import type { InputObjectStream, ObjectSource, RawOrigin, RawSource } from '../m
 import { decodeStructureStream } from './filters.js';
 import { parseDictLeniently, parseIndirectObject, parseValue, type ParseContext } from './parser.js';
 import { skimBody, type RawObject } from './skim.js';
-import { PdfSyntaxError, STREAM, bodyStartAt, indexOf, readObjectHeader, skipWhite } from './syntax.js';
+import { PdfSyntaxError, STREAM, bodyStartAt, escapesSpellNoLetter, indexOf, readObjectHeader, skipWhite } from './syntax.js';
 import { objectStreamPairs, reconstructCrossReference, readCrossReference, type CrossReference, type Ensure, XrefEntries } from './xref.js';
 import { fileRangeOf, readerOf, type FileRange } from '../../core/lazy-file.js';
 
@@ -414,8 +414,10 @@ export class ObjectTable extends LayeredObjects {
 
   /**
    * True when an untouched object's input bytes (textAround, at most 64 KB)
-   * hold none of `words` and no `#` (a name escape could spell one): a dictionary
-   * written so has none of those keys, told without parsing it. False when
+   * hold none of `words` and no name escape that could spell one (a `#` but
+   * for escapes past ASCII, which UTF-8 names are written in: radio buttons'
+   * states): a dictionary written so has none of those keys, told without
+   * parsing it. False when
    * the bytes are not at hand. Forms have thousands of fields: see
    * countSignatures and pruneFields.
    */
@@ -423,7 +425,7 @@ export class ObjectTable extends LayeredObjects {
     const text = this.textAround(ref, 1 << 16);
     if (!text) return false;
     const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
-    return words.every((word) => bytes.indexOf(word) < 0) && bytes.indexOf(0x23) < 0;
+    return words.every((word) => bytes.indexOf(word) < 0) && escapesSpellNoLetter(text);
   }
 
   /**

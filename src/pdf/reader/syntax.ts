@@ -160,3 +160,23 @@ export class PdfSyntaxError extends Error {
 export function plainView(data: Uint8Array, start: number, length: number): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset + start, length);
 }
+
+/**
+ * True when every `#` in `bytes` starts a name escape of a byte past ASCII
+ * (`#e5`, as UTF-8 names are written): such escapes spell no letter, so a
+ * search of the bytes for a key or a word misses none written as escapes.
+ */
+export function escapesSpellNoLetter(bytes: Uint8Array): boolean {
+  for (let at = bytes.indexOf(0x23); at >= 0; at = bytes.indexOf(0x23, at + 3)) {
+    if (hexDigit(bytes[at + 1]) < 8 || hexDigit(bytes[at + 2]) < 0) return false;
+  }
+  return true;
+}
+
+/** The value of a hexadecimal digit; -1 for any other byte (or none). */
+function hexDigit(c: number | undefined): number {
+  if (c === undefined) return -1;
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}

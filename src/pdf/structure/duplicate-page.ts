@@ -66,7 +66,7 @@ function adoptByListingField(doc: PDFDocument, widgetRef: PDFRef, widget: PDFDic
   let field: PDFRef | undefined;
   walkFieldTree(doc.context, fields, {
     listed: (item, under) => {
-      if (field === undefined && item === widgetRef && under?.item instanceof PDFRef) field = under.item;
+      if (field === undefined && item === widgetRef && under instanceof PDFRef) field = under;
     },
     decide: () => (field === undefined ? 'kids' : 'keep'),
   });

@@ -7,6 +7,8 @@ import { PDFArray, PDFDict, type PDFDocument, PDFName, type PDFObject, PDFRef } 
 import { type ObjectTable, objectTableOf, readOnly } from '../reader/object-table.js';
 import { arrayAt, dictAt } from '../model/objects.js';
 import { storeOf } from '../model/store.js';
+import { skipLiteralString } from '../reader/skim.js';
+import { CHAR_CLASS, ENDOBJ, escapesSpellNoLetter, isKeywordAt, skipWhite, tokenEnd } from '../reader/syntax.js';
 import { walkFieldTree } from './trees.js';
 
 const KIDS = PDFName.of('Kids');
@@ -214,4 +216,108 @@ export function duplicateWidget(doc: PDFDocument, widgetRef: PDFRef, widget: PDF
     parent.set(KIDS, kids);
   }
   return copyRef;
+}
+
+const KIDS_NAME = Uint8Array.from('Kids', (c) => c.charCodeAt(0));
+
+/**
+ * The kids of the field node `ref` as its input bytes list them, when those
+ * bytes hold no `Sig`: the node is then no signature field and gives its
+ * kids no /FT /Sig, so the signature check needs nothing else of it and does
+ * not parse it (countSignatures: small-objects' 460 field nodes with kids
+ * were parsed for their /Kids alone). Its top-level /Kids, written once, an
+ * array of references. Undefined when the bytes cannot tell: not at hand, a
+ * `Sig` or a name escape that could spell one, no such /Kids, anything else
+ * in the array, unbalanced bytes; the caller then parses the node.
+ */
+export function unsignedKidsInBytes(table: ObjectTable, ref: PDFRef): PDFRef[] | undefined {
+  const text = table.textAround(ref, 1 << 16);
+  if (!text) return undefined;
+  const bytes = Buffer.from(text.buffer, text.byteOffset, text.byteLength);
+  if (bytes.indexOf('Sig') >= 0 || !escapesSpellNoLetter(text)) return undefined;
+  const end = text.length;
+  let pos = skipWhite(text, 0, end);
+  if (text[pos] !== 0x3c || text[pos + 1] !== 0x3c) return undefined;
+  pos += 2;
+  let kids: PDFRef[] | undefined;
+  let depth = 1;
+  /** At the top level, after a key: a name there is its value, not the next key. */
+  let afterKey = false;
+  for (;;) {
+    pos = skipWhite(text, pos, end);
+    if (pos >= end) return undefined;
+    const c = text[pos];
+    if (c === 0x2f) {
+      const nameEnd = tokenEnd(text, pos + 1, end);
+      if (depth === 1 && !afterKey && isKeywordAt(text, pos + 1, KIDS_NAME, nameEnd)) {
+        if (kids) return undefined;
+        const list = referenceArrayAt(text, skipWhite(text, nameEnd, end), end);
+        if (!list) return undefined;
+        kids = list.refs;
+        pos = list.end;
+        continue;
+      }
+      if (depth === 1) afterKey = !afterKey;
+      pos = nameEnd;
+      continue;
+    }
+    if (depth === 1) afterKey = false;
+    if (c === 0x28) {
+      pos = skipLiteralString(text, pos, end);
+      if (pos < 0) return undefined;
+    } else if (c === 0x3c && text[pos + 1] === 0x3c) {
+      depth++;
+      pos += 2;
+    } else if (c === 0x3c) {
+      const close = text.indexOf(0x3e, pos);
+      if (close < 0) return undefined;
+      pos = close + 1;
+    } else if (c === 0x3e) {
+      if (text[pos + 1] !== 0x3e) return undefined;
+      pos += 2;
+      if (--depth === 0) break;
+    } else if (c === 0x5b) {
+      depth++;
+      pos++;
+    } else if (c === 0x5d) {
+      if (--depth < 1) return undefined;
+      pos++;
+    } else if (CHAR_CLASS[c] === 0) pos = tokenEnd(text, pos, end);
+    else return undefined;
+  }
+  // Then the object ends: `endobj`, or the end of an object stream's member (a stream is no field node).
+  pos = skipWhite(text, pos, end);
+  if (pos < end && !isKeywordAt(text, pos, ENDOBJ, end)) return undefined;
+  return kids;
+}
+
+/** The references of the array at `pos` when it holds nothing else, and where it ends. */
+function referenceArrayAt(text: Uint8Array, pos: number, end: number): { refs: PDFRef[]; end: number } | undefined {
+  if (text[pos] !== 0x5b) return undefined;
+  const refs: PDFRef[] = [];
+  for (pos = skipWhite(text, pos + 1, end); pos < end && text[pos] !== 0x5d; pos = skipWhite(text, pos, end)) {
+    const num = digitsAt(text, pos, end);
+    if (num < 0) return undefined;
+    pos = skipWhite(text, tokenEnd(text, pos, end), end);
+    const gen = digitsAt(text, pos, end);
+    if (gen < 0) return undefined;
+    pos = skipWhite(text, tokenEnd(text, pos, end), end);
+    if (text[pos] !== 0x52 || tokenEnd(text, pos, end) !== pos + 1) return undefined;
+    refs.push(PDFRef.of(num, gen));
+    pos++;
+  }
+  return pos < end ? { refs, end: pos + 1 } : undefined;
+}
+
+/** The value of the token at `pos` when it is digits alone (at most 9: a plain object number), else -1. */
+function digitsAt(text: Uint8Array, pos: number, end: number): number {
+  const stop = tokenEnd(text, pos, end);
+  if (stop === pos || stop - pos > 9) return -1;
+  let value = 0;
+  for (let i = pos; i < stop; i++) {
+    const d = text[i] - 0x30;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
 }

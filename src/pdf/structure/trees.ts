@@ -64,8 +64,17 @@ export interface FieldWalk {
   decide: (field: FieldNode) => FieldVerdict;
   /** How an item becomes its node (default: the context's lookup, which on a fork copies the node). */
   fetch?: (item: PDFObject) => PDFObject | undefined;
-  /** Told each item of a list the walk goes through, with the node whose /Kids lists it (undefined: the list given). */
-  listed?: (item: PDFObject, under: FieldNode | undefined) => void;
+  /** Told each item of a list the walk goes through, with the item whose /Kids lists it (undefined: the list given). */
+  listed?: (item: PDFObject, under: PDFObject | undefined) => void;
+  /**
+   * Called for an item `skip` let through, before it is looked up: its kids
+   * as its bytes list them when the walk needs nothing else of it (it would
+   * be decided 'kids' and pass down what it inherited), so it is walked
+   * without being parsed; undefined: it is looked up and decided. Only for a
+   * walk whose `decide` drops nothing (such a node is in neither `changed`
+   * nor `emptied`).
+   */
+  kidsInBytes?: (item: PDFRef, inherited: ReadonlyMap<string, PDFObject>) => readonly PDFObject[] | undefined;
 }
 
 export interface FieldWalkResult {
@@ -79,8 +88,12 @@ export interface FieldWalkResult {
 
 /** A field node whose kids are being walked. */
 interface FieldFrame {
-  field: FieldNode;
-  kids: PDFObject[];
+  item: PDFObject;
+  /** The node as decided (undefined: walked from its bytes, kidsInBytes). */
+  field: FieldNode | undefined;
+  /** What its verdict is kept under: the reference it is reached by, else the dictionary. */
+  key: PDFObject;
+  kids: readonly PDFObject[];
   next: number;
   survivors: PDFObject[];
   /** What the kids inherit. */
@@ -97,23 +110,36 @@ interface FieldFrame {
  * Items that are no dictionary stay.
  */
 export function walkFieldTree(context: PDFContext, items: readonly PDFObject[], walk: FieldWalk): FieldWalkResult {
-  const verdicts = new Map<PDFDict, 'keep' | 'drop' | 'walking'>();
+  // Kept under the reference a node is reached by (the same object each time: PDFRef.of), else under the dictionary
+  // written in place: a node walked from its bytes has no dictionary.
+  const verdicts = new Map<PDFObject, 'keep' | 'drop' | 'walking'>();
   const changed: FieldWalkResult['changed'] = [];
   const emptied: FieldNode[] = [];
-  const top: FieldFrame = { field: undefined!, kids: [...items], next: 0, survivors: [], below: new Map() };
+  const top: FieldFrame = { item: undefined!, field: undefined, key: undefined!, kids: [...items], next: 0, survivors: [], below: new Map() };
   const stack: FieldFrame[] = [top];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     if (frame.next < frame.kids.length) {
       const item = frame.kids[frame.next++];
-      walk.listed?.(item, frame === top ? undefined : frame.field);
+      walk.listed?.(item, frame === top ? undefined : frame.item);
       const inherited = frame.below;
       if (walk.skip?.(item, inherited)) {
         frame.survivors.push(item);
         continue;
       }
+      const unparsedKids = walk.kidsInBytes && item instanceof PDFRef && !verdicts.has(item) ? walk.kidsInBytes(item, inherited) : undefined;
+      if (unparsedKids) {
+        if (unparsedKids.length === 0) verdicts.set(item, 'keep');
+        else {
+          verdicts.set(item, 'walking');
+          stack.push({ item, field: undefined, key: item, kids: unparsedKids, next: 0, survivors: [], below: inherited });
+        }
+        frame.survivors.push(item);
+        continue;
+      }
       const node = walk.fetch ? walk.fetch(item) : context.lookup(item);
-      const known = node instanceof PDFDict ? verdicts.get(node) : 'keep';
+      const key = item instanceof PDFRef ? item : node;
+      const known = node instanceof PDFDict ? verdicts.get(key!) : 'keep';
       if (known !== undefined) {
         if (known !== 'drop') frame.survivors.push(item);
         continue;
@@ -122,24 +148,29 @@ export function walkFieldTree(context: PDFContext, items: readonly PDFObject[], 
       const verdict = walk.decide(field);
       const kids = verdict === 'kids' ? arrayAt(field.node, 'Kids') : undefined;
       if (kids && kids.size() > 0) {
-        verdicts.set(field.node, 'walking');
-        stack.push({ field, kids: kids.asArray(), next: 0, survivors: [], below: inheritedBelow(field, walk.inherit) });
+        verdicts.set(key!, 'walking');
+        stack.push({ item, field, key: key!, kids: kids.asArray(), next: 0, survivors: [], below: inheritedBelow(field, walk.inherit) });
         continue;
       }
-      verdicts.set(field.node, verdict === 'drop' ? 'drop' : 'keep');
+      verdicts.set(key!, verdict === 'drop' ? 'drop' : 'keep');
       if (verdict !== 'drop') frame.survivors.push(item);
       continue;
     }
     stack.pop();
     if (frame === top) break;
     const parent = stack[stack.length - 1];
-    const { field, kids, survivors } = frame;
+    const { field, key, kids, survivors } = frame;
+    // A node walked from its bytes was listed among its parent's survivors when its walk began: its walk drops nothing.
+    if (!field) {
+      verdicts.set(key, 'keep');
+      continue;
+    }
     if (survivors.length === 0) {
-      verdicts.set(field.node, 'drop');
+      verdicts.set(key, 'drop');
       emptied.push(field);
       continue;
     }
-    verdicts.set(field.node, 'keep');
+    verdicts.set(key, 'keep');
     if (survivors.length !== kids.length) changed.push({ field, kids: survivors });
     parent.survivors.push(field.item);
   }

@@ -47,6 +47,55 @@ const CASES: Array<[string, Array<{ body: string; top?: boolean }>, number]> = [
   ['a type spelled with a name escape', [{ body: '<< /FT /S#69g /T (sig) /V 21 0 R >>' }, { body: SIGNATURE_VALUE, top: false }], 1],
   ['a value given by reference', [{ body: '<< /FT /Sig /T (sig) /V 21 0 R >>' }, { body: SIGNATURE_VALUE, top: false }], 1],
   ['text fields only', [], 0],
+  // A node whose bytes hold no `Sig` is walked through the /Kids its bytes list (forms.ts, unsignedKidsInBytes).
+  [
+    'a signed kid two plain parents down',
+    [
+      { body: '<< /T (group) /Kids [21 0 R] /DA (/Helv 0 Tf) >>' },
+      { body: '<< /T (inner) /Parent 20 0 R /Kids [ 23 0 R\n22 0 R ] >>', top: false },
+      { body: `<< /FT /Sig /T (b) /Parent 21 0 R /V ${SIGNATURE_VALUE} >>`, top: false },
+      { body: '<< /FT /Tx /T (a) /Parent 21 0 R >>', top: false },
+    ],
+    1,
+  ],
+  [
+    'a signed kid of a parent that lists itself too',
+    [{ body: '<< /T (loop) /Kids [20 0 R 21 0 R] >>' }, { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }],
+    1,
+  ],
+  [
+    'a /Kids only inside a nested dictionary (no kids)',
+    [{ body: '<< /T (group) /MK << /Kids [21 0 R] >> >>' }, { body: `<< /FT /Sig /T (b) /V ${SIGNATURE_VALUE} >>`, top: false }],
+    0,
+  ],
+  [
+    'a /Kids only inside a string (no kids)',
+    [{ body: '<< /T (group /Kids [21 0 R]) /TU <4b696473> >>' }, { body: `<< /FT /Sig /T (b) /V ${SIGNATURE_VALUE} >>`, top: false }],
+    0,
+  ],
+  // Escapes of bytes past ASCII (UTF-8 names: radio buttons' states) spell no key; any other escape may.
+  [
+    'a signed kid of a parent whose names are UTF-8 escapes',
+    [
+      { body: '<< /T (group) /V /#e5#a5#b3 /Kids [21 0 R 22 0 R] >>' },
+      { body: '<< /AS /#e5#A5#b3 /Parent 20 0 R >>', top: false },
+      { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false },
+    ],
+    1,
+  ],
+  [
+    'a type spelled with a name escape beside UTF-8 escapes',
+    [
+      { body: '<< /T (group) /V /#e5#a5#b3 /Kids [21 0 R] >>' },
+      { body: `<< /FT /S#69g /AS /#e5#a5#b3 /Parent 20 0 R /V ${SIGNATURE_VALUE.replace('/Sig', '/S#69g')} >>`, top: false },
+    ],
+    1,
+  ],
+  [
+    'a /Kids whose value is a name and a /Kids key after it',
+    [{ body: '<< /T (group) /Kind /Kids /Kids [21 0 R] >>' }, { body: `<< /FT /Sig /T (b) /Parent 20 0 R /V ${SIGNATURE_VALUE} >>`, top: false }],
+    1,
+  ],
 ];
 
 describe('countSignatures', () => {
