@@ -59,7 +59,7 @@ export function skimBody(
   lengthOf: (num: number, gen: number) => number | undefined,
   ensure: (start: number, end: number) => void = NO_ENSURE,
 ): RawObject | undefined {
-  if (!everyBranchTaken && (++skimsBeforeWarmUp > LATE_WARM_UP || !optimizesLate())) takeEveryBranch();
+  if (!everyBranchTaken && (++skimsBeforeWarmUp > LATE_WARM_UP || !optimizesLate())) takeEveryBranch(ensure);
   // The references gather on one shared list, from `base` up to `gatheredTop` (a skim that lengthOf starts
   // works above this one's), and each skim keeps an exact copy: a list of its own per skim was grown, then
   // copied. The list is not shortened after each skim: setting an array's length is a call into V8's runtime,
@@ -119,15 +119,23 @@ const EVERY_BRANCH = [
   `<< /A (${'y'.repeat(4200)}) >>\nendobj`,
 ];
 
-function takeEveryBranch(): void {
+/**
+ * Once with the first real skim's `ensure` (a file's) and once with NO_ENSURE (an object stream's members'): a
+ * call site that had seen only NO_ENSURE met the file's in a real skim, or the other way, and threw the optimized
+ * code away ("wrong call target": the window of a string in an object longer than LOOK_AHEAD, in small-objects,
+ * object-streams and incremental). The warm-up's bodies lie within a file's first 8 KB, which a lazily read file
+ * holds from its opening.
+ */
+function takeEveryBranch(ensure: (start: number, end: number) => void): void {
   everyBranchTaken = true;
   const lengthOf = (): number => 2;
   // Made here, not at load: a run on a tiny input may never warm up (LATE_WARM_UP).
   const bodies = EVERY_BRANCH.map((text) => Buffer.from(text, 'latin1'));
   for (let round = 0; round < 2; round++) {
     for (const bytes of bodies) {
-      skimBody(bytes, 0, bytes.length, true, lengthOf);
-      skimBody(bytes, 0, bytes.length, false, lengthOf);
+      const each = round === 0 ? ensure : NO_ENSURE;
+      skimBody(bytes, 0, bytes.length, true, lengthOf, each);
+      skimBody(bytes, 0, bytes.length, false, lengthOf, each);
     }
   }
 }
