@@ -6,11 +6,20 @@
  */
 import { Command, Option } from 'commander';
 import { kebabName, type AnyAction } from '../core/action.js';
+import { describeDefault, describeRules, type Field } from '../core/fields.js';
 import { sayText } from '../core/words.js';
-import { actionOptions, positionalField } from './action-options.js';
+import { actionOptions, flagsOf, positionalField } from './action-options.js';
 import { runActionCommand } from './action-run.js';
 import type { RemoteSettings } from './remote.js';
 import { CLI_WORDS } from './words.js';
+
+function optionHelp(field: Field): string {
+  const parts = [sayText(field.help, CLI_WORDS).replace(/\.$/, ''), describeRules(field)];
+  const fallback = describeDefault(field);
+  if (field.required) parts.push('required');
+  else if (fallback !== undefined) parts.push(`default: ${fallback}`);
+  return parts.filter(Boolean).join('; ');
+}
 
 /** The values of each choice option, for the completion script: its placeholder lists them only when they fit. */
 export const choiceValues = new WeakMap<Option, readonly string[]>();
@@ -37,7 +46,7 @@ export function actionCommand(action: AnyAction): Command {
     );
   }
   for (const spec of actionOptions(action)) {
-    const option = new Option(spec.flags, spec.help);
+    const option = new Option(flagsOf(spec), spec.field ? optionHelp(spec.field) : spec.help);
     if (spec.choices) option.choices(spec.choices);
     if (spec.default !== undefined) option.default(spec.default);
     if (spec.fieldValues) choiceValues.set(option, spec.fieldValues);

@@ -6,22 +6,21 @@
  * building and parsing (bench/README.md, startup3 and argv).
  */
 import { kebabName, type AnyAction } from '../core/action.js';
-import { describeDefault, describeRules, type Field } from '../core/fields.js';
+import type { Field } from '../core/fields.js';
 import { PACKAGINGS } from '../core/packaging.js';
-import { sayText } from '../core/words.js';
-import { CLI_WORDS } from './words.js';
 
 /** One option of an action's command, as commander declares it. */
 export interface ActionOption {
-  /** commander's flags: `--angle <0|90|180|270>`, `-o, --output <path>`. */
-  flags: string;
-  help: string;
+  /** What --help says of an option that is not a field; a field's is made from `field` when commander's command is (a plain line needs none). */
+  help?: string;
+  /** The field it gives. */
+  field?: Field;
   /** The flag without its dashes (`out-dir`); commander's name for the value is its camel case (`outDir`). */
   long: string;
   /** `o` for `-o`. */
   short?: string;
-  /** Takes a value (`--angle 90`), or is on when given (`--quiet`). */
-  takesValue: boolean;
+  /** The value's name in --help (`0|90|180|270`, `path`): the option takes a value (`--angle 90`); without one it is on when given (`--quiet`). */
+  value?: string;
   /** The values commander accepts (it refuses others itself). */
   choices?: readonly string[];
   /** The values of a choice field, for the completion script (the action checks them). */
@@ -39,29 +38,21 @@ export function secretEnvName(field: string): string {
   return `PDFSVC_${field.toUpperCase()}`;
 }
 
-function optionHelp(field: Field): string {
-  const parts = [sayText(field.help, CLI_WORDS).replace(/\.$/, ''), describeRules(field)];
-  const fallback = describeDefault(field);
-  if (field.required) parts.push('required');
-  else if (fallback !== undefined) parts.push(`default: ${fallback}`);
-  return parts.filter(Boolean).join('; ');
-}
-
 /**
- * `<true|false>`, `<over|under>`; a longer list (position's nine places) is named instead, as `<position>`:
+ * `true|false`, `over|under`; a longer list (position's nine places) is named instead, as `position`:
  * commander sets every description beside the widest option, so one long placeholder pushed all of them
  * past the width of the terminal. The help's rules list the values.
  */
 function placeholder(name: string, field: Field): string {
-  if (field.kind === 'boolean') return '<true|false>';
-  if (field.kind !== 'choice') return '<value>';
-  const values = `<${field.values.join('|')}>`;
-  return values.length <= 24 ? values : `<${kebabName(name)}>`;
+  if (field.kind === 'boolean') return 'true|false';
+  if (field.kind !== 'choice') return 'value';
+  const values = field.values.join('|');
+  return values.length <= 22 ? values : kebabName(name);
 }
 
-function option(flags: string, help: string, extra: Partial<ActionOption> = {}): ActionOption {
-  const [, short, long] = /^(?:-(\w), )?--([\w-]+)/.exec(flags)!;
-  return { flags, help, long, ...(short === undefined ? {} : { short }), takesValue: flags.includes('<'), ...extra };
+/** commander's flags for `spec`: `--angle <0|90|180|270>`, `-o, --output <path>`. */
+export function flagsOf(spec: ActionOption): string {
+  return `${spec.short === undefined ? '' : `-${spec.short}, `}--${spec.long}${spec.value === undefined ? '' : ` <${spec.value}>`}`;
 }
 
 /** The options of `action`'s command, in the order its help lists them. */
@@ -70,66 +61,71 @@ export function actionOptions(action: AnyAction): ActionOption[] {
   const options: ActionOption[] = [];
   for (const [name, field] of Object.entries(action.fields as Record<string, Field>)) {
     if (input && name === input[0]) continue;
-    const flag = `--${kebabName(name)}`;
+    const long = kebabName(name);
     if (field.kind === 'file') {
-      options.push(option(`${flag} <path>`, optionHelp(field)));
+      options.push({ long, value: 'path', field });
       continue;
     }
-    options.push(option(`${flag} ${placeholder(name, field)}`, optionHelp(field), field.kind === 'choice' ? { fieldValues: field.values } : {}));
+    options.push(
+      field.kind === 'choice' ? { long, value: placeholder(name, field), field, fieldValues: field.values } : { long, value: placeholder(name, field), field },
+    );
     if (field.kind === 'text' && field.secret) {
-      options.push(
-        option(
-          `${flag}-file <path>`,
-          `read the ${name.replaceAll('_', ' ')} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`,
-        ),
-      );
+      options.push({
+        long: `${long}-file`,
+        value: 'path',
+        help: `read the ${name.replaceAll('_', ' ')} from the first line of a file (keeps it out of the process list); or set ${secretEnvName(name)}`,
+      });
     }
   }
-  options.push(
-    option(
-      '-o, --output <path>',
+  options.push({
+    long: 'output',
+    short: 'o',
+    value: 'path',
+    help:
       action.output === 'documents'
         ? 'directory to write 00001.pdf, 00002.pdf, … into (created if missing); - or none: standard output, packaged as --format says'
         : 'file to write the PDF to; - or none: standard output',
-    ),
-  );
+  });
   if (action.output === 'documents') {
     options.push(
-      option(
-        '--format <format>',
-        'packaging on standard output (no -o, or -o -): zip, a ZIP archive; json, {"documents":[{"name","content" (base64),"content_type"}]}; multipart, multipart/mixed with one part per document',
-        { choices: PACKAGINGS, default: 'zip' },
-      ),
-      option('--force', 'overwrite existing files in the -o directory'),
+      {
+        long: 'format',
+        value: 'format',
+        help: 'packaging on standard output (no -o, or -o -): zip, a ZIP archive; json, {"documents":[{"name","content" (base64),"content_type"}]}; multipart, multipart/mixed with one part per document',
+        choices: PACKAGINGS,
+        default: 'zip',
+      },
+      { long: 'force', help: 'overwrite existing files in the -o directory' },
     );
   }
   if (input && !(input[1].kind === 'file' && input[1].multiple)) {
     // Batch mode, for every action that takes one PDF.
     options.push(
-      option('--out-dir <dir>', 'batch mode: write one output per input into this directory (created if missing)'),
-      option('--jobs <n>', 'batch mode: files worked on at once, each on a worker thread (default: one per core)'),
-      option(
-        '--name <template>',
-        `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`,
-      ),
+      { long: 'out-dir', value: 'dir', help: 'batch mode: write one output per input into this directory (created if missing)' },
+      { long: 'jobs', value: 'n', help: 'batch mode: files worked on at once, each on a worker thread (default: one per core)' },
+      {
+        long: 'name',
+        value: 'template',
+        help: `batch mode: output name from {stem}, {name}, {ext} of the input (default: ${action.output === 'documents' ? '{stem}, a folder of parts' : '{name}'})`,
+      },
     );
     if (action.output === 'document') {
       options.push(
-        option('--in-place', 'batch mode: replace each input, only once its output was written in full'),
-        option('--force', 'overwrite existing outputs in --out-dir'),
+        { long: 'in-place', help: 'batch mode: replace each input, only once its output was written in full' },
+        { long: 'force', help: 'overwrite existing outputs in --out-dir' },
       );
     }
   }
   options.push(
-    option('--quiet', 'no progress on standard error (shown only when it is a terminal: for batch mode, and for one file that takes more than a second)'),
-    option('--json', 'on failure, print the problem object (as the HTTP API returns it) on standard error'),
+    { long: 'quiet', help: 'no progress on standard error (shown only when it is a terminal: for batch mode, and for one file that takes more than a second)' },
+    { long: 'json', help: 'on failure, print the problem object (as the HTTP API returns it) on standard error' },
   );
   return options;
 }
 
-/** `out-dir` → `outDir`: commander's name for an option's value. */
+/** `out-dir` → `outDir`: commander's name for an option's value, made as commander makes it. */
 export function camel(kebab: string): string {
-  return kebab.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  return kebab.split('-').reduce((name, word) => name + word[0].toUpperCase() + word.slice(1));
 }
 
 /**
@@ -175,9 +171,9 @@ export function plainActionLine(action: AnyAction, argv: readonly string[]): Act
     }
     const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
     const spec = byFlag.get(equals === -1 ? arg : arg.slice(0, equals));
-    if (spec === undefined || given.has(spec) || (equals !== -1 && !spec.takesValue)) return undefined;
+    if (spec === undefined || given.has(spec) || (equals !== -1 && spec.value === undefined)) return undefined;
     given.add(spec);
-    if (!spec.takesValue) {
+    if (spec.value === undefined) {
       values[camel(spec.long)] = true;
       continue;
     }
