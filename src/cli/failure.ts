@@ -43,6 +43,10 @@ export class RemoteFailure extends PdfsvcError {
   }
 }
 
+export const EXIT_OK = 0;
+/** A command line, fields or a document refused. */
+export const EXIT_INVALID = 2;
+
 /** 2 for invalid input (what a server answers 400 or 413 to), 1 for anything else. */
 export function exitStatusOf(err: unknown): number {
   if (err instanceof RemoteFailure) return err.exitStatus;

@@ -3,7 +3,7 @@
  * declared as data (src/cli/options.ts): the command line is built from
  * them, and serve.ts, keys-cli.ts and store/cli.ts take their types and
  * validation from them. (The database options every store command shares
- * are main.ts's databaseOptions.) Light on purpose: the command line loads
+ * are program.ts's databaseOptions.) Light on purpose: the command line loads
  * this for --help.
  */
 import type { OptionMap } from '../cli/options.js';

@@ -4,7 +4,7 @@
  * type and check what commander parsed, naming the option in the error.
  */
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { camelOption, parseOptions } from '../../src/cli/options.js';
 import { ValidationError } from '../../src/core/errors.js';
 import { ACCOUNTS_OPTIONS, KEYS_OPTIONS, SERVE_OPTIONS } from '../../src/server/options.js';

@@ -11,7 +11,7 @@ import * as library from '../../src/index.js';
 import { actions } from '../../src/actions/index.js';
 import { camelName, kebabName } from '../../src/core/action.js';
 import type { Field } from '../../src/core/fields.js';
-import { buildProgram } from '../../src/cli/main.js';
+import { buildProgram } from '../../src/cli/program.js';
 import { openApiDocument } from '../../src/server/openapi.js';
 import { referencesIn } from '../../src/core/words.js';
 import { runAction, validateInput } from '../../src/core/run.js';
