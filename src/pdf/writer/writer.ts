@@ -237,8 +237,12 @@ function writeDigits(block: Uint8Array, at: number, value: number): number {
     block[at] = 0x30 + value;
     return at + 1;
   }
-  let digits = value < 100 ? 2 : value < 1000 ? 3 : value < 10000 ? 4 : value < 100000 ? 5 : 6;
-  for (let limit = 1000000; value >= limit; limit *= 10) digits++;
+  // Largest first, to 10 digits: every comparison has type feedback from the first numbers written. Smallest first,
+  // the one for 5 digits had none until object 10000 (or a /Length of 7 digits, in the loop), and TurboFan's code
+  // of writeDigits and its callers was thrown away there.
+  let digits =
+    value >= 1e9 ? 10 : value >= 1e8 ? 9 : value >= 1e7 ? 8 : value >= 1e6 ? 7 : value >= 1e5 ? 6 : value >= 1e4 ? 5 : value >= 1e3 ? 4 : value >= 100 ? 3 : 2;
+  for (let limit = 1e10; value >= limit; limit *= 10) digits++;
   let n = value;
   for (let i = at + digits - 1; i >= at; i--) {
     const digit = n % 10;
