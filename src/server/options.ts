@@ -100,7 +100,12 @@ export const KEYS_OPTIONS = {
     name: { kind: 'text', value: 'name', help: 'a name to tell the key apart (default: key-<id>)' },
     regions: { kind: 'text', value: 'list', help: "limit the key to some of the plan's regions, such as eu or us,eu (default: all of them)" },
     expires: { kind: 'text', value: 'when', help: 'the key stops working then: a duration from now (30d, 12h) or a date (2027-01-31)' },
-    plan: { kind: 'choice', value: 'plan', values: PLANS, help: `keys file only: ${orList(PLANS)}` },
+    plan: {
+      kind: 'choice',
+      value: 'plan',
+      values: PLANS,
+      help: `${orList(PLANS)}: a keys file's key has it; in the database, without --account, the key goes to the account default-<plan> (made if missing)`,
+    },
   },
   list: {
     account: { ...account, help: "only this account's keys" },

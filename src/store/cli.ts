@@ -166,15 +166,38 @@ function parseRegions(text: string | undefined): string[] | undefined {
         .filter(Boolean);
 }
 
+/** The account keys made with --plan and no --account go to, and keys import's default. */
+const DEFAULT_ACCOUNT = 'default';
+
+/** `default-<plan>`, made if missing; refused if someone changed its plan since. */
+async function planAccount(store: Store, plan: string): Promise<string> {
+  const name = `${DEFAULT_ACCOUNT}-${plan}`;
+  const existing = await store.findAccount(name);
+  if (!existing) {
+    await store.createAccount({ name, email: `${name}@localhost`, plan });
+    note(`created account ${name} (${plan} plan) for keys made with --plan and no --account`);
+  } else if (existing.plan !== plan) {
+    throw ValidationError.field('plan', `the account ${name} has the ${existing.plan} plan now; name an account with --account`);
+  }
+  return name;
+}
+
 export async function keysCreate(
   options: StoreOptions & { account?: string; name?: string; regions?: string; expires?: string; plan?: string },
 ): Promise<void> {
-  if (!options.account) throw ValidationError.field('account', 'name the account the key is for (--account NAME); see pdfsvc accounts list');
-  if (options.plan)
-    throw ValidationError.field('plan', "a key has its account's plan; change it with pdfsvc accounts set-plan (--plan is for keys files only)");
+  const { plan } = options;
+  if (!options.account && !plan)
+    throw ValidationError.field(
+      'account',
+      `name the account the key is for (--account NAME; see pdfsvc accounts list), or give --plan for the account ${DEFAULT_ACCOUNT}-<plan>`,
+    );
+  if (options.account && plan)
+    throw ValidationError.field('plan', "a key has its account's plan; change it with pdfsvc accounts set-plan (or leave out --account)");
   const expires = parseExpiry(options.expires);
   await withStore(options, async (store) => {
-    const { key, record } = await store.createKey({ account: options.account!, name: options.name, regions: parseRegions(options.regions), expires });
+    // DECISIONS.md §4's form, `keys create --plan free`, names no account: the key goes to that plan's own account, as keys import names them.
+    const account = options.account ?? (await planAccount(store, plan!));
+    const { key, record } = await store.createKey({ account, name: options.name, regions: parseRegions(options.regions), expires });
     out(key);
     note(
       `created key ${record.id} (${record.name}, account ${record.accountName}, ${record.plan} plan${record.regions ? `, only ${record.regions.join(', ')}` : ''}${record.expires ? `, expires ${iso(record.expires)}` : ''}); it is shown only this once`,
@@ -290,7 +313,7 @@ export async function keysImport(options: StoreOptions & OptionValues<typeof KEY
     throw new PdfsvcError(400, `cannot read the keys file ${path}: ${(err as Error).message}`);
   });
   if (file.keys.length === 0) throw new PdfsvcError(404, `no keys in ${path}; name the keys file with --keys-file`);
-  const base = options.account ?? 'default';
+  const base = options.account ?? DEFAULT_ACCOUNT;
   const plans = PLANS.filter((plan) => file.keys.some((k) => k.plan === plan));
   const accountFor = (key: StoredKey) => (plans.length === 1 ? base : `${base}-${key.plan}`);
   // The keys file is the source here, never the destination: the database is whatever the other options name.

@@ -40,6 +40,27 @@ async function withStore<T>(config: DatabaseConfig, work: (store: Store) => Prom
 // Time-outs are the harness's: every step starts a CLI that opens the database (the embedded one loads
 // PostgreSQL compiled to WebAssembly), minutes in all on a machine running a second npm test and more.
 describe.each(BACKENDS)('the command line on $name', (backend) => {
+  it("keys create --plan with no --account (DECISIONS.md §4's form): the key goes to the plan's own account, made once", { timeout: 600_000 }, async () => {
+    const config = await backend.fresh(true);
+    const pdfsvc = cliFor(config);
+    // DECISIONS.md §4's form names no account: the key goes to the plan's own account, made once.
+    for (const name of ['cli-1', 'cli-2']) {
+      const made = await pdfsvc(['keys', 'create', '--plan', 'free', '--name', name]);
+      expect(made.exitCode, made.stderr).toBe(0);
+      expect(made.stdout).toMatch(/^pdfsvc_[A-Za-z0-9_-]{43}\n?$/);
+      expect(made.stderr).toMatch(/account default-free, free plan\); it is shown only this once/);
+      expect(/created account default-free/.test(made.stderr), made.stderr).toBe(name === 'cli-1');
+      await withStore(config, async (store) => {
+        expect(new KeyStore(await store.loadKeys()).find(made.stdout.trim())).toMatchObject({ name, plan: 'free', accountName: 'default-free' });
+      });
+    }
+    // Its plan changed since: a key made there would not have the plan asked for.
+    expect((await pdfsvc(['accounts', 'set-plan', 'default-free', 'starter'])).exitCode).toBe(0);
+    const changed = await pdfsvc(['keys', 'create', '--plan', 'free']);
+    expect(changed.exitCode).toBe(2);
+    expect(changed.stderr).toMatch(/^pdfsvc: plan: the account default-free has the starter plan now; name an account with --account/m);
+  });
+
   it('accounts and keys: create, list, rotate, revoke, re-plan, suspend, delete', { timeout: 600_000 }, async () => {
     const config = await backend.fresh(true);
     const pdfsvc = cliFor(config);
@@ -81,7 +102,7 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
 
     const refusals: Array<[string[], RegExp]> = [
       [['keys', 'create', '--account', 'acme', '--regions', 'jp'], /^pdfsvc: regions: the starter plan does not include the jp region/m],
-      [['keys', 'create', '--plan', 'business'], /^pdfsvc: account: name the account the key is for/m],
+      [['keys', 'create'], /^pdfsvc: account: name the account the key is for \(--account NAME; see pdfsvc accounts list\), or give --plan/m],
       [['keys', 'create', '--account', 'acme', '--plan', 'business'], /^pdfsvc: plan: a key has its account's plan/m],
       [['keys', 'create', '--account', 'acme', '--expires', 'someday'], /^pdfsvc: expires: "someday" is neither a duration/m],
       [['accounts', 'create', 'beta', '--email', 'not-an-address', '--plan', 'free'], /^pdfsvc: email: "not-an-address" is not an e-mail address/m],
