@@ -169,16 +169,20 @@ function parseRegions(text: string | undefined): string[] | undefined {
 /** The account keys made with --plan and no --account go to, and keys import's default. */
 const DEFAULT_ACCOUNT = 'default';
 
+/** The account `name`, made with `plan` if missing: whether it was made, and the plan it has (keys create and import). */
+async function accountMadeIfMissing(store: Store, name: string, plan: string, email: string): Promise<{ made: boolean; plan: string }> {
+  const existing = await store.findAccount(name);
+  if (existing) return { made: false, plan: existing.plan };
+  await store.createAccount({ name, email, plan });
+  return { made: true, plan };
+}
+
 /** `default-<plan>`, made if missing; refused if someone changed its plan since. */
 async function planAccount(store: Store, plan: string): Promise<string> {
   const name = `${DEFAULT_ACCOUNT}-${plan}`;
-  const existing = await store.findAccount(name);
-  if (!existing) {
-    await store.createAccount({ name, email: `${name}@localhost`, plan });
-    note(`created account ${name} (${plan} plan) for keys made with --plan and no --account`);
-  } else if (existing.plan !== plan) {
-    throw ValidationError.field('plan', `the account ${name} has the ${existing.plan} plan now; name an account with --account`);
-  }
+  const account = await accountMadeIfMissing(store, name, plan, `${name}@localhost`);
+  if (account.made) note(`created account ${name} (${plan} plan) for keys made with --plan and no --account`);
+  else if (account.plan !== plan) throw ValidationError.field('plan', `the account ${name} has the ${account.plan} plan now; name an account with --account`);
   return name;
 }
 
@@ -320,14 +324,13 @@ export async function keysImport(options: StoreOptions & OptionValues<typeof KEY
   await withStore({ databaseUrl: options.databaseUrl, dataDir: options.dataDir }, async (store) => {
     for (const plan of plans) {
       const name = plans.length === 1 ? base : `${base}-${plan}`;
-      const existing = await store.findAccount(name);
-      if (!existing) {
-        await store.createAccount({ name, email: plans.length === 1 && options.email ? options.email : `${name}@localhost`, plan });
+      const account = await accountMadeIfMissing(store, name, plan, plans.length === 1 && options.email ? options.email : `${name}@localhost`);
+      if (account.made) {
         note(`created account ${name} (${plan} plan) for the keys of the ${plan} plan`);
-      } else if (existing.plan !== plan) {
+      } else if (account.plan !== plan) {
         throw ValidationError.field(
           'account',
-          `the account ${name} has the ${existing.plan} plan, but the file's keys have the ${plan} plan; name another account with --account`,
+          `the account ${name} has the ${account.plan} plan, but the file's keys have the ${plan} plan; name another account with --account`,
         );
       }
     }
