@@ -354,7 +354,7 @@ function negotiateOrThrow(request: Request): Packaging {
   if (!packaging)
     throw new HttpProblem(
       406,
-      'split actions answer with application/zip (default), application/json or multipart/mixed; ask for one of them in Accept, or send no Accept header',
+      'split actions answer with application/zip (default), application/json or multipart/mixed; ask for one of them in Accept (with a weight, if any, from q=0.001 to q=1), or send no Accept header',
     );
   return packaging;
 }

@@ -7,11 +7,17 @@ const OFFERED: Record<string, Packaging> = {
   'multipart/mixed': 'multipart',
 };
 
+/** A weight as RFC 9110 §12.4.2 writes it: 0 to 1, at most three decimals. */
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
 /**
  * The packaging the client ranks best among the three offered; no header
  * means ZIP. Wildcards do not count (`*\/*` alone is 406): a client that
  * accepts "anything" has not said which archive format it can read.
- * Returns undefined when none is acceptable.
+ * A range whose weight is not a qvalue (`q=high`, `q=1.5`, `q=`) counts as
+ * not accepted, one rule for every malformed weight: guessing one would pick
+ * a format the client may not have ranked. Returns undefined when none is
+ * acceptable.
  */
 export function negotiatePackaging(accept: string | null): Packaging | undefined {
   if (accept === null || accept.trim() === '') return 'zip';
@@ -22,10 +28,11 @@ export function negotiatePackaging(accept: string | null): Packaging | undefined
     if (!packaging) continue;
     let q = 1;
     for (const param of params) {
-      const match = /^q=([0-9.]+)$/.exec(param);
-      if (match) q = Number(match[1]);
+      const [name, value] = param.split('=', 2).map((s) => s.trim());
+      if (name !== 'q') continue;
+      q = value !== undefined && QVALUE.test(value) ? Number(value) : 0;
     }
-    if (!(q > 0) || q > 1) continue;
+    if (q === 0) continue;
     if (!best || q > best.q) best = { packaging, q };
   }
   return best?.packaging;
