@@ -443,7 +443,8 @@ describe('pdfsvc CLI', () => {
     const { exitCode, stderr } = await pdfsvc(['reverse', '--json', fixturePath('not-a-pdf.pdf')], { encoding: 'utf8' });
     expect(exitCode).toBe(2);
     const problem = JSON.parse(stderr);
-    expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
+    // No server to point at; the last segment is the status, as SERVICE.md shapes every type.
+    expect(problem).toMatchObject({ type: 'about:blank/400', status: 400, title: expect.stringMatching(/validation/) });
     expect(problem.errors.file[0]).toMatch(/could not be parsed/);
   });
 
@@ -456,7 +457,7 @@ describe('pdfsvc CLI', () => {
       const { exitCode, stderr } = await pdfsvc([...args, '--json', fixturePath('pages-3.pdf')], { encoding: 'utf8' });
       expect(exitCode).toBe(2);
       const problem = JSON.parse(stderr);
-      expect(problem).toMatchObject({ status: 400, title: expect.stringMatching(/validation/) });
+      expect(problem).toMatchObject({ type: 'about:blank/400', status: 400, title: expect.stringMatching(/validation/) });
       expect(problem.errors).toEqual({ [field]: [expect.stringMatching(message)] });
     }
     // Without --json, commander's own words.
