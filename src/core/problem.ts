@@ -19,7 +19,7 @@ export const STATUSES: Record<number, { title: string; explanation: string }> = 
   400: {
     title: 'One or more validation errors occurred.',
     explanation:
-      'A field or the uploaded document is invalid: `errors` maps each offending field to messages that say what to change. A request that is not well-formed HTTP (a header the parser refuses, an HTTP/1.1 request without Host, a path that is not valid percent-encoding) is a 400 too, with `detail` saying what.',
+      'A field or the uploaded document is invalid: `errors` maps each offending field to messages that say what to change. A request that is not well-formed HTTP (a header the parser refuses, an HTTP/1.1 request without Host, a path that is not valid percent-encoding) is a 400 too: `errors` names `request`, `Host` or `path`, with what to change.',
   },
   401: { title: 'The request lacks a valid API key.', explanation: 'Send a key created with `pdfsvc keys create` in the X-API-Key header.' },
   // One title for every cause (RFC 9457: the title does not change from occurrence to occurrence); `detail` says which.

@@ -14,7 +14,7 @@
 import { H3, HTTPError, HTTPResponse, type H3Event } from 'h3';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { AnyAction } from '../core/action.js';
-import { PdfsvcError } from '../core/errors.js';
+import { PdfsvcError, ValidationError } from '../core/errors.js';
 import type { Packaging } from '../core/packaging.js';
 import { problem, problemFor, STATUSES, type Problem } from '../core/problem.js';
 import { docsPage } from './docs.js';
@@ -140,9 +140,7 @@ export function createApp(options: AppOptions): App {
       // Error cause is h3's own refusal (a path that is not valid
       // percent-encoding): the client's mistake, not a fault.
       const refusedByH3 = HTTPError.isError(error) && !(error.cause instanceof Error) && error.status < 500 && STATUSES[error.status] !== undefined;
-      const cause = refusedByH3
-        ? new HttpProblem(error.status, error.status === 400 ? 'the request path is not valid percent-encoding (RFC 3986 §2.1)' : undefined)
-        : (error.cause ?? error);
+      const cause = refusedByH3 ? h3Refusal(error.status) : (error.cause ?? error);
       if (cause instanceof WorkerFault) notesOf(request).fault = cause.fault;
       else if (!(cause instanceof HttpProblem) && !(cause instanceof PdfsvcError)) notesOf(request).fault = faultSummary(cause);
       const headers =
@@ -445,6 +443,13 @@ async function readWebStream(body: ReadableStream<Uint8Array>, take: (chunk: Uin
     await reader.cancel().catch(() => {});
     throw err;
   }
+}
+
+/** h3's own refusals; its 400 (a path that is not valid percent-encoding) names the path under `errors`, as every 400 names its field. */
+function h3Refusal(status: number): Error {
+  return status === 400
+    ? ValidationError.field('path', 'the request path is not valid percent-encoding (RFC 3986 §2.1): write each % as %25, or encode the path')
+    : new HttpProblem(status);
 }
 
 function toProblem(err: unknown, typeBase: string): Problem {

@@ -223,7 +223,7 @@ async function startServing(
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400. Node checks
     // it itself with an empty body (requireHostHeader, turned off in harden()).
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
-      return refusals!.answer(res, 400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', 'missing Host');
+      return refusals!.answer(res, 400, 'an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)', 'missing Host', 'Host');
     }
     if (dashboardHandler && dashboard!.isDashboardPath(req.url)) return dashboardHandler(req, res);
     return handler(req, res);
@@ -610,8 +610,12 @@ class Refusals {
     private readonly always: Record<string, string> = {},
   ) {}
 
-  private body(status: number, detail: string): Buffer {
-    return Buffer.from(JSON.stringify(problem(status, this.typeBase, { detail })));
+  /**
+   * A 400 names what was wrong under `errors` too (SERVICE.md: every 400 maps the offending field to
+   * messages): `Host`, or `request` for a request line or headers the parser refused.
+   */
+  private body(status: number, detail: string, field = 'request'): Buffer {
+    return Buffer.from(JSON.stringify(problem(status, this.typeBase, status === 400 ? { detail, errors: { [field]: [detail] } } : { detail })));
   }
 
   private headers(body: Buffer): Record<string, string> {
@@ -624,8 +628,8 @@ class Refusals {
     };
   }
 
-  answer(res: ServerResponse, status: number, detail: string, code: string): void {
-    const body = this.body(status, detail);
+  answer(res: ServerResponse, status: number, detail: string, code: string, field?: string): void {
+    const body = this.body(status, detail, field);
     res.shouldKeepAlive = false;
     res.writeHead(status, this.headers(body)).end(body);
     logEvent('client_error', { status, code });

@@ -115,14 +115,18 @@ describe('every status is a problem object, also those Node answers before the a
   });
 
   it("a request the HTTP parser refuses: 400 naming the parser's reason (RFC 9112 §2.2)", async () => {
-    expect(expectProblem((await raw('NOT HTTP AT ALL\r\n\r\n')).text, 400).detail).toMatch(/not well-formed HTTP\/1\.1 \(HPE_INVALID_METHOD\)/);
+    const refused = expectProblem((await raw('NOT HTTP AT ALL\r\n\r\n')).text, 400);
+    expect(refused.detail).toMatch(/not well-formed HTTP\/1\.1 \(HPE_INVALID_METHOD\)/);
+    // SERVICE.md: a 400's errors name what was wrong; here the request itself.
+    expect(refused.errors).toEqual({ request: [refused.detail] });
     // Both framings at once (RFC 9112 §6.3: a request smuggling vector, refused).
     const both = await raw('POST /v1/rotate_pages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n');
     expect(expectProblem(both.text, 400).detail).toMatch(/not well-formed/);
   });
 
   it('an HTTP/1.1 request without Host: 400 (RFC 9112 §3.2)', async () => {
-    expect(expectProblem((await raw('GET /healthz HTTP/1.1\r\n\r\n')).text, 400).detail).toMatch(/needs a Host header/);
+    const noHost = expectProblem((await raw('GET /healthz HTTP/1.1\r\n\r\n')).text, 400);
+    expect(noHost.errors?.Host?.[0]).toMatch(/needs a Host header/);
     // HTTP/1.0 has no such rule.
     expect(parseRaw((await raw('GET /healthz HTTP/1.0\r\n\r\n')).text).status).toBe(200);
   });
@@ -161,7 +165,7 @@ describe('every status is a problem object, also those Node answers before the a
   it('a path that is not valid percent-encoding: 400, not a 500 (RFC 3986 §2.1)', async () => {
     const reply = await send(`${served.base}/v1/%zz`);
     expect(reply.status).toBe(400);
-    expect(json(reply).detail).toMatch(/percent-encoding/);
+    expect(json(reply).errors?.path?.[0]).toMatch(/not valid percent-encoding .* write each % as %25/);
   });
 
   it('headers that never finish: 408 (RFC 9110 §15.5.9), then the connection closes', async () => {
