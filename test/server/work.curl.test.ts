@@ -92,6 +92,21 @@ describe.skipIf(!haveCurl)('curl against a real server', () => {
     expect(await pageCount(content.body)).toBe(3);
   });
 
+  it('a path that names no action but is near one (the CLI spelling, a short verb, no /v1, a typo): the 404 says which', async () => {
+    const detail = async (path: string) => {
+      const run = await execa(CURL, ['-sS', '-H', `X-API-Key: ${server.key}`, '-F', 'file=@pages-3.pdf', '-F', 'angle=90', `${server.base}${path}`], {
+        cwd: dir,
+      });
+      const problem = JSON.parse(run.stdout);
+      expect(problem.status).toBe(404);
+      return problem.detail as string;
+    };
+    for (const path of ['/v1/rotate-pages', '/v1/rotate', '/rotate_pages', '/v1/rotate_page', '/v1/Rotate_Pages/']) {
+      expect(await detail(path)).toBe(`no endpoint ${path}; did you mean POST /v1/rotate_pages? actions are POST /v1/<action> (see GET /v1/openapi.json)`);
+    }
+    expect(await detail('/v1/frobnicate')).toBe('no endpoint /v1/frobnicate; actions are POST /v1/<action> (see GET /v1/openapi.json)');
+  });
+
   it("groups with ';': -F cuts the value at the first ';' (silently under -sS), --form-string sends it whole", async () => {
     const names = (body: Buffer) => (JSON.parse(body.toString()) as { documents: Array<{ name: string }> }).documents.map((d) => d.name);
     const cut = await curl('split_by_groups', ['-F', 'file=@pages-10.pdf', '-F', 'groups=1..3;4,6;7..'], 'application/json');
