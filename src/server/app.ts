@@ -284,7 +284,9 @@ export function createApp(options: AppOptions): App {
 
   app.all('/**', (event) => {
     const path = new URL((event.req as Request).url).pathname;
-    throw new HttpProblem(404, `no endpoint ${path}; actions are POST /v1/<action> (see GET /v1/openapi.json)`);
+    const meant = meantAction(path, options.actions);
+    const hint = meant ? `did you mean POST /v1/${meant.name}? ` : '';
+    throw new HttpProblem(404, `no endpoint ${path}; ${hint}actions are POST /v1/<action> (see GET /v1/openapi.json)`);
   });
 
   const fetch = app.fetch.bind(app);
@@ -324,6 +326,40 @@ export function createApp(options: AppOptions): App {
 }
 
 /** Who sent a request, for the log entry. */
+/**
+ * The action a path that names none was probably meant for: its API name in
+ * another case or with dashes (`rotate-pages`, the command line's spelling), a
+ * short verb (`rotate`), a path without `/v1`, or a name one or two letters
+ * off (`rotate_page`). Undefined when none is close, or two are equally close.
+ */
+function meantAction(path: string, actions: readonly AnyAction[]): AnyAction | undefined {
+  const last = path.split('/').filter(Boolean).pop();
+  if (!last) return undefined;
+  const wanted = last.toLowerCase().replaceAll('-', '_');
+  const exact = actions.find((action) => action.name === wanted || action.aliases?.includes(wanted));
+  if (exact) return exact;
+  let best: AnyAction | undefined;
+  let bestDistance = 3;
+  let tie = false;
+  for (const action of actions) {
+    const distance = editDistance(wanted, action.name);
+    if (distance < bestDistance) [best, bestDistance, tie] = [action, distance, false];
+    else if (distance === bestDistance) tie = true;
+  }
+  return best && !tie ? best : undefined;
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions), over names of a few dozen characters. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 function keyFields(key: StoredKey | undefined): Pick<RequestLogEntry, 'key_id' | 'key_name' | 'account'> {
   return key ? { key_id: key.id, key_name: key.name, ...(key.accountName ? { account: key.accountName } : {}) } : {};
 }

@@ -39,9 +39,15 @@ export interface WorkResult {
 export async function runWork(task: WorkTask): Promise<WorkResult> {
   const action = findAction(task.action);
   if (!action) throw new Error(`unknown action ${task.action}`);
-  const raw = formValues(action, task.contentType, task.body);
+  const unnamed = new WeakSet<Uint8Array>();
+  const raw = formValues(action, task.contentType, task.body, unnamed);
   const warnings: Warning[] = [];
-  const done = await run(action, raw, { onWarning: (warning) => warnings.push(warning) });
+  let done: Awaited<ReturnType<typeof run>>;
+  try {
+    done = await run(action, raw, { onWarning: (warning) => warnings.push(warning) });
+  } catch (err) {
+    throw withTextPartHint(err, action, raw, unnamed);
+  }
   const result = joined(done);
   const noted = { pages: done.pages, ...(warnings.length > 0 ? { warnings } : {}) };
   if (result.output === 'document') return { contentType: 'application/pdf', body: result.bytes, ...noted };
@@ -63,7 +69,7 @@ const MAX_FORM_PARTS = 10_000;
  * SHOULD, not MUST) into text. Here the field decides: a file field takes the
  * part's bytes, with or without a filename.
  */
-function formValues(action: AnyAction, contentType: string, body: Uint8Array): RawValues {
+function formValues(action: AnyAction, contentType: string, body: Uint8Array, unnamed: WeakSet<Uint8Array>): RawValues {
   const boundary = boundaryOf(contentType);
   if (!boundary) throw missingBoundary();
   let parts: MultipartPart[];
@@ -97,6 +103,7 @@ function formValues(action: AnyAction, contentType: string, body: Uint8Array): R
     }
     const isFile = fields[name]?.kind === 'file' || numberedBase(name) !== undefined || filenameOf(disposition) !== undefined;
     const item = isFile ? part.body : new TextDecoder().decode(part.body);
+    if (isFile && filenameOf(disposition) === undefined) unnamed.add(part.body);
     const items = grouped.get(name);
     if (items) items.push(item);
     else grouped.set(name, [item]);
@@ -138,6 +145,49 @@ function formValues(action: AnyAction, contentType: string, body: Uint8Array): R
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return raw;
+}
+
+/**
+ * A file part sent as a short line of text with no file name is most often a
+ * file's name sent instead of the file (`curl -F file=in.pdf`, the @ left
+ * out): the reader can only say it is no PDF (or image). When the action
+ * refused such a part as unreadable, a second message says what was sent and
+ * how to send the file. Only the messages change: status and code stay.
+ */
+function withTextPartHint(err: unknown, action: AnyAction, raw: RawValues, unnamed: WeakSet<Uint8Array>): unknown {
+  if (!(err instanceof ValidationError) || (err.code !== 'damaged' && err.code !== 'bad_image')) return err;
+  const fields = action.fields as Record<string, Field>;
+  const messages = { ...err.messages };
+  let hinted = false;
+  for (const [name, value] of Object.entries(raw)) {
+    if (fields[name]?.kind !== 'file' || !messages[name]) continue;
+    const parts = Array.isArray(value) ? value : [value];
+    parts.forEach((part, i) => {
+      const text = part instanceof Uint8Array && unnamed.has(part) ? textLine(part) : undefined;
+      if (text === undefined) return;
+      const which = parts.length > 1 ? `document ${i + 1}` : 'it';
+      const shown = text.length > 80 ? `${text.slice(0, 77)}…` : text;
+      messages[name] = [
+        ...messages[name]!,
+        `${which} was sent as the text ${JSON.stringify(shown)} (a form field with no file name), not as a file: send the file's content (with curl, -F ${name}=@${shown.includes(' ') ? `"${shown}"` : shown}: the @ reads the file)`,
+      ];
+      hinted = true;
+    });
+  }
+  return hinted ? new ValidationError(messages, err.code) : err;
+}
+
+/** The part as one line of text (up to 1 KiB of UTF-8, no control characters but a final line break); undefined otherwise. */
+function textLine(bytes: Uint8Array): string | undefined {
+  if (bytes.byteLength === 0 || bytes.byteLength > 1024) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  text = text.replace(/\r?\n$/, '');
+  return text.length > 0 && !text.startsWith('%PDF') && !/[\u0000-\u001f\u007f]/.test(text) ? text : undefined;
 }
 
 /** The 400 for `multipart/form-data` without its boundary parameter: the body cannot be split into fields. */
