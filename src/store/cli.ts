@@ -242,7 +242,8 @@ export async function keysList(options: StoreOptions & { account?: string; all?:
 
 /** A key's regions in the table: `all`, or its limit, marked when its plan takes away some or all of it. */
 function regionsCell(r: ReturnType<typeof keyRow>): string {
-  if (!r.regions) return 'all';
+  // "all" alone read as every region, when a Free key works in global only: the plan's regions, as the dashboard says.
+  if (!r.regions) return `plan's: ${r.usable_regions.join(',')}`;
   const limit = r.regions.join(',');
   if (r.usable_regions.length === r.regions.length) return limit;
   return r.usable_regions.length === 0 ? `${limit} (none on ${r.plan}: works nowhere)` : `${limit} (on ${r.plan} only ${r.usable_regions.join(',')})`;

@@ -184,6 +184,8 @@ describe.each(BACKENDS)('the command line on $name', (backend) => {
       expect(new KeyStore(await store.loadKeys()).find(replacement)).toMatchObject({ plan: 'free' });
       expect(new KeyStore(await store.loadKeys()).find(replacement)?.regions).toBeUndefined();
     });
+    // The table says which regions a key without a limit of its own works in: its plan's.
+    expect((await pdfsvc(['keys', 'list'])).stdout).toMatch(/^k_\w+ +acme +ci +\S+ +free +plan's: global +/m);
     expect(
       (JSON.parse((await pdfsvc(['keys', 'list', '--json'])).stdout) as Array<Record<string, unknown>>).map((r) => [r.name, r.regions, r.usable_regions]),
     ).toEqual([
