@@ -24,6 +24,24 @@ export function directFileId(value: PDFObject | undefined): [Uint8Array, Uint8Ar
 }
 
 /**
+ * Whether directFileId would find two strings, told without decoding them:
+ * every output written asks (each of a split's 202 parts decoded the same
+ * two hex strings into buffers). A hex string has bytes when it has a digit
+ * that is not white space (stringBytes: a lone digit counts as followed by 0).
+ */
+function isDirectFileId(value: PDFObject): boolean {
+  if (!(value instanceof PDFArray) || value.size() !== 2) return false;
+  return hasBytes(value.get(0)) && hasBytes(value.get(1));
+}
+
+function hasBytes(item: PDFObject): boolean {
+  if (item instanceof PDFHexString) return NOT_WHITE.test(item.asString());
+  return item instanceof PDFString && stringBytes(item).length > 0;
+}
+
+const NOT_WHITE = /[^\0\t\n\f\r ]/;
+
+/**
  * The /ID to write for an output that is not encrypted: the input's as it
  * is when it is direct; when it is a reference (or holds references) to two
  * strings, those strings, written direct, as qpdf reads them; else none
@@ -31,7 +49,7 @@ export function directFileId(value: PDFObject | undefined): [Uint8Array, Uint8Ar
  * output may not have.
  */
 export function fileIdToWrite(context: PDFContext, value: PDFObject | undefined): PDFObject | undefined {
-  if (value === undefined || directFileId(value)) return value;
+  if (value === undefined || isDirectFileId(value)) return value;
   const array = context.lookup(value);
   if (!(array instanceof PDFArray) || array.size() !== 2) return undefined;
   const strings = [array.get(0), array.get(1)].map((item) => (item instanceof PDFRef ? context.lookup(item) : item));

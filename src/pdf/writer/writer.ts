@@ -128,7 +128,7 @@ function writePlan(context: PDFContext, plan: Plan, sink: Sink, options: WriteOp
   const xrefOffset = out.offset;
   out.push(crossReferenceTable(plan.order, offsets));
   out.text('trailer\n');
-  out.push(serialize(trailerDict(context, size)));
+  writeTrailer(out, context, size);
   out.text(`\nstartxref\n${xrefOffset}\n%%EOF\n`);
   out.end();
 }
@@ -326,9 +326,8 @@ class Output implements TokenWriter {
       this.push(encoder.encode(text));
       return;
     }
-    this.room(text.length);
-    this.blockUsed += this.block!.write(text, this.blockUsed, 'latin1');
-    this.offset += text.length;
+    // Copied by hand as token() does: Buffer's write is a call into C++ for a few bytes (three per part of a split).
+    this.token(text);
   }
 
   push(bytes: Piece): void {
@@ -622,6 +621,7 @@ function isStreamSource(source: ObjectSource): boolean {
 }
 
 const FREE_HEAD = encoder.encode('0000000000 65535 f\r\n');
+const XREF_HEAD = encoder.encode('xref\n');
 
 /**
  * One subsection per run of consecutive object numbers; object 0 heads the
@@ -634,7 +634,8 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
   let runs = 2;
   for (let i = 1; i < order.length; i++) if (order[i].objectNumber !== order[i - 1].objectNumber + 1) runs++;
   const table = Buffer.allocUnsafe(5 + (order.length + 1) * 20 + runs * 23);
-  let at = table.write('xref\n', 0, 'latin1');
+  table.set(XREF_HEAD, 0);
+  let at = XREF_HEAD.length;
   // Zero-padded, the digits taken in the loop (no call per digit: 15 per entry, 90,000 for merge-50's table).
   const digits = (value: number, width: number) => {
     let i = at + width - 1;
@@ -651,7 +652,14 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
     const first = i < 0 ? 0 : order[i].objectNumber;
     let j = i + 1;
     while (j < order.length && order[j].objectNumber === (j === 0 ? 0 : order[j - 1].objectNumber) + 1) j++;
-    at += table.write(`${first} ${j - i}\n`, at, 'latin1');
+    // By hand, not a template string written by Buffer's write: a split's part has a dozen runs. A number made
+    // in memory may be anything (see byNumber): that one as its text.
+    if (Number.isSafeInteger(first) && first >= 0) {
+      at = writeDigits(table, at, first);
+      table[at++] = 0x20;
+      at = writeDigits(table, at, j - i);
+      table[at++] = 0x0a;
+    } else at += table.write(`${first} ${j - i}\n`, at, 'latin1');
     for (let k = i; k < j; k++) {
       if (k < 0) {
         table.set(FREE_HEAD, at);
@@ -669,6 +677,30 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
     i = j;
   }
   return table.subarray(0, at);
+}
+
+/**
+ * trailerDict's dictionary as writeTokens writes it, straight into the
+ * block: made as a dictionary and serialized into strings and a buffer of
+ * its own, it was a tenth of the write of a split's small part.
+ */
+function writeTrailer(out: Output, context: PDFContext, size: number): void {
+  const { Root, Info, ID, Encrypt } = context.trailerInfo;
+  out.token('<<\n');
+  trailerEntry(out, '/Size', PDFNumber.of(size));
+  if (Root) trailerEntry(out, '/Root', Root as PDFRef);
+  if (Info) trailerEntry(out, '/Info', Info as PDFObject);
+  const id = fileIdToWrite(context, ID as PDFObject | undefined);
+  if (id) trailerEntry(out, '/ID', id);
+  if (Encrypt) trailerEntry(out, '/Encrypt', Encrypt as PDFObject);
+  out.token('>>');
+}
+
+function trailerEntry(out: Output, key: string, value: PDFObject): void {
+  out.token(key);
+  out.token(' ');
+  writeTokens(value, out);
+  out.token('\n');
 }
 
 function trailerDict(context: PDFContext, size: number): PDFDict {
