@@ -59,6 +59,13 @@ const QUICK_BYTES = 4 * 2 ** 20;
  * regular expression more per byte.
  */
 const QUICK_PIECE = 256 * 2 ** 10;
+/**
+ * An input this large has its streams scanned by the module from the first. The quick look is kept for what the
+ * module costs in memory (~1 MiB when instantiated, more while V8 tiers it up), which matters to a small input's peak
+ * RSS; on the images shape (53 MiB, 500 streams, 2.1 MB of content) it cost 66 M instructions of the main thread
+ * more than the module (bench/README.md, "imgtw").
+ */
+const LARGE_INPUT = 16 * 2 ** 20;
 /** What the quick look has been given so far in this process. */
 let quickSpent = 0;
 
@@ -264,8 +271,16 @@ export class ContentDepths {
    */
   private quick: boolean | undefined;
 
-  /** `pages`: how many pages will be looked at. */
-  constructor(private readonly pages: number) {}
+  /**
+   * `pages`: how many pages will be looked at. `inputBytes`: the document's size; from LARGE_INPUT on, every stream
+   * goes to the module (see there).
+   */
+  constructor(
+    private readonly pages: number,
+    inputBytes = 0,
+  ) {
+    if (inputBytes >= LARGE_INPUT) this.quick = false;
+  }
 
   private readonly known = new Map<PDFRef, Depth>();
   /**

@@ -12,7 +12,7 @@
  */
 import { PDFArray, PDFContext, PDFDict, PDFName, PDFRef, PDFStream } from '../model/primitives.js';
 import type { PageEntry } from '../structure/page-tree.js';
-import { readOnly } from '../reader/object-table.js';
+import { objectTableOf, readOnly } from '../reader/object-table.js';
 import { ContentDepths } from './balance.js';
 import { formatMatrix, readerView, sameGeometry, type Matrix, type ReaderView } from './geometry.js';
 
@@ -56,7 +56,7 @@ export function stampPages(context: PDFContext, all: PageEntry[], selected: Iter
     return ref;
   };
 
-  const depths = new ContentDepths(chosen.length);
+  const depths = new ContentDepths(chosen.length, objectTableOf(context)?.bytes.byteLength);
   // The two streams around the content of a page that is `saves` and `closes` short of balanced and leaves nothing
   // open, per mark drawn: found without making their text again (most pages of a document need the same).
   const plainWraps = new Map<string, Map<number, [PDFRef, PDFRef]>>();

@@ -401,6 +401,25 @@ describe('content streams read from their input bytes or parsed', () => {
   });
 });
 
+describe('a large input: its content scanned by the module from the first stream', () => {
+  // From 16 MiB of input no stream goes through the quick look (ContentDepths); the depths must be the same.
+  it('a page leaving a q open in a 17 MB document: the mark at its true size', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([400, 400]);
+    const content = 'q 0.2 0 0 0.2 0 0 cm (a string with q and Q in it) Tj q 0 0 1 rg 0 0 100 100 re f Q\n';
+    page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.flateStream(content)));
+    // Weight nothing refers to: the input's size is what counts.
+    doc.context.register(doc.context.stream(Buffer.alloc(17 * 2 ** 20, 32)));
+    const file = await doc.save({ useObjectStreams: false });
+    expect(file.byteLength).toBeGreaterThan(16 * 2 ** 20);
+    const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
+    const raster = await renderPage(out, 1, 72);
+    const box = findPixels(raster, reddish);
+    expect(box).not.toBeNull();
+    expect(box!.x1 - box!.x0).toBeGreaterThan(160);
+  });
+});
+
 describe('a watermark after content cut off in the middle of a construct', () => {
   it.each(['[ /oops', '<< /Open [ 1', '(never closed'])('text watermark after %j is drawn and extracted', async (tail) => {
     const out = await addTextWatermark({ file: await cutOffPage(tail), line_1: 'STAMPED', transparency: 0, color: '#ff0000' });
