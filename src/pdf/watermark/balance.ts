@@ -392,7 +392,8 @@ export function decodedDepth(
   quick = true,
 ): { depth: Depth; made: number } {
   // Data still in a lazily read file: unfiltered, it is copied into the scratch buffer; filtered, it is decoded as it is read, a chunk at a time.
-  if (chain.length === 0) return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratch), quick), made: 0 };
+  if (chain.length === 0)
+    return { depth: graphicsDepth(data instanceof Uint8Array ? data : data.readCopy(0, data.byteLength, scratchBuffer()), quick), made: 0 };
   const encoded = data instanceof Uint8Array ? data : (each: (chunk: Uint8Array) => void) => data.forEachChunk(each);
   const scan = new DepthScan();
   // Most content decodes to far less than QUICK_PIECE (in one to three writes, as its bytes cross the file's 4 KB
@@ -441,4 +442,14 @@ const gatherRoom = Buffer.allocUnsafeSlow(QUICK_PIECE);
  * get their own. (Filtered content is decoded as it is read: see
  * decodedDepth.)
  */
-const scratch = Buffer.allocUnsafeSlow(4 * 2 ** 20);
+let scratch: Buffer | undefined;
+
+/**
+ * The scratch buffer, made on first use: V8 counts an ArrayBuffer's bytes towards the old generation's limit, and
+ * 4 MB made as the module loaded brought on a full collection in a watermark of 2,000 small pages (long-text),
+ * whose content is all filtered and never needs it.
+ */
+function scratchBuffer(): Buffer {
+  scratch ??= Buffer.allocUnsafeSlow(4 * 2 ** 20);
+  return scratch;
+}

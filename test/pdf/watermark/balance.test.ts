@@ -399,6 +399,19 @@ describe('content streams read from their input bytes or parsed', () => {
     expect(box).not.toBeNull();
     expect(box!.x1 - box!.x0).toBeGreaterThan(160);
   });
+
+  it('<< /Length N >> read from a lazily read file (copied into the scratch buffer made on first use): the mark at its true size', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 2; i++) doc.addPage([400, 400]).node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(content)));
+    const file = openLazyFile(tempFile(await doc.save({ useObjectStreams: false })))!.bytes;
+    const out = await addTextWatermark({ file, line_1: 'STAMPED', transparency: 0, color: '#ff0000', rotation: 0, font_size: 40 });
+    // Both pages: the second reuses the buffer the first made.
+    for (const page of [1, 2]) {
+      const box = findPixels(await renderPage(out, page, 72), reddish);
+      expect(box).not.toBeNull();
+      expect(box!.x1 - box!.x0).toBeGreaterThan(160);
+    }
+  });
 });
 
 describe('a large input: its content scanned by the module from the first stream', () => {
