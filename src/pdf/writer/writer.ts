@@ -679,39 +679,38 @@ function crossReferenceTable(order: readonly PDFRef[], offsets: readonly number[
   return table.subarray(0, at);
 }
 
+/** The trailer's entries, in the order written: one list for the table's trailer and the stream's dictionary. */
+function trailerEntries(context: PDFContext, size: number): Array<[key: string, value: PDFObject]> {
+  const { Root, Info, ID, Encrypt } = context.trailerInfo;
+  const entries: Array<[string, PDFObject]> = [['Size', PDFNumber.of(size)]];
+  if (Root) entries.push(['Root', Root as PDFRef]);
+  if (Info) entries.push(['Info', Info as PDFObject]);
+  const id = fileIdToWrite(context, ID as PDFObject | undefined);
+  if (id) entries.push(['ID', id]);
+  if (Encrypt) entries.push(['Encrypt', Encrypt as PDFObject]);
+  return entries;
+}
+
 /**
- * trailerDict's dictionary as writeTokens writes it, straight into the
- * block: made as a dictionary and serialized into strings and a buffer of
- * its own, it was a tenth of the write of a split's small part.
+ * The trailer as writeTokens writes a dictionary, straight into the block:
+ * made as a dictionary and serialized into strings and a buffer of its own,
+ * it was a tenth of the write of a split's small part.
  */
 function writeTrailer(out: Output, context: PDFContext, size: number): void {
-  const { Root, Info, ID, Encrypt } = context.trailerInfo;
   out.token('<<\n');
-  trailerEntry(out, '/Size', PDFNumber.of(size));
-  if (Root) trailerEntry(out, '/Root', Root as PDFRef);
-  if (Info) trailerEntry(out, '/Info', Info as PDFObject);
-  const id = fileIdToWrite(context, ID as PDFObject | undefined);
-  if (id) trailerEntry(out, '/ID', id);
-  if (Encrypt) trailerEntry(out, '/Encrypt', Encrypt as PDFObject);
+  for (const [key, value] of trailerEntries(context, size)) {
+    out.token('/');
+    out.token(key);
+    out.token(' ');
+    writeTokens(value, out);
+    out.token('\n');
+  }
   out.token('>>');
 }
 
-function trailerEntry(out: Output, key: string, value: PDFObject): void {
-  out.token(key);
-  out.token(' ');
-  writeTokens(value, out);
-  out.token('\n');
-}
-
 function trailerDict(context: PDFContext, size: number): PDFDict {
-  const { Root, Info, ID, Encrypt } = context.trailerInfo;
   const trailer = context.obj({}) as PDFDict;
-  trailer.set(PDFName.of('Size'), PDFNumber.of(size));
-  if (Root) trailer.set(PDFName.of('Root'), Root as PDFRef);
-  if (Info) trailer.set(PDFName.of('Info'), Info as PDFObject);
-  const id = fileIdToWrite(context, ID as PDFObject | undefined);
-  if (id) trailer.set(PDFName.of('ID'), id);
-  if (Encrypt) trailer.set(PDFName.of('Encrypt'), Encrypt as PDFObject);
+  for (const [key, value] of trailerEntries(context, size)) trailer.set(PDFName.of(key), value);
   return trailer;
 }
 
