@@ -486,10 +486,13 @@ describe('pdfsvc CLI', () => {
   });
 
   it('refuses to serve plain HTTP beyond loopback, and unknown regions', async () => {
-    const open = await pdfsvc(['serve', '--host', '0.0.0.0', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+    // Generous: each refusal is 0.4 s of CPU, but took 5-10 s at load 36 on 2 cores (a hang is still caught, as timedOut).
+    const open = await pdfsvc(['serve', '--host', '0.0.0.0', '--port', '0'], { encoding: 'utf8', timeout: 60_000 });
+    expect(open.timedOut, open.stderr).toBe(false);
     expect(open.exitCode).toBe(2);
     expect(open.stderr).toMatch(/not a loopback address.*--https/);
-    const region = await pdfsvc(['serve', '--region', 'mars', '--port', '0'], { encoding: 'utf8', timeout: 10_000 });
+    const region = await pdfsvc(['serve', '--region', 'mars', '--port', '0'], { encoding: 'utf8', timeout: 60_000 });
+    expect(region.timedOut, region.stderr).toBe(false);
     expect(region.exitCode).toBe(2);
     expect(region.stderr).toMatch(/unknown region "mars"/);
   });

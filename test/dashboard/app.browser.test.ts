@@ -16,7 +16,7 @@ import { fixture, pdfinfo, tempFile } from '../helpers/pdf-tools.js';
 import { haveTool } from '../helpers/tools.js';
 import { havePostgres, freshPostgresDatabase } from '../helpers/postgres.js';
 import { execa } from 'execa';
-import { CLI, postAction, ROOT, sleep, waitFor } from '../server/spawn.js';
+import { answersWithin, CLI, postAction, ROOT, sleep, waitFor } from '../server/spawn.js';
 import { createAccount, embeddedDatabase, hiddenField, HttpClient, startPdfsvc, type Running } from './harness.js';
 
 const CHROMIUM = process.env.PDFSVC_CHROMIUM ?? '/usr/bin/chromium';
@@ -205,10 +205,12 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     await page.getByRole('checkbox', { name: 'eu', exact: true }).check();
     await page.getByRole('button', { name: 'Save limits' }).click();
     expect(await page.getByRole('status').first().textContent()).toContain('Limits saved');
+    // Timed from the page saying so, by when each request was sent (answers take seconds on a busy machine).
+    const limitedAt = Date.now();
     for (const api of stack.apis) {
       const region = /\(region (\S+)\)/.exec(api.stdout())![1];
       const expected = region === 'eu' ? 200 : 403;
-      await waitFor(async () => (await rotate(api.base, shown['ci-bot'])).status === expected, 5_000, `${expected} from the ${region} server`);
+      await answersWithin(() => rotate(api.base, shown['ci-bot']), expected, limitedAt, 5_000, `${expected} from the ${region} server`);
     }
     // Every region again, and an expiry date a year from now.
     const nextYear = new Date(Date.now() + 365 * 86_400_000).toISOString().slice(0, 10);
@@ -218,13 +220,15 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     const details = await page.locator('dl').innerText();
     expect(details).toContain(`${nextYear} 23:59 UTC`);
     expect(details).toMatch(/Regions\s+all of the plan/);
-    for (const api of stack.apis) await waitFor(async () => (await rotate(api.base, shown['ci-bot'])).status === 200, 5_000, `200 from ${api.base}`);
+    const unlimitedAt = Date.now();
+    for (const api of stack.apis) await answersWithin(() => rotate(api.base, shown['ci-bot']), 200, unlimitedAt, 5_000, `200 from ${api.base}`);
   });
 
   it('rotates the key: a new one shown once, the old one still working for the grace period', async () => {
     await page.getByLabel('Grace period').selectOption('1h');
     await page.getByRole('button', { name: 'Rotate key' }).click();
     const key = await page.locator('#new-key').inputValue();
+    const rotatedAt = Date.now();
     expect(key).toMatch(/^pdfsvc_/);
     expect(key).not.toBe(shown['ci-bot']);
     shown['build-server'] = key;
@@ -244,7 +248,7 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     for (const api of stack.apis) {
       expect((await rotate(api.base, shown['ci-bot'])).status).toBe(200);
       // A new key reaches every server's key cache within about a second.
-      await waitFor(async () => (await rotate(api.base, key)).status === 200, 2_000, `the new key accepted by ${api.base}`);
+      await answersWithin(() => rotate(api.base, key), 200, rotatedAt, 2_000, `the new key accepted by ${api.base}`);
     }
   });
 
@@ -254,10 +258,12 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
     expect(await page.locator('h1').textContent()).toBe('Revoke “build-server”?');
     await page.getByRole('button', { name: 'Yes, revoke it' }).click();
     expect(await page.getByRole('status').first().textContent()).toContain('Revoked “build-server”');
-    // From the moment the page says it is revoked, every server refuses the key within 2 s (waitFor fails past that).
+    // From the moment the page says it is revoked, every server refuses the key within 2 s (a request sent later and
+    // still accepted fails the test).
+    const revokedAt = Date.now();
     await Promise.all(
       stack.apis.map((api) =>
-        waitFor(async () => (await rotate(api.base, shown['build-server'])).status === 401, 2_000, `the revoked key refused by ${api.base} within 2 s`),
+        answersWithin(() => rotate(api.base, shown['build-server']), 401, revokedAt, 2_000, `the revoked key refused by ${api.base} within 2 s`),
       ),
     );
     // Gone from the list; the rotated-out build-server-old-… stays until its grace ends.
@@ -278,7 +284,8 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
         await page.reload();
         return (await total.locator('td').first().textContent()) === String(requests);
       },
-      10_000,
+      // A harness wait (each look reloads the page: seconds at load 40); the servers write their counts every second.
+      60_000,
       `${requests} requests in the usage table`,
     ).catch(async (err) => {
       throw new Error(`${(err as Error).message}; the table says ${await total.innerText()}`);
@@ -337,14 +344,17 @@ describe.skipIf(!haveChromium).each(BACKENDS.filter((b) => b.available))('the da
 
       // Starter to free: only global is left of the key's eu and global.
       await execa(process.execPath, [CLI, 'accounts', 'set-plan', 'dave', 'free', ...stack.database], { cwd: ROOT, env: { PDFSVC_KEYS_FILE: '' } });
+      const downgradedAt = Date.now();
       await davePage.goto(url('/keys'));
       const row = davePage.locator('tbody tr', { hasText: 'eu-and-global' });
       expect(await row.locator('td').nth(4).textContent()).toBe('global, eu: only global in your plan');
       // And so the eu and us servers refuse it, as the page says.
       for (const api of stack.apis) {
         const region = /\(region (\S+)\)/.exec(api.stdout())![1];
-        await waitFor(
-          async () => (await postAction({ base: api.base, key }, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' })).status === 403,
+        await answersWithin(
+          () => postAction({ base: api.base, key }, 'rotate_pages', { file: fixture('pages-3.pdf'), angle: '90' }),
+          403,
+          downgradedAt,
           5_000,
           `403 from the ${region} server`,
         );

@@ -124,10 +124,11 @@ describe('TLS', () => {
       keys: null,
       env,
       args: ['--https', '--host', '0.0.0.0', '--workers', '1', '--metrics-port', '0', '--metrics-host', '0.0.0.0'],
-      startTimeoutMs: 90_000,
+      // Harness waits: opening the embedded database and making a certificate took over 90 s at load 40 on 2 cores.
+      startTimeoutMs: 240_000,
     });
     try {
-      await waitFor(() => /Key dashboard: .*\n/.test(served.stdout()), 10_000, 'the dashboard line');
+      await waitFor(() => /Key dashboard: .*\n/.test(served.stdout()), 60_000, 'the dashboard line');
       const port = new URL(served.base).port;
       const [listening, metrics, ...rest] = served.stdout().split('\n');
       // The first URL stays the address bound (DECISIONS 4); the same line says where to reach it.

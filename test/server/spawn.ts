@@ -277,3 +277,26 @@ export async function waitFor<T>(check: () => Promise<T | Falsy> | T | Falsy, ti
     await sleep(25);
   }
 }
+
+/**
+ * Sends `request` until it answers `status`, for a change servers must apply within a bound: fails once a request
+ * sent more than `withinMs` after `since` (when the change was made) is still answered otherwise. Judged by when
+ * each request was sent, not by when its answer came back: on a busy machine a request still accepted (a whole
+ * rotation) can take seconds to answer, and was sent in time. Returns when the first request so answered was sent,
+ * in ms after `since`.
+ */
+export async function answersWithin(
+  request: () => Promise<{ status: number }>,
+  status: number,
+  since: number,
+  withinMs: number,
+  what: string,
+): Promise<number> {
+  for (;;) {
+    const sentAt = Date.now();
+    const reply = await request();
+    if (reply.status === status) return sentAt - since;
+    if (sentAt - since > withinMs) throw new Error(`${what}: a request sent ${sentAt - since} ms after the change was answered ${reply.status}`);
+    await sleep(25);
+  }
+}

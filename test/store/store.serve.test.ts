@@ -16,7 +16,7 @@ import type { RequestLogEntry } from '../../src/server/app.js';
 import type { DatabaseConfig } from '../../src/store/database.js';
 import type { Store } from '../../src/store/store.js';
 import { fixture } from '../helpers/pdf-tools.js';
-import { CLI, multipart, send, serve, waitFor, type Served } from '../server/spawn.js';
+import { answersWithin, CLI, multipart, send, serve, sleep, waitFor, type Served } from '../server/spawn.js';
 import { BACKENDS, tempDir } from './backends.js';
 
 function cleanEnv(): Record<string, string> {
@@ -50,10 +50,9 @@ async function detail(base: string, key: string): Promise<string> {
   return (JSON.parse(reply.body.toString()) as { detail: string }).detail;
 }
 
-/** Waits until the key gets `status`; returns how long that took after `since`. */
-async function within2s(base: string, key: string, status: number, since: number, what: string): Promise<number> {
-  await waitFor(async () => (await rotate(base, key)).status === status, 2000, `${what} (${status}) within 2 s`);
-  return Date.now() - since;
+/** Waits until the key gets `status`: fails if a request sent more than 2 s after `since` (the change made) does not. */
+function within2s(base: string, key: string, status: number, since: number, what: string): Promise<number> {
+  return answersWithin(() => rotate(base, key), status, since, 2000, `${what} (${status}) within 2 s`);
 }
 
 function serveOn(config: DatabaseConfig, env: Record<string, string>, args: string[] = []): Promise<Served> {
@@ -120,32 +119,36 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
       expect((await rotate(served.base, beta)).status).toBe(200);
 
       // Made while the server runs (on the embedded store, through the server's socket).
-      let since = Date.now();
       const eu = await pdfsvc(config, env, ['keys', 'create', '--account', 'acme', '--name', 'eu-only', '--regions', 'eu']);
+      let since = Date.now();
       await within2s(served.base, eu, 403, since, 'a key limited to eu refused in the global region');
       expect(await detail(served.base, eu)).toMatch(/this key is limited to the eu region/);
-      since = Date.now();
       await pdfsvc(config, env, ['keys', 'set-regions', 'eu-only', 'global,eu', '--account', 'acme']);
-      await within2s(served.base, eu, 200, since, 'the key served once its regions include global');
       since = Date.now();
+      await within2s(served.base, eu, 200, since, 'the key served once its regions include global');
       await pdfsvc(config, env, ['keys', 'set-regions', 'eu-only', 'eu', '--account', 'acme']);
+      since = Date.now();
       await within2s(served.base, eu, 403, since, 'the key limited to eu again');
 
-      since = Date.now();
       await pdfsvc(config, env, ['accounts', 'suspend', 'beta']);
+      since = Date.now();
       await within2s(served.base, beta, 403, since, "the suspended account's key refused");
       expect(await detail(served.base, beta)).toMatch(/the account beta is suspended/);
-      since = Date.now();
       await pdfsvc(config, env, ['accounts', 'resume', 'beta']);
+      since = Date.now();
       await within2s(served.base, beta, 200, since, 'the resumed account served');
 
-      since = Date.now();
       await pdfsvc(config, env, ['keys', 'revoke', 'web', '--account', 'acme']);
+      since = Date.now();
       await within2s(served.base, acme, 401, since, 'the revoked key refused');
 
-      const brief = await pdfsvc(config, env, ['keys', 'create', '--account', 'acme', '--name', 'brief', '--expires', '4s']);
-      await waitFor(async () => (await rotate(served.base, brief)).status === 200, 2000, 'the new key to work');
-      await waitFor(async () => (await rotate(served.base, brief)).status === 401, 6000, 'the key to expire');
+      // Long enough to outlast the command itself (seconds at load 40: with 4 s the key could expire before it was
+      // ever seen), and the key expires at most that long after the command's exit.
+      const brief = await pdfsvc(config, env, ['keys', 'create', '--account', 'acme', '--name', 'brief', '--expires', '30s']);
+      const briefMade = Date.now();
+      await within2s(served.base, brief, 200, briefMade, 'the new key to work');
+      await sleep(Math.max(0, briefMade + 30_000 - Date.now()));
+      await within2s(served.base, brief, 401, briefMade + 30_000, 'the key expired');
       // The log names keys by id and name, never the key.
       for (const key of [acme, beta, eu, brief]) expect(served.stderr()).not.toContain(key);
     } finally {
@@ -200,8 +203,8 @@ describe.each(BACKENDS)('serve on $name', (backend) => {
         for (const reply of replies) add(total, reply);
         expect((await rotate(one.base, doomed)).status).toBe(200);
         expect((await rotate(two.base, doomed)).status).toBe(200);
-        const since = Date.now();
         await pdfsvc(config, env, ['keys', 'revoke', 'doomed', '--account', 'acme']);
+        const since = Date.now();
         await Promise.all([within2s(one.base, doomed, 401, since, 'server one refusing'), within2s(two.base, doomed, 401, since, 'server two refusing')]);
       } finally {
         expect(await one.stop()).toBe(0);
