@@ -42,7 +42,7 @@ import { pageCount, qpdfCheck } from '../helpers/pdf-tools.js';
 import { postgresBin } from '../../scripts/postgres-cluster.mjs';
 import { haveTool } from '../helpers/tools.js';
 import { HttpClient } from '../dashboard/harness.js';
-import { answersWithin, CLI, ROOT, send, sleep, waitFor, type Reply } from '../server/spawn.js';
+import { answersWithin, CLI, exitAfterMessage, ROOT, send, sleep, waitFor, type Reply } from '../server/spawn.js';
 
 // PostgreSQL's own programs, not only a server somewhere: the test starts a cluster that logs every statement.
 const SKIP =
@@ -303,20 +303,8 @@ describe.skipIf(SKIP)('multi-region deployment on loopback (scripts/multi-region
       [CLI, 'serve', '--port', '0', '--region', 'us-hipaa', '--https', '--no-dashboard', '--audit-log', 'file:/nonexistent-dir/audit.jsonl'],
       { cwd: ROOT, env: deployment.env, extendEnv: false, reject: false },
     );
-    // The hang this guards against (the database connections keeping the process alive) comes after the message:
-    // timed from there, so that a slow start on a busy machine is not taken for one.
-    let lingered = false;
-    let timer: NodeJS.Timeout | undefined;
-    child.stderr?.on('data', (chunk: Buffer) => {
-      if (timer === undefined && chunk.toString().includes('cannot open')) {
-        timer = setTimeout(() => {
-          lingered = true;
-          child.kill();
-        }, 20_000);
-      }
-    });
-    const run = await child;
-    clearTimeout(timer);
+    // The hang this guards against (the database connections keeping the process alive) comes after the message.
+    const { run, lingered } = await exitAfterMessage(child, 'cannot open', 20_000);
     expect(lingered, `the server hung after refusing to start: ${run.stderr}`).toBe(false);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/audit-log: cannot open \/nonexistent-dir\/audit\.jsonl for appending/);

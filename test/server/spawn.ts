@@ -300,3 +300,30 @@ export async function answersWithin(
     await sleep(25);
   }
 }
+
+/**
+ * Waits for a refused process, judging a hang from its message, not its start: a slow start on a busy machine
+ * (opening PGlite, connecting to PostgreSQL) is not a hang, staying alive `graceMs` after saying `marker` is.
+ * `lingered`: it was killed for that.
+ */
+export async function exitAfterMessage<R extends { stderr?: unknown }>(
+  child: ResultPromise & PromiseLike<R>,
+  marker: string,
+  graceMs: number,
+): Promise<{ run: R; lingered: boolean }> {
+  let lingered = false;
+  let timer: NodeJS.Timeout | undefined;
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (timer === undefined && chunk.toString().includes(marker)) {
+      timer = setTimeout(() => {
+        lingered = true;
+        child.kill();
+      }, graceMs);
+    }
+  });
+  try {
+    return { run: await child, lingered };
+  } finally {
+    clearTimeout(timer);
+  }
+}

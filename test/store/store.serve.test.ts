@@ -16,7 +16,7 @@ import type { RequestLogEntry } from '../../src/server/app.js';
 import type { DatabaseConfig } from '../../src/store/database.js';
 import type { Store } from '../../src/store/store.js';
 import { fixture } from '../helpers/pdf-tools.js';
-import { answersWithin, CLI, multipart, send, serve, sleep, waitFor, type Served } from '../server/spawn.js';
+import { answersWithin, CLI, exitAfterMessage, multipart, send, serve, sleep, waitFor, type Served } from '../server/spawn.js';
 import { BACKENDS, tempDir } from './backends.js';
 
 function cleanEnv(): Record<string, string> {
@@ -377,20 +377,8 @@ describe.each(BACKENDS)('start-up refusals on $name', (backend) => {
     const taken = await takenPort();
     try {
       const child = execa('node', [CLI, ...args(taken.port), ...where(config)], { reject: false, env, extendEnv: false });
-      // The hang this guards against comes after the message: time from there, so that a slow start on a busy
-      // machine (opening PGlite can take a minute at load 40) is not taken for one.
-      let lingered = false;
-      let timer: NodeJS.Timeout | undefined;
-      child.stderr?.on('data', (chunk: Buffer) => {
-        if (timer === undefined && chunk.toString().includes('taken')) {
-          timer = setTimeout(() => {
-            lingered = true;
-            child.kill();
-          }, 30_000);
-        }
-      });
-      const run = await child;
-      clearTimeout(timer);
+      // The hang this guards against comes after the message (opening PGlite can take a minute at load 40).
+      const { run, lingered } = await exitAfterMessage(child, 'taken', 30_000);
       expect(lingered, `still running 30 s after its message: ${run.stderr}`).toBe(false);
       expect(run.exitCode, run.stderr).toBe(2);
       expect(run.stderr).toContain(`pdfsvc: ${option}: port ${taken.port}`);
